@@ -1,0 +1,79 @@
+/* Talus articulated system: state, kinematic and dynamic queries, control.
+ *
+ * A tl_system lives in a tl_world (tl_world_add_system). It owns a copy of
+ * its model's parameters, its state (q, u) and its caches. Queries compute
+ * from the current state; after tl_world_integrate1 they are already current.
+ * Shapes: q has nq entries, u and every generalized force nv entries, dense
+ * matrices are row-major (M: nv x nv, Jacobians: 3 x nv). Units SI, all
+ * vectors in the world frame unless stated. Every function that takes an
+ * array also takes its length and refuses a wrong one (TL_ERR_ARGUMENT), and
+ * setters refuse NaN / Inf without changing anything. */
+#ifndef TALUS_SYSTEM_H
+#define TALUS_SYSTEM_H
+
+#include "talus/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tl_system tl_system;
+
+/* The system's own model (its parameters). */
+const tl_model *tl_system_model(const tl_system *sys);
+int tl_system_nq(const tl_system *sys);
+int tl_system_nv(const tl_system *sys);
+
+/* ---- state ---- */
+/* Set q (length nq) and u (length nv). Quaternions are normalised; a zero or
+ * non-finite quaternion is refused. */
+tl_status tl_system_set_state(tl_system *sys, const double *q, int nq, const double *u, int nv,
+                              tl_error *err);
+tl_status tl_system_get_state(const tl_system *sys, double *q, int nq, double *u, int nv,
+                              tl_error *err);
+
+/* ---- kinematics (current state) ---- */
+/* World pose of body `body`'s frame: origin pos[3] (m), rotation R[9] (world from body). */
+tl_status tl_system_body_pose(tl_system *sys, int body, double pos[3], double R[9], tl_error *err);
+/* World pose of frame `frame` (see tl_model_frame_index). */
+tl_status tl_system_frame_pose(tl_system *sys, int frame, double pos[3], double R[9], tl_error *err);
+/* Dense Jacobians of the world point `point` (m, world frame) moving with
+ * body `body`: Jp (3 x nv) maps u to the point's world linear velocity and Jr
+ * (3 x nv) to the body's world angular velocity. Either may be NULL. Columns
+ * of DOFs that are not ancestors of the body are zero. */
+tl_status tl_system_point_jacobian(tl_system *sys, int body, const double point[3], double *Jp,
+                                   double *Jr, int nv, tl_error *err);
+
+/* ---- dynamics (current state) ---- */
+/* Joint-space mass matrix M (nv x nv, row-major), rotor inertia on the
+ * diagonal. Composite rigid body algorithm (Featherstone 2008, Table 6.2). */
+tl_status tl_system_mass_matrix(tl_system *sys, double *M, int nv, tl_error *err);
+/* Nonlinear term h = Coriolis + centrifugal + gravity (nv), so that
+ * tau = M du/dt + h. Recursive Newton-Euler (Featherstone 2008, Table 5.1). */
+tl_status tl_system_nonlinear_term(tl_system *sys, double *h, int nv, tl_error *err);
+/* System centre of mass (world, m). */
+tl_status tl_system_com(tl_system *sys, double com[3], tl_error *err);
+/* Kinetic energy 1/2 u^T M u and gravitational potential energy sum m g^T... (J). */
+double tl_system_kinetic_energy(tl_system *sys);
+double tl_system_potential_energy(tl_system *sys);
+
+/* ---- control, applied in tl_world_integrate2 ----
+ * Implicit PD: tau = Kp (q_target - q) + Kd (u_target - u) + tau_ff, where
+ * q and u are the END-of-step values, so the gains enter the effective mass
+ * M + dt Kd + dt^2 Kp and stay stable at high gains (RaiSim's stable PD;
+ * Tan, Liu, Turk, "Stable proportional-derivative controllers", 2011).
+ * Gains are per DOF (nv). Targets are in coordinate dimension (q_target: nq)
+ * and velocity dimension (u_target: nv); gains of the floating-base DOFs
+ * must be zero for now (TL_ERR_ARGUMENT otherwise). */
+tl_status tl_system_set_pd_gains(tl_system *sys, const double *kp, const double *kd, int nv,
+                                 tl_error *err);
+tl_status tl_system_set_pd_targets(tl_system *sys, const double *q_target, int nq,
+                                   const double *u_target, int nv, tl_error *err);
+/* Feedforward generalized force tau_ff (nv), applied every step until changed. */
+tl_status tl_system_set_generalized_force(tl_system *sys, const double *tau, int nv,
+                                          tl_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,14 @@
+/* Talus: articulated-robot simulation in generalized coordinates. Umbrella header. */
+#ifndef TALUS_TALUS_H
+#define TALUS_TALUS_H
+
+#include "talus/types.h"
+#include "talus/model.h"
+#include "talus/urdf.h"
+#include "talus/system.h"
+#include "talus/contact.h"
+#include "talus/world.h"
+
+#define TALUS_VERSION "0.1.0"
+
+#endif

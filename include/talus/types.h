@@ -1,0 +1,83 @@
+/* Talus public types: status codes, errors, enums.
+ *
+ * Every function that can fail returns a tl_status (TL_OK == 0) and, when the
+ * caller passes a non-NULL tl_error, fills it with a message naming the file,
+ * line and element where the input was bad. On failure nothing is half-built:
+ * output handles are left NULL and the caller's objects are unchanged. */
+#ifndef TALUS_TYPES_H
+#define TALUS_TYPES_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum tl_status {
+  TL_OK = 0,
+  TL_ERR_IO = 1,        /* a file could not be read or written */
+  TL_ERR_PARSE = 2,     /* malformed input text (XML, JSON, numbers) */
+  TL_ERR_INVALID = 3,   /* well-formed input that means something impossible */
+  TL_ERR_ARGUMENT = 4,  /* a bad argument to an API call (NULL, wrong length, NaN) */
+  TL_ERR_MEMORY = 5,    /* allocation failed (only ever at creation time) */
+  TL_ERR_UNSUPPORTED = 6, /* a feature this build does not have */
+  TL_ERR_DIVERGED = 7   /* the state became non-finite while stepping */
+} tl_status;
+
+/* Error report. `file` and `line` locate the bad input (empty / 0 when the
+ * error is not about a file); `element` names the XML element or API
+ * argument; `message` is a complete human-readable sentence that already
+ * contains file, line and element. */
+typedef struct tl_error {
+  tl_status status;
+  int line;
+  char file[512];
+  char element[64];
+  char message[1024];
+} tl_error;
+
+/* Joint types (URDF names in comments). Dimensions of q and u per type are
+ * given by tl_joint_nq() / tl_joint_nv(). */
+typedef enum tl_joint_type {
+  TL_JOINT_FIXED = 0,     /* "fixed": merged into the parent body */
+  TL_JOINT_FLOATING = 1,  /* "floating" or free root: q = [x y z qw qx qy qz], u = [v w] (world) */
+  TL_JOINT_REVOLUTE = 2,  /* "revolute" / "continuous": angle [rad] */
+  TL_JOINT_PRISMATIC = 3, /* "prismatic": displacement [m] */
+  TL_JOINT_SPHERICAL = 4, /* "spherical" / "ball": quaternion, angular velocity in parent joint frame */
+  TL_JOINT_UNIVERSAL = 5  /* "universal": two angles about axis then axis2 */
+} tl_joint_type;
+
+/* Base type of an articulated system. TL_BASE_AUTO: fixed when the URDF
+ * root link is named "world" and joined by a fixed joint, floating otherwise. */
+typedef enum tl_base_type {
+  TL_BASE_AUTO = 0,
+  TL_BASE_FLOATING = 1,
+  TL_BASE_FIXED = 2
+} tl_base_type;
+
+/* Collision geometry types. Sizes (tl_geom_size) per type:
+ * sphere: [radius]; box: [x y z] full edge lengths; capsule and cylinder:
+ * [radius, length] along the geom's local z axis (length excludes the caps);
+ * mesh: scale [sx sy sz]; plane: none. */
+typedef enum tl_geom_type {
+  TL_GEOM_SPHERE = 0,
+  TL_GEOM_BOX = 1,
+  TL_GEOM_CAPSULE = 2,
+  TL_GEOM_CYLINDER = 3,
+  TL_GEOM_MESH = 4,
+  TL_GEOM_PLANE = 5
+} tl_geom_type;
+
+/* Number of generalized coordinates / velocities of a joint type. */
+int tl_joint_nq(tl_joint_type type);
+int tl_joint_nv(tl_joint_type type);
+/* Lower-case name of a joint / geom type ("revolute", "box", ...). */
+const char *tl_joint_type_name(tl_joint_type type);
+const char *tl_geom_type_name(tl_geom_type type);
+/* Short name of a status ("ok", "parse error", ...). */
+const char *tl_status_name(tl_status status);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,17 @@
+/* Internal: filling tl_error. */
+#ifndef TALUS_BASE_ERROR_H
+#define TALUS_BASE_ERROR_H
+
+#include "talus/types.h"
+
+/* Fill *err (if non-NULL) and return `status`. The message is formatted as
+ * "FILE:LINE: <ELEMENT>: TEXT" with the parts that are empty / 0 left out.
+ * `file` and `element` may be NULL. */
+tl_status tl_error_set(tl_error *err, tl_status status, const char *file, int line,
+                       const char *element, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+
+/* Reset *err (if non-NULL) to "no error". */
+void tl_error_clear(tl_error *err);
+
+#endif

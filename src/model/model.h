@@ -1,0 +1,91 @@
+/* Internal: the compiled robot description (MuJoCo's mjModel idea).
+ *
+ * Indexing (DESIGN.md): body i is the child of movable joint i; body 0 is the
+ * base, whose joint is TL_JOINT_FLOATING or TL_JOINT_FIXED (welded to the world
+ * at the identity pose). Bodies are in depth-first order from the root link,
+ * children in the order their joints appear in the URDF, so parent[i] < i.
+ * Fixed links are merged into their movable ancestor: their inertia is added
+ * exactly (parallel-axis theorem), their collision geoms are re-expressed in the
+ * ancestor's body frame, and their joint keeps a frame.
+ *
+ * A body's frame is its parent joint's frame after the joint transform (the
+ * URDF child-link frame). COM and inertia are stored in the body frame.
+ * All arrays are owned by the model and allocated once by tl_model_alloc(). */
+#ifndef TALUS_MODEL_MODEL_H
+#define TALUS_MODEL_MODEL_H
+
+#include "talus/types.h"
+
+#define TL_NAME_MAX 128
+
+typedef char tl_name[TL_NAME_MAX];
+
+typedef struct tl_model {
+  tl_name name;                /* URDF robot name */
+  char source[512];            /* file the model came from, or "<string>" */
+  tl_base_type base;           /* TL_BASE_FLOATING or TL_BASE_FIXED (never AUTO) */
+  int nbody, nq, nv, nframe, ngeom;
+
+  /* ---- bodies (and the movable joint that carries each) : [nbody] ---- */
+  tl_name *body_name;          /* URDF link name of the body */
+  tl_name *joint_name;         /* URDF joint name ("ROOT" for the base) */
+  int *parent;                 /* parent body, -1 for the base */
+  tl_joint_type *jnt_type;
+  int *jnt_line;               /* URDF line of the joint (0 for the base) */
+  int *q_adr, *v_adr;          /* first index into q / u */
+  int *jnt_nq, *jnt_nv;
+  double *jnt_pos;             /* [nbody*3] joint frame origin in the parent body frame (m) */
+  double *jnt_rot;             /* [nbody*9] joint frame orientation in the parent body frame, row-major */
+  double *jnt_axis;            /* [nbody*3] unit axis in the joint frame */
+  double *jnt_axis2;           /* [nbody*3] universal joints: second axis in the child frame */
+  double *body_mass;           /* [nbody] kg, after merging fixed children */
+  double *body_com;            /* [nbody*3] COM in the body frame (m) */
+  double *body_inertia;        /* [nbody*9] inertia about the COM, body frame axes (kg m^2) */
+
+  /* ---- degrees of freedom : [nv] ---- */
+  int *dof_body;               /* body whose joint owns the DOF */
+  int *dof_parent;             /* previous DOF on the path to the root, -1 if none (LTDL) */
+  double *dof_rotor_inertia;   /* reflected rotor inertia added to diag(M) */
+  double *dof_damping;         /* viscous joint damping (N m s/rad, N s/m) */
+  double *dof_friction;        /* Coulomb joint friction (N m, N) */
+  double *dof_stiffness;       /* joint spring stiffness (N m/rad, N/m) */
+  double *dof_spring_mount;    /* spring rest position (1-DOF joints) */
+  double *dof_lower, *dof_upper; /* position limits, +-INFINITY if none */
+  double *dof_effort;          /* actuation limit, INFINITY if none */
+  double *dof_velocity;        /* velocity limit, INFINITY if none */
+
+  double *q0;                  /* [nq] reference configuration: zeros, identity quaternions,
+                                  floating base at the origin */
+
+  /* ---- frames : [nframe] (one per URDF joint, fixed ones included, + user frames) ---- */
+  tl_name *frame_name;
+  int *frame_body;             /* body the frame is rigidly attached to */
+  double *frame_pos;           /* [nframe*3] frame origin in the body frame */
+  double *frame_rot;           /* [nframe*9] frame orientation in the body frame */
+  tl_joint_type *frame_jnt_type; /* type of the joint the frame is named after */
+  tl_name *frame_link;         /* URDF child link of that joint */
+
+  /* ---- collision geoms : [ngeom] ---- */
+  tl_name *geom_name;          /* collision name, or "LINK/i" when unnamed */
+  tl_name *geom_link;          /* URDF link it was declared on */
+  int *geom_body;
+  tl_geom_type *geom_type;
+  double *geom_size;           /* [ngeom*3] see tl_geom_type */
+  double *geom_pos;            /* [ngeom*3] in the body frame */
+  double *geom_rot;            /* [ngeom*9] in the body frame */
+  double *geom_friction;       /* Coulomb coefficient, default 0.8 */
+  char (*geom_mesh)[512];      /* mesh URI as written (mesh geoms) */
+
+  double total_mass;
+  int nwarning;
+  char warnings[16][256];
+} tl_model;
+
+/* Allocate every array for the given sizes, zero-initialised. Returns NULL on
+ * allocation failure. */
+tl_model *tl_model_alloc(int nbody, int nq, int nv, int nframe, int ngeom);
+/* Deep copy (for per-system mutable parameters). NULL on allocation failure. */
+tl_model *tl_model_copy(const tl_model *m);
+void tl_model_free(tl_model *m);
+
+#endif

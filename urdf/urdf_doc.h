@@ -1,0 +1,95 @@
+/* Internal: the raw content of a URDF file, as parsed by libxml2, before it is
+ * compiled into a tl_model (src/model/model_build.c). Every element keeps the
+ * line it came from so later stages can report errors against the file.
+ *
+ * The parser (urdf/urdf_parse.c) guarantees on success:
+ *  - link and joint names are unique and non-empty;
+ *  - every joint's parent and child name an existing link (parent_link /
+ *    child_link are indices into links[]), no link is the child of two joints,
+ *    there is exactly one root link (a link that is no joint's child), and the
+ *    link graph is a tree (no cycles);
+ *  - all numbers are finite; masses >= 0; inertia matrices symmetric positive
+ *    semi-definite (positive definite when mass > 0); geometry sizes > 0;
+ *    axes normalised (a zero axis is an error);
+ *  - joints[] and links[] are in file order.
+ * Not part of the public API. */
+#ifndef TALUS_URDF_DOC_H
+#define TALUS_URDF_DOC_H
+
+#include "talus/types.h"
+
+#define TL_URDF_NAME_MAX 128
+#define TL_URDF_PATH_MAX 512
+
+typedef struct tl_urdf_pose {
+  double xyz[3];
+  double rpy[3]; /* URDF fixed-axis roll, pitch, yaw: R = Rz(yaw) Ry(pitch) Rx(roll) */
+} tl_urdf_pose;
+
+typedef struct tl_urdf_geom {
+  int line;                       /* line of the <collision> element */
+  char name[TL_URDF_NAME_MAX];    /* optional name attribute, "" if none */
+  tl_urdf_pose origin;            /* in the link frame */
+  tl_geom_type type;
+  /* sphere: [r]; box: [x y z]; capsule/cylinder: [radius, length];
+   * mesh: scale [sx sy sz] (default 1 1 1) */
+  double size[3];
+  char mesh_uri[TL_URDF_PATH_MAX]; /* filename attribute of <mesh>, as written */
+} tl_urdf_geom;
+
+typedef struct tl_urdf_link {
+  int line;
+  char name[TL_URDF_NAME_MAX];
+  int has_inertial;
+  tl_urdf_pose inertial_origin;   /* COM frame in the link frame */
+  double mass;                    /* kg */
+  double inertia[6];              /* ixx ixy ixz iyy iyz izz, about the COM, in the inertial_origin frame */
+  int triangle_violation;         /* 1 if principal moments break A + B >= C (warning only) */
+  int ngeom;
+  tl_urdf_geom *geoms;            /* collision geometries, file order */
+} tl_urdf_link;
+
+typedef struct tl_urdf_joint {
+  int line;
+  char name[TL_URDF_NAME_MAX];
+  tl_joint_type type;             /* revolute and continuous both map to TL_JOINT_REVOLUTE */
+  int continuous;                 /* 1 if written as "continuous" */
+  int parent_link;                /* index into links[] */
+  int child_link;                 /* index into links[] */
+  tl_urdf_pose origin;            /* child link frame in the parent link frame at q = 0 */
+  double axis[3];                 /* unit axis in the joint frame, default (1 0 0) */
+  double axis2[3];                /* universal joints: second axis in the child frame */
+  int has_limit;
+  double lower, upper;            /* position limits (rad or m); +-INFINITY when absent or continuous */
+  double effort;                  /* N or N m; INFINITY when absent */
+  double velocity;                /* rad/s or m/s; INFINITY when absent */
+  double damping;                 /* <dynamics damping>, N m s/rad or N s/m, default 0 */
+  double friction;                /* <dynamics friction>, N m or N, default 0 */
+  double rotor_inertia;           /* RaiSim <dynamics rotor_inertia>, kg m^2 (or kg), default 0 */
+  double stiffness;               /* RaiSim <dynamics stiffness>, default 0 */
+  double spring_mount;            /* RaiSim <dynamics spring_mount> (1-DOF joints), default 0 */
+} tl_urdf_joint;
+
+typedef struct tl_urdf_doc {
+  char path[TL_URDF_PATH_MAX];    /* file name for error messages ("<string>" for text input) */
+  char robot_name[TL_URDF_NAME_MAX];
+  int nlink;
+  tl_urdf_link *links;
+  int njoint;
+  tl_urdf_joint *joints;
+  int root_link;                  /* index of the unique root link */
+  int nwarning;
+  char warnings[16][256];         /* first warnings (e.g. triangle inequality), for verbose output */
+} tl_urdf_doc;
+
+/* Parse a URDF file (path) into *doc. On failure returns non-zero, fills err
+ * (message "FILE:LINE: <element>: what is wrong, what was expected") and
+ * leaves *doc zeroed with nothing allocated. */
+tl_status tl_urdf_parse_file(const char *path, tl_urdf_doc *doc, tl_error *err);
+/* Same for URDF text in memory; `name` is used as the file name in errors. */
+tl_status tl_urdf_parse_string(const char *text, size_t len, const char *name,
+                               tl_urdf_doc *doc, tl_error *err);
+/* Free everything a successful parse allocated and zero *doc. Safe on a zeroed doc. */
+void tl_urdf_doc_free(tl_urdf_doc *doc);
+
+#endif
