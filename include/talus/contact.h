@@ -17,7 +17,8 @@ typedef struct tl_contact_info {
   int other_body, other_geom;
   double pos[3];     /* contact point on the ground surface, world frame (m) */
   double normal[3];  /* unit normal pointing from the other object into the system's geom */
-  double depth;      /* penetration depth (m), > 0 when penetrating */
+  double depth;      /* penetration depth (m), > 0 when penetrating; < 0: the gap of a
+                        speculative contact closer than the world's contact margin */
   double impulse[3]; /* impulse applied to the system's body over the last step, world frame (N s) */
 } tl_contact_info;
 

@@ -44,6 +44,12 @@ tl_status tl_system_frame_pose(tl_system *sys, int frame, double pos[3], double 
 tl_status tl_system_point_jacobian(tl_system *sys, int body, const double point[3], double *Jp,
                                    double *Jr, int nv, tl_error *err);
 
+/* World pose of collision geom `geom` (model geom index). */
+tl_status tl_system_geom_pose(tl_system *sys, int geom, double pos[3], double R[9], tl_error *err);
+/* World axis-aligned bounding box of collision geom `geom` (exact for
+ * sphere, box, capsule and cylinder; mesh geoms: TL_ERR_UNSUPPORTED). */
+tl_status tl_system_geom_aabb(tl_system *sys, int geom, double lo[3], double hi[3], tl_error *err);
+
 /* ---- dynamics (current state) ---- */
 /* Joint-space mass matrix M (nv x nv, row-major), rotor inertia on the
  * diagonal. Composite rigid body algorithm (Featherstone 2008, Table 6.2). */

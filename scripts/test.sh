@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Build Talus and run its test suite twice: a Release build, then a Debug build with
+# AddressSanitizer + UndefinedBehaviorSanitizer (TALUS_SANITIZE=ON).
+# This is the README's test command and what CI (.ci/run) runs after scripts/setup.sh.
+# ctest --no-tests=error: a build that registers no test fails instead of passing silently.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+echo "== Release build + tests (build/)"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
+cmake --build build -j2
+ctest --test-dir build --output-on-failure --no-tests=error
+
+echo "== Debug build with address and undefined-behaviour sanitizers + tests (build-asan/)"
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DTALUS_SANITIZE=ON
+cmake --build build-asan -j2
+ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}" \
+UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}" \
+  ctest --test-dir build-asan --output-on-failure --no-tests=error
+
+echo "== test.sh: Release and sanitizer test runs passed"

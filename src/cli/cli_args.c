@@ -1,0 +1,119 @@
+/* Argument parsing helpers of the talus command. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+void cli_errorf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("talus: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+int cli_unknown_option(const char *command, const char *arg) {
+  cli_errorf("%s: unknown option '%s' (try 'talus help %s')", command, arg, command);
+  return CLI_EXIT_USAGE;
+}
+
+int cli_option_value(int argc, char **argv, int *i, const char *name, const char **value) {
+  const char *arg = argv[*i];
+  size_t len = strlen(name);
+  if (strncmp(arg, name, len) != 0) return 0;
+  if (arg[len] == '=') {
+    *value = arg + len + 1;
+    return 1;
+  }
+  if (arg[len] != '\0') return 0;
+  if (*i + 1 >= argc) {
+    cli_errorf("option %s needs a value", name);
+    return -1;
+  }
+  *i += 1;
+  *value = argv[*i];
+  return 1;
+}
+
+/* Parse one number from [text, end); 0 on success. */
+static int parse_span(const char *text, const char *end, double *out) {
+  char buf[128];
+  size_t len = (size_t)(end - text);
+  if (len == 0 || len >= sizeof(buf)) return -1;
+  memcpy(buf, text, len);
+  buf[len] = '\0';
+  char *stop = NULL;
+  errno = 0;
+  double v = strtod(buf, &stop);
+  if (stop == buf || *stop != '\0' || errno == ERANGE || !isfinite(v)) return -1;
+  *out = v;
+  return 0;
+}
+
+int cli_parse_double(const char *opt, const char *text, double *out) {
+  if (parse_span(text, text + strlen(text), out) != 0) {
+    cli_errorf("option %s: '%s' is not a finite number", opt, text);
+    return -1;
+  }
+  return 0;
+}
+
+static int count_items(const char *text) {
+  int n = 1;
+  for (const char *p = text; *p; ++p)
+    if (*p == ',') ++n;
+  return n;
+}
+
+int cli_parse_double_list(const char *opt, const char *text, double **out, int *n) {
+  int count = count_items(text);
+  double *v = malloc((size_t)count * sizeof(double));
+  if (!v) {
+    cli_errorf("out of memory");
+    return -1;
+  }
+  const char *p = text;
+  for (int k = 0; k < count; ++k) {
+    const char *end = strchr(p, ',');
+    if (!end) end = p + strlen(p);
+    if (parse_span(p, end, &v[k]) != 0) {
+      cli_errorf("option %s: item %d ('%.*s') is not a finite number", opt, k + 1,
+                 (int)(end - p), p);
+      free(v);
+      return -1;
+    }
+    p = *end ? end + 1 : end;
+  }
+  *out = v;
+  *n = count;
+  return 0;
+}
+
+tl_model *cli_load_model(const char *path, tl_base_type base, int verbose) {
+  tl_load_options opt = tl_load_options_default();
+  opt.base = base;
+  opt.verbose = verbose;
+  tl_model *model = NULL;
+  tl_error err;
+  memset(&err, 0, sizeof(err));
+  if (tl_model_load_urdf(path, &opt, &model, &err) != TL_OK) {
+    if (err.message[0])
+      cli_errorf("%s", err.message);
+    else
+      cli_errorf("%s: cannot load (%s)", path, tl_status_name(err.status));
+    return NULL;
+  }
+  return model;
+}
+
+const char *cli_base_name(tl_base_type base) {
+  switch (base) {
+    case TL_BASE_FLOATING: return "floating";
+    case TL_BASE_FIXED: return "fixed";
+    default: return "auto";
+  }
+}

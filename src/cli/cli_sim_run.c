@@ -1,0 +1,106 @@
+/* `talus simulate`: the stepping loop (integrate1, controller, integrate2)
+ * and its statistics. Nothing here allocates. */
+#include <math.h>
+#include <string.h>
+
+#include "cli_sim.h"
+
+static void mark_link(cli_sim *s, int system, int geom) {
+  if (system != s->sys_index || geom < 0 || geom >= s->ngeom) return;
+  s->link_flag[s->geom_link[geom]] = 1;
+}
+
+/* Contacts found by the last integrate1: count, depth, links touched. */
+static void observe_contacts(cli_sim *s) {
+  int n = tl_world_ncontact(s->world);
+  memset(s->link_flag, 0, (size_t)s->nlink);
+  for (int k = 0; k < n; ++k) {
+    tl_contact_info c;
+    if (tl_world_contact(s->world, k, &c, NULL) != TL_OK) continue;
+    if (c.depth > s->stats.max_penetration) s->stats.max_penetration = c.depth;
+    mark_link(s, c.system, c.geom);
+    mark_link(s, c.other_system, c.other_geom);
+  }
+  for (int l = 0; l < s->nlink; ++l) s->link_steps[l] += s->link_flag[l];
+  s->stats.contact_sum += n;
+  s->stats.observed += 1;
+}
+
+static void observe_height(cli_sim *s, double z) {
+  if (z < s->stats.hmin) s->stats.hmin = z;
+  if (z > s->stats.hmax) s->stats.hmax = z;
+}
+
+/* z of body 0 (m); NAN if it cannot be read. */
+static double base_height(cli_sim *s) {
+  double pos[3], R[9];
+  if (tl_system_body_pose(s->sys, 0, pos, R, NULL) != TL_OK) return NAN;
+  return pos[2];
+}
+
+/* One step; the state at its start (after integrate1) is observed. */
+static tl_status step_once(cli_sim *s, int in_window, tl_error *err) {
+  tl_status st = tl_world_integrate1(s->world, err);
+  if (st != TL_OK) return st;
+  observe_contacts(s);
+  if (in_window) observe_height(s, base_height(s));
+  if (s->has_ctrl) {
+    st = tl_stand_update(&s->ctrl, err);
+    if (st != TL_OK) return st;
+  }
+  return tl_world_integrate2(s->world, err);
+}
+
+static tl_status step_loop(cli_sim *s, tl_error *err) {
+  long long window = (long long)ceil(CLI_SIM_SETTLE_FRACTION * (double)s->nsteps);
+  cli_progress bar;
+  cli_progress_begin(&bar);
+  tl_status st = TL_OK;
+  double t0 = cli_now();
+  for (long long k = 0; k < s->nsteps; ++k) {
+    st = step_once(s, k >= window, err);
+    if (st != TL_OK) break;
+    s->stats.steps += 1;
+    cli_progress_update(&bar, k + 1, s->nsteps, tl_world_time(s->world));
+  }
+  s->stats.wall_time = cli_now() - t0;
+  cli_progress_end(&bar);
+  return st;
+}
+
+/* Final state, final height (also counted in min / max), simulated time. */
+static int finish(cli_sim *s) {
+  tl_error err;
+  memset(&err, 0, sizeof(err));
+  s->stats.sim_time = tl_world_time(s->world);
+  s->stats.hfinal = base_height(s);
+  observe_height(s, s->stats.hfinal);
+  if (tl_system_get_state(s->sys, s->q, s->nq, s->u, s->nv, &err) != TL_OK) {
+    cli_errorf("final state: %s", err.message);
+    return CLI_EXIT_FAIL;
+  }
+  for (int i = 0; i < s->nq; ++i)
+    if (!isfinite(s->q[i])) s->stats.nan_detected = 1;
+  if (!isfinite(s->stats.hfinal)) s->stats.nan_detected = 1;
+  return CLI_EXIT_OK;
+}
+
+int cli_sim_run(cli_sim *s) {
+  tl_error err;
+  memset(&err, 0, sizeof(err));
+  s->stats.hmin = INFINITY;
+  s->stats.hmax = -INFINITY;
+  tl_status st = step_loop(s, &err);
+  if (st == TL_ERR_DIVERGED) {
+    s->stats.nan_detected = 1;
+    cli_errorf("step %lld: %s", s->stats.steps + 1,
+               err.message[0] ? err.message : "the state became non-finite");
+  } else if (st != TL_OK) {
+    cli_errorf("step %lld: %s", s->stats.steps + 1,
+               err.message[0] ? err.message : tl_status_name(st));
+    return CLI_EXIT_FAIL;
+  }
+  int rc = finish(s);
+  if (rc != CLI_EXIT_OK) return rc;
+  return s->stats.nan_detected ? CLI_EXIT_DIVERGED : CLI_EXIT_OK;
+}

@@ -1,0 +1,188 @@
+/* `talus simulate`: model, world, initial state and controller. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_sim.h"
+
+static int engine_error(const char *what, const tl_error *err) {
+  if (err->message[0])
+    cli_errorf("%s: %s", what, err->message);
+  else
+    cli_errorf("%s: %s", what, tl_status_name(err->status));
+  return CLI_EXIT_FAIL;
+}
+
+static int is_floating(const cli_sim *s) {
+  return tl_model_base(s->model) == TL_BASE_FLOATING &&
+         tl_model_joint_type(s->model, 0) == TL_JOINT_FLOATING;
+}
+
+static int build_world(cli_sim *s) {
+  tl_error err;
+  memset(&err, 0, sizeof(err));
+  if (tl_world_create(&s->world, &err) != TL_OK) return engine_error("world", &err);
+  if (tl_world_set_timestep(s->world, s->opt->dt, &err) != TL_OK)
+    return engine_error("--dt", &err);
+  if (tl_world_add_ground(s->world, 0.0, CLI_SIM_GROUND_MU, &err) != TL_OK)
+    return engine_error("ground", &err);
+  if (tl_world_add_system(s->world, s->model, &s->sys, &err) != TL_OK)
+    return engine_error(s->opt->urdf, &err);
+  s->sys_index = 0; /* the only system of this world */
+  s->nq = tl_system_nq(s->sys);
+  s->nv = tl_system_nv(s->sys);
+  s->ngeom = tl_model_ngeom(s->model);
+  return CLI_EXIT_OK;
+}
+
+/* Id of link `name` in the link table, added if new. */
+static int link_id(cli_sim *s, const char *name) {
+  for (int k = 0; k < s->nlink; ++k)
+    if (strcmp(s->link_name[k], name) == 0) return k;
+  s->link_name[s->nlink] = name;
+  return s->nlink++;
+}
+
+static int build_link_table(cli_sim *s) {
+  size_t n = (size_t)s->ngeom + 1;
+  s->geom_link = calloc(n, sizeof(int));
+  s->link_name = calloc(n, sizeof(const char *));
+  s->link_steps = calloc(n, sizeof(long long));
+  s->link_flag = calloc(n, 1);
+  if (!s->geom_link || !s->link_name || !s->link_steps || !s->link_flag) return -1;
+  for (int g = 0; g < s->ngeom; ++g) {
+    const char *name = tl_model_geom_link(s->model, g);
+    if (!name || !name[0]) {
+      tl_geom_type type;
+      int body = -1;
+      double size[3], pos[3], R[9];
+      tl_model_geom(s->model, g, &type, &body, size, pos, R);
+      name = tl_model_body_name(s->model, body);
+    }
+    s->geom_link[g] = link_id(s, name ? name : "?");
+  }
+  return 0;
+}
+
+/* Reference q with the --q values written over the joint coordinates. */
+static int initial_q(cli_sim *s) {
+  tl_error err;
+  memset(&err, 0, sizeof(err));
+  if (tl_model_reference_q(s->model, s->q, s->nq, &err) != TL_OK)
+    return engine_error("reference configuration", &err);
+  const cli_sim_options *o = s->opt;
+  if (!o->q) return CLI_EXIT_OK;
+  int njoint = is_floating(s) ? s->nq - 7 : s->nq;
+  if (o->nq_given == s->nq) {
+    memcpy(s->q, o->q, (size_t)s->nq * sizeof(double));
+  } else if (o->nq_given == njoint) {
+    memcpy(s->q + (s->nq - njoint), o->q, (size_t)njoint * sizeof(double));
+  } else {
+    cli_errorf("option --q: got %d values, the model needs %d (joint coordinates) or %d (all)",
+               o->nq_given, njoint, s->nq);
+    return CLI_EXIT_USAGE;
+  }
+  return CLI_EXIT_OK;
+}
+
+static int set_state(cli_sim *s, const char *what) {
+  tl_error err;
+  memset(&err, 0, sizeof(err));
+  memset(s->u, 0, (size_t)s->nv * sizeof(double));
+  if (tl_system_set_state(s->sys, s->q, s->nq, s->u, s->nv, &err) != TL_OK)
+    return engine_error(what, &err);
+  /* read back: quaternions normalised by the system */
+  if (tl_system_get_state(s->sys, s->q, s->nq, s->u, s->nv, &err) != TL_OK)
+    return engine_error(what, &err);
+  return CLI_EXIT_OK;
+}
+
+/* Lowest z of the world AABBs of the non-mesh geoms; returns how many were used. */
+static int lowest_geom_z(cli_sim *s, double *minz) {
+  int used = 0;
+  *minz = INFINITY;
+  for (int g = 0; g < s->ngeom; ++g) {
+    tl_geom_type type = TL_GEOM_MESH;
+    int body = -1;
+    double size[3], pos[3], R[9], lo[3], hi[3];
+    if (tl_model_geom(s->model, g, &type, &body, size, pos, R) != 0) continue;
+    if (type == TL_GEOM_MESH || type == TL_GEOM_PLANE) continue;
+    if (tl_system_geom_aabb(s->sys, g, lo, hi, NULL) != TL_OK) continue;
+    if (lo[2] < *minz) *minz = lo[2];
+    ++used;
+  }
+  return used;
+}
+
+/* Fallback when there is no primitive geom: lowest body origin. */
+static int lowest_body_z(cli_sim *s, double *minz) {
+  int used = 0;
+  *minz = INFINITY;
+  for (int b = 0; b < tl_model_nbody(s->model); ++b) {
+    double pos[3], R[9];
+    if (tl_system_body_pose(s->sys, b, pos, R, NULL) != TL_OK) continue;
+    if (pos[2] < *minz) *minz = pos[2];
+    ++used;
+  }
+  return used;
+}
+
+/* Floating base: shift the base so that the lowest geom is CLI_SIM_DROP_HEIGHT above z = 0. */
+static int place_base(cli_sim *s) {
+  double minz;
+  if (lowest_geom_z(s, &minz) == 0) {
+    if (lowest_body_z(s, &minz) == 0) return CLI_EXIT_OK;
+    cli_errorf("warning: no sphere/box/capsule/cylinder collision geom; placing the lowest "
+               "body origin %.3g m above the ground instead", CLI_SIM_DROP_HEIGHT);
+  }
+  s->q[2] += CLI_SIM_DROP_HEIGHT - minz;
+  return set_state(s, "initial base placement");
+}
+
+static int setup_controller(cli_sim *s) {
+  if (s->opt->controller != CLI_CTRL_STAND) return CLI_EXIT_OK;
+  tl_error err;
+  memset(&err, 0, sizeof(err));
+  if (tl_stand_init(&s->ctrl, s->sys, s->q, s->nq, s->opt->kp, s->opt->kd, &err) != TL_OK)
+    return engine_error("stand controller", &err);
+  s->has_ctrl = 1;
+  return CLI_EXIT_OK;
+}
+
+static int setup_state(cli_sim *s) {
+  s->q = calloc((size_t)s->nq + 1, sizeof(double));
+  s->u = calloc((size_t)s->nv + 1, sizeof(double));
+  if (!s->q || !s->u || build_link_table(s) != 0) {
+    cli_errorf("out of memory");
+    return CLI_EXIT_FAIL;
+  }
+  int rc = initial_q(s);
+  if (rc == CLI_EXIT_OK) rc = set_state(s, "initial state");
+  if (rc == CLI_EXIT_OK && is_floating(s)) rc = place_base(s);
+  return rc;
+}
+
+int cli_sim_setup(cli_sim *s, const cli_sim_options *opt) {
+  memset(s, 0, sizeof(*s));
+  s->opt = opt;
+  s->model = cli_load_model(opt->urdf, opt->base, opt->verbose);
+  if (!s->model) return CLI_EXIT_FAIL;
+  int rc = build_world(s);
+  if (rc == CLI_EXIT_OK) rc = setup_state(s);
+  if (rc == CLI_EXIT_OK) rc = setup_controller(s);
+  s->nsteps = llround(opt->duration / opt->dt);
+  return rc;
+}
+
+void cli_sim_free(cli_sim *s) {
+  if (s->has_ctrl) tl_stand_free(&s->ctrl);
+  tl_world_free(s->world);
+  tl_model_free(s->model);
+  free(s->q);
+  free(s->u);
+  free(s->geom_link);
+  free(s->link_name);
+  free(s->link_steps);
+  free(s->link_flag);
+  memset(s, 0, sizeof(*s));
+}

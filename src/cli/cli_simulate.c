@@ -1,0 +1,149 @@
+/* `talus simulate [URDF] [options]`: argument parsing and the command. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_sim.h"
+
+#define SIM_DEFAULT_URDF TALUS_ROBOTS_DIR "/talus_quadruped/talus_quadruped.urdf"
+#define SIM_DEFAULT_DURATION 5.0
+#define SIM_DEFAULT_DT 0.001
+
+static void sim_defaults(cli_sim_options *o) {
+  memset(o, 0, sizeof(*o));
+  o->urdf = NULL;
+  o->duration = SIM_DEFAULT_DURATION;
+  o->dt = SIM_DEFAULT_DT;
+  o->controller = CLI_CTRL_STAND;
+  o->base = TL_BASE_AUTO;
+  o->kp = TL_STAND_DEFAULT_KP;
+  o->kd = TL_STAND_DEFAULT_KD;
+}
+
+static int parse_controller(const char *text, cli_controller *out) {
+  if (strcmp(text, "stand") == 0) {
+    *out = CLI_CTRL_STAND;
+  } else if (strcmp(text, "none") == 0) {
+    *out = CLI_CTRL_NONE;
+  } else {
+    cli_errorf("option --controller: unknown controller '%s' (stand or none)", text);
+    return -1;
+  }
+  return 0;
+}
+
+static int parse_gain(const char *opt, const char *text, double *out) {
+  if (cli_parse_double(opt, text, out) != 0) return -1;
+  if (*out < 0.0) {
+    cli_errorf("option %s: must be >= 0 (got %s)", opt, text);
+    return -1;
+  }
+  return 0;
+}
+
+/* Options that take a value. Returns 1 if argv[*i] was one (0 ok / -1 bad in *bad). */
+static int parse_valued(int argc, char **argv, int *i, cli_sim_options *o, int *bad) {
+  const char *v = NULL;
+  int r;
+  if ((r = cli_option_value(argc, argv, i, "--duration", &v)) != 0) {
+    *bad = r < 0 || cli_parse_double("--duration", v, &o->duration) != 0;
+  } else if ((r = cli_option_value(argc, argv, i, "--dt", &v)) != 0) {
+    *bad = r < 0 || cli_parse_double("--dt", v, &o->dt) != 0;
+  } else if ((r = cli_option_value(argc, argv, i, "--controller", &v)) != 0) {
+    *bad = r < 0 || parse_controller(v, &o->controller) != 0;
+  } else if ((r = cli_option_value(argc, argv, i, "--kp", &v)) != 0) {
+    *bad = r < 0 || parse_gain("--kp", v, &o->kp) != 0;
+  } else if ((r = cli_option_value(argc, argv, i, "--kd", &v)) != 0) {
+    *bad = r < 0 || parse_gain("--kd", v, &o->kd) != 0;
+  } else if ((r = cli_option_value(argc, argv, i, "--q", &v)) != 0) {
+    free(o->q);
+    o->q = NULL;
+    *bad = r < 0 || cli_parse_double_list("--q", v, &o->q, &o->nq_given) != 0;
+  } else {
+    return 0;
+  }
+  return 1;
+}
+
+/* Flags without a value. Returns 1 if argv[i] was one. */
+static int parse_flag(const char *arg, cli_sim_options *o) {
+  if (strcmp(arg, "--json") == 0) {
+    o->json = 1;
+  } else if (strcmp(arg, "--fixed-base") == 0) {
+    o->base = TL_BASE_FIXED;
+  } else if (strcmp(arg, "--floating-base") == 0) {
+    o->base = TL_BASE_FLOATING;
+  } else if (strcmp(arg, "--verbose") == 0 || strcmp(arg, "-v") == 0) {
+    o->verbose = 1;
+  } else {
+    return 0;
+  }
+  return 1;
+}
+
+static int check_ranges(const cli_sim_options *o) {
+  if (!(o->dt > 0.0)) {
+    cli_errorf("option --dt: must be > 0 (got %g)", o->dt);
+    return -1;
+  }
+  if (!(o->duration >= 0.0)) {
+    cli_errorf("option --duration: must be >= 0 (got %g)", o->duration);
+    return -1;
+  }
+  if (o->duration / o->dt > 1e12) {
+    cli_errorf("--duration / --dt = %g steps is too many", o->duration / o->dt);
+    return -1;
+  }
+  return 0;
+}
+
+/* Parse the arguments of `simulate`; returns -1 to continue, else an exit code. */
+static int parse_sim_args(int argc, char **argv, cli_sim_options *o) {
+  for (int i = 1; i < argc; ++i) {
+    const char *arg = argv[i];
+    int bad = 0;
+    if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+      fputs(cli_usage_simulate, stdout);
+      return CLI_EXIT_OK;
+    }
+    if (parse_valued(argc, argv, &i, o, &bad)) {
+      if (bad) return CLI_EXIT_USAGE;
+    } else if (parse_flag(arg, o)) {
+      continue;
+    } else if (arg[0] == '-' && arg[1] != '\0') {
+      return cli_unknown_option("simulate", arg);
+    } else if (o->urdf) {
+      cli_errorf("simulate: more than one URDF given ('%s' and '%s')", o->urdf, arg);
+      return CLI_EXIT_USAGE;
+    } else {
+      o->urdf = arg;
+    }
+  }
+  if (!o->urdf) o->urdf = SIM_DEFAULT_URDF;
+  return check_ranges(o) == 0 ? -1 : CLI_EXIT_USAGE;
+}
+
+static int sim_report(const cli_sim *s, int run_rc) {
+  int rc = s->opt->json ? cli_sim_print_json(s) : cli_sim_print_text(s);
+  if (rc != CLI_EXIT_OK) return rc;
+  return run_rc;
+}
+
+int cli_simulate(int argc, char **argv) {
+  cli_sim_options o;
+  sim_defaults(&o);
+  int rc = parse_sim_args(argc, argv, &o);
+  if (rc >= 0) {
+    free(o.q);
+    return rc;
+  }
+  cli_sim s;
+  rc = cli_sim_setup(&s, &o);
+  if (rc == CLI_EXIT_OK) {
+    rc = cli_sim_run(&s);
+    if (rc == CLI_EXIT_OK || rc == CLI_EXIT_DIVERGED) rc = sim_report(&s, rc);
+  }
+  cli_sim_free(&s);
+  free(o.q);
+  return rc;
+}

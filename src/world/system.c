@@ -1,0 +1,325 @@
+/* tl_system: creation, state, and the public kinematic / dynamic queries. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "math/tl_math.h"
+#include "world/world_internal.h"
+
+static int count_max_contacts(const tl_model *m) {
+  int n = 0;
+  for (int g = 0; g < m->ngeom; g++) n += tl_geom_max_plane_contacts(m->geom_type[g]);
+  return n;
+}
+
+void tl_system_destroy(tl_system *s) {
+  if (!s) return;
+  tl_sysdata_free(&s->d);
+  double *arr[] = {s->kp, s->kd, s->q_target, s->u_target, s->tau_ff, s->force, s->diag,
+                   s->u_prev, s->q_prev, s->J, s->MinvJT, s->G, s->b, s->v, s->lambda, s->mu};
+  for (size_t i = 0; i < sizeof(arr) / sizeof(arr[0]); i++) free(arr[i]);
+  free(s->contacts);
+  tl_model_free(s->m);
+  free(s);
+}
+
+tl_system *tl_system_create(tl_world *w, const tl_model *model, int index) {
+  tl_system *s = calloc(1, sizeof(*s));
+  if (!s) return NULL;
+  s->world = w;
+  s->index = index;
+  s->m = tl_model_copy(model);
+  if (!s->m || tl_sysdata_init(&s->d, s->m)) {
+    tl_system_destroy(s);
+    return NULL;
+  }
+  size_t nv = (size_t)s->m->nv, nq = (size_t)s->m->nq;
+  size_t mc = (size_t)count_max_contacts(s->m);
+  s->max_contact = (int)mc;
+  double **arr[] = {&s->kp, &s->kd, &s->q_target, &s->u_target, &s->tau_ff, &s->force,
+                    &s->diag, &s->u_prev, &s->q_prev, &s->J, &s->MinvJT, &s->G, &s->b,
+                    &s->v, &s->lambda, &s->mu};
+  size_t len[] = {nv, nv, nq, nv, nv, nv, nv, nv, nq, 3 * mc * nv, 3 * mc * nv,
+                  9 * mc * mc, 3 * mc, 3 * mc, 3 * mc, mc};
+  for (size_t i = 0; i < sizeof(len) / sizeof(len[0]); i++) {
+    *arr[i] = calloc(len[i] ? len[i] : 1, sizeof(double));
+    if (!*arr[i]) {
+      tl_system_destroy(s);
+      return NULL;
+    }
+  }
+  s->contacts = calloc(mc ? mc : 1, sizeof(tl_contact));
+  if (!s->contacts) {
+    tl_system_destroy(s);
+    return NULL;
+  }
+  memcpy(s->q_target, s->m->q0, nq * sizeof(double));
+  return s;
+}
+
+void tl_system_update_kinematics(tl_system *s) {
+  if (s->kin_valid) return;
+  tl_dyn_kinematics(&s->d);
+  s->kin_valid = 1;
+}
+
+void tl_system_update_dynamics(tl_system *s) {
+  if (s->dyn_valid) return;
+  tl_system_update_kinematics(s);
+  tl_dyn_crba(&s->d);
+  tl_dyn_rnea(&s->d, s->world->gravity, NULL, 1, s->d.h);
+  s->dyn_valid = 1;
+}
+
+/* ---------------- argument checks ---------------- */
+
+static tl_status check_len(tl_error *err, const char *what, const void *p, int got, int want) {
+  if (!p) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, what, "%s must not be NULL", what);
+  if (got != want)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, what, "%s has length %d, expected %d", what,
+                        got, want);
+  return TL_OK;
+}
+
+static tl_status check_finite(tl_error *err, const char *what, const double *x, int n) {
+  for (int i = 0; i < n; i++)
+    if (!isfinite(x[i]))
+      return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, what, "%s[%d] is %g: expected a finite number",
+                          what, i, x[i]);
+  return TL_OK;
+}
+
+static tl_status check_body(const tl_system *s, int b, tl_error *err) {
+  if (b < 0 || b >= s->m->nbody)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "body", "body index %d out of range [0, %d)", b,
+                        s->m->nbody);
+  return TL_OK;
+}
+
+/* Quaternion blocks of q (floating base, spherical joints) must be non-zero. */
+static tl_status check_quaternions(const tl_model *m, const double *q, tl_error *err) {
+  for (int b = 0; b < m->nbody; b++) {
+    int off = m->jnt_type[b] == TL_JOINT_FLOATING ? 3 : m->jnt_type[b] == TL_JOINT_SPHERICAL ? 0 : -1;
+    if (off < 0) continue;
+    const double *qq = q + m->q_adr[b] + off;
+    if (!(qq[0] * qq[0] + qq[1] * qq[1] + qq[2] * qq[2] + qq[3] * qq[3] > 1e-20))
+      return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "q",
+                          "q[%d..%d], the quaternion of joint '%s', is zero", m->q_adr[b] + off,
+                          m->q_adr[b] + off + 3, m->joint_name[b]);
+  }
+  return TL_OK;
+}
+
+static void normalize_quaternions(const tl_model *m, double *q) {
+  for (int b = 0; b < m->nbody; b++) {
+    if (m->jnt_type[b] == TL_JOINT_FLOATING) tl_quat_normalize(q + m->q_adr[b] + 3);
+    if (m->jnt_type[b] == TL_JOINT_SPHERICAL) tl_quat_normalize(q + m->q_adr[b]);
+  }
+}
+
+/* ---------------- state ---------------- */
+
+const tl_model *tl_system_model(const tl_system *s) { return s->m; }
+int tl_system_nq(const tl_system *s) { return s->m->nq; }
+int tl_system_nv(const tl_system *s) { return s->m->nv; }
+
+tl_status tl_system_set_state(tl_system *s, const double *q, int nq, const double *u, int nv,
+                              tl_error *err) {
+  tl_status st;
+  if ((st = check_len(err, "q", q, nq, s->m->nq)) || (st = check_len(err, "u", u, nv, s->m->nv)) ||
+      (st = check_finite(err, "q", q, nq)) || (st = check_finite(err, "u", u, nv)) ||
+      (st = check_quaternions(s->m, q, err)))
+    return st;
+  memcpy(s->d.q, q, (size_t)nq * sizeof(double));
+  memcpy(s->d.u, u, (size_t)nv * sizeof(double));
+  normalize_quaternions(s->m, s->d.q);
+  s->kin_valid = s->dyn_valid = 0;
+  return TL_OK;
+}
+
+tl_status tl_system_get_state(const tl_system *s, double *q, int nq, double *u, int nv,
+                              tl_error *err) {
+  tl_status st;
+  if (q && (st = check_len(err, "q", q, nq, s->m->nq))) return st;
+  if (u && (st = check_len(err, "u", u, nv, s->m->nv))) return st;
+  if (q) memcpy(q, s->d.q, (size_t)nq * sizeof(double));
+  if (u) memcpy(u, s->d.u, (size_t)nv * sizeof(double));
+  return TL_OK;
+}
+
+/* ---------------- kinematics ---------------- */
+
+tl_status tl_system_body_pose(tl_system *s, int b, double pos[3], double R[9], tl_error *err) {
+  tl_status st = check_body(s, b, err);
+  if (st) return st;
+  tl_system_update_kinematics(s);
+  if (pos) tl_v3_copy(pos, s->d.xpos + 3 * b);
+  if (R) tl_m3_copy(R, s->d.xrot + 9 * b);
+  return TL_OK;
+}
+
+tl_status tl_system_frame_pose(tl_system *s, int f, double pos[3], double R[9], tl_error *err) {
+  const tl_model *m = s->m;
+  if (f < 0 || f >= m->nframe)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "frame", "frame index %d out of range [0, %d)",
+                        f, m->nframe);
+  tl_system_update_kinematics(s);
+  int b = m->frame_body[f];
+  const double *xr = s->d.xrot + 9 * b;
+  if (pos) {
+    tl_m3_mulv(pos, xr, m->frame_pos + 3 * f);
+    tl_v3_add(pos, pos, s->d.xpos + 3 * b);
+  }
+  if (R) tl_m3_mul(R, xr, m->frame_rot + 9 * f);
+  return TL_OK;
+}
+
+tl_status tl_system_point_jacobian(tl_system *s, int b, const double p[3], double *Jp, double *Jr,
+                                   int nv, tl_error *err) {
+  tl_status st;
+  if ((st = check_body(s, b, err))) return st;
+  if (nv != s->m->nv)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "nv", "Jacobians have %d columns, expected %d",
+                        nv, s->m->nv);
+  if (!p || !tl_v3_isfinite(p))
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "point", "point must be 3 finite numbers");
+  tl_system_update_kinematics(s);
+  if (Jp) memset(Jp, 0, 3 * (size_t)nv * sizeof(double));
+  if (Jr) memset(Jr, 0, 3 * (size_t)nv * sizeof(double));
+  tl_dyn_point_jacobian(&s->d, b, p, Jp, Jr);
+  return TL_OK;
+}
+
+tl_status tl_system_geom_pose(tl_system *s, int g, double pos[3], double R[9], tl_error *err) {
+  if (g < 0 || g >= s->m->ngeom)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "geom", "geom index %d out of range [0, %d)", g,
+                        s->m->ngeom);
+  tl_system_update_kinematics(s);
+  double p[3], r[9];
+  tl_geom_world_pose(s->m, &s->d, g, p, r);
+  if (pos) tl_v3_copy(pos, p);
+  if (R) tl_m3_copy(R, r);
+  return TL_OK;
+}
+
+tl_status tl_system_geom_aabb(tl_system *s, int g, double lo[3], double hi[3], tl_error *err) {
+  double c[3], R[9], ext[3];
+  tl_status st = tl_system_geom_pose(s, g, c, R, err);
+  if (st) return st;
+  const double *sz = s->m->geom_size + 3 * g;
+  for (int i = 0; i < 3; i++) {
+    const double *row = R + 3 * i; /* world axis i expressed in geom axes */
+    switch (s->m->geom_type[g]) {
+      case TL_GEOM_SPHERE: ext[i] = sz[0]; break;
+      case TL_GEOM_BOX:
+        ext[i] = 0.5 * (fabs(row[0]) * sz[0] + fabs(row[1]) * sz[1] + fabs(row[2]) * sz[2]);
+        break;
+      case TL_GEOM_CAPSULE: ext[i] = sz[0] + 0.5 * sz[1] * fabs(row[2]); break;
+      case TL_GEOM_CYLINDER:
+        ext[i] = 0.5 * sz[1] * fabs(row[2]) + sz[0] * sqrt(fmax(0.0, 1.0 - row[2] * row[2]));
+        break;
+      default:
+        return tl_error_set(err, TL_ERR_UNSUPPORTED, NULL, 0, "geom",
+                            "geom '%s' is a %s: no bounding box yet", s->m->geom_name[g],
+                            tl_geom_type_name(s->m->geom_type[g]));
+    }
+  }
+  for (int i = 0; i < 3; i++) {
+    if (lo) lo[i] = c[i] - ext[i];
+    if (hi) hi[i] = c[i] + ext[i];
+  }
+  return TL_OK;
+}
+
+/* ---------------- dynamics ---------------- */
+
+tl_status tl_system_mass_matrix(tl_system *s, double *M, int nv, tl_error *err) {
+  tl_status st = check_len(err, "M", M, nv, s->m->nv);
+  if (st) return st;
+  tl_system_update_dynamics(s);
+  memcpy(M, s->d.M, (size_t)nv * (size_t)nv * sizeof(double));
+  return TL_OK;
+}
+
+tl_status tl_system_nonlinear_term(tl_system *s, double *h, int nv, tl_error *err) {
+  tl_status st = check_len(err, "h", h, nv, s->m->nv);
+  if (st) return st;
+  tl_system_update_dynamics(s);
+  memcpy(h, s->d.h, (size_t)nv * sizeof(double));
+  return TL_OK;
+}
+
+tl_status tl_system_com(tl_system *s, double com[3], tl_error *err) {
+  if (!com) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "com", "com must not be NULL");
+  tl_system_update_kinematics(s);
+  double mass = 0;
+  tl_v3_set(com, 0, 0, 0);
+  for (int b = 0; b < s->m->nbody; b++) {
+    tl_v3_addscl(com, s->d.xcom + 3 * b, s->m->body_mass[b]);
+    mass += s->m->body_mass[b];
+  }
+  if (mass > 0) tl_v3_scale(com, com, 1.0 / mass);
+  return TL_OK;
+}
+
+double tl_system_kinetic_energy(tl_system *s) {
+  tl_system_update_dynamics(s);
+  int nv = s->m->nv;
+  double e = 0;
+  for (int i = 0; i < nv; i++)
+    for (int j = 0; j < nv; j++) e += s->d.u[i] * s->d.M[i * nv + j] * s->d.u[j];
+  return 0.5 * e;
+}
+
+double tl_system_potential_energy(tl_system *s) {
+  tl_system_update_kinematics(s);
+  double e = 0;
+  for (int b = 0; b < s->m->nbody; b++)
+    e -= s->m->body_mass[b] * tl_v3_dot(s->world->gravity, s->d.xcom + 3 * b);
+  return e;
+}
+
+/* ---------------- control ---------------- */
+
+tl_status tl_system_set_pd_gains(tl_system *s, const double *kp, const double *kd, int nv,
+                                 tl_error *err) {
+  tl_status st;
+  if ((st = check_len(err, "kp", kp, nv, s->m->nv)) || (st = check_len(err, "kd", kd, nv, s->m->nv)) ||
+      (st = check_finite(err, "kp", kp, nv)) || (st = check_finite(err, "kd", kd, nv)))
+    return st;
+  for (int k = 0; k < nv; k++) {
+    if (kp[k] < 0 || kd[k] < 0)
+      return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, kp[k] < 0 ? "kp" : "kd",
+                          "gain of DOF %d is negative: gains must be >= 0", k);
+    if (s->m->jnt_type[s->m->dof_body[k]] == TL_JOINT_FLOATING && (kp[k] != 0 || kd[k] != 0))
+      return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "kp",
+                          "DOF %d belongs to the floating base: its gains must be 0", k);
+  }
+  memcpy(s->kp, kp, (size_t)nv * sizeof(double));
+  memcpy(s->kd, kd, (size_t)nv * sizeof(double));
+  return TL_OK;
+}
+
+tl_status tl_system_set_pd_targets(tl_system *s, const double *q_target, int nq,
+                                   const double *u_target, int nv, tl_error *err) {
+  tl_status st;
+  if ((st = check_len(err, "q_target", q_target, nq, s->m->nq)) ||
+      (st = check_len(err, "u_target", u_target, nv, s->m->nv)) ||
+      (st = check_finite(err, "q_target", q_target, nq)) ||
+      (st = check_finite(err, "u_target", u_target, nv)) ||
+      (st = check_quaternions(s->m, q_target, err)))
+    return st;
+  memcpy(s->q_target, q_target, (size_t)nq * sizeof(double));
+  memcpy(s->u_target, u_target, (size_t)nv * sizeof(double));
+  normalize_quaternions(s->m, s->q_target);
+  return TL_OK;
+}
+
+tl_status tl_system_set_generalized_force(tl_system *s, const double *tau, int nv, tl_error *err) {
+  tl_status st;
+  if ((st = check_len(err, "tau", tau, nv, s->m->nv)) || (st = check_finite(err, "tau", tau, nv)))
+    return st;
+  memcpy(s->tau_ff, tau, (size_t)nv * sizeof(double));
+  return TL_OK;
+}

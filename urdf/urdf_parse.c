@@ -1,0 +1,1035 @@
+/* URDF text -> tl_urdf_doc (urdf/urdf_doc.h), with libxml2.
+ *
+ * The parser runs in four stages; any failure frees everything and leaves the
+ * caller's document zeroed.
+ *
+ *  1. Bytes. A file is read whole with fopen/fread; text is copied. The buffer
+ *     is then made acceptable to libxml2 without changing any line number:
+ *     trailing NUL bytes are dropped (some exporters write one after
+ *     </robot>), and an XML declaration that follows comments or white space
+ *     is moved to the front (libxml2 accepts it only as the very first thing).
+ *     A UTF-8 byte order mark and CRLF line endings are handled by libxml2.
+ *  2. XML. libxml2 parses from memory with no network access (XML_PARSE_NONET),
+ *     no entity substitution (no XML_PARSE_NOENT), no DTD loading, an entity
+ *     resolver that refuses every external entity, and its default limits on
+ *     depth, text size and entity amplification (no XML_PARSE_HUGE). The
+ *     first libxml2 error becomes TL_ERR_PARSE with its line.
+ *  3. Elements. The <link> and <joint> children of <robot> are counted, the
+ *     arrays allocated once, and every element read in file order. Numbers are
+ *     decimal (strtod in the C locale), must consume the whole attribute and be
+ *     finite; lists such as xyz have an exact length. Unknown elements, and the
+ *     ones Talus does not use (<visual>, <material>, <transmission>,
+ *     <gazebo>, <mimic>, ...) are skipped. Elements with a namespace prefix
+ *     (xacro:..., ...) are extensions and skipped too.
+ *  4. Structure. Link and joint names are checked for uniqueness and joints
+ *     resolved to link indices through sorted name tables; then the link graph
+ *     must be a single tree: every link has at most one parent joint, exactly
+ *     one link has none (the root), and every link reaches the root.
+ *
+ * Inertia: the matrix must be positive semi-definite (negative principal
+ * moments are an error). Real robots ship singular inertias on massive links
+ * (ANYmal C's hatch, HyQ's feet, Talos's sensor frames) and inertias whose
+ * principal moments break the triangle inequality A + B >= C (ANYmal C's
+ * depth cameras): both load, with a warning in doc->warnings, and the
+ * triangle case also sets link->triangle_violation. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "urdf/urdf_doc.h"
+
+#include <errno.h>
+#include <locale.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+#include <libxml/xmlerror.h>
+
+#include "base/error.h"
+
+#define TL_TRY(expr)                      \
+  do {                                    \
+    tl_status tl_try_ = (expr);           \
+    if (tl_try_ != TL_OK) return tl_try_; \
+  } while (0)
+
+/* Relative tolerance of the inertia checks (PSD and triangle inequality). */
+#define TL_INERTIA_TOL 1e-9
+/* Longest attribute value quoted back in an error message. */
+#define TL_QUOTE_MAX 60
+/* Most link names listed when reporting several root links. */
+#define TL_ROOTS_LISTED 6
+
+/* Parent and child link names of a joint, kept until the structure stage. */
+typedef struct tl_joint_ends {
+  char parent[TL_URDF_NAME_MAX];
+  char child[TL_URDF_NAME_MAX];
+  int parent_line, child_line;
+} tl_joint_ends;
+
+/* Parser state: the document being filled, the error to fill, and the
+ * context (" in link 'base'") that error messages append to element names. */
+typedef struct tl_parser {
+  tl_urdf_doc *doc;
+  tl_error *err;
+  int robot_line;
+  tl_joint_ends *ends; /* [njoint] */
+  char ctx[TL_URDF_NAME_MAX + 16];
+} tl_parser;
+
+/* A name and the index of the link or joint it belongs to (sorted tables). */
+typedef struct tl_name_ref {
+  const char *name;
+  int index;
+} tl_name_ref;
+
+/* ------------------------------------------------------------------------ */
+/* errors and warnings                                                       */
+
+static int tl_line(const xmlNode *node) {
+  long line = node ? xmlGetLineNo(node) : 0;
+  return line > 0 && line < 0x7fffffff ? (int)line : 0;
+}
+
+/* Fill p->err with "FILE:LINE: <element>: text" (line and element from node)
+ * and return status. */
+static tl_status tl_fail(tl_parser *p, tl_status status, const xmlNode *node, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static tl_status tl_fail(tl_parser *p, tl_status status, const xmlNode *node, const char *fmt, ...) {
+  char text[720];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof(text), fmt, ap);
+  va_end(ap);
+  const char *element = node ? (const char *)node->name : NULL;
+  return tl_error_set(p->err, status, p->doc->path, tl_line(node), element, "%s", text);
+}
+
+/* Same as tl_fail for an explicit line and element name. */
+static tl_status tl_fail_at(tl_parser *p, tl_status status, int line, const char *element,
+                            const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static tl_status tl_fail_at(tl_parser *p, tl_status status, int line, const char *element,
+                            const char *fmt, ...) {
+  char text[720];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof(text), fmt, ap);
+  va_end(ap);
+  return tl_error_set(p->err, status, p->doc->path, line, element, "%s", text);
+}
+
+/* Record a warning: the first 16 are kept, all are counted. */
+static void tl_warn(tl_urdf_doc *doc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void tl_warn(tl_urdf_doc *doc, const char *fmt, ...) {
+  int n = doc->nwarning++;
+  int cap = (int)(sizeof(doc->warnings) / sizeof(doc->warnings[0]));
+  if (n >= cap) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(doc->warnings[n], sizeof(doc->warnings[n]), fmt, ap);
+  va_end(ap);
+}
+
+/* Copy s into dst (cap bytes) for quoting in a message, shortened with "...". */
+static void tl_quote(char *dst, size_t cap, const char *s) {
+  size_t n = strlen(s);
+  if (n <= TL_QUOTE_MAX && n < cap)
+    snprintf(dst, cap, "%s", s);
+  else
+    snprintf(dst, cap, "%.*s...", TL_QUOTE_MAX, s);
+}
+
+/* ------------------------------------------------------------------------ */
+/* XML helpers                                                               */
+
+/* 1 if node is the element `name` without a namespace prefix. */
+static int tl_is(const xmlNode *node, const char *name) {
+  if (node->type != XML_ELEMENT_NODE) return 0;
+  if (node->ns && node->ns->prefix) return 0;
+  return xmlStrEqual(node->name, (const xmlChar *)name);
+}
+
+/* Find the child element `name` of node: *out = NULL if there is none; a
+ * second one is an error (which one to use would be a guess). */
+static tl_status tl_child(tl_parser *p, const xmlNode *node, const char *name,
+                          const xmlNode **out) {
+  *out = NULL;
+  for (const xmlNode *c = node->children; c; c = c->next) {
+    if (!tl_is(c, name)) continue;
+    if (*out)
+      return tl_fail(p, TL_ERR_INVALID, c, "second <%s>%s (first at line %d): expected at most one "
+                     "per <%s>", name, p->ctx, tl_line(*out), (const char *)node->name);
+    *out = c;
+  }
+  return TL_OK;
+}
+
+/* Attribute `name` of node (no namespace) or NULL; release with xmlFree. */
+static char *tl_attr(const xmlNode *node, const char *name) {
+  return (char *)xmlGetNoNsProp(node, (const xmlChar *)name);
+}
+
+/* Copy string attribute `name` of node into dst. Absent: dst = "" and an
+ * error if `required`. Empty or too long: error. `what` describes the value. */
+static tl_status tl_get_string(tl_parser *p, const xmlNode *node, const char *name, char *dst,
+                               size_t cap, int required, const char *what) {
+  dst[0] = '\0';
+  char *v = tl_attr(node, name);
+  if (!v) {
+    if (!required) return TL_OK;
+    return tl_fail(p, TL_ERR_INVALID, node, "attribute '%s' of <%s>%s is missing: expected %s", name,
+                   (const char *)node->name, p->ctx, what);
+  }
+  tl_status st = TL_OK;
+  if (v[0] == '\0')
+    st = tl_fail(p, TL_ERR_INVALID, node, "attribute '%s' of <%s>%s is empty: expected %s", name,
+                 (const char *)node->name, p->ctx, what);
+  else if (strlen(v) >= cap)
+    st = tl_fail(p, TL_ERR_INVALID, node, "attribute '%s' of <%s>%s is longer than %zu characters",
+                 name, (const char *)node->name, p->ctx, cap - 1);
+  else
+    memcpy(dst, v, strlen(v) + 1);
+  xmlFree(v);
+  return st;
+}
+
+/* ------------------------------------------------------------------------ */
+/* numbers                                                                   */
+
+static int tl_is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+/* Parse white-space separated decimal numbers from s into out (at most n).
+ * Returns the count, -1 for a token that is not a decimal number, -2 for a
+ * non-finite one (nan, inf, overflow), or n + 1 when there are too many. */
+static int tl_scan_numbers(const char *s, double *out, int n) {
+  int k = 0;
+  for (const char *c = s;;) {
+    while (tl_is_space(*c)) c++;
+    if (*c == '\0') return k;
+    const char *tok = c;
+    int decimal = 1;
+    for (; *c && !tl_is_space(*c); c++)
+      if (!strchr("0123456789+-.eE", *c)) decimal = 0;
+    char *end = NULL;
+    double v = strtod(tok, &end);
+    if (end == c && !isfinite(v)) return -2;
+    if (!decimal || end != c) return -1;
+    if (!isfinite(v)) return -2;
+    if (k == n) return n + 1;
+    out[k++] = v;
+  }
+}
+
+/* Read attribute `name` of node as exactly n numbers into out. An absent
+ * attribute leaves out untouched, or is an error if `required`. */
+static tl_status tl_get_numbers(tl_parser *p, const xmlNode *node, const char *name, double *out,
+                                int n, int required) {
+  char *v = tl_attr(node, name);
+  if (!v) {
+    if (!required) return TL_OK;
+    return tl_fail(p, TL_ERR_INVALID, node, "attribute '%s' of <%s>%s is missing: expected %s", name,
+                   (const char *)node->name, p->ctx, n == 1 ? "a number" : "a list of numbers");
+  }
+  double tmp[3];
+  int got = tl_scan_numbers(v, tmp, n);
+  tl_status st = TL_OK;
+  if (got != n) {
+    char q[TL_QUOTE_MAX + 8], want[48];
+    tl_quote(q, sizeof(q), v);
+    if (got == -2)
+      snprintf(want, sizeof(want), "%s", n == 1 ? "a finite number" : "finite numbers");
+    else if (n == 1)
+      snprintf(want, sizeof(want), "a number");
+    else
+      snprintf(want, sizeof(want), "%d numbers separated by spaces", n);
+    st = tl_fail(p, TL_ERR_PARSE, node, "attribute '%s' of <%s>%s is \"%s\": expected %s", name,
+                 (const char *)node->name, p->ctx, q, want);
+  } else {
+    memcpy(out, tmp, (size_t)n * sizeof(double));
+  }
+  xmlFree(v);
+  return st;
+}
+
+/* Error unless v > 0 (a size, in metres). */
+static tl_status tl_check_positive(tl_parser *p, const xmlNode *node, const char *name, double v) {
+  if (v > 0) return TL_OK;
+  return tl_fail(p, TL_ERR_INVALID, node, "attribute '%s' of <%s>%s is %g: expected a size > 0 m",
+                 name, (const char *)node->name, p->ctx, v);
+}
+
+/* Error unless v >= 0. */
+static tl_status tl_check_nonneg(tl_parser *p, const xmlNode *node, const char *name, double v) {
+  if (v >= 0) return TL_OK;
+  return tl_fail(p, TL_ERR_INVALID, node, "attribute '%s' of <%s>%s is %g: expected a value >= 0",
+                 name, (const char *)node->name, p->ctx, v);
+}
+
+/* ------------------------------------------------------------------------ */
+/* inertia                                                                   */
+
+static void tl_sort3(double v[3]) {
+  for (int i = 0; i < 2; i++)
+    for (int j = 0; j < 2 - i; j++)
+      if (v[j] > v[j + 1]) {
+        double t = v[j];
+        v[j] = v[j + 1];
+        v[j + 1] = t;
+      }
+}
+
+/* Eigenvalues (ascending) of the symmetric matrix [a b c; b d e; c e f]
+ * given as I = {a b c d e f}. Closed form: O. K. Smith, "Eigenvalues of a
+ * symmetric 3x3 matrix", Communications of the ACM 4(4):168, 1961. The matrix
+ * is scaled by its largest entry first so that squares cannot overflow. */
+static void tl_sym3_eigenvalues(const double I[6], double ev[3]) {
+  double s = 0;
+  for (int k = 0; k < 6; k++) s = fmax(s, fabs(I[k]));
+  if (s == 0) {
+    ev[0] = ev[1] = ev[2] = 0;
+    return;
+  }
+  double a = I[0] / s, b = I[1] / s, c = I[2] / s, d = I[3] / s, e = I[4] / s, f = I[5] / s;
+  double off = b * b + c * c + e * e;
+  double q = (a + d + f) / 3;
+  double p2 = (a - q) * (a - q) + (d - q) * (d - q) + (f - q) * (f - q) + 2 * off;
+  double pp = sqrt(p2 / 6);
+  if (off == 0 || pp == 0) {
+    ev[0] = a, ev[1] = d, ev[2] = f;
+  } else {
+    double a2 = (a - q) / pp, d2 = (d - q) / pp, f2 = (f - q) / pp;
+    double b2 = b / pp, c2 = c / pp, e2 = e / pp;
+    double det = a2 * (d2 * f2 - e2 * e2) - b2 * (b2 * f2 - e2 * c2) + c2 * (b2 * e2 - d2 * c2);
+    double r = fmin(1, fmax(-1, det / 2));
+    double phi = acos(r) / 3;
+    ev[2] = q + 2 * pp * cos(phi);
+    ev[0] = q + 2 * pp * cos(phi + 2.0943951023931954923); /* + 2 pi / 3 */
+    ev[1] = 3 * q - ev[0] - ev[2];
+  }
+  for (int k = 0; k < 3; k++) ev[k] *= s;
+  tl_sort3(ev);
+}
+
+/* Check the inertia of link l (PSD) and record singular / triangle warnings. */
+static tl_status tl_check_inertia(tl_parser *p, const xmlNode *node, tl_urdf_link *l) {
+  double ev[3];
+  tl_sym3_eigenvalues(l->inertia, ev);
+  double tol = TL_INERTIA_TOL * fmax(fabs(ev[0]), fabs(ev[2]));
+  if (ev[0] < -tol)
+    return tl_fail(p, TL_ERR_INVALID, node,
+                   "inertia of link '%s' is not positive definite (principal moments %g, %g, %g): "
+                   "expected a symmetric positive definite matrix about the COM",
+                   l->name, ev[0], ev[1], ev[2]);
+  for (int k = 0; k < 3; k++)
+    if (fabs(ev[k]) <= tol) ev[k] = 0; /* round-off of the eigenvalue formula */
+  int singular = l->mass > 0 && ev[0] == 0;
+  l->triangle_violation = ev[2] > 0 && ev[0] + ev[1] < ev[2] * (1 - TL_INERTIA_TOL);
+  if (singular)
+    tl_warn(p->doc, "line %d: link '%s': inertia is singular (principal moments %g, %g, %g) although "
+            "the mass is %g kg%s", tl_line(node), l->name, ev[0], ev[1], ev[2], l->mass,
+            l->triangle_violation ? "; the moments break the triangle inequality A + B >= C" : "");
+  else if (l->triangle_violation)
+    tl_warn(p->doc, "line %d: link '%s': principal moments of inertia %g, %g, %g break the triangle "
+            "inequality A + B >= C", tl_line(node), l->name, ev[0], ev[1], ev[2]);
+  return TL_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* links                                                                     */
+
+/* Read the optional <origin xyz rpy> child of node (zeros when absent). */
+static tl_status tl_read_origin(tl_parser *p, const xmlNode *node, tl_urdf_pose *pose) {
+  const xmlNode *o;
+  memset(pose, 0, sizeof(*pose));
+  TL_TRY(tl_child(p, node, "origin", &o));
+  if (!o) return TL_OK;
+  TL_TRY(tl_get_numbers(p, o, "xyz", pose->xyz, 3, 0));
+  return tl_get_numbers(p, o, "rpy", pose->rpy, 3, 0);
+}
+
+/* <inertial>: <origin>, <mass value>, <inertia ixx ixy ixz iyy iyz izz>. */
+static tl_status tl_read_inertial(tl_parser *p, const xmlNode *node, tl_urdf_link *l) {
+  static const char *const names[6] = {"ixx", "ixy", "ixz", "iyy", "iyz", "izz"};
+  const xmlNode *mass, *inertia;
+  l->has_inertial = 1;
+  TL_TRY(tl_read_origin(p, node, &l->inertial_origin));
+  TL_TRY(tl_child(p, node, "mass", &mass));
+  TL_TRY(tl_child(p, node, "inertia", &inertia));
+  if (!mass)
+    return tl_fail(p, TL_ERR_INVALID, node, "<inertial>%s has no <mass>: expected <mass value=\"...\"/>",
+                   p->ctx);
+  if (!inertia)
+    return tl_fail(p, TL_ERR_INVALID, node,
+                   "<inertial>%s has no <inertia>: expected <inertia ixx ixy ixz iyy iyz izz/>", p->ctx);
+  TL_TRY(tl_get_numbers(p, mass, "value", &l->mass, 1, 1));
+  if (l->mass < 0)
+    return tl_fail(p, TL_ERR_INVALID, mass, "mass of link '%s' is %g: expected a mass >= 0 kg",
+                   l->name, l->mass);
+  for (int k = 0; k < 6; k++) TL_TRY(tl_get_numbers(p, inertia, names[k], &l->inertia[k], 1, 1));
+  return tl_check_inertia(p, inertia, l);
+}
+
+/* <capsule radius length|height> (RaiSim writes either name). */
+static tl_status tl_read_capsule(tl_parser *p, const xmlNode *s, tl_urdf_geom *g) {
+  double length = NAN, height = NAN;
+  TL_TRY(tl_get_numbers(p, s, "radius", &g->size[0], 1, 1));
+  TL_TRY(tl_get_numbers(p, s, "length", &length, 1, 0));
+  TL_TRY(tl_get_numbers(p, s, "height", &height, 1, 0));
+  if (isnan(length) && isnan(height))
+    return tl_fail(p, TL_ERR_INVALID, s, "<capsule>%s has no 'length' (or 'height') attribute: "
+                   "expected the length of the cylinder between the caps", p->ctx);
+  if (!isnan(length) && !isnan(height) && length != height)
+    return tl_fail(p, TL_ERR_INVALID, s, "<capsule>%s has length %g and height %g: expected one of them",
+                   p->ctx, length, height);
+  g->size[1] = isnan(length) ? height : length;
+  TL_TRY(tl_check_positive(p, s, "radius", g->size[0]));
+  return tl_check_positive(p, s, isnan(length) ? "height" : "length", g->size[1]);
+}
+
+/* <mesh filename scale>: scale defaults to 1 1 1; negative factors mirror. */
+static tl_status tl_read_mesh(tl_parser *p, const xmlNode *s, tl_urdf_geom *g) {
+  TL_TRY(tl_get_string(p, s, "filename", g->mesh_uri, sizeof(g->mesh_uri), 1, "the mesh file URI"));
+  g->size[0] = g->size[1] = g->size[2] = 1;
+  TL_TRY(tl_get_numbers(p, s, "scale", g->size, 3, 0));
+  if (g->size[0] == 0 || g->size[1] == 0 || g->size[2] == 0)
+    return tl_fail(p, TL_ERR_INVALID, s, "attribute 'scale' of <mesh>%s is %g %g %g: expected "
+                   "non-zero scale factors", p->ctx, g->size[0], g->size[1], g->size[2]);
+  return TL_OK;
+}
+
+/* One shape element inside <geometry> into g. */
+static tl_status tl_read_shape(tl_parser *p, const xmlNode *s, tl_urdf_geom *g) {
+  if (tl_is(s, "box")) {
+    g->type = TL_GEOM_BOX;
+    TL_TRY(tl_get_numbers(p, s, "size", g->size, 3, 1));
+    for (int k = 0; k < 3; k++)
+      if (!(g->size[k] > 0))
+        return tl_fail(p, TL_ERR_INVALID, s, "attribute 'size' of <box>%s is %g %g %g: expected "
+                       "three edge lengths > 0 m", p->ctx, g->size[0], g->size[1], g->size[2]);
+    return TL_OK;
+  }
+  if (tl_is(s, "sphere")) {
+    g->type = TL_GEOM_SPHERE;
+    TL_TRY(tl_get_numbers(p, s, "radius", &g->size[0], 1, 1));
+    return tl_check_positive(p, s, "radius", g->size[0]);
+  }
+  if (tl_is(s, "cylinder")) {
+    g->type = TL_GEOM_CYLINDER;
+    TL_TRY(tl_get_numbers(p, s, "radius", &g->size[0], 1, 1));
+    TL_TRY(tl_get_numbers(p, s, "length", &g->size[1], 1, 1));
+    TL_TRY(tl_check_positive(p, s, "radius", g->size[0]));
+    return tl_check_positive(p, s, "length", g->size[1]);
+  }
+  if (tl_is(s, "capsule")) {
+    g->type = TL_GEOM_CAPSULE;
+    return tl_read_capsule(p, s, g);
+  }
+  g->type = TL_GEOM_MESH;
+  return tl_read_mesh(p, s, g);
+}
+
+/* 1 if node is one of the shapes <geometry> may hold. */
+static int tl_is_shape(const xmlNode *node) {
+  return tl_is(node, "box") || tl_is(node, "sphere") || tl_is(node, "cylinder") ||
+         tl_is(node, "capsule") || tl_is(node, "mesh");
+}
+
+/* <geometry> with exactly one shape. */
+static tl_status tl_read_geometry(tl_parser *p, const xmlNode *node, tl_urdf_geom *g) {
+  const xmlNode *shape = NULL;
+  for (const xmlNode *c = node->children; c; c = c->next) {
+    if (c->type != XML_ELEMENT_NODE || (c->ns && c->ns->prefix)) continue;
+    if (!tl_is_shape(c))
+      return tl_fail(p, TL_ERR_INVALID, c, "unknown shape <%s> in <geometry>%s: expected <box>, "
+                     "<sphere>, <cylinder>, <capsule> or <mesh>", (const char *)c->name, p->ctx);
+    if (shape)
+      return tl_fail(p, TL_ERR_INVALID, c, "second shape <%s> in <geometry>%s (first <%s> at line %d): "
+                     "expected exactly one shape", (const char *)c->name, p->ctx,
+                     (const char *)shape->name, tl_line(shape));
+    shape = c;
+  }
+  if (!shape)
+    return tl_fail(p, TL_ERR_INVALID, node, "<geometry>%s is empty: expected one of <box>, <sphere>, "
+                   "<cylinder>, <capsule> or <mesh>", p->ctx);
+  return tl_read_shape(p, shape, g);
+}
+
+/* <collision name>: <origin>, <geometry>. */
+static tl_status tl_read_collision(tl_parser *p, const xmlNode *node, tl_urdf_geom *g) {
+  const xmlNode *geometry;
+  g->line = tl_line(node);
+  TL_TRY(tl_get_string(p, node, "name", g->name, sizeof(g->name), 0, "a name"));
+  TL_TRY(tl_read_origin(p, node, &g->origin));
+  TL_TRY(tl_child(p, node, "geometry", &geometry));
+  if (!geometry)
+    return tl_fail(p, TL_ERR_INVALID, node, "<collision>%s has no <geometry>: expected one", p->ctx);
+  return tl_read_geometry(p, geometry, g);
+}
+
+/* <link name>: <inertial> and <collision> children (the rest is skipped). */
+static tl_status tl_read_link(tl_parser *p, const xmlNode *node, tl_urdf_link *l) {
+  l->line = tl_line(node);
+  p->ctx[0] = '\0';
+  TL_TRY(tl_get_string(p, node, "name", l->name, sizeof(l->name), 1, "a unique link name"));
+  snprintf(p->ctx, sizeof(p->ctx), " in link '%s'", l->name);
+  const xmlNode *inertial;
+  TL_TRY(tl_child(p, node, "inertial", &inertial));
+  if (inertial) TL_TRY(tl_read_inertial(p, inertial, l));
+  for (const xmlNode *c = node->children; c; c = c->next)
+    if (tl_is(c, "collision")) l->ngeom++;
+  if (l->ngeom == 0) return TL_OK;
+  l->geoms = calloc((size_t)l->ngeom, sizeof(*l->geoms));
+  if (!l->geoms) return tl_fail(p, TL_ERR_MEMORY, node, "out of memory for %d collision geoms", l->ngeom);
+  int k = 0;
+  for (const xmlNode *c = node->children; c; c = c->next)
+    if (tl_is(c, "collision")) TL_TRY(tl_read_collision(p, c, &l->geoms[k++]));
+  return TL_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* joints                                                                    */
+
+/* URDF joint type names. */
+static const struct {
+  const char *name;
+  tl_joint_type type;
+  int continuous;
+} tl_joint_types[] = {
+    {"revolute", TL_JOINT_REVOLUTE, 0},   {"continuous", TL_JOINT_REVOLUTE, 1},
+    {"prismatic", TL_JOINT_PRISMATIC, 0}, {"fixed", TL_JOINT_FIXED, 0},
+    {"floating", TL_JOINT_FLOATING, 0},   {"spherical", TL_JOINT_SPHERICAL, 0},
+    {"ball", TL_JOINT_SPHERICAL, 0},      {"universal", TL_JOINT_UNIVERSAL, 0},
+};
+
+/* The type attribute of <joint>. */
+static tl_status tl_read_joint_type(tl_parser *p, const xmlNode *node, tl_urdf_joint *j) {
+  static const char *const expected =
+      "revolute, continuous, prismatic, fixed, floating, spherical, ball or universal";
+  char type[32];
+  TL_TRY(tl_get_string(p, node, "type", type, sizeof(type), 1, expected));
+  for (size_t k = 0; k < sizeof(tl_joint_types) / sizeof(tl_joint_types[0]); k++) {
+    if (strcmp(type, tl_joint_types[k].name) != 0) continue;
+    j->type = tl_joint_types[k].type;
+    j->continuous = tl_joint_types[k].continuous;
+    return TL_OK;
+  }
+  if (strcmp(type, "planar") == 0)
+    return tl_fail(p, TL_ERR_UNSUPPORTED, node, "joint '%s': planar joints are not supported yet",
+                   j->name);
+  return tl_fail(p, TL_ERR_INVALID, node, "joint '%s' has unknown type \"%s\": expected %s", j->name,
+                 type, expected);
+}
+
+/* <parent link> or <child link> (`which`) into name / line. */
+static tl_status tl_read_end(tl_parser *p, const xmlNode *node, const char *which, char *name,
+                             int *line) {
+  const xmlNode *e;
+  TL_TRY(tl_child(p, node, which, &e));
+  if (!e)
+    return tl_fail(p, TL_ERR_INVALID, node, "<joint>%s has no <%s>: expected <%s link=\"...\"/>", p->ctx,
+                   which, which);
+  *line = tl_line(e);
+  return tl_get_string(p, e, "link", name, TL_URDF_NAME_MAX, 1, "the name of a link");
+}
+
+/* 1 if joints of this type turn or slide about their axis. */
+static int tl_uses_axis(tl_joint_type type) {
+  return type == TL_JOINT_REVOLUTE || type == TL_JOINT_PRISMATIC || type == TL_JOINT_UNIVERSAL;
+}
+
+/* Axis element `which` (<axis> or <axis2>) into a (unit length). An absent
+ * element or attribute keeps a. A zero axis is an error when `needed`, and
+ * otherwise (fixed, floating, spherical joints, which have no axis) leaves a. */
+static tl_status tl_read_axis(tl_parser *p, const xmlNode *node, const char *which, double a[3],
+                              int needed) {
+  const xmlNode *e;
+  double v[3] = {a[0], a[1], a[2]};
+  TL_TRY(tl_child(p, node, which, &e));
+  if (!e) return TL_OK;
+  TL_TRY(tl_get_numbers(p, e, "xyz", v, 3, 0));
+  double m = fmax(fabs(v[0]), fmax(fabs(v[1]), fabs(v[2])));
+  if (m == 0) {
+    if (!needed) return TL_OK;
+    return tl_fail(p, TL_ERR_INVALID, e, "attribute 'xyz' of <%s>%s is 0 0 0: expected a non-zero "
+                   "direction", which, p->ctx);
+  }
+  double n = sqrt((v[0] / m) * (v[0] / m) + (v[1] / m) * (v[1] / m) + (v[2] / m) * (v[2] / m)) * m;
+  for (int k = 0; k < 3; k++) a[k] = v[k] / n;
+  return TL_OK;
+}
+
+/* Both axes of a universal joint; axis2 is required and not parallel to axis. */
+static tl_status tl_read_axes(tl_parser *p, const xmlNode *node, tl_urdf_joint *j) {
+  j->axis[0] = 1;
+  TL_TRY(tl_read_axis(p, node, "axis", j->axis, tl_uses_axis(j->type)));
+  if (j->type != TL_JOINT_UNIVERSAL) return TL_OK;
+  const xmlNode *e;
+  TL_TRY(tl_child(p, node, "axis2", &e));
+  if (!e)
+    return tl_fail(p, TL_ERR_INVALID, node, "universal joint '%s' has no <axis2>: expected "
+                   "<axis2 xyz=\"...\"/>", j->name);
+  j->axis2[1] = 1;
+  TL_TRY(tl_read_axis(p, node, "axis2", j->axis2, 1));
+  const double *a = j->axis, *b = j->axis2;
+  double c[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
+  if (sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]) < 1e-6)
+    return tl_fail(p, TL_ERR_INVALID, e, "<axis2> of universal joint '%s' is parallel to <axis>: "
+                   "expected two different directions", j->name);
+  return TL_OK;
+}
+
+/* <limit lower upper effort velocity>, every attribute optional. */
+static tl_status tl_read_limit(tl_parser *p, const xmlNode *node, tl_urdf_joint *j) {
+  const xmlNode *e;
+  j->lower = -INFINITY, j->upper = INFINITY, j->effort = INFINITY, j->velocity = INFINITY;
+  TL_TRY(tl_child(p, node, "limit", &e));
+  if (!e) return TL_OK;
+  j->has_limit = 1;
+  double lower = -INFINITY, upper = INFINITY;
+  TL_TRY(tl_get_numbers(p, e, "lower", &lower, 1, 0));
+  TL_TRY(tl_get_numbers(p, e, "upper", &upper, 1, 0));
+  TL_TRY(tl_get_numbers(p, e, "effort", &j->effort, 1, 0));
+  TL_TRY(tl_get_numbers(p, e, "velocity", &j->velocity, 1, 0));
+  TL_TRY(tl_check_nonneg(p, e, "effort", j->effort));
+  TL_TRY(tl_check_nonneg(p, e, "velocity", j->velocity));
+  if (j->continuous) return TL_OK; /* a continuous joint has no position limits */
+  if (lower > upper)
+    return tl_fail(p, TL_ERR_INVALID, e, "lower limit %g of joint '%s' is above its upper limit %g: "
+                   "expected lower <= upper", lower, j->name, upper);
+  j->lower = lower, j->upper = upper;
+  return TL_OK;
+}
+
+/* <dynamics damping friction rotor_inertia spring_mount stiffness>. */
+static tl_status tl_read_dynamics(tl_parser *p, const xmlNode *node, tl_urdf_joint *j) {
+  const xmlNode *e;
+  TL_TRY(tl_child(p, node, "dynamics", &e));
+  if (!e) return TL_OK;
+  TL_TRY(tl_get_numbers(p, e, "damping", &j->damping, 1, 0));
+  TL_TRY(tl_get_numbers(p, e, "friction", &j->friction, 1, 0));
+  TL_TRY(tl_get_numbers(p, e, "rotor_inertia", &j->rotor_inertia, 1, 0));
+  TL_TRY(tl_get_numbers(p, e, "spring_mount", &j->spring_mount, 1, 0));
+  TL_TRY(tl_get_numbers(p, e, "stiffness", &j->stiffness, 1, 0));
+  TL_TRY(tl_check_nonneg(p, e, "damping", j->damping));
+  TL_TRY(tl_check_nonneg(p, e, "friction", j->friction));
+  TL_TRY(tl_check_nonneg(p, e, "rotor_inertia", j->rotor_inertia));
+  return tl_check_nonneg(p, e, "stiffness", j->stiffness);
+}
+
+/* <joint name type>: <parent>, <child>, <origin>, <axis>, <axis2>, <limit>,
+ * <dynamics> (the rest is skipped). Link names go to p->ends[index]. */
+static tl_status tl_read_joint(tl_parser *p, const xmlNode *node, tl_urdf_joint *j, int index) {
+  tl_joint_ends *ends = &p->ends[index];
+  j->line = tl_line(node);
+  p->ctx[0] = '\0';
+  TL_TRY(tl_get_string(p, node, "name", j->name, sizeof(j->name), 1, "a unique joint name"));
+  snprintf(p->ctx, sizeof(p->ctx), " in joint '%s'", j->name);
+  TL_TRY(tl_read_joint_type(p, node, j));
+  TL_TRY(tl_read_end(p, node, "parent", ends->parent, &ends->parent_line));
+  TL_TRY(tl_read_end(p, node, "child", ends->child, &ends->child_line));
+  TL_TRY(tl_read_origin(p, node, &j->origin));
+  TL_TRY(tl_read_axes(p, node, j));
+  TL_TRY(tl_read_limit(p, node, j));
+  return tl_read_dynamics(p, node, j);
+}
+
+/* ------------------------------------------------------------------------ */
+/* robot                                                                     */
+
+/* Count the <link> and <joint> children of <robot>, allocate the arrays and
+ * read every element in file order. */
+static tl_status tl_read_robot(tl_parser *p, const xmlNode *robot) {
+  tl_urdf_doc *doc = p->doc;
+  p->robot_line = tl_line(robot);
+  TL_TRY(tl_get_string(p, robot, "name", doc->robot_name, sizeof(doc->robot_name), 0, "a name"));
+  for (const xmlNode *c = robot->children; c; c = c->next) {
+    if (tl_is(c, "link")) doc->nlink++;
+    if (tl_is(c, "joint")) doc->njoint++;
+  }
+  if (doc->nlink == 0)
+    return tl_fail(p, TL_ERR_INVALID, robot, "<robot> has no <link> element: expected at least one link");
+  doc->links = calloc((size_t)doc->nlink, sizeof(*doc->links));
+  doc->joints = doc->njoint ? calloc((size_t)doc->njoint, sizeof(*doc->joints)) : NULL;
+  p->ends = doc->njoint ? calloc((size_t)doc->njoint, sizeof(*p->ends)) : NULL;
+  if (!doc->links || (doc->njoint && (!doc->joints || !p->ends)))
+    return tl_fail(p, TL_ERR_MEMORY, robot, "out of memory for %d links and %d joints", doc->nlink,
+                   doc->njoint);
+  int nl = 0, nj = 0;
+  for (const xmlNode *c = robot->children; c; c = c->next) {
+    if (tl_is(c, "link")) TL_TRY(tl_read_link(p, c, &doc->links[nl++]));
+    if (tl_is(c, "joint")) {
+      TL_TRY(tl_read_joint(p, c, &doc->joints[nj], nj));
+      nj++;
+    }
+  }
+  return TL_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* structure                                                                 */
+
+static int tl_name_ref_cmp(const void *a, const void *b) {
+  const tl_name_ref *x = a, *y = b;
+  int c = strcmp(x->name, y->name);
+  return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+static int tl_name_key_cmp(const void *key, const void *elem) {
+  return strcmp((const char *)key, ((const tl_name_ref *)elem)->name);
+}
+
+/* Sorted (name, index) table of n names at base + i * stride; the first
+ * duplicate in sort order goes to *dup_a < *dup_b (file order), else -1. */
+static tl_name_ref *tl_sorted_names(const char *base, size_t stride, int n, int *dup_a, int *dup_b) {
+  tl_name_ref *t = malloc((size_t)(n > 0 ? n : 1) * sizeof(*t));
+  *dup_a = *dup_b = -1;
+  if (!t) return NULL;
+  for (int i = 0; i < n; i++) t[i].name = base + (size_t)i * stride, t[i].index = i;
+  qsort(t, (size_t)n, sizeof(*t), tl_name_ref_cmp);
+  for (int i = 1; i < n && *dup_a < 0; i++)
+    if (strcmp(t[i - 1].name, t[i].name) == 0) *dup_a = t[i - 1].index, *dup_b = t[i].index;
+  return t;
+}
+
+/* Link index of `name` in the sorted table, or -1. */
+static int tl_find_link(const tl_name_ref *t, int n, const char *name) {
+  const tl_name_ref *r = bsearch(name, t, (size_t)n, sizeof(*t), tl_name_key_cmp);
+  return r ? r->index : -1;
+}
+
+/* Resolve parent_link / child_link of every joint; fill parent_joint[link]. */
+static tl_status tl_resolve_joints(tl_parser *p, const tl_name_ref *links, int *parent_joint) {
+  tl_urdf_doc *doc = p->doc;
+  for (int i = 0; i < doc->njoint; i++) {
+    tl_urdf_joint *j = &doc->joints[i];
+    const tl_joint_ends *e = &p->ends[i];
+    j->parent_link = tl_find_link(links, doc->nlink, e->parent);
+    j->child_link = tl_find_link(links, doc->nlink, e->child);
+    if (j->parent_link < 0)
+      return tl_fail_at(p, TL_ERR_INVALID, e->parent_line, "parent", "parent link '%s' of joint '%s' "
+                        "is not defined: expected the name of a <link>", e->parent, j->name);
+    if (j->child_link < 0)
+      return tl_fail_at(p, TL_ERR_INVALID, e->child_line, "child", "child link '%s' of joint '%s' "
+                        "is not defined: expected the name of a <link>", e->child, j->name);
+    if (j->parent_link == j->child_link)
+      return tl_fail_at(p, TL_ERR_INVALID, j->line, "joint", "joint '%s' connects link '%s' to "
+                        "itself: expected two different links", j->name, e->child);
+    int prev = parent_joint[j->child_link];
+    if (prev >= 0)
+      return tl_fail_at(p, TL_ERR_INVALID, e->child_line, "child", "link '%s' is the child of joint "
+                        "'%s' (line %d) and of joint '%s': a link can have only one parent joint",
+                        e->child, doc->joints[prev].name, doc->joints[prev].line, j->name);
+    parent_joint[j->child_link] = i;
+  }
+  return TL_OK;
+}
+
+/* Describe the cycle of parent links that link `start` leads into (every
+ * link on the way must have a parent joint) into text; return the joint of
+ * the cycle written last in the file. After nlink steps up from any link the
+ * walk is on the cycle. */
+static int tl_describe_cycle(const tl_urdf_doc *doc, const int *parent_joint, int start, char *text,
+                             size_t cap) {
+  int c = start;
+  for (int k = 0; k < doc->nlink; k++) c = doc->joints[parent_joint[c]].parent_link;
+  int last = parent_joint[c];
+  size_t n = (size_t)snprintf(text, cap, "'%s'", doc->links[c].name);
+  for (int l = doc->joints[parent_joint[c]].parent_link;; l = doc->joints[parent_joint[l]].parent_link) {
+    if (n < cap) n += (size_t)snprintf(text + n, cap - n, " -> '%s'", doc->links[l].name);
+    if (l == c) break;
+    if (doc->joints[parent_joint[l]].line > doc->joints[last].line) last = parent_joint[l];
+  }
+  return last;
+}
+
+/* The unique root link (no parent joint), or an error naming them all. */
+static tl_status tl_find_root(tl_parser *p, const int *parent_joint) {
+  tl_urdf_doc *doc = p->doc;
+  int nroot = 0, second = -1;
+  char names[400] = "";
+  size_t n = 0;
+  for (int i = 0; i < doc->nlink; i++) {
+    if (parent_joint[i] >= 0) continue;
+    if (nroot == 0) doc->root_link = i;
+    if (nroot == 1) second = i;
+    if (nroot < TL_ROOTS_LISTED && n < sizeof(names))
+      n += (size_t)snprintf(names + n, sizeof(names) - n, "%s'%s' (line %d)", nroot ? ", " : "",
+                            doc->links[i].name, doc->links[i].line);
+    nroot++;
+  }
+  if (nroot > TL_ROOTS_LISTED && n < sizeof(names))
+    snprintf(names + n, sizeof(names) - n, " and %d more", nroot - TL_ROOTS_LISTED);
+  if (nroot > 1)
+    return tl_fail_at(p, TL_ERR_INVALID, doc->links[second].line, "link", "more than one root link "
+                      "(a link that is no joint's child): %s: expected exactly one, connect the others "
+                      "with joints", names);
+  if (nroot == 0) {
+    char cycle[400];
+    tl_describe_cycle(doc, parent_joint, 0, cycle, sizeof(cycle));
+    return tl_fail_at(p, TL_ERR_INVALID, p->robot_line, "robot", "no root link: every link is the "
+                      "child of a joint, links %s form a cycle: expected a tree", cycle);
+  }
+  return TL_OK;
+}
+
+/* Every link must reach the root through its parent joints; a link that does
+ * not sits on (or hangs below) a cycle. State per link: 0 unknown, 1 on the
+ * current path, 2 reaches the root. O(nlink). */
+static tl_status tl_check_tree(tl_parser *p, const int *parent_joint) {
+  tl_urdf_doc *doc = p->doc;
+  int *state = calloc((size_t)doc->nlink, sizeof(int));
+  if (!state) return tl_fail_at(p, TL_ERR_MEMORY, 0, NULL, "out of memory");
+  state[doc->root_link] = 2;
+  for (int i = 0; i < doc->nlink; i++) {
+    int l = i;
+    while (state[l] == 0) state[l] = 1, l = doc->joints[parent_joint[l]].parent_link;
+    int cyclic = state[l] == 1;
+    for (int k = i; state[k] == 1; k = doc->joints[parent_joint[k]].parent_link) state[k] = 2;
+    if (!cyclic) continue;
+    free(state);
+    char cycle[400];
+    int j = tl_describe_cycle(doc, parent_joint, i, cycle, sizeof(cycle));
+    return tl_fail_at(p, TL_ERR_INVALID, doc->joints[j].line, "joint", "joint '%s' closes a cycle: "
+                      "links %s (each the child of the next) do not reach the root link '%s': "
+                      "expected a tree", doc->joints[j].name, cycle, doc->links[doc->root_link].name);
+  }
+  free(state);
+  return TL_OK;
+}
+
+/* Unique names, resolved joints, a single root and a tree. */
+static tl_status tl_check_structure(tl_parser *p) {
+  tl_urdf_doc *doc = p->doc;
+  int a, b;
+  tl_name_ref *joints = tl_sorted_names(doc->joints ? doc->joints[0].name : NULL,
+                                        sizeof(tl_urdf_joint), doc->njoint, &a, &b);
+  if (!joints) return tl_fail_at(p, TL_ERR_MEMORY, 0, NULL, "out of memory");
+  free(joints);
+  if (a >= 0)
+    return tl_fail_at(p, TL_ERR_INVALID, doc->joints[b].line, "joint", "joint name '%s' is used twice "
+                      "(first at line %d): expected unique joint names", doc->joints[b].name,
+                      doc->joints[a].line);
+  tl_name_ref *links = tl_sorted_names(doc->links[0].name, sizeof(tl_urdf_link), doc->nlink, &a, &b);
+  int *parent_joint = malloc((size_t)doc->nlink * sizeof(int));
+  tl_status st = TL_OK;
+  if (!links || !parent_joint)
+    st = tl_fail_at(p, TL_ERR_MEMORY, 0, NULL, "out of memory");
+  else if (a >= 0)
+    st = tl_fail_at(p, TL_ERR_INVALID, doc->links[b].line, "link", "link name '%s' is used twice "
+                    "(first at line %d): expected unique link names", doc->links[b].name,
+                    doc->links[a].line);
+  if (st == TL_OK) {
+    for (int i = 0; i < doc->nlink; i++) parent_joint[i] = -1;
+    st = tl_resolve_joints(p, links, parent_joint);
+  }
+  if (st == TL_OK) st = tl_find_root(p, parent_joint);
+  if (st == TL_OK) st = tl_check_tree(p, parent_joint);
+  free(links);
+  free(parent_joint);
+  return st;
+}
+
+/* ------------------------------------------------------------------------ */
+/* bytes and XML                                                             */
+
+/* Move an XML declaration that follows comments or white space to the front
+ * of the buffer (after a byte order mark). Only comments and white space move
+ * behind it, so no element changes line. */
+static void tl_hoist_xml_decl(char *buf, size_t len) {
+  size_t start = (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) ? 3 : 0, i = start;
+  for (;;) {
+    while (i < len && tl_is_space(buf[i])) i++;
+    if (i + 4 > len || memcmp(buf + i, "<!--", 4) != 0) break;
+    char *end = NULL;
+    for (size_t k = i + 4; k + 3 <= len && !end; k++)
+      if (memcmp(buf + k, "-->", 3) == 0) end = buf + k;
+    if (!end) return;
+    i = (size_t)(end - buf) + 3;
+  }
+  if (i == start || i + 6 > len || memcmp(buf + i, "<?xml", 5) != 0 || !tl_is_space(buf[i + 5])) return;
+  size_t close = i + 5;
+  while (close + 2 <= len && memcmp(buf + close, "?>", 2) != 0) close++;
+  if (close + 2 > len) return;
+  size_t dlen = close + 2 - i, plen = i - start;
+  char *decl = malloc(dlen);
+  if (!decl) return;
+  memcpy(decl, buf + i, dlen);
+  memmove(buf + start + dlen, buf + start, plen);
+  memcpy(buf + start, decl, dlen);
+  free(decl);
+}
+
+/* First libxml2 error of a parse, and the first fatal one (which is what
+ * makes the document unusable; plain errors such as an undeclared namespace
+ * prefix leave a usable tree). */
+typedef struct tl_xml_error {
+  int set, line;
+  char message[400];
+} tl_xml_error;
+
+typedef struct tl_xml_errors {
+  tl_xml_error first, fatal;
+} tl_xml_errors;
+
+static void tl_keep_xml_error(tl_xml_error *dst, int line, const char *message) {
+  if (dst->set) return;
+  dst->set = 1;
+  dst->line = line;
+  snprintf(dst->message, sizeof(dst->message), "%s", message ? message : "unknown error");
+  size_t n = strlen(dst->message);
+  while (n > 0 && tl_is_space(dst->message[n - 1])) dst->message[--n] = '\0';
+}
+
+#if LIBXML_VERSION >= 21200
+static void tl_on_xml_error(void *data, const xmlError *e) {
+#else
+static void tl_on_xml_error(void *data, xmlErrorPtr e) {
+#endif
+  tl_xml_errors *errors = ((xmlParserCtxtPtr)data)->_private;
+  if (!errors || e->level < XML_ERR_ERROR) return;
+  tl_keep_xml_error(&errors->first, e->line, e->message);
+  if (e->level == XML_ERR_FATAL) tl_keep_xml_error(&errors->fatal, e->line, e->message);
+}
+
+/* Entity resolver that loads nothing: external entities and DTDs stay out. */
+static xmlParserInputPtr tl_no_entity(void *ctx, const xmlChar *public_id, const xmlChar *system_id) {
+  (void)ctx, (void)public_id, (void)system_id;
+  return NULL;
+}
+
+/* Parse buf with libxml2 (see the file comment for the options). */
+static tl_status tl_parse_xml(tl_parser *p, const char *buf, size_t len, xmlDocPtr *out) {
+  *out = NULL;
+  if (len > 0x7fffffff) return tl_fail_at(p, TL_ERR_PARSE, 0, NULL, "file is larger than 2 GB");
+  xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
+  if (!ctxt) return tl_fail_at(p, TL_ERR_MEMORY, 0, NULL, "out of memory for the XML parser");
+  tl_xml_errors errors;
+  memset(&errors, 0, sizeof(errors));
+  ctxt->_private = &errors;
+  ctxt->sax->serror = tl_on_xml_error;
+  ctxt->sax->resolveEntity = tl_no_entity;
+  ctxt->sax->externalSubset = NULL;
+  int options = XML_PARSE_NONET | XML_PARSE_BIG_LINES | XML_PARSE_NOERROR | XML_PARSE_NOWARNING;
+  xmlDocPtr xml = xmlCtxtReadMemory(ctxt, buf, (int)len, NULL, NULL, options);
+  if (!xml) {
+    const xmlError *e = xmlCtxtGetLastError(ctxt);
+    tl_keep_xml_error(&errors.first, e ? e->line : 0, e ? e->message : NULL);
+  }
+  xmlFreeParserCtxt(ctxt);
+  if (xml) {
+    *out = xml;
+    return TL_OK;
+  }
+  const tl_xml_error *e = errors.fatal.set ? &errors.fatal : &errors.first;
+  return tl_fail_at(p, TL_ERR_PARSE, e->line, NULL, "malformed XML: %s", e->message);
+}
+
+/* Parse the normalised buffer into p->doc. */
+static tl_status tl_parse_buffer(tl_parser *p, char *buf, size_t len) {
+  while (len > 0 && buf[len - 1] == '\0') len--;
+  size_t k = (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) ? 3 : 0;
+  while (k < len && tl_is_space(buf[k])) k++;
+  if (k == len) return tl_fail_at(p, TL_ERR_PARSE, 0, NULL, "file is empty: expected a <robot> element");
+  tl_hoist_xml_decl(buf, len);
+  xmlDocPtr xml;
+  TL_TRY(tl_parse_xml(p, buf, len, &xml));
+  const xmlNode *robot = xmlDocGetRootElement(xml);
+  tl_status st;
+  if (!robot || !tl_is(robot, "robot"))
+    st = tl_fail(p, TL_ERR_PARSE, robot, "root element is <%s>: expected <robot>",
+                 robot ? (const char *)robot->name : "");
+  else
+    st = tl_read_robot(p, robot);
+  xmlFreeDoc(xml);
+  if (st == TL_OK) st = tl_check_structure(p);
+  return st;
+}
+
+/* Run the parser on buf (owned by the caller, modified) in the C locale, so
+ * strtod reads '.' as the decimal point whatever the application's locale. */
+static tl_status tl_parse(char *buf, size_t len, const char *name, tl_urdf_doc *doc, tl_error *err) {
+  tl_parser p;
+  memset(&p, 0, sizeof(p));
+  p.doc = doc;
+  p.err = err;
+  snprintf(doc->path, sizeof(doc->path), "%s", name);
+  locale_t c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+  locale_t old = c_locale ? uselocale(c_locale) : (locale_t)0;
+  tl_status st = tl_parse_buffer(&p, buf, len);
+  if (c_locale) {
+    uselocale(old);
+    freelocale(c_locale);
+  }
+  free(p.ends);
+  if (st != TL_OK) tl_urdf_doc_free(doc);
+  return st;
+}
+
+/* Read a whole file into a malloc'ed buffer. */
+static tl_status tl_read_file(const char *path, char **out, size_t *len, tl_error *err) {
+  *out = NULL;
+  *len = 0;
+  FILE *f = fopen(path, "rb");
+  if (!f) return tl_error_set(err, TL_ERR_IO, path, 0, NULL, "cannot open file: %s", strerror(errno));
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap);
+  while (buf) {
+    n += fread(buf + n, 1, cap - n, f);
+    if (n < cap) break;
+    char *bigger = cap < ((size_t)1 << 31) ? realloc(buf, cap * 2) : NULL;
+    if (!bigger) free(buf);
+    buf = bigger;
+    cap *= 2;
+  }
+  int failed = ferror(f);
+  int saved = errno;
+  fclose(f);
+  if (!buf) return tl_error_set(err, TL_ERR_IO, path, 0, NULL, "file too large to read into memory");
+  if (failed) {
+    free(buf);
+    return tl_error_set(err, TL_ERR_IO, path, 0, NULL, "cannot read file: %s", strerror(saved));
+  }
+  *out = buf;
+  *len = n;
+  return TL_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* public (internal API)                                                     */
+
+tl_status tl_urdf_parse_file(const char *path, tl_urdf_doc *doc, tl_error *err) {
+  if (!doc) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "doc", "doc is NULL");
+  memset(doc, 0, sizeof(*doc));
+  if (!path) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "path", "path is NULL");
+  char *buf;
+  size_t len;
+  TL_TRY(tl_read_file(path, &buf, &len, err));
+  tl_status st = tl_parse(buf, len, path, doc, err);
+  free(buf);
+  return st;
+}
+
+tl_status tl_urdf_parse_string(const char *text, size_t len, const char *name, tl_urdf_doc *doc,
+                               tl_error *err) {
+  if (!doc) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "doc", "doc is NULL");
+  memset(doc, 0, sizeof(*doc));
+  if (!text && len > 0) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "text", "text is NULL");
+  if (!name) name = "<string>";
+  char *buf = malloc(len > 0 ? len : 1);
+  if (!buf) return tl_error_set(err, TL_ERR_MEMORY, name, 0, NULL, "out of memory for %zu bytes", len);
+  if (len > 0) memcpy(buf, text, len);
+  tl_status st = tl_parse(buf, len, name, doc, err);
+  free(buf);
+  return st;
+}
+
+void tl_urdf_doc_free(tl_urdf_doc *doc) {
+  if (!doc) return;
+  for (int i = 0; i < doc->nlink && doc->links; i++) free(doc->links[i].geoms);
+  free(doc->links);
+  free(doc->joints);
+  memset(doc, 0, sizeof(*doc));
+}
