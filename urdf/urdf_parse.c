@@ -321,7 +321,7 @@ static tl_status tl_check_inertia(tl_parser *p, const xmlNode *node, tl_urdf_lin
   if (ev[0] < -tol)
     return tl_fail(p, TL_ERR_INVALID, node,
                    "inertia of link '%s' is not positive definite (principal moments %g, %g, %g): "
-                   "expected a symmetric positive definite matrix about the COM",
+                   "expected a symmetric positive (semi-)definite matrix about the COM",
                    l->name, ev[0], ev[1], ev[2]);
   for (int k = 0; k < 3; k++)
     if (fabs(ev[k]) <= tol) ev[k] = 0; /* round-off of the eigenvalue formula */
@@ -523,14 +523,14 @@ static tl_status tl_read_joint_type(tl_parser *p, const xmlNode *node, tl_urdf_j
                  type, expected);
 }
 
-/* <parent link> or <child link> (`which`) into name / line. */
-static tl_status tl_read_end(tl_parser *p, const xmlNode *node, const char *which, char *name,
-                             int *line) {
+/* <parent link> or <child link> (`which`) of joint `joint` into name / line. */
+static tl_status tl_read_end(tl_parser *p, const xmlNode *node, const char *joint, const char *which,
+                             char *name, int *line) {
   const xmlNode *e;
   TL_TRY(tl_child(p, node, which, &e));
   if (!e)
-    return tl_fail(p, TL_ERR_INVALID, node, "<joint>%s has no <%s>: expected <%s link=\"...\"/>", p->ctx,
-                   which, which);
+    return tl_fail(p, TL_ERR_INVALID, node, "joint '%s' has no <%s>: expected <%s link=\"...\"/>",
+                   joint, which, which);
   *line = tl_line(e);
   return tl_get_string(p, e, "link", name, TL_URDF_NAME_MAX, 1, "the name of a link");
 }
@@ -628,8 +628,8 @@ static tl_status tl_read_joint(tl_parser *p, const xmlNode *node, tl_urdf_joint 
   TL_TRY(tl_get_string(p, node, "name", j->name, sizeof(j->name), 1, "a unique joint name"));
   snprintf(p->ctx, sizeof(p->ctx), " in joint '%s'", j->name);
   TL_TRY(tl_read_joint_type(p, node, j));
-  TL_TRY(tl_read_end(p, node, "parent", ends->parent, &ends->parent_line));
-  TL_TRY(tl_read_end(p, node, "child", ends->child, &ends->child_line));
+  TL_TRY(tl_read_end(p, node, j->name, "parent", ends->parent, &ends->parent_line));
+  TL_TRY(tl_read_end(p, node, j->name, "child", ends->child, &ends->child_line));
   TL_TRY(tl_read_origin(p, node, &j->origin));
   TL_TRY(tl_read_axes(p, node, j));
   TL_TRY(tl_read_limit(p, node, j));
@@ -879,6 +879,8 @@ static void tl_keep_xml_error(tl_xml_error *dst, int line, const char *message) 
   dst->set = 1;
   dst->line = line;
   snprintf(dst->message, sizeof(dst->message), "%s", message ? message : "unknown error");
+  for (char *c = dst->message; *c; c++)
+    if (*c == '\n' || *c == '\r') *c = ' ';
   size_t n = strlen(dst->message);
   while (n > 0 && tl_is_space(dst->message[n - 1])) dst->message[--n] = '\0';
 }

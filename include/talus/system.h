@@ -23,6 +23,9 @@ typedef struct tl_system tl_system;
 const tl_model *tl_system_model(const tl_system *sys);
 int tl_system_nq(const tl_system *sys);
 int tl_system_nv(const tl_system *sys);
+/* Position of the system in its world (order of tl_world_add_system), as in
+ * tl_contact_info.system. */
+int tl_system_index(const tl_system *sys);
 
 /* ---- state ---- */
 /* Set q (length nq) and u (length nv). Quaternions are normalised; a zero or
@@ -50,6 +53,42 @@ tl_status tl_system_geom_pose(tl_system *sys, int geom, double pos[3], double R[
  * sphere, box, capsule and cylinder; mesh geoms: TL_ERR_UNSUPPORTED). */
 tl_status tl_system_geom_aabb(tl_system *sys, int geom, double lo[3], double hi[3], tl_error *err);
 
+/* Linear velocity v (world) of the world point `point` moving with body
+ * `body`, and the body's angular velocity w (world); either may be NULL. */
+tl_status tl_system_point_velocity(tl_system *sys, int body, const double point[3], double v[3],
+                                   double w[3], tl_error *err);
+/* Velocity of frame `frame`: linear velocity of its origin and angular
+ * velocity, world frame; either may be NULL. */
+tl_status tl_system_frame_velocity(tl_system *sys, int frame, double v[3], double w[3],
+                                   tl_error *err);
+/* Dense Jacobians of frame `frame`'s origin (see tl_system_point_jacobian). */
+tl_status tl_system_frame_jacobian(tl_system *sys, int frame, double *Jp, double *Jr, int nv,
+                                   tl_error *err);
+/* Add a user frame rigidly attached to `body` at pos (m) and orientation R
+ * (row-major, NULL = identity), both in the body frame. The name must be new.
+ * *index (may be NULL) receives the frame index. Allocates: call at setup. */
+tl_status tl_system_add_frame(tl_system *sys, const char *name, int body, const double pos[3],
+                              const double R[9], int *index, tl_error *err);
+
+/* Sparse Jacobian of a world point on `body`: only the columns of the DOFs
+ * on the path from the body to the root (its ancestors), in increasing DOF
+ * order. idx (cap entries) receives their indices; Jp and Jr (at least
+ * 3 x cap doubles) receive the dense 3 x n blocks, row-major with row
+ * stride n; *n receives n. Either Jp or Jr may be NULL. TL_ERR_ARGUMENT if
+ * cap < n (tl_system_sparse_jacobian_size gives n). */
+int tl_system_sparse_jacobian_size(const tl_system *sys, int body);
+tl_status tl_system_sparse_point_jacobian(tl_system *sys, int body, const double point[3], int *idx,
+                                          double *Jp, double *Jr, int cap, int *n, tl_error *err);
+/* v = J u for a sparse 3 x n block J with column indices idx. */
+void tl_sparse_jacobian_velocity(const int *idx, int n, const double *J, const double *u,
+                                 double v[3]);
+/* The velocity-product terms dJp/dt u (acc, m/s^2) and dJr/dt u (alpha,
+ * rad/s^2) of the point `point` (world) on `body`: the point's classical
+ * acceleration and the body's angular acceleration when du/dt = 0 and
+ * gravity is off. Task-space acceleration = J du/dt + this. Either may be NULL. */
+tl_status tl_system_point_bias_acceleration(tl_system *sys, int body, const double point[3],
+                                            double acc[3], double alpha[3], tl_error *err);
+
 /* ---- dynamics (current state) ---- */
 /* Joint-space mass matrix M (nv x nv, row-major), rotor inertia on the
  * diagonal. Composite rigid body algorithm (Featherstone 2008, Table 6.2). */
@@ -57,11 +96,50 @@ tl_status tl_system_mass_matrix(tl_system *sys, double *M, int nv, tl_error *err
 /* Nonlinear term h = Coriolis + centrifugal + gravity (nv), so that
  * tau = M du/dt + h. Recursive Newton-Euler (Featherstone 2008, Table 5.1). */
 tl_status tl_system_nonlinear_term(tl_system *sys, double *h, int nv, tl_error *err);
+/* Nonlinear term for an arbitrary gravity vector g (m/s^2, world). */
+tl_status tl_system_nonlinear_term_gravity(tl_system *sys, const double g[3], double *h, int nv,
+                                           tl_error *err);
+/* M^-1 (nv x nv) through the tree-sparse L^T D L factorization. */
+tl_status tl_system_inverse_mass_matrix(tl_system *sys, double *Minv, int nv, tl_error *err);
+/* The inverse of the effective mass matrix the integrator uses:
+ * (M + dt (Kd + D) + dt^2 (Kp + K))^-1 with the PD gains, joint damping D and
+ * joint stiffness K of the system and the world's time step. */
+tl_status tl_system_effective_inverse_mass_matrix(tl_system *sys, double *Minv, int nv,
+                                                  tl_error *err);
+/* y = M x (nv), touching only the tree's non-zero entries of M. */
+tl_status tl_system_mass_matrix_multiply(tl_system *sys, const double *x, double *y, int nv,
+                                         tl_error *err);
+/* Mass (kg), COM (world, m) and rotational inertia about that COM (world
+ * axes, kg m^2, row-major: `inertia`) of the subtree rooted at `body` (composite body). */
+tl_status tl_system_composite_inertia(tl_system *sys, int body, double *mass, double com[3],
+                                      double inertia[9], tl_error *err);
+/* Linear momentum (kg m/s, world). */
+tl_status tl_system_linear_momentum(tl_system *sys, double p[3], tl_error *err);
+/* Angular momentum about the world point `point` (kg m^2/s, world). */
+tl_status tl_system_angular_momentum(tl_system *sys, const double point[3], double L[3],
+                                     tl_error *err);
+/* Generalized momentum M u (nv). */
+tl_status tl_system_generalized_momentum(tl_system *sys, double *p, int nv, tl_error *err);
+/* Inverse dynamics, RNEA: tau = M(q) du + h(q, u) for the current q, u and
+ * the given generalized acceleration du (nv); world gravity; rotor inertia
+ * included. Featherstone 2008, Table 5.1. */
+tl_status tl_system_inverse_dynamics(tl_system *sys, const double *du, double *tau, int nv,
+                                     tl_error *err);
+/* Forward dynamics, ABA: du = M^-1 (tau - h) for the current q, u and the
+ * generalized force tau (nv); world gravity; rotor inertia included.
+ * Featherstone 2008, Table 7.1. */
+tl_status tl_system_forward_dynamics(tl_system *sys, const double *tau, double *du, int nv,
+                                     tl_error *err);
+
 /* System centre of mass (world, m). */
 tl_status tl_system_com(tl_system *sys, double com[3], tl_error *err);
 /* Kinetic energy 1/2 u^T M u and gravitational potential energy sum m g^T... (J). */
 double tl_system_kinetic_energy(tl_system *sys);
 double tl_system_potential_energy(tl_system *sys);
+
+/* Time integration scheme (see tl_integrator in talus/types.h). */
+tl_status tl_system_set_integrator(tl_system *sys, tl_integrator integrator, tl_error *err);
+tl_integrator tl_system_integrator(const tl_system *sys);
 
 /* ---- control, applied in tl_world_integrate2 ----
  * Implicit PD: tau = Kp (q_target - q) + Kd (u_target - u) + tau_ff, where

@@ -68,6 +68,18 @@ typedef enum tl_geom_type {
   TL_GEOM_PLANE = 5
 } tl_geom_type;
 
+/* Time integration of an articulated system.
+ * TL_INTEGRATOR_EULER: semi-implicit Euler (u first, then q with the new u),
+ *   the default: implicit PD, springs and damping, contacts.
+ * TL_INTEGRATOR_RK4: classical fourth-order Runge-Kutta on the
+ *   configuration manifold (quaternions through the exponential map), for
+ *   contact-free accuracy: forces are explicit and the system's geoms do not
+ *   collide. */
+typedef enum tl_integrator {
+  TL_INTEGRATOR_EULER = 0,
+  TL_INTEGRATOR_RK4 = 1
+} tl_integrator;
+
 /* Number of generalized coordinates / velocities of a joint type. */
 int tl_joint_nq(tl_joint_type type);
 int tl_joint_nv(tl_joint_type type);

@@ -8,25 +8,37 @@ void tl_error_clear(tl_error *err) {
   if (err) memset(err, 0, sizeof(*err));
 }
 
+/* Append formatted text to buf (size cap) at *n, never past the end. */
+static void append(char *buf, size_t cap, size_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void append(char *buf, size_t cap, size_t *n, const char *fmt, ...) {
+  if (*n >= cap - 1) return;
+  va_list ap;
+  va_start(ap, fmt);
+  int k = vsnprintf(buf + *n, cap - *n, fmt, ap);
+  va_end(ap);
+  if (k > 0) *n += (size_t)k < cap - *n ? (size_t)k : cap - 1 - *n;
+}
+
 tl_status tl_error_set(tl_error *err, tl_status status, const char *file, int line,
                        const char *element, const char *fmt, ...) {
   if (!err) return status;
-  char text[768];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(text, sizeof(text), fmt, ap);
-  va_end(ap);
   err->status = status;
   err->line = line;
   snprintf(err->file, sizeof(err->file), "%s", file ? file : "");
   snprintf(err->element, sizeof(err->element), "%s", element ? element : "");
-  char where[700] = "";
-  size_t n = 0;
-  if (file && *file) n += (size_t)snprintf(where + n, sizeof(where) - n, "%s:", file);
-  if (line > 0 && n < sizeof(where)) n += (size_t)snprintf(where + n, sizeof(where) - n, "%d:", line);
-  if (element && *element && n < sizeof(where))
-    n += (size_t)snprintf(where + n, sizeof(where) - n, "%s<%s>:", n ? " " : "", element);
-  snprintf(err->message, sizeof(err->message), "%s%s%s", where, n ? " " : "", text);
+  size_t n = 0, cap = sizeof(err->message);
+  err->message[0] = '\0';
+  if (file && *file) append(err->message, cap, &n, "%s:", file);
+  if (line > 0) append(err->message, cap, &n, "%d:", line);
+  if (element && *element) append(err->message, cap, &n, "%s<%s>:", n ? " " : "", element);
+  if (n) append(err->message, cap, &n, " ");
+  if (n < cap - 1) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message + n, cap - n, fmt, ap);
+    va_end(ap);
+  }
   return status;
 }
 

@@ -10,8 +10,6 @@
 #include "model/model.h"
 #include "talus/types.h"
 
-typedef enum tl_integrator { TL_INTEGRATOR_EULER = 0 } tl_integrator;
-
 typedef struct tl_sysdata {
   const tl_model *m;
   double *q, *u;          /* [nq], [nv] state */
@@ -32,6 +30,13 @@ typedef struct tl_sysdata {
   double *LD;             /* [nv*nv] L^T D L factorization of the effective mass matrix */
   double *cacc;           /* [nb*6] scratch: spatial accelerations */
   double *cfrc;           /* [nb*6] scratch: spatial forces */
+
+  /* articulated-body algorithm scratch (tl_dyn_aba) */
+  double *abaI;           /* [nb*36] articulated inertias, 6x6 row-major */
+  double *abap;           /* [nb*6] articulated bias forces */
+  double *abaU;           /* [nv*6] U = IA S, one 6-vector per DOF */
+  double *abaDinv;        /* [nb*36] inverse of D = S^T U + rotor inertia (nj x nj) */
+  double *abau;           /* [nv] tau - S^T p */
 } tl_sysdata;
 
 /* Allocate the arrays of d for model m (state at the reference configuration).
@@ -55,9 +60,26 @@ void tl_dyn_crba(tl_sysdata *d);
  * Needs tl_dyn_kinematics. */
 void tl_dyn_rnea(tl_sysdata *d, const double g[3], const double *du, int u_on, double *tau);
 
+/* Spatial accelerations of every body into d->cacc for joint accelerations
+ * du (NULL: zero), with the velocity-product terms when u_on, and the
+ * fictitious base acceleration -g (g may be NULL: no gravity). */
+void tl_dyn_accelerations(tl_sysdata *d, const double *g, const double *du, int u_on);
+
+/* Forward dynamics by the articulated-body algorithm (Featherstone 2008,
+ * Table 7.1) in world axes about the world origin: du = M^-1 (tau - h), with
+ * rotor inertia added to the joint-space inertia D of each joint. tau and du
+ * have nv entries. Needs tl_dyn_kinematics. Returns non-zero if an
+ * articulated joint inertia is not positive definite. */
+int tl_dyn_aba(tl_sysdata *d, const double g[3], const double *tau, double *du);
+
+/* Classical acceleration of the world point p fixed to body b, and the body's
+ * angular acceleration, for zero joint accelerations and no gravity: the
+ * terms dJp/dt u and dJr/dt u. Uses d->cacc. Needs tl_dyn_kinematics. */
+void tl_dyn_point_bias(tl_sysdata *d, int b, const double p[3], double acc[3], double alpha[3]);
+
 /* Factorize A = M + diag(add) (add may be NULL) in place into d->LD as
  * L^T D L exploiting the branch-induced sparsity (Featherstone 2008,
- * Table 6.3). Returns non-zero if a pivot is not positive. */
+ * Table 6.3). Returns 0, or k + 1 when the pivot of DOF k is not positive. */
 int tl_dyn_factor(tl_sysdata *d, const double *add);
 /* Solve (L^T D L) x = x in place (Featherstone 2008, Table 6.4). */
 void tl_dyn_solve(const tl_sysdata *d, double *x);

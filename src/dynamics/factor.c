@@ -17,7 +17,7 @@ int tl_dyn_factor(tl_sysdata *d, const double *add) {
     for (int k = 0; k < n; k++) H[k * n + k] += add[k];
   for (int k = n - 1; k >= 0; k--) {
     double dkk = H[k * n + k];
-    if (!(dkk > 0)) return -1;
+    if (!(dkk > 0)) return k + 1;
     for (int i = lambda[k]; i >= 0; i = lambda[i]) {
       double a = H[k * n + i] / dkk;
       for (int j = i; j >= 0; j = lambda[j]) H[i * n + j] -= a * H[k * n + j];

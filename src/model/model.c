@@ -2,6 +2,7 @@
 #include "model/model.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -183,4 +184,31 @@ const char *tl_joint_type_name(tl_joint_type t) {
 const char *tl_geom_type_name(tl_geom_type t) {
   static const char *names[] = {"sphere", "box", "capsule", "cylinder", "mesh", "plane"};
   return (t >= 0 && t <= TL_GEOM_PLANE) ? names[t] : "unknown";
+}
+
+/* ---------------- user frames ---------------- */
+
+static int grow(void **p, size_t elem, int n) {
+  void *q = realloc(*p, elem * (size_t)n);
+  if (!q) return -1;
+  *p = q;
+  return 0;
+}
+
+int tl_model_add_frame(tl_model *m, const char *name, int body, const double pos[3], const double rot[9]) {
+  int n = m->nframe + 1;
+  if (grow((void **)&m->frame_name, sizeof(tl_name), n) || grow((void **)&m->frame_link, sizeof(tl_name), n) ||
+      grow((void **)&m->frame_body, sizeof(int), n) || grow((void **)&m->frame_pos, 3 * sizeof(double), n) ||
+      grow((void **)&m->frame_rot, 9 * sizeof(double), n) ||
+      grow((void **)&m->frame_jnt_type, sizeof(tl_joint_type), n))
+    return -1; /* arrays that did grow keep nframe valid entries: nothing is half-built */
+  int f = m->nframe;
+  snprintf(m->frame_name[f], TL_NAME_MAX, "%s", name);
+  snprintf(m->frame_link[f], TL_NAME_MAX, "%s", m->body_name[body]);
+  m->frame_body[f] = body;
+  memcpy(m->frame_pos + 3 * f, pos, 3 * sizeof(double));
+  memcpy(m->frame_rot + 9 * f, rot, 9 * sizeof(double));
+  m->frame_jnt_type[f] = TL_JOINT_FIXED;
+  m->nframe = n;
+  return f;
 }

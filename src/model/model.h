@@ -87,5 +87,9 @@ tl_model *tl_model_alloc(int nbody, int nq, int nv, int nframe, int ngeom);
 /* Deep copy (for per-system mutable parameters). NULL on allocation failure. */
 tl_model *tl_model_copy(const tl_model *m);
 void tl_model_free(tl_model *m);
+/* Append a frame (user frame, rigidly attached to `body` at pos / rot in the
+ * body frame). Returns its index, or -1 on allocation failure (the model is
+ * then unchanged). */
+int tl_model_add_frame(tl_model *m, const char *name, int body, const double pos[3], const double rot[9]);
 
 #endif

@@ -17,7 +17,7 @@ void tl_system_destroy(tl_system *s) {
   if (!s) return;
   tl_sysdata_free(&s->d);
   double *arr[] = {s->kp, s->kd, s->q_target, s->u_target, s->tau_ff, s->force, s->diag,
-                   s->u_prev, s->q_prev, s->J, s->MinvJT, s->G, s->b, s->v, s->lambda, s->mu};
+                   s->u_prev, s->q_prev, s->J, s->MinvJT, s->G, s->b, s->v, s->lambda, s->mu, s->rk};
   for (size_t i = 0; i < sizeof(arr) / sizeof(arr[0]); i++) free(arr[i]);
   free(s->contacts);
   tl_model_free(s->m);
@@ -39,9 +39,9 @@ tl_system *tl_system_create(tl_world *w, const tl_model *model, int index) {
   s->max_contact = (int)mc;
   double **arr[] = {&s->kp, &s->kd, &s->q_target, &s->u_target, &s->tau_ff, &s->force,
                     &s->diag, &s->u_prev, &s->q_prev, &s->J, &s->MinvJT, &s->G, &s->b,
-                    &s->v, &s->lambda, &s->mu};
+                    &s->v, &s->lambda, &s->mu, &s->rk};
   size_t len[] = {nv, nv, nq, nv, nv, nv, nv, nv, nq, 3 * mc * nv, 3 * mc * nv,
-                  9 * mc * mc, 3 * mc, 3 * mc, 3 * mc, mc};
+                  9 * mc * mc, 3 * mc, 3 * mc, 3 * mc, mc, nq + 9 * nv};
   for (size_t i = 0; i < sizeof(len) / sizeof(len[0]); i++) {
     *arr[i] = calloc(len[i] ? len[i] : 1, sizeof(double));
     if (!*arr[i]) {
@@ -281,6 +281,21 @@ double tl_system_potential_energy(tl_system *s) {
 }
 
 /* ---------------- control ---------------- */
+
+void tl_system_implicit_diagonal(const tl_system *s, double dt, double *diag) {
+  const tl_model *m = s->m;
+  for (int v = 0; v < m->nv; v++)
+    diag[v] = dt * (s->kd[v] + m->dof_damping[v]) + dt * dt * (s->kp[v] + m->dof_stiffness[v]);
+}
+
+tl_status tl_system_set_integrator(tl_system *s, tl_integrator integrator, tl_error *err) {
+  if (integrator != TL_INTEGRATOR_EULER && integrator != TL_INTEGRATOR_RK4)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "integrator", "unknown integrator %d", (int)integrator);
+  s->integrator = integrator;
+  return TL_OK;
+}
+
+tl_integrator tl_system_integrator(const tl_system *s) { return s->integrator; }
 
 tl_status tl_system_set_pd_gains(tl_system *s, const double *kp, const double *kd, int nv,
                                  tl_error *err) {

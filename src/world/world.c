@@ -26,6 +26,7 @@ tl_status tl_world_create(tl_world **out, tl_error *err) {
   w->contact_margin = 5e-3;
   w->erp = 0.2;
   w->slop = 1e-4;
+  w->max_recovery_speed = 1.0;
   w->solver_max_iter = 200;
   w->solver_tol = 1e-12;
   *out = w;
@@ -79,6 +80,19 @@ tl_status tl_world_add_system(tl_world *w, const tl_model *model, tl_system **ou
   }
   tl_system *s = tl_system_create(w, model, w->nsystem);
   if (!s) return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory creating system '%s'", model->name);
+  tl_system_update_dynamics(s);
+  int bad = tl_dyn_factor(&s->d, NULL);
+  if (bad) {
+    int b = model->dof_body[bad - 1];
+    tl_status st = tl_error_set(err, TL_ERR_INVALID, model->source, model->jnt_line[b], "joint",
+                                "the mass matrix of '%s' is singular at the reference configuration "
+                                "(DOF %d, joint '%s' of link '%s'): a body of this %s-base robot has "
+                                "too little mass or inertia to move it (load it with a fixed base or "
+                                "give its links mass)", model->name, bad - 1, model->joint_name[b],
+                                model->body_name[b], model->base == TL_BASE_FLOATING ? "floating" : "fixed");
+    tl_system_destroy(s);
+    return st;
+  }
   w->systems[w->nsystem++] = s;
   if (out) *out = s;
   return TL_OK;
@@ -106,14 +120,16 @@ static void contact_jacobian(tl_system *s, int k) {
 static void detect_contacts(tl_world *w, tl_system *s) {
   const tl_model *m = s->m;
   s->ncontact = 0;
-  if (!w->has_ground) return;
+  if (!w->has_ground || s->integrator == TL_INTEGRATOR_RK4) return;
   for (int g = 0; g < m->ngeom; g++) {
+    if (m->geom_body[g] == 0 && m->base == TL_BASE_FIXED) continue; /* welded to the world */
     int n = tl_collide_plane(m, &s->d, g, w->ground_height, w->contact_margin, s->contacts + s->ncontact);
     for (int i = 0; i < n; i++) {
       tl_contact *c = &s->contacts[s->ncontact + i];
       c->mu = sqrt(m->geom_friction[g] * w->ground_mu);
       double phi = -c->depth;
-      c->vtarget = phi > 0 ? -phi / w->dt : w->erp * fmax(c->depth - w->slop, 0.0) / w->dt;
+      c->vtarget = phi > 0 ? -phi / w->dt
+                           : fmin(w->erp * fmax(c->depth - w->slop, 0.0) / w->dt, w->max_recovery_speed);
       contact_jacobian(s, s->ncontact + i);
     }
     s->ncontact += n;
@@ -147,12 +163,13 @@ static void pd_position_error(const tl_system *s, int b, double *e) {
   }
 }
 
-/* Generalized force f (without the implicit parts) and the diagonal added to
- * M: tau_ff - h + Kp (e - dt u) + Kd (u_t - u) - c u - k (q - q_mount + dt u). */
-static void control_forces(tl_system *s, double dt) {
+/* Generalized force of control and passive elements, with the terms the
+ * implicit integration moves to the left-hand side when `implicit_dt` > 0:
+ * tau_ff - h + Kp (e - dt u) + Kd (u_t - u) - D u - K (q - q_mount + dt u).
+ * With implicit_dt = 0 the same forces, explicit (RK4). h is not included. */
+static void control_forces(const tl_system *s, const double *u, double implicit_dt, double *f) {
   const tl_model *m = s->m;
-  const double *u = s->d.u;
-  double *f = s->force, *diag = s->diag;
+  const double dt = implicit_dt;
   for (int b = 0; b < m->nbody; b++) {
     double e[6];
     int v0 = m->v_adr[b];
@@ -162,9 +179,8 @@ static void control_forces(tl_system *s, double dt) {
       double spring = 0;
       if (m->jnt_nv[b] == 1 && m->dof_stiffness[v] > 0)
         spring = -m->dof_stiffness[v] * (s->d.q[m->q_adr[b]] - m->dof_spring_mount[v] + dt * u[v]);
-      f[v] = s->tau_ff[v] - s->d.h[v] + s->kp[v] * (e[k] - dt * u[v]) +
-             s->kd[v] * (s->u_target[v] - u[v]) - m->dof_damping[v] * u[v] + spring;
-      diag[v] = dt * (s->kd[v] + m->dof_damping[v]) + dt * dt * (s->kp[v] + m->dof_stiffness[v]);
+      f[v] = s->tau_ff[v] + s->kp[v] * (e[k] - dt * u[v]) + s->kd[v] * (s->u_target[v] - u[v]) -
+             m->dof_damping[v] * u[v] + spring;
     }
   }
 }
@@ -199,22 +215,63 @@ static int state_finite(const tl_system *s) {
   return 1;
 }
 
+/* Derivative of the state for RK4: du = ABA(q, u, tau(q, u)) into a. */
+static int rk_accel(tl_world *w, tl_system *s, double *a) {
+  tl_dyn_kinematics(&s->d);
+  control_forces(s, s->d.u, 0.0, s->force);
+  return tl_dyn_aba(&s->d, w->gravity, s->force, a);
+}
+
+/* Classical RK4 on the configuration manifold: stage configurations are
+ * q0 (+) c dt v_i, and q+ = q0 (+) dt/6 (v1 + 2 v2 + 2 v3 + v4), with the
+ * tangent increments of quaternion joints composed through the exponential
+ * map (tl_dyn_integrate_q). Contacts are not part of this scheme. */
+static int rk4_step(tl_world *w, tl_system *s) {
+  const tl_model *m = s->m;
+  int nv = m->nv, nq = m->nq;
+  double dt = w->dt, *q0 = s->rk, *u0 = q0 + nq, *a = u0 + nv, *v = a + 4 * nv;
+  static const double c[4] = {0.0, 0.5, 0.5, 1.0}, wgt[4] = {1.0, 2.0, 2.0, 1.0};
+  memcpy(q0, s->d.q, (size_t)nq * sizeof(double));
+  memcpy(u0, s->d.u, (size_t)nv * sizeof(double));
+  for (int i = 0; i < 4; i++) {
+    double *vi = v + i * nv, *ai = a + i * nv;
+    for (int k = 0; k < nv; k++) vi[k] = i ? u0[k] + c[i] * dt * a[(i - 1) * nv + k] : u0[k];
+    memcpy(s->d.q, q0, (size_t)nq * sizeof(double));
+    if (i) tl_dyn_integrate_q(m, s->d.q, v + (i - 1) * nv, c[i] * dt);
+    memcpy(s->d.u, vi, (size_t)nv * sizeof(double));
+    if (rk_accel(w, s, ai)) return -1;
+  }
+  memcpy(s->d.q, q0, (size_t)nq * sizeof(double));
+  for (int k = 0; k < nv; k++) {
+    double dv = 0, du = 0;
+    for (int i = 0; i < 4; i++) {
+      dv += wgt[i] * v[i * nv + k];
+      du += wgt[i] * a[i * nv + k];
+    }
+    s->force[k] = dv / 6.0; /* mean tangent velocity */
+    s->d.u[k] = u0[k] + dt * du / 6.0;
+  }
+  tl_dyn_integrate_q(m, s->d.q, s->force, dt);
+  return 0;
+}
+
+static tl_status euler_step(tl_world *w, tl_system *s, tl_error *err);
+
 static tl_status step_system(tl_world *w, tl_system *s, tl_error *err) {
   const tl_model *m = s->m;
   int nv = m->nv;
-  double dt = w->dt;
   tl_system_update_dynamics(s);
   memcpy(s->q_prev, s->d.q, (size_t)m->nq * sizeof(double));
   memcpy(s->u_prev, s->d.u, (size_t)nv * sizeof(double));
-  control_forces(s, dt);
-  if (tl_dyn_factor(&s->d, s->diag))
-    return tl_error_set(err, TL_ERR_DIVERGED, m->source, 0, NULL,
-                        "system %d ('%s'): the effective mass matrix is not positive definite at t = %g s",
-                        s->index, m->name, w->time);
-  tl_dyn_solve(&s->d, s->force); /* force <- M_eff^-1 f */
-  for (int k = 0; k < nv; k++) s->d.u[k] += dt * s->force[k];
-  solve_contacts(w, s);
-  tl_dyn_integrate_q(m, s->d.q, s->d.u, dt);
+  if (s->integrator == TL_INTEGRATOR_RK4) {
+    if (rk4_step(w, s))
+      return tl_error_set(err, TL_ERR_DIVERGED, m->source, 0, NULL,
+                          "system %d ('%s'): an articulated inertia is not positive definite at t = %g s",
+                          s->index, m->name, w->time);
+  } else {
+    tl_status st = euler_step(w, s, err);
+    if (st) return st;
+  }
   s->kin_valid = s->dyn_valid = 0;
   if (!state_finite(s)) {
     memcpy(s->d.q, s->q_prev, (size_t)m->nq * sizeof(double));
@@ -223,6 +280,25 @@ static tl_status step_system(tl_world *w, tl_system *s, tl_error *err) {
                         "system %d ('%s') diverged at t = %g s: the state became non-finite; it was "
                         "restored to the start of the step", s->index, m->name, w->time);
   }
+  return TL_OK;
+}
+
+/* Semi-implicit Euler with implicit PD, damping and springs, and contacts. */
+static tl_status euler_step(tl_world *w, tl_system *s, tl_error *err) {
+  const tl_model *m = s->m;
+  int nv = m->nv;
+  double dt = w->dt;
+  control_forces(s, s->d.u, dt, s->force);
+  for (int k = 0; k < nv; k++) s->force[k] -= s->d.h[k];
+  tl_system_implicit_diagonal(s, dt, s->diag);
+  if (tl_dyn_factor(&s->d, s->diag))
+    return tl_error_set(err, TL_ERR_DIVERGED, m->source, 0, NULL,
+                        "system %d ('%s'): the effective mass matrix is not positive definite at t = %g s",
+                        s->index, m->name, w->time);
+  tl_dyn_solve(&s->d, s->force); /* force <- M_eff^-1 f */
+  for (int k = 0; k < nv; k++) s->d.u[k] += dt * s->force[k];
+  solve_contacts(w, s);
+  tl_dyn_integrate_q(m, s->d.q, s->d.u, dt);
   return TL_OK;
 }
 

@@ -20,6 +20,9 @@ struct tl_system {
   double *u_target;     /* [nv] */
   double *tau_ff;       /* [nv] */
 
+  tl_integrator integrator;
+  double *rk;           /* RK4 scratch: q0 [nq], u0 [nv], 4 accelerations and 4 velocities [8 nv] */
+
   /* step scratch [nv] */
   double *force, *diag, *u_prev, *q_prev;
 
@@ -43,6 +46,7 @@ struct tl_world {
   double contact_margin; /* m: speculative contacts closer than this are solved */
   double erp;            /* fraction of penetration beyond `slop` removed per step */
   double slop;           /* m: penetration tolerated without correction */
+  double max_recovery_speed; /* m/s: cap of the penetration-recovery velocity */
   int solver_max_iter;
   double solver_tol;     /* N s */
 };
@@ -50,6 +54,9 @@ struct tl_world {
 /* Bring d's kinematics / M and h up to date with the state (lazy caches). */
 void tl_system_update_kinematics(tl_system *sys);
 void tl_system_update_dynamics(tl_system *sys);
+/* diag = dt (Kd + D) + dt^2 (Kp + K): what the implicit PD, joint damping D
+ * and joint stiffness K add to the diagonal of M (nv). */
+void tl_system_implicit_diagonal(const tl_system *sys, double dt, double *diag);
 tl_system *tl_system_create(tl_world *w, const tl_model *model, int index);
 void tl_system_destroy(tl_system *sys);
 
