@@ -53,6 +53,16 @@ static const tl_urdf_joint *find_joint(const tl_urdf_doc *doc, const char *name)
   return NULL;
 }
 
+/* dst = a "/" b (just b when a is empty); 0 when it does not fit in cap bytes. */
+static int join_path(char *dst, size_t cap, const char *a, const char *b) {
+  size_t na = strlen(a), nb = strlen(b), ns = na ? 1 : 0;
+  if (na + ns + nb + 1 > cap) return 0;
+  memcpy(dst, a, na);
+  if (ns) dst[na] = '/';
+  memcpy(dst + na + ns, b, nb + 1);
+  return 1;
+}
+
 static int has_suffix(const char *s, const char *suffix) {
   size_t n = strlen(s), m = strlen(suffix);
   return n >= m && strcmp(s + n - m, suffix) == 0;
@@ -78,7 +88,10 @@ static void expect_string_error(const char *what, const char *urdf, tl_status st
 
 static void check_bad_file(const char *dir, const char *file, int line, const char *text) {
   char path[1024];
-  snprintf(path, sizeof(path), "%s/%s", dir, file);
+  if (!join_path(path, sizeof(path), dir, file)) {
+    TL_CHECK(0, "path too long: %s/%s", dir, file);
+    return;
+  }
   tl_urdf_doc doc;
   tl_error err;
   memset(&err, 0, sizeof(err));
@@ -110,7 +123,10 @@ static void check_all_listed(const char *dir, char listed[][128], int n) {
 static void test_bad_files(const char *dir) {
   static char listed[MAX_LISTED][128];
   char path[1024], line[1024];
-  snprintf(path, sizeof(path), "%s/expected.txt", dir);
+  if (!join_path(path, sizeof(path), dir, "expected.txt")) {
+    TL_CHECK(0, "path too long: %s", dir);
+    return;
+  }
   FILE *f = fopen(path, "r");
   if (!TL_CHECK(f != NULL, "cannot open %s", path)) return;
   int n = 0, lineno = 0;
@@ -330,6 +346,25 @@ static void test_inline_errors(void) {
   TL_CHECK(st == TL_ERR_ARGUMENT, "doc == NULL: status %d", st);
 }
 
+/* Line numbers past 65535 (libxml2 stores them in an unsigned short). */
+static void test_long_file(void) {
+  enum { BLANK = 70000 };
+  static const char tail[] = "<link name=\"a\"><inertial><mass value=\"-1\"/><inertia ixx=\"1\" "
+                             "ixy=\"0\" ixz=\"0\" iyy=\"1\" iyz=\"0\" izz=\"1\"/></inertial></link></robot>";
+  size_t len = 8 + BLANK + sizeof(tail);
+  char *text = malloc(len);
+  if (!TL_CHECK(text != NULL, "malloc")) return;
+  memcpy(text, "<robot>\n", 8);
+  memset(text + 8, '\n', BLANK);
+  memcpy(text + 8 + BLANK, tail, sizeof(tail));
+  tl_urdf_doc doc;
+  tl_error err;
+  tl_status st = tl_urdf_parse_string(text, len, "long.urdf", &doc, &err);
+  free(text);
+  TL_CHECK(st == TL_ERR_INVALID && err.line == BLANK + 2 && strstr(err.message, "long.urdf:70002: <mass>"),
+           "error past line 65535: status %d line %d \"%s\"", st, err.line, err.message);
+}
+
 /* 20 links whose inertias all break A + B >= C: 20 warnings, 16 kept. */
 static void test_warning_cap(void) {
   enum { N = 20 };
@@ -518,6 +553,8 @@ static void check_details(const char *file, const tl_urdf_doc *doc) {
     TL_CHECK(j && j->continuous && j->has_limit && j->lower == -INFINITY && j->upper == INFINITY &&
                  j->damping == 0.05,
              "double_pendulum_continuous.urdf: joint1 continuous, zero limits ignored");
+    TL_CHECK(j && j->line == 87, "double_pendulum_continuous.urdf: joint1 reported at line %d, "
+             "expected 87 where its three-line start tag begins", j ? j->line : -1);
   }
   if (has_suffix(file, "/talos_full_v2.urdf")) {
     int mirrored = 0;
@@ -530,7 +567,10 @@ static void check_details(const char *file, const tl_urdf_doc *doc) {
 
 static void check_robot(const char *dir, const char *rel, int *seen) {
   char path[2048];
-  snprintf(path, sizeof(path), "%s/%s", dir, rel);
+  if (!join_path(path, sizeof(path), dir, rel)) {
+    TL_CHECK(0, "path too long: %s/%s", dir, rel);
+    return;
+  }
   tl_urdf_doc doc;
   tl_error err;
   tl_status st = tl_urdf_parse_file(path, &doc, &err);
@@ -545,18 +585,20 @@ static void check_robot(const char *dir, const char *rel, int *seen) {
 /* Parse every *.urdf below dir/rel (recursively). */
 static void walk_robots(const char *dir, const char *rel, int *seen, int *nfound) {
   char path[2048];
-  snprintf(path, sizeof(path), "%s%s%s", dir, rel[0] ? "/" : "", rel);
+  if (!join_path(path, sizeof(path), dir, rel)) return;
   DIR *d = opendir(path);
   if (!d) return;
   for (struct dirent *e; (e = readdir(d)) != NULL;) {
     if (e->d_name[0] == '.') continue;
-    char sub[2048], full[4096];
-    snprintf(sub, sizeof(sub), "%s%s%s", rel, rel[0] ? "/" : "", e->d_name);
-    snprintf(full, sizeof(full), "%s/%s", dir, sub);
+    char sub[2048], full[2048];
     struct stat s;
-    if (stat(full, &s) != 0) continue;
-    if (S_ISDIR(s.st_mode)) walk_robots(dir, sub, seen, nfound);
-    else if (has_suffix(e->d_name, ".urdf")) (*nfound)++, check_robot(dir, sub, seen);
+    if (!join_path(sub, sizeof(sub), rel, e->d_name) || !join_path(full, sizeof(full), dir, sub) ||
+        stat(full, &s) != 0)
+      continue;
+    if (S_ISDIR(s.st_mode))
+      walk_robots(dir, sub, seen, nfound);
+    else if (has_suffix(e->d_name, ".urdf"))
+      (*nfound)++, check_robot(dir, sub, seen);
   }
   closedir(d);
 }
@@ -590,6 +632,7 @@ int main(int argc, char **argv) {
   test_inline_variants();
   test_inline_errors();
   test_warning_cap();
+  test_long_file();
   test_locale();
   test_robots(robots_dir);
   return tl_test_finish();

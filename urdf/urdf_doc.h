@@ -9,8 +9,12 @@
  *    there is exactly one root link (a link that is no joint's child), and the
  *    link graph is a tree (no cycles);
  *  - all numbers are finite; masses >= 0; inertia matrices symmetric positive
- *    semi-definite (positive definite when mass > 0); geometry sizes > 0;
- *    axes normalised (a zero axis is an error);
+ *    semi-definite (a singular inertia with mass > 0 is accepted with a
+ *    warning: ANYmal C, HyQ and Talos ship them); geometry sizes > 0, except
+ *    mesh scale factors, which are non-zero and may be negative (mirrored
+ *    meshes, Talos); axes normalised (a zero axis is an error on revolute,
+ *    prismatic and universal joints; on other types it is ignored and the
+ *    default (1 0 0) kept: Talos has fixed joints with axis 0 0 0);
  *  - joints[] and links[] are in file order.
  * Not part of the public API. */
 #ifndef TALUS_URDF_DOC_H

@@ -40,10 +40,12 @@
 #include <locale.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <libxml/SAX2.h>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <libxml/xmlerror.h>
@@ -89,7 +91,11 @@ typedef struct tl_name_ref {
 /* ------------------------------------------------------------------------ */
 /* errors and warnings                                                       */
 
+/* Line of node: where its start tag begins, as recorded by
+ * tl_on_start_element, else libxml2's own (capped at 65535, and the line where
+ * the start tag ends). */
 static int tl_line(const xmlNode *node) {
+  if (node && node->type == XML_ELEMENT_NODE && node->_private) return (int)(intptr_t)node->_private;
   long line = node ? xmlGetLineNo(node) : 0;
   return line > 0 && line < 0x7fffffff ? (int)line : 0;
 }
@@ -896,6 +902,29 @@ static void tl_on_xml_error(void *data, xmlErrorPtr e) {
   if (e->level == XML_ERR_FATAL) tl_keep_xml_error(&errors->fatal, e->line, e->message);
 }
 
+/* SAX start-element hook: build the element as libxml2 does, then record in
+ * node->_private the line on which its start tag begins. libxml2 keeps lines
+ * in an unsigned short (capped at 65535) and takes the line where the start
+ * tag ends. The parser stands on the '>' or '/>' that closes the tag; since
+ * '<' cannot occur inside a tag, the nearest '<' before it starts the tag. */
+static void tl_on_start_element(void *ctx, const xmlChar *localname, const xmlChar *prefix,
+                                const xmlChar *uri, int nb_namespaces, const xmlChar **namespaces,
+                                int nb_attributes, int nb_defaulted, const xmlChar **attributes) {
+  xmlParserCtxtPtr ctxt = ctx;
+  xmlSAX2StartElementNs(ctx, localname, prefix, uri, nb_namespaces, namespaces, nb_attributes,
+                        nb_defaulted, attributes);
+  xmlNodePtr node = ctxt->node;
+  xmlParserInputPtr in = ctxt->input;
+  if (!node || node->type != XML_ELEMENT_NODE || node->_private || !xmlStrEqual(node->name, localname))
+    return; /* the element was not created (e.g. too deep) */
+  if (!in || !in->base || !in->cur || in->line <= 0) return;
+  long line = in->line;
+  const xmlChar *c = in->cur;
+  while (c > in->base && *c != '<')
+    if (*--c == '\n') line--;
+  if (*c == '<' && line > 0) node->_private = (void *)(intptr_t)line;
+}
+
 /* Entity resolver that loads nothing: external entities and DTDs stay out. */
 static xmlParserInputPtr tl_no_entity(void *ctx, const xmlChar *public_id, const xmlChar *system_id) {
   (void)ctx, (void)public_id, (void)system_id;
@@ -914,6 +943,7 @@ static tl_status tl_parse_xml(tl_parser *p, const char *buf, size_t len, xmlDocP
   ctxt->sax->serror = tl_on_xml_error;
   ctxt->sax->resolveEntity = tl_no_entity;
   ctxt->sax->externalSubset = NULL;
+  ctxt->sax->startElementNs = tl_on_start_element;
   int options = XML_PARSE_NONET | XML_PARSE_BIG_LINES | XML_PARSE_NOERROR | XML_PARSE_NOWARNING;
   xmlDocPtr xml = xmlCtxtReadMemory(ctxt, buf, (int)len, NULL, NULL, options);
   if (!xml) {
