@@ -12,6 +12,9 @@ PACKAGES=(
   libopenblas-dev   # BLAS
   liblapacke-dev    # LAPACKE (dense factorizations)
   libcjson-dev      # JSON (command line, recordings)
+  libassimp-dev     # mesh files (STL, OBJ, DAE) of URDF collision geometry
+  libqhull-dev      # convex hulls of collision meshes (reentrant libqhull_r)
+  libccd-dev        # convex-convex collision (MPR)
 )
 
 missing=()

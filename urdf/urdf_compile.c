@@ -9,7 +9,17 @@
  *   moment add, and rotational inertias add about the body origin (parallel
  *   axis theorem), which is exact; the COM inertia is recovered at the end.
  * - Every joint, fixed ones included, keeps a frame named after it; the base
- *   has the frame "ROOT". */
+ *   has the frame "ROOT". Frame i and link i of the model are the same URDF
+ *   link (the frame is the one of the joint whose child it is).
+ * - <mimic>: the DOF of a 1-DOF joint follows the DOF of another 1-DOF joint
+ *   (q = mult q_followed + offset, an equality constraint of the world); a
+ *   mimic on a fixed joint has nothing to constrain and is skipped; the
+ *   reference configuration q0 satisfies the mimic relations.
+ * - A link-level <contact> sets the friction (lateral_friction), restitution,
+ *   stiffness and damping of the link's collision geoms and names their
+ *   material after the link, so a world material pair can refer to it.
+ * - Visuals keep their pose in the body frame and their colour (inline, else
+ *   the robot-level material of the same name). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,11 +41,11 @@ typedef struct build_ctx {
   tl_model *m;
   link_info *links;
   int *child_start, *child_list; /* CSR list of joints leaving each link, file order */
-  double *first_moment;          /* [nbody*3] sum m c in the body frame */
-  double *inertia_o;             /* [nbody*9] inertia about the body origin */
   int root_link;
   int skip_joint;                /* joint dropped with the "world" link, or -1 */
-  int nbody, nframe, ngeom, nq, nv;
+  int nbody, nframe, ngeom, nq, nv, nlink, nvisual;
+  int *joint_body;               /* [njoint] body of each movable joint, -1 otherwise */
+  int *link_index;               /* [nlink of doc] model link index, -1 if not reached */
 } build_ctx;
 
 static void pose_to_rt(const tl_urdf_pose *p, double pos[3], double rot[9]) {
@@ -98,6 +108,8 @@ static tl_status choose_base(build_ctx *c, tl_base_type want, tl_base_type *base
 static tl_status count_link(build_ctx *c, int link, tl_error *err) {
   const tl_urdf_doc *d = c->doc;
   c->ngeom += d->links[link].ngeom;
+  c->nvisual += d->links[link].nvisual;
+  c->nlink++;
   for (int k = c->child_start[link]; k < c->child_start[link + 1]; k++) {
     const tl_urdf_joint *j = &d->joints[c->child_list[k]];
     if (c->child_list[k] == c->skip_joint) continue;
@@ -117,26 +129,61 @@ static tl_status count_link(build_ctx *c, int link, tl_error *err) {
   return TL_OK;
 }
 
-/* Add a link's inertia and geoms to its body. */
-static void merge_link(build_ctx *c, int link) {
+/* Colour and texture of a visual: its own, else those of the robot-level
+ * material of the same name. */
+static void visual_material(const tl_urdf_doc *d, const tl_urdf_visual *v, double rgba[4],
+                            char *texture, size_t cap) {
+  const tl_urdf_material *own = &v->material, *global = NULL;
+  for (int i = 0; i < d->nmaterial && v->has_material && own->name[0] && !global; i++)
+    if (strcmp(d->materials[i].name, own->name) == 0) global = &d->materials[i];
+  const tl_urdf_material *col = own->has_color ? own : (global && global->has_color) ? global : NULL;
+  for (int k = 0; k < 4; k++) rgba[k] = col ? col->rgba[k] : NAN;
+  snprintf(texture, cap, "%s", own->texture[0] ? own->texture : global ? global->texture : "");
+}
+
+/* Add link l's visuals to its body. */
+static void add_visuals(build_ctx *c, const tl_urdf_link *l, const link_info *li) {
+  tl_model *m = c->m;
+  for (int i = 0; i < l->nvisual; i++) {
+    const tl_urdf_visual *v = &l->visuals[i];
+    int k = c->nvisual++;
+    double pos[3], rot[9];
+    pose_to_rt(&v->geom.origin, pos, rot);
+    compose(m->visual_pos + 3 * k, m->visual_rot + 9 * k, li->pos, li->rot, pos, rot);
+    m->visual_body[k] = li->body;
+    m->visual_type[k] = v->geom.type;
+    memcpy(m->visual_size + 3 * k, v->geom.size, sizeof(v->geom.size));
+    snprintf(m->visual_name[k], TL_NAME_MAX, "%s", v->geom.name);
+    snprintf(m->visual_link[k], TL_NAME_MAX, "%s", l->name);
+    snprintf(m->visual_mesh[k], sizeof(m->visual_mesh[k]), "%s", v->geom.mesh_uri);
+    snprintf(m->visual_mesh_file[k], sizeof(m->visual_mesh_file[k]), "%s", v->geom.mesh_file);
+    snprintf(m->visual_material[k], TL_NAME_MAX, "%s", v->has_material ? v->material.name : "");
+    visual_material(c->doc, v, m->visual_rgba + 4 * k, m->visual_texture[k], sizeof(m->visual_texture[k]));
+  }
+}
+
+/* Record a link's inertial (merged into its body by tl_model_merge_links)
+ * and add its geoms and visuals to its body. Returns -1 when a hull could
+ * not be stored (out of memory). */
+static int merge_link(build_ctx *c, int link, int parent_link) {
   const tl_urdf_link *l = &c->doc->links[link];
   const link_info *li = &c->links[link];
   tl_model *m = c->m;
-  int b = li->body;
+  int b = li->body, k = c->nlink++;
+  c->link_index[link] = k;
+  m->link_parent[k] = parent_link >= 0 ? c->link_index[parent_link] : -1;
+  snprintf(m->link_name[k], TL_NAME_MAX, "%s", l->name);
+  m->link_body[k] = b;
+  tl_v3_copy(m->link_pos + 3 * k, li->pos);
+  tl_m3_copy(m->link_rot + 9 * k, li->rot);
   if (l->has_inertial && l->mass > 0) {
-    double ipos[3], irot[9], com[3], rot[9], Ic[9], Ib[9];
+    double ipos[3], irot[9];
     pose_to_rt(&l->inertial_origin, ipos, irot);
-    compose(com, rot, li->pos, li->rot, ipos, irot);
     const double *in = l->inertia;
     double I[9] = {in[0], in[1], in[2], in[1], in[3], in[4], in[2], in[4], in[5]};
-    tl_m3_rotate_tensor(Ic, rot, I);
-    double cc = tl_v3_dot(com, com);
-    for (int i = 0; i < 3; i++)
-      for (int k = 0; k < 3; k++)
-        Ib[3 * i + k] = Ic[3 * i + k] + l->mass * ((i == k ? cc : 0.0) - com[i] * com[k]);
-    m->body_mass[b] += l->mass;
-    tl_v3_addscl(c->first_moment + 3 * b, com, l->mass);
-    for (int i = 0; i < 9; i++) c->inertia_o[9 * b + i] += Ib[i];
+    m->link_mass[k] = l->mass;
+    tl_v3_copy(m->link_com + 3 * k, ipos);
+    tl_m3_rotate_tensor(m->link_inertia + 9 * k, irot, I);
   }
   for (int g = 0; g < l->ngeom; g++) {
     const tl_urdf_geom *ug = &l->geoms[g];
@@ -156,7 +203,20 @@ static void merge_link(build_ctx *c, int link) {
     else
       snprintf(m->geom_name[k], TL_NAME_MAX, "%.100s/%d", l->name, g);
     snprintf(m->geom_mesh[k], sizeof(m->geom_mesh[k]), "%s", ug->mesh_uri);
+    snprintf(m->geom_mesh_file[k], sizeof(m->geom_mesh_file[k]), "%s", ug->mesh_file);
+    if (l->contact_line) {
+      if (!isnan(l->contact_friction)) m->geom_friction[k] = l->contact_friction;
+      m->geom_restitution[k] = l->contact_restitution;
+      m->geom_contact_stiffness[k] = l->contact_stiffness;
+      m->geom_contact_damping[k] = l->contact_damping;
+      snprintf(m->geom_material[k], TL_NAME_MAX, "%s", l->name);
+    }
+    if (ug->hull_nvert > 0 &&
+        tl_model_add_hull(m, k, ug->hull_nvert, ug->hull_vert, ug->hull_nface, ug->hull_face) != 0)
+      return -1;
   }
+  add_visuals(c, l, li);
+  return 0;
 }
 
 static void add_frame(build_ctx *c, const char *name, int body, const double pos[3],
@@ -190,6 +250,10 @@ static int add_body(build_ctx *c, const tl_urdf_joint *j, int parent_link) {
   m->v_adr[b] = c->nv;
   m->jnt_nq[b] = tl_joint_nq(j->type);
   m->jnt_nv[b] = tl_joint_nv(j->type);
+  m->jnt_calibration[2 * b] = j->calibration[0];
+  m->jnt_calibration[2 * b + 1] = j->calibration[1];
+  if (j->has_safety) memcpy(m->jnt_safety + 4 * b, j->safety, sizeof(j->safety));
+  c->joint_body[j - c->doc->joints] = b;
   if (j->type == TL_JOINT_SPHERICAL) m->q0[c->nq] = 1.0;
   for (int k = 0; k < m->jnt_nv[b]; k++) {
     int v = c->nv + k;
@@ -223,9 +287,9 @@ static void fix_dof_parents(tl_model *m) {
   }
 }
 
-static void walk_link(build_ctx *c, int link) {
+static int walk_link(build_ctx *c, int link, int parent_link) {
   const tl_urdf_doc *d = c->doc;
-  merge_link(c, link);
+  if (merge_link(c, link, parent_link)) return -1;
   for (int k = c->child_start[link]; k < c->child_start[link + 1]; k++) {
     int jn = c->child_list[k];
     if (jn == c->skip_joint) continue;
@@ -243,24 +307,52 @@ static void walk_link(build_ctx *c, int link) {
       tl_m3_identity(cl->rot);
     }
     add_frame(c, j->name, cl->body, cl->pos, cl->rot, j->type, d->links[j->child_link].name);
-    walk_link(c, j->child_link);
+    if (walk_link(c, j->child_link, link)) return -1;
   }
+  return 0;
 }
 
-/* COM and COM inertia of each body from the accumulated moments. */
-static void finish_inertia(build_ctx *c) {
+/* <mimic>: DOF of the mimicking joint follows the DOF of the followed one.
+ * Both must be 1-DOF joints of the compiled tree; a mimic on a fixed joint
+ * is skipped (nothing moves). */
+static tl_status compile_mimics(build_ctx *c, tl_error *err) {
+  const tl_urdf_doc *d = c->doc;
   tl_model *m = c->m;
-  m->total_mass = 0;
-  for (int b = 0; b < m->nbody; b++) {
-    double mass = m->body_mass[b], *com = m->body_com + 3 * b, *Ic = m->body_inertia + 9 * b;
-    m->total_mass += mass;
-    if (mass <= 0) continue;
-    tl_v3_scale(com, c->first_moment + 3 * b, 1.0 / mass);
-    double cc = tl_v3_dot(com, com);
-    for (int i = 0; i < 3; i++)
-      for (int k = 0; k < 3; k++)
-        Ic[3 * i + k] = c->inertia_o[9 * b + 3 * i + k] - mass * ((i == k ? cc : 0.0) - com[i] * com[k]);
+  for (int i = 0; i < d->njoint; i++) {
+    const tl_urdf_joint *j = &d->joints[i];
+    int b = c->joint_body[i];
+    if (!j->mimic_line || b < 0) continue; /* fixed, or not in the compiled tree */
+    const tl_urdf_joint *f = &d->joints[j->mimic_joint];
+    int fb = c->joint_body[j->mimic_joint];
+    if (m->jnt_nv[b] != 1)
+      return tl_error_set(err, TL_ERR_UNSUPPORTED, d->path, j->mimic_line, "mimic",
+                          "joint '%s' is %s: <mimic> is supported on revolute, continuous and "
+                          "prismatic joints only", j->name, tl_joint_type_name(j->type));
+    if (fb < 0 || m->jnt_nv[fb] != 1)
+      return tl_error_set(err, TL_ERR_INVALID, d->path, j->mimic_line, "mimic",
+                          "joint '%s' mimics joint '%s' (line %d), which is %s: expected a revolute, "
+                          "continuous or prismatic joint to follow", j->name, f->name, f->line,
+                          fb < 0 && f->type != TL_JOINT_FIXED ? "not part of the compiled tree"
+                                                              : tl_joint_type_name(f->type));
+    int k = m->v_adr[b], kf = m->v_adr[fb];
+    m->dof_mimic[k] = kf;
+    m->dof_mimic_mult[k] = j->mimic_mult;
+    m->dof_mimic_offset[k] = j->mimic_offset;
   }
+  /* q0 satisfies the relations: follow each chain to its end (chains are finite, see urdf_parse.c) */
+  for (int b = 1; b < m->nbody; b++) {
+    int k = m->v_adr[b];
+    if (m->jnt_nv[b] != 1 || m->dof_mimic[k] < 0) continue;
+    double mult = 1, offset = 0;
+    int e = k;
+    for (int step = 0; step < m->nv && m->dof_mimic[e] >= 0; step++) {
+      offset += mult * m->dof_mimic_offset[e];
+      mult *= m->dof_mimic_mult[e];
+      e = m->dof_mimic[e];
+    }
+    m->q0[m->q_adr[b]] = mult * m->q0[m->q_adr[m->dof_body[e]]] + offset;
+  }
+  return TL_OK;
 }
 
 /* Every movable body must carry mass in its subtree, or M is singular. */
@@ -310,6 +402,7 @@ static void init_root(build_ctx *c, tl_base_type base) {
   c->nv = m->jnt_nv[0];
   c->ngeom = 0;
   c->nframe = 0;
+  c->nlink = 0;
   link_info *li = &c->links[c->root_link];
   li->body = 0;
   tl_m3_identity(li->rot);
@@ -317,11 +410,11 @@ static void init_root(build_ctx *c, tl_base_type base) {
 }
 
 static void free_ctx(build_ctx *c) {
+  free(c->joint_body);
+  free(c->link_index);
   free(c->links);
   free(c->child_start);
   free(c->child_list);
-  free(c->first_moment);
-  free(c->inertia_o);
 }
 
 tl_status tl_urdf_compile(const tl_urdf_doc *doc, tl_base_type want, tl_model **out, tl_error *err) {
@@ -329,7 +422,11 @@ tl_status tl_urdf_compile(const tl_urdf_doc *doc, tl_base_type want, tl_model **
   *out = NULL;
   tl_base_type base;
   c.links = calloc((size_t)doc->nlink, sizeof(link_info));
-  if (!c.links || build_children(&c)) {
+  c.joint_body = malloc((size_t)(doc->njoint > 0 ? doc->njoint : 1) * sizeof(int));
+  c.link_index = malloc((size_t)doc->nlink * sizeof(int));
+  for (int j = 0; c.joint_body && j < doc->njoint; j++) c.joint_body[j] = -1;
+  for (int l = 0; c.link_index && l < doc->nlink; l++) c.link_index[l] = -1;
+  if (!c.links || !c.joint_body || !c.link_index || build_children(&c)) {
     free_ctx(&c);
     return tl_error_set(err, TL_ERR_MEMORY, doc->path, 0, NULL, "out of memory");
   }
@@ -339,22 +436,34 @@ tl_status tl_urdf_compile(const tl_urdf_doc *doc, tl_base_type want, tl_model **
     c.nframe = 1;
     c.nq = base == TL_BASE_FLOATING ? 7 : 0;
     c.nv = base == TL_BASE_FLOATING ? 6 : 0;
+    c.nlink = 0;
     s = count_link(&c, c.root_link, err);
   }
   if (!s) {
-    c.m = tl_model_alloc(c.nbody, c.nq, c.nv, c.nframe, c.ngeom);
-    c.first_moment = calloc((size_t)c.nbody * 3, sizeof(double));
-    c.inertia_o = calloc((size_t)c.nbody * 9, sizeof(double));
-    if (!c.m || !c.first_moment || !c.inertia_o)
+    c.m = tl_model_alloc(c.nbody, c.nq, c.nv, c.nframe, c.ngeom, c.nlink);
+    if (!c.m || tl_model_set_extra_counts(c.m, c.nvisual, doc->nmaterial))
       s = tl_error_set(err, TL_ERR_MEMORY, doc->path, 0, NULL, "out of memory");
   }
   if (!s) {
     for (int l = 0; l < doc->nlink; l++) c.links[l].body = -1;
     init_root(&c, base);
-    walk_link(&c, c.root_link);
+    c.nvisual = 0;
+    if (walk_link(&c, c.root_link, -1))
+      s = tl_error_set(err, TL_ERR_MEMORY, doc->path, 0, NULL, "out of memory for convex hulls");
+  }
+  if (!s) {
     fix_dof_parents(c.m);
-    finish_inertia(&c);
+    tl_model_merge_links(c.m);
     s = check_masses(&c, err);
+  }
+  if (!s) s = compile_mimics(&c, err);
+  if (!s) {
+    for (int i = 0; i < doc->nmaterial; i++) {
+      const tl_urdf_material *mt = &doc->materials[i];
+      snprintf(c.m->material_name[i], TL_NAME_MAX, "%s", mt->name);
+      for (int k = 0; k < 4; k++) c.m->material_rgba[4 * i + k] = mt->has_color ? mt->rgba[k] : NAN;
+      snprintf(c.m->material_texture[i], sizeof(c.m->material_texture[i]), "%s", mt->texture);
+    }
   }
   if (!s && base == TL_BASE_FLOATING && c.m->total_mass <= 0)
     s = tl_error_set(err, TL_ERR_INVALID, doc->path, doc->links[c.root_link].line, "link",

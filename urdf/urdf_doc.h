@@ -15,7 +15,11 @@
  *    meshes, Talos); axes normalised (a zero axis is an error on revolute,
  *    prismatic and universal joints; on other types it is ignored and the
  *    default (1 0 0) kept: Talos has fixed joints with axis 0 0 0);
- *  - joints[] and links[] are in file order.
+ *  - joints[] and links[] are in file order;
+ *  - every <mimic> names an existing joint other than its own (mimic_joint
+ *    is its index), and colours are in [0, 1].
+ * Meshes are not touched by the parser: urdf/urdf_mesh.c resolves the URIs
+ * and fills the hull fields of collision geoms afterwards.
  * Not part of the public API. */
 #ifndef TALUS_URDF_DOC_H
 #define TALUS_URDF_DOC_H
@@ -31,7 +35,8 @@ typedef struct tl_urdf_pose {
 } tl_urdf_pose;
 
 typedef struct tl_urdf_geom {
-  int line;                       /* line of the <collision> element */
+  int line;                       /* line of the <collision> (or <visual>) element */
+  int shape_line;                 /* line of the shape element (<mesh>, <box>, ...) */
   char name[TL_URDF_NAME_MAX];    /* optional name attribute, "" if none */
   tl_urdf_pose origin;            /* in the link frame */
   tl_geom_type type;
@@ -39,7 +44,30 @@ typedef struct tl_urdf_geom {
    * mesh: scale [sx sy sz] (default 1 1 1) */
   double size[3];
   char mesh_uri[TL_URDF_PATH_MAX]; /* filename attribute of <mesh>, as written */
+  /* filled by tl_urdf_load_meshes (urdf_mesh.c), not by the parser: */
+  char mesh_file[TL_URDF_PATH_MAX]; /* resolved path, "" if not resolved */
+  int hull_nvert, hull_nface;     /* convex hull (collision meshes), geom frame, scale applied */
+  double *hull_vert;              /* [hull_nvert*3] */
+  int *hull_face;                 /* [hull_nface*3] triangles, outward counter-clockwise */
 } tl_urdf_geom;
+
+/* <material name><color rgba/><texture filename/></material>, at robot level
+ * or inside a <visual>. */
+typedef struct tl_urdf_material {
+  int line;
+  char name[TL_URDF_NAME_MAX];    /* "" if unnamed (inline only) */
+  int has_color;
+  double rgba[4];                 /* each in [0, 1] */
+  char texture[TL_URDF_PATH_MAX]; /* texture filename, "" if none */
+} tl_urdf_material;
+
+/* <visual name><origin/><geometry/><material/></visual>: not used by physics. */
+typedef struct tl_urdf_visual {
+  tl_urdf_geom geom;              /* line, name, origin, shape (no hull) */
+  int has_material;
+  tl_urdf_material material;      /* as written inside the visual (colour may come from a
+                                     robot-level material of the same name: see the compiler) */
+} tl_urdf_visual;
 
 typedef struct tl_urdf_link {
   int line;
@@ -51,6 +79,14 @@ typedef struct tl_urdf_link {
   int triangle_violation;         /* 1 if principal moments break A + B >= C (warning only) */
   int ngeom;
   tl_urdf_geom *geoms;            /* collision geometries, file order */
+  int nvisual;
+  tl_urdf_visual *visuals;        /* visual geometries, file order */
+  /* link-level <contact> (PyBullet / RaiSim): NAN when not given */
+  int contact_line;               /* 0 if the link has no <contact> */
+  double contact_friction;        /* <lateral_friction value> */
+  double contact_restitution;     /* <restitution value> */
+  double contact_stiffness;       /* <stiffness value> */
+  double contact_damping;         /* <damping value> */
 } tl_urdf_link;
 
 typedef struct tl_urdf_joint {
@@ -72,6 +108,14 @@ typedef struct tl_urdf_joint {
   double rotor_inertia;           /* RaiSim <dynamics rotor_inertia>, kg m^2 (or kg), default 0 */
   double stiffness;               /* RaiSim <dynamics stiffness>, default 0 */
   double spring_mount;            /* RaiSim <dynamics spring_mount> (1-DOF joints), default 0 */
+  int mimic_line;                 /* line of <mimic>, 0 if none */
+  int mimic_joint;                /* index into joints[] of the followed joint, -1 if none */
+  double mimic_mult, mimic_offset;/* q = mult * q_followed + offset (defaults 1, 0) */
+  double calibration[2];          /* <calibration rising falling>, NAN when absent */
+  int has_safety;                 /* 1 if <safety_controller> is present */
+  double safety[4];               /* soft_lower_limit, soft_upper_limit, k_position, k_velocity;
+                                     absent soft limits and k_position: 0 (URDF specification);
+                                     k_velocity is required */
 } tl_urdf_joint;
 
 typedef struct tl_urdf_doc {
@@ -84,6 +128,10 @@ typedef struct tl_urdf_doc {
   int root_link;                  /* index of the unique root link */
   int nwarning;
   char warnings[16][256];         /* first warnings (e.g. triangle inequality), for verbose output */
+  int nmaterial;
+  tl_urdf_material *materials;    /* robot-level <material> elements, file order */
+  int nskipped;                   /* elements read past (<transmission>, <gazebo>, unknown ones) */
+  char skipped[32][128];          /* the first of them, "line N: <name> ...", for verbose output */
 } tl_urdf_doc;
 
 /* Parse a URDF file (path) into *doc. On failure returns non-zero, fills err
@@ -93,6 +141,14 @@ tl_status tl_urdf_parse_file(const char *path, tl_urdf_doc *doc, tl_error *err);
 /* Same for URDF text in memory; `name` is used as the file name in errors. */
 tl_status tl_urdf_parse_string(const char *text, size_t len, const char *name,
                                tl_urdf_doc *doc, tl_error *err);
+/* Resolve every mesh URI of doc (urdf/urdf_mesh.c) and compute the convex
+ * hull of every collision mesh (assimp reads STL, OBJ and DAE; qhull).
+ * base_dir: the folder relative paths start from and package:// search
+ * starts at (see urdf_mesh.c). A collision mesh that cannot be found or read
+ * is an error naming the file, line and URI; a missing visual mesh is a
+ * warning; network URIs are refused. */
+tl_status tl_urdf_load_meshes(tl_urdf_doc *doc, const char *base_dir, tl_error *err);
+
 /* Free everything a successful parse allocated and zero *doc. Safe on a zeroed doc. */
 void tl_urdf_doc_free(tl_urdf_doc *doc);
 

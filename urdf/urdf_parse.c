@@ -17,10 +17,12 @@
  *  3. Elements. The <link> and <joint> children of <robot> are counted, the
  *     arrays allocated once, and every element read in file order. Numbers are
  *     decimal (strtod in the C locale), must consume the whole attribute and be
- *     finite; lists such as xyz have an exact length. Unknown elements, and the
- *     ones Talus does not use (<visual>, <material>, <transmission>,
- *     <gazebo>, <mimic>, ...) are skipped. Elements with a namespace prefix
- *     (xacro:..., ...) are extensions and skipped too.
+ *     finite; lists such as xyz have an exact length. Read: <link> (inertial,
+ *     collision, visual, link-level <contact>), <joint> (origin, parent, child,
+ *     axis, axis2, limit, dynamics, mimic, calibration, safety_controller),
+ *     robot-level <material>. Skipped, and listed in doc->skipped for verbose
+ *     output: <transmission>, <gazebo> and unknown elements. Elements with a
+ *     namespace prefix (xacro:..., ...) are extensions and skipped too.
  *  4. Structure. Link and joint names are checked for uniqueness and joints
  *     resolved to link indices through sorted name tables; then the link graph
  *     must be a single tree: every link has at most one parent joint, exactly
@@ -69,6 +71,7 @@
 typedef struct tl_joint_ends {
   char parent[TL_URDF_NAME_MAX];
   char child[TL_URDF_NAME_MAX];
+  char mimic[TL_URDF_NAME_MAX]; /* <mimic joint>, "" if none */
   int parent_line, child_line;
 } tl_joint_ends;
 
@@ -137,6 +140,23 @@ static void tl_warn(tl_urdf_doc *doc, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(doc->warnings[n], sizeof(doc->warnings[n]), fmt, ap);
   va_end(ap);
+}
+
+/* Record an element that is read past (for verbose output): the first 32
+ * are kept, all are counted. */
+static void tl_skip(tl_urdf_doc *doc, const xmlNode *node, const char *ctx) {
+  int n = doc->nskipped++;
+  int cap = (int)(sizeof(doc->skipped) / sizeof(doc->skipped[0]));
+  if (n >= cap) return;
+  char *name = (char *)xmlGetNoNsProp(node, (const xmlChar *)"name");
+  char *ref = name ? NULL : (char *)xmlGetNoNsProp(node, (const xmlChar *)"reference");
+  const char *prefix = node->ns && node->ns->prefix ? (const char *)node->ns->prefix : NULL;
+  snprintf(doc->skipped[n], sizeof(doc->skipped[n]), "line %d: <%s%s%.40s>%s%.40s%s%s",
+           tl_line(node), prefix ? prefix : "", prefix ? ":" : "", (const char *)node->name,
+           name ? " '" : ref ? " reference '" : "", name ? name : ref ? ref : "",
+           name || ref ? "'" : "", ctx);
+  xmlFree(name);
+  xmlFree(ref);
 }
 
 /* Copy s into dst (cap bytes) for quoting in a message, shortened with "...". */
@@ -239,7 +259,7 @@ static tl_status tl_get_numbers(tl_parser *p, const xmlNode *node, const char *n
     return tl_fail(p, TL_ERR_INVALID, node, "attribute '%s' of <%s>%s is missing: expected %s", name,
                    (const char *)node->name, p->ctx, n == 1 ? "a number" : "a list of numbers");
   }
-  double tmp[3];
+  double tmp[4];
   int got = tl_scan_numbers(v, tmp, n);
   tl_status st = TL_OK;
   if (got != n) {
@@ -408,6 +428,7 @@ static tl_status tl_read_mesh(tl_parser *p, const xmlNode *s, tl_urdf_geom *g) {
 
 /* One shape element inside <geometry> into g. */
 static tl_status tl_read_shape(tl_parser *p, const xmlNode *s, tl_urdf_geom *g) {
+  g->shape_line = tl_line(s);
   if (tl_is(s, "box")) {
     g->type = TL_GEOM_BOX;
     TL_TRY(tl_get_numbers(p, s, "size", g->size, 3, 1));
@@ -463,7 +484,7 @@ static tl_status tl_read_geometry(tl_parser *p, const xmlNode *node, tl_urdf_geo
   return tl_read_shape(p, shape, g);
 }
 
-/* <collision name>: <origin>, <geometry>. */
+/* <collision name> or <visual name>: <origin>, <geometry>. */
 static tl_status tl_read_collision(tl_parser *p, const xmlNode *node, tl_urdf_geom *g) {
   const xmlNode *geometry;
   g->line = tl_line(node);
@@ -471,27 +492,110 @@ static tl_status tl_read_collision(tl_parser *p, const xmlNode *node, tl_urdf_ge
   TL_TRY(tl_read_origin(p, node, &g->origin));
   TL_TRY(tl_child(p, node, "geometry", &geometry));
   if (!geometry)
-    return tl_fail(p, TL_ERR_INVALID, node, "<collision>%s has no <geometry>: expected one", p->ctx);
+    return tl_fail(p, TL_ERR_INVALID, node, "<%s>%s has no <geometry>: expected one",
+                   (const char *)node->name, p->ctx);
   return tl_read_geometry(p, geometry, g);
 }
 
-/* <link name>: <inertial> and <collision> children (the rest is skipped). */
+/* <material name><color rgba/><texture filename/></material>. The name is
+ * required at robot level (`named`), optional inside a <visual>. */
+static tl_status tl_read_material(tl_parser *p, const xmlNode *node, tl_urdf_material *m, int named) {
+  const xmlNode *color, *texture;
+  m->line = tl_line(node);
+  char *name = tl_attr(node, "name");
+  int empty_inline = !named && name && name[0] == '\0'; /* name="" inside a <visual> (xacro output) */
+  xmlFree(name);
+  if (!empty_inline)
+    TL_TRY(tl_get_string(p, node, "name", m->name, sizeof(m->name), named, "a material name"));
+  TL_TRY(tl_child(p, node, "color", &color));
+  TL_TRY(tl_child(p, node, "texture", &texture));
+  if (color) {
+    TL_TRY(tl_get_numbers(p, color, "rgba", m->rgba, 4, 1));
+    for (int k = 0; k < 4; k++)
+      if (!(m->rgba[k] >= 0 && m->rgba[k] <= 1))
+        return tl_fail(p, TL_ERR_INVALID, color, "attribute 'rgba' of <color>%s is %g %g %g %g: "
+                       "expected four values in [0, 1]", p->ctx, m->rgba[0], m->rgba[1], m->rgba[2],
+                       m->rgba[3]);
+    m->has_color = 1;
+  }
+  if (texture)
+    TL_TRY(tl_get_string(p, texture, "filename", m->texture, sizeof(m->texture), 1,
+                         "the texture file name"));
+  return TL_OK;
+}
+
+/* <visual name>: <origin>, <geometry>, <material>. */
+static tl_status tl_read_visual(tl_parser *p, const xmlNode *node, tl_urdf_visual *v) {
+  const xmlNode *material;
+  TL_TRY(tl_read_collision(p, node, &v->geom));
+  TL_TRY(tl_child(p, node, "material", &material));
+  if (!material) return TL_OK;
+  v->has_material = 1;
+  return tl_read_material(p, material, &v->material, 0);
+}
+
+/* Link-level <contact> (PyBullet's URDF extension, RaiSim reads it too):
+ * <lateral_friction value/>, <restitution value/>, <stiffness value/>,
+ * <damping value/>; every value >= 0. Other children (rolling_friction,
+ * spinning_friction, ...) are listed as skipped. */
+static tl_status tl_read_contact(tl_parser *p, const xmlNode *node, tl_urdf_link *l) {
+  static const char *const names[4] = {"lateral_friction", "restitution", "stiffness", "damping"};
+  double *dst[4] = {&l->contact_friction, &l->contact_restitution, &l->contact_stiffness,
+                    &l->contact_damping};
+  l->contact_line = tl_line(node);
+  for (int k = 0; k < 4; k++) {
+    const xmlNode *e;
+    TL_TRY(tl_child(p, node, names[k], &e));
+    if (!e) continue;
+    TL_TRY(tl_get_numbers(p, e, "value", dst[k], 1, 1));
+    TL_TRY(tl_check_nonneg(p, e, "value", *dst[k]));
+  }
+  for (const xmlNode *c = node->children; c; c = c->next) {
+    if (c->type != XML_ELEMENT_NODE) continue;
+    int known = 0;
+    for (int k = 0; k < 4 && !known; k++) known = tl_is(c, names[k]);
+    if (!known) tl_skip(p->doc, c, p->ctx);
+  }
+  return TL_OK;
+}
+
+/* Count the children of node named `name` and allocate n elements of `size`
+ * bytes for them (*out stays NULL when there are none). */
+static tl_status tl_alloc_children(tl_parser *p, const xmlNode *node, const char *name, size_t size,
+                                   int *n, void **out) {
+  *n = 0;
+  for (const xmlNode *c = node->children; c; c = c->next)
+    if (tl_is(c, name)) (*n)++;
+  if (*n == 0) return TL_OK;
+  *out = calloc((size_t)*n, size);
+  if (!*out) return tl_fail(p, TL_ERR_MEMORY, node, "out of memory for %d <%s> elements", *n, name);
+  return TL_OK;
+}
+
+/* <link name>: <inertial>, <collision>, <visual> and <contact> children
+ * (the rest is skipped). */
 static tl_status tl_read_link(tl_parser *p, const xmlNode *node, tl_urdf_link *l) {
   l->line = tl_line(node);
+  l->contact_friction = l->contact_restitution = l->contact_stiffness = l->contact_damping = NAN;
   p->ctx[0] = '\0';
   TL_TRY(tl_get_string(p, node, "name", l->name, sizeof(l->name), 1, "a unique link name"));
   snprintf(p->ctx, sizeof(p->ctx), " in link '%s'", l->name);
-  const xmlNode *inertial;
+  const xmlNode *inertial, *contact;
   TL_TRY(tl_child(p, node, "inertial", &inertial));
   if (inertial) TL_TRY(tl_read_inertial(p, inertial, l));
-  for (const xmlNode *c = node->children; c; c = c->next)
-    if (tl_is(c, "collision")) l->ngeom++;
-  if (l->ngeom == 0) return TL_OK;
-  l->geoms = calloc((size_t)l->ngeom, sizeof(*l->geoms));
-  if (!l->geoms) return tl_fail(p, TL_ERR_MEMORY, node, "out of memory for %d collision geoms", l->ngeom);
-  int k = 0;
-  for (const xmlNode *c = node->children; c; c = c->next)
-    if (tl_is(c, "collision")) TL_TRY(tl_read_collision(p, c, &l->geoms[k++]));
+  TL_TRY(tl_child(p, node, "contact", &contact));
+  if (contact) TL_TRY(tl_read_contact(p, contact, l));
+  TL_TRY(tl_alloc_children(p, node, "collision", sizeof(*l->geoms), &l->ngeom, (void **)&l->geoms));
+  TL_TRY(tl_alloc_children(p, node, "visual", sizeof(*l->visuals), &l->nvisual, (void **)&l->visuals));
+  int k = 0, v = 0;
+  for (const xmlNode *c = node->children; c; c = c->next) {
+    if (tl_is(c, "collision"))
+      TL_TRY(tl_read_collision(p, c, &l->geoms[k++]));
+    else if (tl_is(c, "visual"))
+      TL_TRY(tl_read_visual(p, c, &l->visuals[v++]));
+    else if (c->type == XML_ELEMENT_NODE && !tl_is(c, "inertial") && !tl_is(c, "contact"))
+      tl_skip(p->doc, c, p->ctx);
+  }
   return TL_OK;
 }
 
@@ -523,8 +627,9 @@ static tl_status tl_read_joint_type(tl_parser *p, const xmlNode *node, tl_urdf_j
     return TL_OK;
   }
   if (strcmp(type, "planar") == 0)
-    return tl_fail(p, TL_ERR_UNSUPPORTED, node, "joint '%s': planar joints are not supported yet",
-                   j->name);
+    return tl_fail(p, TL_ERR_UNSUPPORTED, node, "joint '%s': planar joints are not supported (Talus "
+                   "has no planar joint type): write it as two prismatic joints and a revolute "
+                   "joint about the plane normal, through two massless links", j->name);
   return tl_fail(p, TL_ERR_INVALID, node, "joint '%s' has unknown type \"%s\": expected %s", j->name,
                  type, expected);
 }
@@ -625,8 +730,58 @@ static tl_status tl_read_dynamics(tl_parser *p, const xmlNode *node, tl_urdf_joi
   return tl_check_nonneg(p, e, "stiffness", j->stiffness);
 }
 
+/* <mimic joint multiplier offset>: the joint name goes to `name`, resolved
+ * in the structure stage. */
+static tl_status tl_read_mimic(tl_parser *p, const xmlNode *node, tl_urdf_joint *j, char *name) {
+  const xmlNode *e;
+  j->mimic_joint = -1;
+  j->mimic_mult = 1;
+  j->mimic_offset = 0;
+  TL_TRY(tl_child(p, node, "mimic", &e));
+  if (!e) return TL_OK;
+  j->mimic_line = tl_line(e);
+  TL_TRY(tl_get_string(p, e, "joint", name, TL_URDF_NAME_MAX, 1, "the name of the joint to follow"));
+  TL_TRY(tl_get_numbers(p, e, "multiplier", &j->mimic_mult, 1, 0));
+  return tl_get_numbers(p, e, "offset", &j->mimic_offset, 1, 0);
+}
+
+/* <calibration rising falling> and <safety_controller soft_lower_limit
+ * soft_upper_limit k_position k_velocity> (URDF specification: k_velocity
+ * required, the others default to 0; gains >= 0). */
+static tl_status tl_read_calibration(tl_parser *p, const xmlNode *node, tl_urdf_joint *j) {
+  static const char *const names[4] = {"soft_lower_limit", "soft_upper_limit", "k_position",
+                                       "k_velocity"};
+  const xmlNode *e;
+  j->calibration[0] = j->calibration[1] = NAN;
+  TL_TRY(tl_child(p, node, "calibration", &e));
+  if (e) {
+    TL_TRY(tl_get_numbers(p, e, "rising", &j->calibration[0], 1, 0));
+    TL_TRY(tl_get_numbers(p, e, "falling", &j->calibration[1], 1, 0));
+  }
+  TL_TRY(tl_child(p, node, "safety_controller", &e));
+  if (!e) return TL_OK;
+  j->has_safety = 1;
+  for (int k = 0; k < 4; k++) TL_TRY(tl_get_numbers(p, e, names[k], &j->safety[k], 1, k == 3));
+  TL_TRY(tl_check_nonneg(p, e, names[2], j->safety[2]));
+  TL_TRY(tl_check_nonneg(p, e, names[3], j->safety[3]));
+  if (j->safety[0] > j->safety[1])
+    return tl_fail(p, TL_ERR_INVALID, e, "soft_lower_limit %g of joint '%s' is above its "
+                   "soft_upper_limit %g: expected lower <= upper", j->safety[0], j->name, j->safety[1]);
+  return TL_OK;
+}
+
+/* 1 if node is a child element of <joint> that the parser reads. */
+static int tl_is_joint_part(const xmlNode *c) {
+  static const char *const parts[] = {"parent", "child", "origin", "axis", "axis2", "limit",
+                                      "dynamics", "mimic", "calibration", "safety_controller"};
+  for (size_t k = 0; k < sizeof(parts) / sizeof(parts[0]); k++)
+    if (tl_is(c, parts[k])) return 1;
+  return 0;
+}
+
 /* <joint name type>: <parent>, <child>, <origin>, <axis>, <axis2>, <limit>,
- * <dynamics> (the rest is skipped). Link names go to p->ends[index]. */
+ * <dynamics>, <mimic>, <calibration>, <safety_controller> (the rest is
+ * skipped). Link and mimic names go to p->ends[index]. */
 static tl_status tl_read_joint(tl_parser *p, const xmlNode *node, tl_urdf_joint *j, int index) {
   tl_joint_ends *ends = &p->ends[index];
   j->line = tl_line(node);
@@ -639,7 +794,12 @@ static tl_status tl_read_joint(tl_parser *p, const xmlNode *node, tl_urdf_joint 
   TL_TRY(tl_read_origin(p, node, &j->origin));
   TL_TRY(tl_read_axes(p, node, j));
   TL_TRY(tl_read_limit(p, node, j));
-  return tl_read_dynamics(p, node, j);
+  TL_TRY(tl_read_dynamics(p, node, j));
+  TL_TRY(tl_read_mimic(p, node, j, ends->mimic));
+  TL_TRY(tl_read_calibration(p, node, j));
+  for (const xmlNode *c = node->children; c; c = c->next)
+    if (c->type == XML_ELEMENT_NODE && !tl_is_joint_part(c)) tl_skip(p->doc, c, p->ctx);
+  return TL_OK;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -655,6 +815,8 @@ static tl_status tl_read_robot(tl_parser *p, const xmlNode *robot) {
     if (tl_is(c, "link")) doc->nlink++;
     if (tl_is(c, "joint")) doc->njoint++;
   }
+  TL_TRY(tl_alloc_children(p, robot, "material", sizeof(*doc->materials), &doc->nmaterial,
+                           (void **)&doc->materials));
   if (doc->nlink == 0)
     return tl_fail(p, TL_ERR_INVALID, robot, "<robot> has no <link> element: expected at least one link");
   doc->links = calloc((size_t)doc->nlink, sizeof(*doc->links));
@@ -663,12 +825,24 @@ static tl_status tl_read_robot(tl_parser *p, const xmlNode *robot) {
   if (!doc->links || (doc->njoint && (!doc->joints || !p->ends)))
     return tl_fail(p, TL_ERR_MEMORY, robot, "out of memory for %d links and %d joints", doc->nlink,
                    doc->njoint);
-  int nl = 0, nj = 0;
+  int nl = 0, nj = 0, nm = 0;
   for (const xmlNode *c = robot->children; c; c = c->next) {
-    if (tl_is(c, "link")) TL_TRY(tl_read_link(p, c, &doc->links[nl++]));
-    if (tl_is(c, "joint")) {
+    if (tl_is(c, "link")) {
+      TL_TRY(tl_read_link(p, c, &doc->links[nl++]));
+    } else if (tl_is(c, "joint")) {
       TL_TRY(tl_read_joint(p, c, &doc->joints[nj], nj));
       nj++;
+    } else if (tl_is(c, "material")) {
+      p->ctx[0] = '\0';
+      tl_urdf_material *m = &doc->materials[nm++];
+      TL_TRY(tl_read_material(p, c, m, 1));
+      for (int k = 0; k < nm - 1; k++)
+        if (strcmp(doc->materials[k].name, m->name) == 0)
+          return tl_fail(p, TL_ERR_INVALID, c, "material name '%s' is used twice (first at line %d): "
+                         "expected unique names for the materials of <robot>", m->name,
+                         doc->materials[k].line);
+    } else if (c->type == XML_ELEMENT_NODE) {
+      tl_skip(doc, c, "");
     }
   }
   return TL_OK;
@@ -806,6 +980,34 @@ static tl_status tl_check_tree(tl_parser *p, const int *parent_joint) {
   return TL_OK;
 }
 
+/* Resolve every <mimic joint>: the joint must exist and differ from the
+ * mimicking one, and following the chain of mimics must not come back. */
+static tl_status tl_resolve_mimics(tl_parser *p, const tl_name_ref *joints) {
+  tl_urdf_doc *doc = p->doc;
+  for (int i = 0; i < doc->njoint; i++) {
+    tl_urdf_joint *j = &doc->joints[i];
+    if (!j->mimic_line) continue;
+    const char *name = p->ends[i].mimic;
+    j->mimic_joint = tl_find_link(joints, doc->njoint, name);
+    if (j->mimic_joint < 0)
+      return tl_fail_at(p, TL_ERR_INVALID, j->mimic_line, "mimic", "joint '%s' mimics joint '%s', "
+                        "which is not defined: expected the name of a <joint>", j->name, name);
+    if (j->mimic_joint == i)
+      return tl_fail_at(p, TL_ERR_INVALID, j->mimic_line, "mimic", "joint '%s' mimics itself: "
+                        "expected the name of another joint", j->name);
+  }
+  for (int i = 0; i < doc->njoint; i++) {
+    int k = i;
+    for (int step = 0; step <= doc->njoint && k >= 0; step++) k = doc->joints[k].mimic_joint;
+    if (k >= 0)
+      return tl_fail_at(p, TL_ERR_INVALID, doc->joints[i].mimic_line, "mimic", "joint '%s' mimics "
+                        "joint '%s', and the chain of <mimic> elements comes back to it: expected "
+                        "each chain to end at a joint that mimics none", doc->joints[i].name,
+                        doc->joints[doc->joints[i].mimic_joint].name);
+  }
+  return TL_OK;
+}
+
 /* Unique names, resolved joints, a single root and a tree. */
 static tl_status tl_check_structure(tl_parser *p) {
   tl_urdf_doc *doc = p->doc;
@@ -813,11 +1015,13 @@ static tl_status tl_check_structure(tl_parser *p) {
   tl_name_ref *joints = tl_sorted_names(doc->joints ? doc->joints[0].name : NULL,
                                         sizeof(tl_urdf_joint), doc->njoint, &a, &b);
   if (!joints) return tl_fail_at(p, TL_ERR_MEMORY, 0, NULL, "out of memory");
+  tl_status mst = a >= 0 ? TL_OK : tl_resolve_mimics(p, joints);
   free(joints);
   if (a >= 0)
     return tl_fail_at(p, TL_ERR_INVALID, doc->joints[b].line, "joint", "joint name '%s' is used twice "
                       "(first at line %d): expected unique joint names", doc->joints[b].name,
                       doc->joints[a].line);
+  TL_TRY(mst);
   tl_name_ref *links = tl_sorted_names(doc->links[0].name, sizeof(tl_urdf_link), doc->nlink, &a, &b);
   int *parent_joint = malloc((size_t)doc->nlink * sizeof(int));
   tl_status st = TL_OK;
@@ -1060,7 +1264,15 @@ tl_status tl_urdf_parse_string(const char *text, size_t len, const char *name, t
 
 void tl_urdf_doc_free(tl_urdf_doc *doc) {
   if (!doc) return;
-  for (int i = 0; i < doc->nlink && doc->links; i++) free(doc->links[i].geoms);
+  for (int i = 0; i < doc->nlink && doc->links; i++) {
+    for (int k = 0; k < doc->links[i].ngeom; k++) {
+      free(doc->links[i].geoms[k].hull_vert);
+      free(doc->links[i].geoms[k].hull_face);
+    }
+    free(doc->links[i].geoms);
+    free(doc->links[i].visuals);
+  }
+  free(doc->materials);
   free(doc->links);
   free(doc->joints);
   memset(doc, 0, sizeof(*doc));

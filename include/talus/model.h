@@ -23,6 +23,12 @@ typedef struct tl_model tl_model;
 /* Free a model returned by a loader. NULL is allowed. */
 void tl_model_free(tl_model *model);
 
+/* A single rigid object: one floating body carrying one geom (sphere, box,
+ * capsule or cylinder; size as in tl_geom_type, m) of mass `mass` (kg), the
+ * inertia of a homogeneous solid, COM at the geom centre. name may be NULL. */
+tl_status tl_model_create_primitive(tl_geom_type type, const double size[3], double mass,
+                                    const char *name, tl_model **out, tl_error *err);
+
 const char *tl_model_name(const tl_model *model);   /* URDF robot name */
 const char *tl_model_source(const tl_model *model); /* file it was loaded from */
 tl_base_type tl_model_base(const tl_model *model);  /* TL_BASE_FLOATING or TL_BASE_FIXED */
@@ -48,6 +54,9 @@ int tl_model_dof_limits(const tl_model *model, int dof, double *lower, double *u
 const char *tl_model_frame_name(const tl_model *model, int frame);
 int tl_model_frame_body(const tl_model *model, int frame);
 tl_joint_type tl_model_frame_joint_type(const tl_model *model, int frame);
+/* URDF child link of the joint the frame is named after (the link whose
+ * frame this is); for user frames, the body's link. */
+const char *tl_model_frame_link(const tl_model *model, int frame);
 /* Index of the frame with this name, or -1. */
 int tl_model_frame_index(const tl_model *model, const char *name);
 /* Index of the body whose URDF link (or merged-in fixed link) has this name, or -1. */
@@ -67,6 +76,69 @@ tl_status tl_model_reference_q(const tl_model *model, double *q, int nq, tl_erro
 /* Warnings produced while loading (e.g. inertia breaking the triangle inequality). */
 int tl_model_nwarning(const tl_model *model);
 const char *tl_model_warning(const tl_model *model, int i);
+
+/* ---- URDF content beyond the dynamics (urdf/urdf_query.c) ---- */
+
+/* <mimic> of DOF `dof`: q[dof] = mult * q[followed] + offset, enforced by
+ * the world as an equality constraint. Returns 1 and fills the outputs (any
+ * may be NULL) if the DOF mimics another, 0 if not (followed = -1, mult = 1,
+ * offset = 0), -1 for a bad index. `followed` is a DOF index. */
+int tl_model_dof_mimic(const tl_model *model, int dof, int *followed, double *mult, double *offset);
+
+/* <calibration rising falling> of the movable joint of `body` (NAN for an
+ * absent value). Returns a bit set (1: rising given, 2: falling given), 0
+ * when the joint has no calibration, -1 for a bad index. Calibration and
+ * safety controllers of fixed joints are not kept. */
+int tl_model_joint_calibration(const tl_model *model, int body, double *rising, double *falling);
+
+/* <safety_controller> of the movable joint of `body`: soft limits (rad or m)
+ * and gains. Returns 1 and fills the outputs (any may be NULL) if the joint
+ * has one, 0 if not (outputs NAN), -1 for a bad index. */
+int tl_model_joint_safety_controller(const tl_model *model, int body, double *soft_lower,
+                                     double *soft_upper, double *k_position, double *k_velocity);
+
+/* Contact properties of collision geom `geom` from its link's <contact>
+ * block: Coulomb friction (the geom's friction coefficient, default 0.8),
+ * restitution, stiffness and damping (NAN when not given). Returns 0, or -1
+ * for a bad index. */
+int tl_model_geom_contact(const tl_model *model, int geom, double *friction, double *restitution,
+                          double *stiffness, double *damping);
+/* Material name of a geom ("" = the world's default material; the link name
+ * when the link has a <contact> block, so a world material pair can name it). */
+const char *tl_model_geom_material(const tl_model *model, int geom);
+/* Mesh of a mesh geom: URI as written in the URDF, and the file it was
+ * resolved to (NULL outputs allowed). Returns 0, or -1 for a bad index or a
+ * geom that is not a mesh. */
+int tl_model_geom_mesh(const tl_model *model, int geom, const char **uri, const char **file);
+/* Convex hull of a mesh geom, in the geom frame with the URDF scale applied:
+ * vertices [nvert*3] and outward counter-clockwise triangles [nface*3]
+ * (pointers into the model, valid while it lives). Returns 0, or -1 when the
+ * geom has no hull. */
+int tl_model_geom_hull(const tl_model *model, int geom, int *nvert, const double **vert, int *nface,
+                       const int **face);
+
+/* A <visual> element (not used by physics). Strings point into the model. */
+typedef struct tl_visual_info {
+  const char *name;      /* name attribute, "" if none */
+  const char *link;      /* URDF link it was declared on */
+  int body;              /* body it moves with */
+  tl_geom_type type;     /* sphere, box, capsule, cylinder or mesh */
+  double size[3];        /* as tl_model_geom */
+  double pos[3], R[9];   /* pose in the body frame (R row-major) */
+  const char *mesh;      /* mesh URI as written, "" if not a mesh */
+  const char *mesh_file; /* resolved mesh path, "" if not found */
+  const char *material;  /* material name, "" if none */
+  double rgba[4];        /* colour, its own or the robot-level material's; NAN if none */
+  const char *texture;   /* texture file name, "" if none */
+} tl_visual_info;
+
+int tl_model_nvisual(const tl_model *model);
+/* Fill *out with visual i (0 <= i < nvisual). Returns 0, or -1 for a bad index. */
+int tl_model_visual(const tl_model *model, int i, tl_visual_info *out);
+/* Robot-level <material> elements: name, colour (NAN if none), texture ("" if none). */
+int tl_model_nmaterial(const tl_model *model);
+int tl_model_material(const tl_model *model, int i, const char **name, double rgba[4],
+                      const char **texture);
 
 #ifdef __cplusplus
 }

@@ -153,9 +153,67 @@ tl_status tl_system_set_pd_gains(tl_system *sys, const double *kp, const double 
                                  tl_error *err);
 tl_status tl_system_set_pd_targets(tl_system *sys, const double *q_target, int nq,
                                    const double *u_target, int nv, tl_error *err);
-/* Feedforward generalized force tau_ff (nv), applied every step until changed. */
+/* Feedforward generalized force tau_ff (nv), applied every step until changed.
+ * Actuation limits (URDF <limit effort>) bound tau_ff + PD together. */
 tl_status tl_system_set_generalized_force(tl_system *sys, const double *tau, int nv,
                                           tl_error *err);
+/* The actuator generalized force applied over the last step (nv): tau_ff
+ * plus the PD force at the end-of-step state, after saturation, exactly as
+ * the integrator used it (N, N m). */
+tl_status tl_system_applied_generalized_force(const tl_system *sys, double *tau, int nv,
+                                              tl_error *err);
+
+/* ---- external forces: applied during the next step only (RaiSim), or cleared ---- */
+/* Force f (N, world) at the world point `point` (m) fixed to body `body`;
+ * point NULL: at the body's COM. */
+tl_status tl_system_add_external_force(tl_system *sys, int body, const double f[3],
+                                       const double point[3], tl_error *err);
+/* Pure torque (N m, world) on body `body`. */
+tl_status tl_system_add_external_torque(tl_system *sys, int body, const double torque[3],
+                                        tl_error *err);
+void tl_system_clear_external_forces(tl_system *sys);
+
+/* ---- run-time model changes (dynamics randomization) ----
+ * Each call validates, applies, recomputes what depends on the value (merged
+ * body inertias, total mass, caches: RaiSim's updateMassInfo is built in)
+ * and refuses a change that would make M singular at the current state; on
+ * any error nothing is changed. */
+/* Inertial parameters of URDF link `link` (fixed links included): mass (kg),
+ * COM (m) in the link frame, inertia about the COM in link-frame axes
+ * (kg m^2, row-major). */
+tl_status tl_system_link_inertial(const tl_system *sys, const char *link, double *mass, double com[3],
+                                  double inertia[9], tl_error *err);
+tl_status tl_system_set_link_inertial(tl_system *sys, const char *link, double mass,
+                                      const double com[3], const double inertia[9], tl_error *err);
+/* Placement of movable joint `body`'s frame in its parent body frame
+ * (pos m, R row-major or NULL to keep), and its axis (revolute, prismatic,
+ * universal's first axis; normalised). */
+tl_status tl_system_set_joint_placement(tl_system *sys, int body, const double pos[3], const double R[9],
+                                        tl_error *err);
+tl_status tl_system_set_joint_axis(tl_system *sys, int body, const double axis[3], tl_error *err);
+/* Per-DOF passive parameters (>= 0): reflected rotor inertia (kg m^2 or kg),
+ * viscous damping, Coulomb friction (N m or N), spring stiffness and rest
+ * position (spring_mount). */
+tl_status tl_system_set_rotor_inertia(tl_system *sys, int dof, double value, tl_error *err);
+tl_status tl_system_set_joint_damping(tl_system *sys, int dof, double value, tl_error *err);
+tl_status tl_system_set_joint_friction(tl_system *sys, int dof, double value, tl_error *err);
+tl_status tl_system_set_joint_spring(tl_system *sys, int dof, double stiffness, double mount, tl_error *err);
+/* Position limits (+-INFINITY: none; 1-DOF joints) and actuation limit
+ * (effort > 0, INFINITY: none) of DOF `dof`. */
+tl_status tl_system_set_joint_limits(tl_system *sys, int dof, double lower, double upper, double effort,
+                                     tl_error *err);
+
+/* ---- collision properties ---- */
+/* Material name of geom `geom` (see tl_world_set_material_pair). */
+tl_status tl_system_set_geom_material(tl_system *sys, int geom, const char *material, tl_error *err);
+/* Coulomb friction coefficient of geom `geom` (used without a material pair). */
+tl_status tl_system_set_geom_friction(tl_system *sys, int geom, double mu, tl_error *err);
+/* ODE-style filter: geoms a and b collide iff (group_a & mask_b) && (group_b & mask_a). */
+tl_status tl_system_set_collision_filter(tl_system *sys, int geom, unsigned group, unsigned mask,
+                                         tl_error *err);
+/* Collide geoms on different bodies of this system (never a body with its
+ * parent). Off by default. */
+void tl_system_set_self_collision(tl_system *sys, int on);
 
 #ifdef __cplusplus
 }

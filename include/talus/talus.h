@@ -8,6 +8,7 @@
 #include "talus/system.h"
 #include "talus/contact.h"
 #include "talus/world.h"
+#include "talus/scene.h"
 
 #define TALUS_VERSION "0.1.0"
 

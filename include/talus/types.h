@@ -58,14 +58,16 @@ typedef enum tl_base_type {
 /* Collision geometry types. Sizes (tl_geom_size) per type:
  * sphere: [radius]; box: [x y z] full edge lengths; capsule and cylinder:
  * [radius, length] along the geom's local z axis (length excludes the caps);
- * mesh: scale [sx sy sz]; plane: none. */
+ * mesh: scale [sx sy sz] (collision uses the convex hull); plane: none (the
+ * plane z = 0 of its frame); heightmap: none (grid given separately). */
 typedef enum tl_geom_type {
   TL_GEOM_SPHERE = 0,
   TL_GEOM_BOX = 1,
   TL_GEOM_CAPSULE = 2,
   TL_GEOM_CYLINDER = 3,
   TL_GEOM_MESH = 4,
-  TL_GEOM_PLANE = 5
+  TL_GEOM_PLANE = 5,
+  TL_GEOM_HEIGHTMAP = 6
 } tl_geom_type;
 
 /* Time integration of an articulated system.
@@ -79,6 +81,33 @@ typedef enum tl_integrator {
   TL_INTEGRATOR_EULER = 0,
   TL_INTEGRATOR_RK4 = 1
 } tl_integrator;
+
+/* Contact and constraint solver of a world.
+ * TL_SOLVER_PER_CONTACT: Gauss-Seidel over contacts, each solved exactly on
+ *   the Coulomb cone (Hwangbo, Lee, Hutter, RA-L 2018). The default.
+ * TL_SOLVER_PGS: projected Gauss-Seidel / SOR with the friction pyramid
+ *   (ODE's QuickStep).
+ * TL_SOLVER_DANTZIG: Dantzig's pivoting method on the boxed LCP with the
+ *   friction pyramid (ODE's dWorldStep); dense, for small problems. */
+typedef enum tl_solver {
+  TL_SOLVER_PER_CONTACT = 0,
+  TL_SOLVER_PGS = 1,
+  TL_SOLVER_DANTZIG = 2
+} tl_solver;
+
+/* What the last constraint solve did. Residuals are over contacts (N s and
+ * m/s): signorini = max |min(lambda_n, v_n - v_target)| (normal
+ * complementarity), cone = max(|lambda_t| - mu lambda_n, 0), dissipation =
+ * max |v_t| (mu lambda_n - |lambda_t|) + (|lambda_t| |v_t| + lambda_t . v_t)
+ * (zero when each contact sticks or slides against its friction). */
+typedef struct tl_solver_stats {
+  int iterations;       /* sweeps (Gauss-Seidel) or pivots (Dantzig) */
+  int nblock, nrow;     /* constraint blocks and rows */
+  int ncontact;
+  int converged;        /* 1 if the tolerance was met within the iteration budget */
+  double last_change;   /* largest impulse change of the last sweep (N s) */
+  double signorini, cone, dissipation;
+} tl_solver_stats;
 
 /* Number of generalized coordinates / velocities of a joint type. */
 int tl_joint_nq(tl_joint_type type);

@@ -4,9 +4,11 @@
  * geometry, detects contacts and computes M, h and the contact Jacobians of
  * every system; between the phases every kinematic and dynamic quantity of
  * the current state can be read; tl_world_integrate2 applies control, solves
- * the contacts (per-contact exact Coulomb cone, Hwangbo, Lee and Hutter, RA-L
- * 2018), integrates u and then q (semi-implicit Euler, quaternions through
- * the exponential map). tl_world_step does both. Stepping never allocates. */
+ * every constraint (contacts, joint limits, joint friction, effort-limited
+ * PD, mimic joints; by default each contact solved exactly on the Coulomb
+ * cone, Hwangbo, Lee and Hutter, RA-L 2018), integrates u and then q
+ * (semi-implicit Euler, quaternions through the exponential map).
+ * tl_world_step does both. Stepping never allocates. */
 #ifndef TALUS_WORLD_H
 #define TALUS_WORLD_H
 
@@ -29,8 +31,52 @@ double tl_world_timestep(const tl_world *world);
 tl_status tl_world_set_gravity(tl_world *world, const double gravity[3], tl_error *err);
 double tl_world_time(const tl_world *world); /* simulated time, s */
 
-/* Add the horizontal ground plane z = height with friction coefficient mu (>= 0). */
+/* Gravity into g (3). */
+void tl_world_gravity(const tl_world *world, double g[3]);
+
+/* ---- static geometry (never moves; collides with every system) ---- */
+/* The horizontal ground plane z = height, friction coefficient mu (>= 0),
+ * material "ground". */
 tl_status tl_world_add_ground(tl_world *world, double height, double mu, tl_error *err);
+/* A static sphere, box, capsule, cylinder or plane (the plane z = 0 of its
+ * frame) at pos (m) and orientation R (row-major, NULL = identity); size as
+ * in tl_geom_type (ignored for a plane); material name or NULL. *index (may
+ * be NULL) receives its static geom index. */
+tl_status tl_world_add_static_geom(tl_world *world, tl_geom_type type, const double size[3],
+                                   const double pos[3], const double R[9], const char *material,
+                                   int *index, tl_error *err);
+/* Heightmap terrain: heights[iy * nx + ix] (m, n = nx * ny values) at
+ * (x0 + ix dx, y0 + iy dy); each grid cell is two triangles. Copied. */
+tl_status tl_world_add_heightmap(tl_world *world, int nx, int ny, double x0, double y0, double dx,
+                                 double dy, const double *heights, int n, const char *material,
+                                 int *index, tl_error *err);
+
+/* ---- materials and collision filters ---- */
+/* Friction, restitution and restitution threshold (m/s: slower impacts do
+ * not bounce) for contacts between geoms of materials a and b (either
+ * order). Pairs without an entry use the smaller of the two geoms' friction
+ * coefficients (robot geoms: 0.8 unless set) and the default restitution. */
+tl_status tl_world_set_material_pair(tl_world *world, const char *a, const char *b, double mu,
+                                     double restitution, double threshold, tl_error *err);
+/* Defaults: mu 0.8 (for static geoms added later), restitution 0, threshold 0.01 m/s. */
+tl_status tl_world_set_default_material(tl_world *world, double mu, double restitution,
+                                        double threshold, tl_error *err);
+/* Never collide body ba of system sa with body bb of system sb (system -1:
+ * all static geometry). */
+tl_status tl_world_ignore_collision(tl_world *world, int sa, int ba, int sb, int bb, tl_error *err);
+
+/* ---- the constraint solver ---- */
+tl_status tl_world_set_solver(tl_world *world, tl_solver solver, tl_error *err);
+/* Gauss-Seidel sweeps at most max_iter (default 100), stop when no impulse
+ * changes by more than tol N s (default 1e-10); sor: over-relaxation of PGS
+ * (default 1). Impulses are warm-started from the last step. */
+tl_status tl_world_set_solver_params(tl_world *world, int max_iter, double tol, double sor,
+                                     tl_error *err);
+/* ODE's ERP (fraction of penetration removed per step, default 0.2) and CFM
+ * (compliance added to contact normal rows, default 0). */
+tl_status tl_world_set_erp_cfm(tl_world *world, double erp, double cfm, tl_error *err);
+/* Statistics of the last solve. */
+tl_status tl_world_solver_stats(const tl_world *world, tl_solver_stats *out, tl_error *err);
 
 /* Add an articulated system built from `model` (copied: the model may be
  * freed afterwards). The state starts at the model's reference configuration

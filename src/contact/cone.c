@@ -49,15 +49,18 @@ static double slide_residual(const double G[9], const double b[3], double mu, do
   return vt0 * s - vt1 * c;
 }
 
+/* Sliding solution: scan the friction direction angle for sign changes of
+ * the root function (where the normal impulse is positive), bisect each to
+ * machine precision, and accept the root whose tangential velocity opposes
+ * the friction impulse (dot <= 0). */
 static int slide_solve(const double G[9], const double b[3], double mu, double th0, double lam[3]) {
   enum { NGRID = 64 };
-  double prev_f = 0, prev_th = 0, dot;
+  double prev_f = 0, prev_th = 0, dot, l[3];
   int prev_ok = 0, ok;
   for (int i = 0; i <= NGRID; i++) {
-    double th = th0 + (2.0 * TL_PI * i) / NGRID, l[3];
+    double th = th0 + (2.0 * TL_PI * i) / NGRID;
     double f = slide_residual(G, b, mu, th, l, &dot, &ok);
-    ok = ok && dot <= 0;
-    if (ok && f == 0) {
+    if (ok && f == 0 && dot <= 0) {
       memcpy(lam, l, sizeof(l));
       return 1;
     }
@@ -72,8 +75,11 @@ static int slide_solve(const double G[9], const double b[3], double mu, double t
           hi = mid;
         }
       }
-      slide_residual(G, b, mu, 0.5 * (lo + hi), lam, &dot, &ok);
-      return ok;
+      slide_residual(G, b, mu, 0.5 * (lo + hi), l, &dot, &ok);
+      if (ok && dot <= 0) {
+        memcpy(lam, l, sizeof(l));
+        return 1;
+      }
     }
     prev_f = f;
     prev_th = th;
@@ -106,41 +112,4 @@ void tl_cone_contact_solve(const double G[9], const double b[3], double mu, doub
   lambda[0] = x[0] * k;
   lambda[1] = x[1] * k;
   lambda[2] = ln;
-}
-
-void tl_cone_solve(int nc, const double *G, const double *b, const double *mu, double *lambda,
-                   double *v, int max_iter, double tol, tl_solve_stats *stats) {
-  int n = 3 * nc, it = 0;
-  double change = 0;
-  /* v = G lambda + b */
-  for (int i = 0; i < n; i++) {
-    v[i] = b[i];
-    for (int j = 0; j < n; j++) v[i] += G[i * n + j] * lambda[j];
-  }
-  for (it = 0; it < max_iter; it++) {
-    change = 0;
-    for (int k = 0; k < nc; k++) {
-      double Gk[9], bk[3], lk[3], *l = lambda + 3 * k;
-      for (int i = 0; i < 3; i++) {
-        for (int j = 0; j < 3; j++) Gk[3 * i + j] = G[(3 * k + i) * n + 3 * k + j];
-        bk[i] = v[3 * k + i] - (Gk[3 * i] * l[0] + Gk[3 * i + 1] * l[1] + Gk[3 * i + 2] * l[2]);
-      }
-      tl_cone_contact_solve(Gk, bk, mu[k], lk);
-      double dl[3] = {lk[0] - l[0], lk[1] - l[1], lk[2] - l[2]};
-      if (dl[0] == 0 && dl[1] == 0 && dl[2] == 0) continue;
-      for (int i = 0; i < n; i++)
-        v[i] += G[i * n + 3 * k] * dl[0] + G[i * n + 3 * k + 1] * dl[1] + G[i * n + 3 * k + 2] * dl[2];
-      memcpy(l, lk, sizeof(lk));
-      double c = fabs(dl[0]) + fabs(dl[1]) + fabs(dl[2]);
-      if (c > change) change = c;
-    }
-    if (change <= tol) {
-      it++;
-      break;
-    }
-  }
-  if (stats) {
-    stats->iterations = it;
-    stats->residual = change;
-  }
 }

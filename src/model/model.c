@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "math/tl_math.h"
 #include "talus/model.h"
 
 /* Every array of the model with its element size and count, so that alloc,
@@ -16,7 +17,7 @@ typedef struct field {
   size_t size;
 } field;
 
-enum { NFIELD = 48 };
+enum { NFIELD = 120 };
 
 static int model_fields(tl_model *m, field *f) {
   int nb = m->nbody, nv = m->nv, nq = m->nq, nf = m->nframe, ng = m->ngeom, k = 0;
@@ -27,13 +28,15 @@ static int model_fields(tl_model *m, field *f) {
   F(jnt_nv, sizeof(int), nb); F(jnt_pos, 3 * sizeof(double), nb); F(jnt_rot, 9 * sizeof(double), nb);
   F(jnt_axis, 3 * sizeof(double), nb); F(jnt_axis2, 3 * sizeof(double), nb);
   F(body_mass, sizeof(double), nb); F(body_com, 3 * sizeof(double), nb);
-  F(body_inertia, 9 * sizeof(double), nb);
+  F(body_inertia, 9 * sizeof(double), nb); F(jnt_spring_quat, 4 * sizeof(double), nb);
   F(dof_body, sizeof(int), nv); F(dof_parent, sizeof(int), nv);
   F(dof_rotor_inertia, sizeof(double), nv); F(dof_damping, sizeof(double), nv);
   F(dof_friction, sizeof(double), nv); F(dof_stiffness, sizeof(double), nv);
   F(dof_spring_mount, sizeof(double), nv); F(dof_lower, sizeof(double), nv);
   F(dof_upper, sizeof(double), nv); F(dof_effort, sizeof(double), nv);
   F(dof_velocity, sizeof(double), nv); F(q0, sizeof(double), nq);
+  F(dof_mimic, sizeof(int), nv); F(dof_mimic_mult, sizeof(double), nv);
+  F(dof_mimic_offset, sizeof(double), nv);
   F(frame_name, sizeof(tl_name), nf); F(frame_body, sizeof(int), nf);
   F(frame_pos, 3 * sizeof(double), nf); F(frame_rot, 9 * sizeof(double), nf);
   F(frame_jnt_type, sizeof(tl_joint_type), nf); F(frame_link, sizeof(tl_name), nf);
@@ -41,7 +44,29 @@ static int model_fields(tl_model *m, field *f) {
   F(geom_body, sizeof(int), ng); F(geom_type, sizeof(tl_geom_type), ng);
   F(geom_size, 3 * sizeof(double), ng); F(geom_pos, 3 * sizeof(double), ng);
   F(geom_rot, 9 * sizeof(double), ng); F(geom_friction, sizeof(double), ng);
-  F(geom_mesh, 512, ng);
+  F(geom_mesh, 512, ng); F(geom_material, sizeof(tl_name), ng);
+  F(geom_group, sizeof(unsigned), ng); F(geom_mask, sizeof(unsigned), ng);
+  F(geom_hull, sizeof(int), ng);
+  F(link_name, sizeof(tl_name), m->nlink); F(link_body, sizeof(int), m->nlink);
+  F(link_pos, 3 * sizeof(double), m->nlink); F(link_rot, 9 * sizeof(double), m->nlink);
+  F(link_mass, sizeof(double), m->nlink); F(link_com, 3 * sizeof(double), m->nlink);
+  F(link_inertia, 9 * sizeof(double), m->nlink);
+  F(hull_vert_adr, sizeof(int), m->nhull); F(hull_nvert, sizeof(int), m->nhull);
+  F(hull_face_adr, sizeof(int), m->nhull); F(hull_nface, sizeof(int), m->nhull);
+  F(hull_vert, 3 * sizeof(double), m->nhull_vert); F(hull_face, 3 * sizeof(int), m->nhull_face);
+  /* URDF content kept for queries and export (urdf/) */
+  F(link_parent, sizeof(int), m->nlink); F(jnt_calibration, 2 * sizeof(double), nb);
+  F(jnt_safety, 4 * sizeof(double), nb); F(geom_restitution, sizeof(double), ng);
+  F(geom_contact_stiffness, sizeof(double), ng); F(geom_contact_damping, sizeof(double), ng);
+  F(geom_mesh_file, 512, ng);
+  F(visual_name, sizeof(tl_name), m->nvisual); F(visual_link, sizeof(tl_name), m->nvisual);
+  F(visual_body, sizeof(int), m->nvisual); F(visual_type, sizeof(tl_geom_type), m->nvisual);
+  F(visual_size, 3 * sizeof(double), m->nvisual); F(visual_pos, 3 * sizeof(double), m->nvisual);
+  F(visual_rot, 9 * sizeof(double), m->nvisual); F(visual_mesh, 512, m->nvisual);
+  F(visual_mesh_file, 512, m->nvisual); F(visual_material, sizeof(tl_name), m->nvisual);
+  F(visual_rgba, 4 * sizeof(double), m->nvisual); F(visual_texture, 512, m->nvisual);
+  F(material_name, sizeof(tl_name), m->nmaterial); F(material_rgba, 4 * sizeof(double), m->nmaterial);
+  F(material_texture, 512, m->nmaterial);
 #undef F
   return k;
 }
@@ -54,10 +79,10 @@ void tl_model_free(tl_model *m) {
   free(m);
 }
 
-tl_model *tl_model_alloc(int nbody, int nq, int nv, int nframe, int ngeom) {
+tl_model *tl_model_alloc(int nbody, int nq, int nv, int nframe, int ngeom, int nlink) {
   tl_model *m = calloc(1, sizeof(*m));
   if (!m) return NULL;
-  m->nbody = nbody; m->nq = nq; m->nv = nv; m->nframe = nframe; m->ngeom = ngeom;
+  m->nbody = nbody; m->nq = nq; m->nv = nv; m->nframe = nframe; m->ngeom = ngeom; m->nlink = nlink;
   field f[NFIELD];
   int n = model_fields(m, f);
   for (int i = 0; i < n; i++) {
@@ -67,12 +92,40 @@ tl_model *tl_model_alloc(int nbody, int nq, int nv, int nframe, int ngeom) {
       return NULL;
     }
   }
+  for (int b = 0; b < nbody; b++) m->jnt_spring_quat[4 * b] = 1.0;
+  for (int k = 0; k < nv; k++) {
+    m->dof_mimic[k] = -1;
+    m->dof_mimic_mult[k] = 1.0;
+  }
+  for (int g = 0; g < ngeom; g++) {
+    m->geom_group[g] = 1u;
+    m->geom_mask[g] = ~0u;
+    m->geom_hull[g] = -1;
+    m->geom_friction[g] = 0.8;
+    m->geom_restitution[g] = m->geom_contact_stiffness[g] = m->geom_contact_damping[g] = NAN;
+  }
+  for (int l = 0; l < nlink; l++) m->link_parent[l] = l - 1;
+  for (int b = 0; b < 2 * nbody; b++) m->jnt_calibration[b] = NAN;
+  for (int b = 0; b < 4 * nbody; b++) m->jnt_safety[b] = NAN;
   return m;
 }
 
 tl_model *tl_model_copy(const tl_model *src) {
-  tl_model *m = tl_model_alloc(src->nbody, src->nq, src->nv, src->nframe, src->ngeom);
+  tl_model *m = calloc(1, sizeof(*m));
   if (!m) return NULL;
+  m->nbody = src->nbody; m->nq = src->nq; m->nv = src->nv; m->nframe = src->nframe;
+  m->ngeom = src->ngeom; m->nlink = src->nlink; m->nhull = src->nhull; m->nhull_vert = src->nhull_vert;
+  m->nhull_face = src->nhull_face;
+  m->nvisual = src->nvisual; m->nmaterial = src->nmaterial;
+  {
+    field f[NFIELD];
+    int n = model_fields(m, f);
+    for (int i = 0; i < n; i++)
+      if (!(*f[i].ptr = calloc(1, f[i].size ? f[i].size : 1))) {
+        tl_model_free(m);
+        return NULL;
+      }
+  }
   field fd[NFIELD], fs[NFIELD];
   int n = model_fields(m, fd);
   model_fields((tl_model *)src, fs);
@@ -85,6 +138,43 @@ tl_model *tl_model_copy(const tl_model *src) {
     if (fd[i].size) memcpy(ptrs[i], *fs[i].ptr, fd[i].size);
   }
   return m;
+}
+
+/* ---------------- merging link inertials into bodies ---------------- */
+
+void tl_model_merge_links(tl_model *m) {
+  for (int b = 0; b < m->nbody; b++) {
+    m->body_mass[b] = 0;
+    memset(m->body_com + 3 * b, 0, 3 * sizeof(double));
+    memset(m->body_inertia + 9 * b, 0, 9 * sizeof(double));
+  }
+  /* accumulate mass, first moment (in body_com) and inertia about the body origin */
+  for (int l = 0; l < m->nlink; l++) {
+    double mass = m->link_mass[l];
+    if (!(mass > 0)) continue;
+    int b = m->link_body[l];
+    const double *R = m->link_rot + 9 * l;
+    double c[3], Ic[9];
+    tl_m3_mulv(c, R, m->link_com + 3 * l);
+    tl_v3_add(c, c, m->link_pos + 3 * l);
+    tl_m3_rotate_tensor(Ic, R, m->link_inertia + 9 * l);
+    double cc = tl_v3_dot(c, c), *Ib = m->body_inertia + 9 * b;
+    for (int i = 0; i < 3; i++)
+      for (int k = 0; k < 3; k++) Ib[3 * i + k] += Ic[3 * i + k] + mass * ((i == k ? cc : 0.0) - c[i] * c[k]);
+    m->body_mass[b] += mass;
+    tl_v3_addscl(m->body_com + 3 * b, c, mass);
+  }
+  /* COM, and the inertia back about the COM */
+  m->total_mass = 0;
+  for (int b = 0; b < m->nbody; b++) {
+    double mass = m->body_mass[b], *c = m->body_com + 3 * b, *I = m->body_inertia + 9 * b;
+    m->total_mass += mass;
+    if (!(mass > 0)) continue;
+    tl_v3_scale(c, c, 1.0 / mass);
+    double cc = tl_v3_dot(c, c);
+    for (int i = 0; i < 3; i++)
+      for (int k = 0; k < 3; k++) I[3 * i + k] -= mass * ((i == k ? cc : 0.0) - c[i] * c[k]);
+  }
 }
 
 /* ---------------- public queries ---------------- */
@@ -124,6 +214,7 @@ int tl_model_frame_body(const tl_model *m, int i) { return frame_ok(m, i) ? m->f
 tl_joint_type tl_model_frame_joint_type(const tl_model *m, int i) {
   return frame_ok(m, i) ? m->frame_jnt_type[i] : TL_JOINT_FIXED;
 }
+const char *tl_model_frame_link(const tl_model *m, int i) { return frame_ok(m, i) ? m->frame_link[i] : NULL; }
 int tl_model_frame_index(const tl_model *m, const char *name) {
   if (!m || !name) return -1;
   for (int i = 0; i < m->nframe; i++)
@@ -182,18 +273,40 @@ const char *tl_joint_type_name(tl_joint_type t) {
   return (t >= 0 && t <= TL_JOINT_UNIVERSAL) ? names[t] : "unknown";
 }
 const char *tl_geom_type_name(tl_geom_type t) {
-  static const char *names[] = {"sphere", "box", "capsule", "cylinder", "mesh", "plane"};
-  return (t >= 0 && t <= TL_GEOM_PLANE) ? names[t] : "unknown";
+  static const char *names[] = {"sphere", "box", "capsule", "cylinder", "mesh", "plane", "heightmap"};
+  return (t >= 0 && t <= TL_GEOM_HEIGHTMAP) ? names[t] : "unknown";
 }
 
-/* ---------------- user frames ---------------- */
-
+/* Grow *p to n elements of size elem (n >= 1). */
 static int grow(void **p, size_t elem, int n) {
   void *q = realloc(*p, elem * (size_t)n);
   if (!q) return -1;
   *p = q;
   return 0;
 }
+
+/* ---------------- convex hulls ---------------- */
+
+int tl_model_add_hull(tl_model *m, int g, int nvert, const double *vert, int nface, const int *face) {
+  int h = m->nhull, nh = h + 1, nv = m->nhull_vert + nvert, nf = m->nhull_face + nface;
+  if (grow((void **)&m->hull_vert_adr, sizeof(int), nh) || grow((void **)&m->hull_nvert, sizeof(int), nh) ||
+      grow((void **)&m->hull_face_adr, sizeof(int), nh) || grow((void **)&m->hull_nface, sizeof(int), nh) ||
+      grow((void **)&m->hull_vert, 3 * sizeof(double), nv) || grow((void **)&m->hull_face, 3 * sizeof(int), nf))
+    return -1; /* grown arrays keep their old entries valid: the model is unchanged */
+  m->hull_vert_adr[h] = m->nhull_vert;
+  m->hull_nvert[h] = nvert;
+  m->hull_face_adr[h] = m->nhull_face;
+  m->hull_nface[h] = nface;
+  memcpy(m->hull_vert + 3 * m->nhull_vert, vert, 3 * (size_t)nvert * sizeof(double));
+  memcpy(m->hull_face + 3 * m->nhull_face, face, 3 * (size_t)nface * sizeof(int));
+  m->nhull = nh;
+  m->nhull_vert = nv;
+  m->nhull_face = nf;
+  m->geom_hull[g] = h;
+  return 0;
+}
+
+/* ---------------- user frames ---------------- */
 
 int tl_model_add_frame(tl_model *m, const char *name, int body, const double pos[3], const double rot[9]) {
   int n = m->nframe + 1;
@@ -211,4 +324,33 @@ int tl_model_add_frame(tl_model *m, const char *name, int body, const double pos
   m->frame_jnt_type[f] = TL_JOINT_FIXED;
   m->nframe = n;
   return f;
+}
+
+/* ---------------- counts set after allocation (URDF visuals and materials) ---------------- */
+
+int tl_model_set_extra_counts(tl_model *m, int nvisual, int nmaterial) {
+  field before[NFIELD], after[NFIELD];
+  int n = model_fields(m, before);
+  tl_model t = *m;
+  t.nvisual = nvisual;
+  t.nmaterial = nmaterial;
+  model_fields(&t, after);
+  void *fresh[NFIELD] = {0};
+  for (int i = 0; i < n; i++) {
+    if (after[i].size == before[i].size) continue;
+    if (!(fresh[i] = calloc(1, after[i].size ? after[i].size : 1))) {
+      for (int k = 0; k < i; k++) free(fresh[k]);
+      return -1; /* nothing changed */
+    }
+  }
+  for (int i = 0; i < n; i++) {
+    if (!fresh[i]) continue;
+    size_t keep = before[i].size < after[i].size ? before[i].size : after[i].size;
+    memcpy(fresh[i], *before[i].ptr, keep);
+    free(*before[i].ptr);
+    *before[i].ptr = fresh[i];
+  }
+  m->nvisual = nvisual;
+  m->nmaterial = nmaterial;
+  return 0;
 }

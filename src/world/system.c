@@ -1,5 +1,6 @@
 /* tl_system: creation, state, and the public kinematic / dynamic queries. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,19 +8,14 @@
 #include "math/tl_math.h"
 #include "world/world_internal.h"
 
-static int count_max_contacts(const tl_model *m) {
-  int n = 0;
-  for (int g = 0; g < m->ngeom; g++) n += tl_geom_max_plane_contacts(m->geom_type[g]);
-  return n;
-}
-
 void tl_system_destroy(tl_system *s) {
   if (!s) return;
   tl_sysdata_free(&s->d);
-  double *arr[] = {s->kp, s->kd, s->q_target, s->u_target, s->tau_ff, s->force, s->diag,
-                   s->u_prev, s->q_prev, s->J, s->MinvJT, s->G, s->b, s->v, s->lambda, s->mu, s->rk};
+  double *arr[] = {s->kp, s->kd, s->q_target, s->u_target, s->tau_ff, s->tau_applied, s->ext,
+                   s->force, s->diag, s->u_prev, s->q_prev, s->u_free, s->rk, s->Jtmp, s->lambda_joint};
   for (size_t i = 0; i < sizeof(arr) / sizeof(arr[0]); i++) free(arr[i]);
-  free(s->contacts);
+  free(s->hulls);
+  free(s->pd_row);
   tl_model_free(s->m);
   free(s);
 }
@@ -35,13 +31,10 @@ tl_system *tl_system_create(tl_world *w, const tl_model *model, int index) {
     return NULL;
   }
   size_t nv = (size_t)s->m->nv, nq = (size_t)s->m->nq;
-  size_t mc = (size_t)count_max_contacts(s->m);
-  s->max_contact = (int)mc;
-  double **arr[] = {&s->kp, &s->kd, &s->q_target, &s->u_target, &s->tau_ff, &s->force,
-                    &s->diag, &s->u_prev, &s->q_prev, &s->J, &s->MinvJT, &s->G, &s->b,
-                    &s->v, &s->lambda, &s->mu, &s->rk};
-  size_t len[] = {nv, nv, nq, nv, nv, nv, nv, nv, nq, 3 * mc * nv, 3 * mc * nv,
-                  9 * mc * mc, 3 * mc, 3 * mc, 3 * mc, mc, nq + 9 * nv};
+  double **arr[] = {&s->kp, &s->kd, &s->q_target, &s->u_target, &s->tau_ff, &s->tau_applied, &s->ext,
+                    &s->force, &s->diag, &s->u_prev, &s->q_prev, &s->u_free, &s->rk, &s->Jtmp,
+                    &s->lambda_joint};
+  size_t len[] = {nv, nv, nq, nv, nv, nv, nv, nv, nv, nv, nq, nv, nq + 9 * nv, 3 * nv, 4 * nv};
   for (size_t i = 0; i < sizeof(len) / sizeof(len[0]); i++) {
     *arr[i] = calloc(len[i] ? len[i] : 1, sizeof(double));
     if (!*arr[i]) {
@@ -49,11 +42,15 @@ tl_system *tl_system_create(tl_world *w, const tl_model *model, int index) {
       return NULL;
     }
   }
-  s->contacts = calloc(mc ? mc : 1, sizeof(tl_contact));
-  if (!s->contacts) {
+  s->hulls = calloc(s->m->nhull ? (size_t)s->m->nhull : 1, sizeof(tl_hull));
+  s->pd_row = calloc(nv ? nv : 1, 1);
+  if (!s->hulls || !s->pd_row) {
     tl_system_destroy(s);
     return NULL;
   }
+  for (int h = 0; h < s->m->nhull; h++)
+    s->hulls[h] = (tl_hull){s->m->hull_nvert[h], s->m->hull_vert + 3 * s->m->hull_vert_adr[h],
+                            s->m->hull_nface[h], s->m->hull_face + 3 * s->m->hull_face_adr[h]};
   memcpy(s->q_target, s->m->q0, nq * sizeof(double));
   return s;
 }
@@ -282,10 +279,15 @@ double tl_system_potential_energy(tl_system *s) {
 
 /* ---------------- control ---------------- */
 
+int tl_system_pd_implicit(const tl_system *s, int k) { return !s->pd_row[k]; }
+
 void tl_system_implicit_diagonal(const tl_system *s, double dt, double *diag) {
   const tl_model *m = s->m;
-  for (int v = 0; v < m->nv; v++)
-    diag[v] = dt * (s->kd[v] + m->dof_damping[v]) + dt * dt * (s->kp[v] + m->dof_stiffness[v]);
+  for (int v = 0; v < m->nv; v++) {
+    int pd = tl_system_pd_implicit(s, v);
+    diag[v] = dt * ((pd ? s->kd[v] : 0.0) + m->dof_damping[v]) +
+              dt * dt * ((pd ? s->kp[v] : 0.0) + m->dof_stiffness[v]);
+  }
 }
 
 tl_status tl_system_set_integrator(tl_system *s, tl_integrator integrator, tl_error *err) {
@@ -338,3 +340,88 @@ tl_status tl_system_set_generalized_force(tl_system *s, const double *tau, int n
   memcpy(s->tau_ff, tau, (size_t)nv * sizeof(double));
   return TL_OK;
 }
+
+/* ---------------- applied and external forces ---------------- */
+
+tl_status tl_system_applied_generalized_force(const tl_system *s, double *tau, int nv, tl_error *err) {
+  tl_status st = check_len(err, "tau", tau, nv, s->m->nv);
+  if (st) return st;
+  memcpy(tau, s->tau_applied, (size_t)nv * sizeof(double));
+  return TL_OK;
+}
+
+/* ext += J^T w for the wrench (torque about the origin; force) of body b. */
+static void add_wrench(tl_system *s, int b, const double torque[3], const double f[3]) {
+  const tl_model *m = s->m;
+  double F[6] = {torque[0], torque[1], torque[2], f[0], f[1], f[2]};
+  while (b > 0 && m->jnt_nv[b] == 0) b = m->parent[b];
+  for (int k = m->jnt_nv[b] ? m->v_adr[b] + m->jnt_nv[b] - 1 : -1; k >= 0; k = m->dof_parent[k])
+    s->ext[k] += tl_sp_dot(s->d.cdof + 6 * k, F);
+}
+
+tl_status tl_system_add_external_force(tl_system *s, int b, const double f[3], const double point[3],
+                                       tl_error *err) {
+  tl_status st = check_body(s, b, err);
+  if (st) return st;
+  if (!f || !tl_v3_isfinite(f) || (point && !tl_v3_isfinite(point)))
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "force", "force and point must be 3 finite numbers");
+  tl_system_update_kinematics(s);
+  double p[3], t[3];
+  if (point)
+    tl_v3_copy(p, point);
+  else
+    tl_v3_copy(p, s->d.xcom + 3 * b);
+  tl_v3_cross(t, p, f); /* moment about the world origin */
+  add_wrench(s, b, t, f);
+  return TL_OK;
+}
+
+tl_status tl_system_add_external_torque(tl_system *s, int b, const double torque[3], tl_error *err) {
+  tl_status st = check_body(s, b, err);
+  if (st) return st;
+  if (!torque || !tl_v3_isfinite(torque))
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "torque", "torque must be 3 finite numbers");
+  tl_system_update_kinematics(s);
+  double zero[3] = {0, 0, 0};
+  add_wrench(s, b, torque, zero);
+  return TL_OK;
+}
+
+void tl_system_clear_external_forces(tl_system *s) { memset(s->ext, 0, (size_t)s->m->nv * sizeof(double)); }
+
+/* ---------------- collision properties ---------------- */
+
+static tl_status check_geom(const tl_system *s, int g, tl_error *err) {
+  if (g < 0 || g >= s->m->ngeom)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "geom", "geom index %d out of range [0, %d)", g, s->m->ngeom);
+  return TL_OK;
+}
+
+tl_status tl_system_set_geom_material(tl_system *s, int g, const char *material, tl_error *err) {
+  tl_status st = check_geom(s, g, err);
+  if (st) return st;
+  if (!material || strlen(material) >= TL_NAME_MAX)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "material", "material names: 0 to %d characters, not NULL",
+                        TL_NAME_MAX - 1);
+  snprintf(s->m->geom_material[g], TL_NAME_MAX, "%s", material);
+  return TL_OK;
+}
+
+tl_status tl_system_set_geom_friction(tl_system *s, int g, double mu, tl_error *err) {
+  tl_status st = check_geom(s, g, err);
+  if (st) return st;
+  if (!(mu >= 0) || !isfinite(mu))
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "mu", "friction coefficient %g: expected a finite number >= 0", mu);
+  s->m->geom_friction[g] = mu;
+  return TL_OK;
+}
+
+tl_status tl_system_set_collision_filter(tl_system *s, int g, unsigned group, unsigned mask, tl_error *err) {
+  tl_status st = check_geom(s, g, err);
+  if (st) return st;
+  s->m->geom_group[g] = group;
+  s->m->geom_mask[g] = mask;
+  return TL_OK;
+}
+
+void tl_system_set_self_collision(tl_system *s, int on) { s->self_collision = on != 0; }

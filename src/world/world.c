@@ -1,14 +1,17 @@
-/* tl_world: objects, and the two-phase step (DESIGN.md, "The step").
+/* tl_world: objects, materials, and the two-phase step (DESIGN.md, "The step").
  *
- * integrate1: kinematics, M and h (CRBA, RNEA), ground collision, contact
- *             frames and Jacobians.
- * integrate2: implicit PD / damping / springs in the effective mass
- *             M_eff = M + dt D + dt^2 K, the contact solve on the Delassus
- *             matrix G = J M_eff^-1 J^T with the exact Coulomb cone (Hwangbo,
- *             Lee, Hutter, RA-L 2018), u+ = u + M_eff^-1 (dt f + J^T lambda),
- *             q+ = q (+) dt u+ (semi-implicit Euler on the manifold). */
-#include <cblas.h>
+ * integrate1: kinematics, M and h of every system (CRBA, RNEA); collision
+ *             detection (collision.c): contact points, frames, targets.
+ * integrate2: per system, control and passive forces with the implicit PD,
+ *             damping and springs in the effective mass
+ *             M_eff = M + dt D + dt^2 K and the free velocity
+ *             u_free = u + dt M_eff^-1 f; then every constraint of the world
+ *             (contacts, joint limits, joint friction, effort-limited PD,
+ *             mimic joints) solved together (constraint.c); then
+ *             q+ = q (+) dt u+ (semi-implicit Euler on the manifold).
+ * Systems integrated with RK4 take their own contact-free step. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,17 +21,27 @@
 
 tl_status tl_world_create(tl_world **out, tl_error *err) {
   if (!out) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "out", "out must not be NULL");
-  tl_world *w = calloc(1, sizeof(*w));
   *out = NULL;
+  tl_world *w = calloc(1, sizeof(*w));
   if (!w) return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
   w->dt = 1e-3;
   tl_v3_set(w->gravity, 0, 0, -9.81);
+  w->default_mu = 0.8;
+  w->default_threshold = 0.01;
   w->contact_margin = 5e-3;
   w->erp = 0.2;
-  w->slop = 1e-4;
+  w->slop = 0.0;
   w->max_recovery_speed = 1.0;
-  w->solver_max_iter = 200;
-  w->solver_tol = 1e-12;
+  w->contact_compliance = 1e-3;
+  w->limit_margin = 0.02;
+  w->solver = TL_SOLVER_PER_CONTACT;
+  w->solver_max_iter = 100;
+  w->solver_tol = 1e-10;
+  w->sor = 1.0;
+  if (tl_world_rebuild_geoms(w) || tl_world_reserve_constraints(w)) {
+    tl_world_free(w);
+    return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
+  }
   *out = w;
   return TL_OK;
 }
@@ -36,9 +49,16 @@ tl_status tl_world_create(tl_world **out, tl_error *err) {
 void tl_world_free(tl_world *w) {
   if (!w) return;
   for (int i = 0; i < w->nsystem; i++) tl_system_destroy(w->systems[i]);
-  free(w->systems);
+  for (int i = 0; i < w->nheightmap; i++) free((double *)w->heightmaps[i].heights);
+  void *arr[] = {w->systems, w->statics, w->heightmaps, w->pairs, w->geomrefs, w->sap_order,
+                 w->contacts, w->prev, w->ignore, w->blocks, w->pool, w->lcp_A, w->lcp_b,
+                 w->lcp_lo, w->lcp_hi, w->lcp_mu, w->lcp_x, w->lcp_findex, w->lcp_row_block};
+  for (size_t i = 0; i < sizeof(arr) / sizeof(arr[0]); i++) free(arr[i]);
+  tl_lcp_work_free(w->lcp);
   free(w);
 }
+
+/* ---------------- settings ---------------- */
 
 tl_status tl_world_set_timestep(tl_world *w, double dt, tl_error *err) {
   if (!(dt > 0) || !isfinite(dt))
@@ -58,15 +78,179 @@ tl_status tl_world_set_gravity(tl_world *w, const double g[3], tl_error *err) {
   return TL_OK;
 }
 
+void tl_world_gravity(const tl_world *w, double g[3]) { tl_v3_copy(g, w->gravity); }
+
+/* Dense Dantzig scratch for up to `rows` rows (allocated when selected). */
+static int reserve_dantzig(tl_world *w, int rows) {
+  if (rows <= w->lcp_cap && w->lcp) return 0;
+  tl_lcp_work_free(w->lcp);
+  w->lcp = tl_lcp_work_create(rows);
+  size_t n = (size_t)rows;
+  double **d[] = {&w->lcp_b, &w->lcp_lo, &w->lcp_hi, &w->lcp_mu, &w->lcp_x};
+  for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++) {
+    free(*d[i]);
+    *d[i] = calloc(n, sizeof(double));
+  }
+  free(w->lcp_A);
+  w->lcp_A = calloc(n * n, sizeof(double));
+  free(w->lcp_findex);
+  free(w->lcp_row_block);
+  w->lcp_findex = calloc(n, sizeof(int));
+  w->lcp_row_block = calloc(n, sizeof(int));
+  int ok = w->lcp && w->lcp_A && w->lcp_b && w->lcp_lo && w->lcp_hi && w->lcp_mu && w->lcp_x &&
+           w->lcp_findex && w->lcp_row_block;
+  w->lcp_cap = ok ? rows : 0;
+  return ok ? 0 : -1;
+}
+
+tl_status tl_world_set_solver(tl_world *w, tl_solver solver, tl_error *err) {
+  if (solver != TL_SOLVER_PER_CONTACT && solver != TL_SOLVER_PGS && solver != TL_SOLVER_DANTZIG)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "solver", "unknown solver %d", (int)solver);
+  if (solver == TL_SOLVER_DANTZIG && reserve_dantzig(w, TL_DANTZIG_MAX_ROWS))
+    return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory for the Dantzig solver");
+  w->solver = solver;
+  return TL_OK;
+}
+
+tl_status tl_world_set_solver_params(tl_world *w, int max_iter, double tol, double sor, tl_error *err) {
+  if (max_iter < 1 || !(tol >= 0) || !(sor > 0 && sor < 2))
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "solver",
+                        "max_iter %d, tol %g, sor %g: expected max_iter >= 1, tol >= 0, 0 < sor < 2",
+                        max_iter, tol, sor);
+  w->solver_max_iter = max_iter;
+  w->solver_tol = tol;
+  w->sor = sor;
+  return TL_OK;
+}
+
+tl_status tl_world_set_erp_cfm(tl_world *w, double erp, double cfm, tl_error *err) {
+  if (!(erp >= 0 && erp <= 1) || !(cfm >= 0) || !isfinite(cfm))
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "erp",
+                        "erp %g, cfm %g: expected 0 <= erp <= 1 and a finite cfm >= 0", erp, cfm);
+  w->erp = erp;
+  w->cfm = cfm;
+  return TL_OK;
+}
+
+tl_status tl_world_solver_stats(const tl_world *w, tl_solver_stats *out, tl_error *err) {
+  if (!out) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "out", "out must not be NULL");
+  *out = w->stats;
+  return TL_OK;
+}
+
+/* ---------------- objects ---------------- */
+
+/* Keep the collision and constraint buffers sized for every object. */
+static tl_status refresh(tl_world *w, tl_error *err) {
+  if (tl_world_rebuild_geoms(w) || tl_world_reserve_constraints(w))
+    return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
+  return TL_OK;
+}
+
+static tl_status check_pose(const double pos[3], const double R[9], tl_error *err) {
+  if (!pos || !tl_v3_isfinite(pos))
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "pos", "pos must be 3 finite numbers");
+  if (R) {
+    double RtR[9], dev = 0;
+    tl_m3_tmul(RtR, R, R);
+    for (int i = 0; i < 9; i++) dev = fmax(dev, fabs(RtR[i] - (i % 4 == 0 ? 1.0 : 0.0)));
+    if (!(dev < 1e-9))
+      return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "R", "R is not a rotation matrix (|R^T R - 1| = %g)", dev);
+  }
+  return TL_OK;
+}
+
+static tl_status check_size(tl_geom_type type, const double size[3], tl_error *err) {
+  int n = type == TL_GEOM_SPHERE ? 1 : type == TL_GEOM_BOX ? 3 : (type == TL_GEOM_CAPSULE || type == TL_GEOM_CYLINDER) ? 2 : 0;
+  if (type == TL_GEOM_MESH || type == TL_GEOM_HEIGHTMAP || type < 0 || type > TL_GEOM_HEIGHTMAP)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "type",
+                        "static geoms are sphere, box, capsule, cylinder or plane (heightmaps: tl_world_add_heightmap)");
+  for (int i = 0; i < n; i++)
+    if (!size || !(size[i] > 0) || !isfinite(size[i]))
+      return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "size", "size[%d] of a static %s must be finite and > 0",
+                          i, tl_geom_type_name(type));
+  return TL_OK;
+}
+
+static tl_static_geom *push_static(tl_world *w) {
+  if (w->nstatic == w->cap_static) {
+    int cap = w->cap_static ? 2 * w->cap_static : 8;
+    tl_static_geom *s = realloc(w->statics, (size_t)cap * sizeof(*s));
+    if (!s) return NULL;
+    w->statics = s;
+    w->cap_static = cap;
+  }
+  tl_static_geom *g = &w->statics[w->nstatic];
+  memset(g, 0, sizeof(*g));
+  g->group = 1u;
+  g->mask = ~0u;
+  g->friction = w->default_mu;
+  g->heightmap = -1;
+  tl_m3_identity(g->rot);
+  return g;
+}
+
+tl_status tl_world_add_static_geom(tl_world *w, tl_geom_type type, const double size[3], const double pos[3],
+                                   const double R[9], const char *material, int *index, tl_error *err) {
+  tl_status st;
+  if ((st = check_size(type, size, err)) || (st = check_pose(pos, R, err))) return st;
+  if (material && strlen(material) >= 128)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "material", "material names have at most 127 characters");
+  tl_static_geom *g = push_static(w);
+  if (!g) return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
+  g->type = type;
+  if (type != TL_GEOM_PLANE) memcpy(g->size, size, sizeof(g->size));
+  tl_v3_copy(g->pos, pos);
+  if (R) tl_m3_copy(g->rot, R);
+  snprintf(g->material, sizeof(g->material), "%s", material ? material : "");
+  if (index) *index = w->nstatic;
+  w->nstatic++;
+  return refresh(w, err);
+}
+
 tl_status tl_world_add_ground(tl_world *w, double height, double mu, tl_error *err) {
   if (!isfinite(height) || !isfinite(mu) || mu < 0)
     return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "ground",
-                        "ground height %g m and friction %g: expected finite numbers, friction >= 0",
-                        height, mu);
-  w->has_ground = 1;
-  w->ground_height = height;
-  w->ground_mu = mu;
-  return TL_OK;
+                        "ground height %g m and friction %g: expected finite numbers, friction >= 0", height, mu);
+  double pos[3] = {0, 0, height};
+  int idx = -1;
+  tl_status st = tl_world_add_static_geom(w, TL_GEOM_PLANE, NULL, pos, NULL, "ground", &idx, err);
+  if (!st) w->statics[idx].friction = mu;
+  return st;
+}
+
+tl_status tl_world_add_heightmap(tl_world *w, int nx, int ny, double x0, double y0, double dx, double dy,
+                                 const double *heights, int n, const char *material, int *index, tl_error *err) {
+  if (nx < 2 || ny < 2 || !(dx > 0) || !(dy > 0) || !isfinite(x0) || !isfinite(y0) || !isfinite(dx) || !isfinite(dy))
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "heightmap",
+                        "heightmap %d x %d with spacing %g x %g: expected at least 2 x 2 points and spacings > 0",
+                        nx, ny, dx, dy);
+  if (!heights || n != nx * ny)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "heights", "heights has length %d, expected %d", n, nx * ny);
+  for (int i = 0; i < n; i++)
+    if (!isfinite(heights[i]))
+      return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "heights", "heights[%d] is %g: expected a finite number", i, heights[i]);
+  double *h = malloc((size_t)n * sizeof(double));
+  tl_heightmap *hm = realloc(w->heightmaps, (size_t)(w->nheightmap + 1) * sizeof(*hm));
+  if (!h || !hm) {
+    free(h);
+    if (hm) w->heightmaps = hm;
+    return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
+  }
+  w->heightmaps = hm;
+  memcpy(h, heights, (size_t)n * sizeof(double));
+  hm[w->nheightmap] = (tl_heightmap){nx, ny, x0, y0, dx, dy, h};
+  tl_static_geom *g = push_static(w);
+  if (!g) {
+    free(h);
+    return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
+  }
+  g->type = TL_GEOM_HEIGHTMAP;
+  g->heightmap = w->nheightmap++;
+  snprintf(g->material, sizeof(g->material), "%s", material ? material : "");
+  if (index) *index = w->nstatic;
+  w->nstatic++;
+  return refresh(w, err);
 }
 
 tl_status tl_world_add_system(tl_world *w, const tl_model *model, tl_system **out, tl_error *err) {
@@ -94,125 +278,142 @@ tl_status tl_world_add_system(tl_world *w, const tl_model *model, tl_system **ou
     return st;
   }
   w->systems[w->nsystem++] = s;
+  tl_status st = refresh(w, err);
+  if (st) { /* nothing half-built: take the system out again */
+    w->nsystem--;
+    tl_system_destroy(s);
+    return st;
+  }
   if (out) *out = s;
+  return TL_OK;
+}
+
+/* ---------------- materials and filters ---------------- */
+
+tl_status tl_world_set_default_material(tl_world *w, double mu, double restitution, double threshold,
+                                        tl_error *err) {
+  if (!(mu >= 0) || !(restitution >= 0 && restitution <= 1) || !(threshold >= 0) || !isfinite(mu) ||
+      !isfinite(threshold))
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "material",
+                        "friction %g, restitution %g, threshold %g: expected mu >= 0, 0 <= e <= 1, threshold >= 0",
+                        mu, restitution, threshold);
+  w->default_mu = mu;
+  w->default_restitution = restitution;
+  w->default_threshold = threshold;
+  return TL_OK;
+}
+
+tl_status tl_world_set_material_pair(tl_world *w, const char *a, const char *b, double mu, double restitution,
+                                     double threshold, tl_error *err) {
+  if (!a || !b || strlen(a) >= 128 || strlen(b) >= 128)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "material", "material names: 0 to 127 characters, not NULL");
+  if (!(mu >= 0) || !(restitution >= 0 && restitution <= 1) || !(threshold >= 0) || !isfinite(mu) ||
+      !isfinite(threshold))
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "material",
+                        "pair (%s, %s): friction %g, restitution %g, threshold %g: expected mu >= 0, "
+                        "0 <= e <= 1, threshold >= 0", a, b, mu, restitution, threshold);
+  tl_material_pair *p = NULL;
+  for (int i = 0; i < w->npair && !p; i++)
+    if ((!strcmp(w->pairs[i].a, a) && !strcmp(w->pairs[i].b, b)) || (!strcmp(w->pairs[i].a, b) && !strcmp(w->pairs[i].b, a)))
+      p = &w->pairs[i];
+  if (!p) {
+    if (w->npair == w->cap_pair) {
+      int cap = w->cap_pair ? 2 * w->cap_pair : 8;
+      tl_material_pair *g = realloc(w->pairs, (size_t)cap * sizeof(*g));
+      if (!g) return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
+      w->pairs = g;
+      w->cap_pair = cap;
+    }
+    p = &w->pairs[w->npair++];
+    snprintf(p->a, sizeof(p->a), "%s", a);
+    snprintf(p->b, sizeof(p->b), "%s", b);
+  }
+  p->mu = mu;
+  p->restitution = restitution;
+  p->threshold = threshold;
+  return TL_OK;
+}
+
+tl_status tl_world_ignore_collision(tl_world *w, int sa, int ba, int sb, int bb, tl_error *err) {
+  int ok = sa >= -1 && sa < w->nsystem && sb >= -1 && sb < w->nsystem;
+  ok = ok && (sa < 0 || (ba >= 0 && ba < w->systems[sa]->m->nbody)) && (sb < 0 || (bb >= 0 && bb < w->systems[sb]->m->nbody));
+  if (!ok)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "body", "no body %d of system %d or body %d of system %d",
+                        ba, sa, bb, sb);
+  int *p = realloc(w->ignore, (size_t)(w->ignore_n + 1) * 4 * sizeof(int));
+  if (!p) return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
+  w->ignore = p;
+  int *e = p + 4 * w->ignore_n++;
+  e[0] = sa; e[1] = sa < 0 ? -1 : ba; e[2] = sb; e[3] = sb < 0 ? -1 : bb;
   return TL_OK;
 }
 
 /* ---------------- integrate1 ---------------- */
 
-/* Contact Jacobian rows (t1, t2, n) of contact k: only ancestor DOFs. */
-static void contact_jacobian(tl_system *s, int k) {
-  const tl_model *m = s->m;
-  const tl_contact *c = &s->contacts[k];
-  int nv = m->nv, b = c->body;
-  double *J = s->J + 3 * (size_t)k * (size_t)nv;
-  memset(J, 0, 3 * (size_t)nv * sizeof(double));
-  while (b > 0 && m->jnt_nv[b] == 0) b = m->parent[b];
-  for (int j = m->jnt_nv[b] ? m->v_adr[b] + m->jnt_nv[b] - 1 : -1; j >= 0; j = m->dof_parent[j]) {
-    const double *S = s->d.cdof + 6 * j;
-    double lin[3];
-    tl_v3_cross(lin, S, c->pos);
-    tl_v3_add(lin, lin, S + 3);
-    for (int r = 0; r < 3; r++) J[r * nv + j] = tl_v3_dot(c->frame + 3 * r, lin);
-  }
-}
-
-static void detect_contacts(tl_world *w, tl_system *s) {
-  const tl_model *m = s->m;
-  s->ncontact = 0;
-  if (!w->has_ground || s->integrator == TL_INTEGRATOR_RK4) return;
-  for (int g = 0; g < m->ngeom; g++) {
-    if (m->geom_body[g] == 0 && m->base == TL_BASE_FIXED) continue; /* welded to the world */
-    int n = tl_collide_plane(m, &s->d, g, w->ground_height, w->contact_margin, s->contacts + s->ncontact);
-    for (int i = 0; i < n; i++) {
-      tl_contact *c = &s->contacts[s->ncontact + i];
-      c->mu = sqrt(m->geom_friction[g] * w->ground_mu);
-      double phi = -c->depth;
-      c->vtarget = phi > 0 ? -phi / w->dt
-                           : fmin(w->erp * fmax(c->depth - w->slop, 0.0) / w->dt, w->max_recovery_speed);
-      contact_jacobian(s, s->ncontact + i);
-    }
-    s->ncontact += n;
-  }
-}
-
 tl_status tl_world_integrate1(tl_world *w, tl_error *err) {
-  for (int i = 0; i < w->nsystem; i++) {
-    tl_system *s = w->systems[i];
-    tl_system_update_dynamics(s);
-    detect_contacts(w, s);
-  }
+  for (int i = 0; i < w->nsystem; i++) tl_system_update_dynamics(w->systems[i]);
+  tl_world_collide(w);
   return TL_OK;
 }
 
 /* ---------------- integrate2 ---------------- */
 
-/* Position error of the PD target for the DOFs of body b (velocity dimension). */
-static void pd_position_error(const tl_system *s, int b, double *e) {
-  const tl_model *m = s->m;
-  const double *q = s->d.q + m->q_adr[b], *qt = s->q_target + m->q_adr[b];
+/* Error from q to a target configuration qt of body b's joint (velocity
+ * dimension): qt - q for scalar coordinates, the rotation vector
+ * log(qt q^-1) in the parent joint frame for a spherical joint, zero for the
+ * floating base (its gains and stiffness are zero). */
+static void joint_error(const tl_model *m, int b, const double *q, const double *qt, double *e) {
   if (m->jnt_type[b] == TL_JOINT_SPHERICAL) {
-    /* rotation from q to q_target in the parent joint frame: log(qt * q^-1) */
     double qi[4] = {q[0], -q[1], -q[2], -q[3]}, dq[4];
     tl_quat_mul(dq, qt, qi);
     tl_quat_log(e, dq);
   } else if (m->jnt_type[b] == TL_JOINT_FLOATING) {
-    memset(e, 0, 6 * sizeof(double)); /* base gains are zero */
+    memset(e, 0, 6 * sizeof(double));
   } else {
     for (int k = 0; k < m->jnt_nv[b]; k++) e[k] = qt[k] - q[k];
   }
 }
 
-/* Generalized force of control and passive elements, with the terms the
- * implicit integration moves to the left-hand side when `implicit_dt` > 0:
- * tau_ff - h + Kp (e - dt u) + Kd (u_t - u) - D u - K (q - q_mount + dt u).
- * With implicit_dt = 0 the same forces, explicit (RK4). h is not included. */
+/* Position error of the PD target for the DOFs of body b. */
+static void pd_position_error(const tl_system *s, int b, double *e) {
+  const tl_model *m = s->m;
+  joint_error(m, b, s->d.q + m->q_adr[b], s->q_target + m->q_adr[b], e);
+}
+
+/* Deflection of body b's joint spring from its rest position (spring_mount). */
+static void spring_error(const tl_system *s, int b, double *e) {
+  const tl_model *m = s->m;
+  const double *mount = m->jnt_type[b] == TL_JOINT_SPHERICAL ? m->jnt_spring_quat + 4 * b
+                                                             : m->dof_spring_mount + m->v_adr[b];
+  joint_error(m, b, s->d.q + m->q_adr[b], mount, e);
+}
+
+/* Generalized force of control, passive elements and external forces, with
+ * the terms that the implicit integration moves into M_eff when
+ * implicit_dt > 0: tau_ff + Kp (e - dt u) + Kd (u_t - u) - D u
+ * - K (q - q_mount + dt u) + ext. PD terms of effort-limited DOFs are left
+ * to their constraint rows (Euler) or clamped here (RK4, implicit_dt = 0).
+ * tau_ff is clamped to the effort limit. h is not included. */
 static void control_forces(const tl_system *s, const double *u, double implicit_dt, double *f) {
   const tl_model *m = s->m;
   const double dt = implicit_dt;
   for (int b = 0; b < m->nbody; b++) {
-    double e[6];
+    double e[6], es[6];
     int v0 = m->v_adr[b];
     pd_position_error(s, b, e);
+    spring_error(s, b, es);
     for (int k = 0; k < m->jnt_nv[b]; k++) {
       int v = v0 + k;
-      double spring = 0;
-      if (m->jnt_nv[b] == 1 && m->dof_stiffness[v] > 0)
-        spring = -m->dof_stiffness[v] * (s->d.q[m->q_adr[b]] - m->dof_spring_mount[v] + dt * u[v]);
-      f[v] = s->tau_ff[v] + s->kp[v] * (e[k] - dt * u[v]) + s->kd[v] * (s->u_target[v] - u[v]) -
-             m->dof_damping[v] * u[v] + spring;
+      double eff = m->dof_effort[v], act = fmax(-eff, fmin(eff, s->tau_ff[v]));
+      double spring = m->dof_stiffness[v] * (es[k] - dt * u[v]);
+      double pd = s->kp[v] * (e[k] - dt * u[v]) + s->kd[v] * (s->u_target[v] - u[v]);
+      if (dt == 0) /* explicit (RK4): saturate */
+        act = fmax(-eff, fmin(eff, act + pd));
+      else if (tl_system_pd_implicit(s, v))
+        act += pd;
+      f[v] = act - m->dof_damping[v] * u[v] + spring + s->ext[v];
     }
   }
-}
-
-/* Contact impulses on top of u_free (in s->d.u); adds M_eff^-1 J^T lambda. */
-static void solve_contacts(tl_world *w, tl_system *s) {
-  int nc = s->ncontact, nv = s->m->nv, n = 3 * nc;
-  if (nc == 0) return;
-  for (int r = 0; r < n; r++) {
-    double *x = s->MinvJT + (size_t)r * (size_t)nv;
-    memcpy(x, s->J + (size_t)r * (size_t)nv, (size_t)nv * sizeof(double));
-    tl_dyn_solve(&s->d, x);
-  }
-  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, nv, 1.0, s->J, nv, s->MinvJT, nv,
-              0.0, s->G, n);
-  cblas_dgemv(CblasRowMajor, CblasNoTrans, n, nv, 1.0, s->J, nv, s->d.u, 1, 0.0, s->b, 1);
-  for (int k = 0; k < nc; k++) {
-    s->b[3 * k + 2] -= s->contacts[k].vtarget;
-    s->mu[k] = s->contacts[k].mu;
-  }
-  memset(s->lambda, 0, (size_t)n * sizeof(double));
-  tl_cone_solve(nc, s->G, s->b, s->mu, s->lambda, s->v, w->solver_max_iter, w->solver_tol, &s->stats);
-  cblas_dgemv(CblasRowMajor, CblasTrans, n, nv, 1.0, s->MinvJT, nv, s->lambda, 1, 1.0, s->d.u, 1);
-  for (int k = 0; k < nc; k++) memcpy(s->contacts[k].lambda, s->lambda + 3 * k, 3 * sizeof(double));
-}
-
-static int state_finite(const tl_system *s) {
-  for (int i = 0; i < s->m->nq; i++)
-    if (!isfinite(s->d.q[i])) return 0;
-  for (int i = 0; i < s->m->nv; i++)
-    if (!isfinite(s->d.u[i])) return 0;
-  return 1;
 }
 
 /* Derivative of the state for RK4: du = ABA(q, u, tau(q, u)) into a. */
@@ -222,69 +423,64 @@ static int rk_accel(tl_world *w, tl_system *s, double *a) {
   return tl_dyn_aba(&s->d, w->gravity, s->force, a);
 }
 
-/* Classical RK4 on the configuration manifold: stage configurations are
- * q0 (+) c dt v_i, and q+ = q0 (+) dt/6 (v1 + 2 v2 + 2 v3 + v4), with the
- * tangent increments of quaternion joints composed through the exponential
- * map (tl_dyn_integrate_q). Contacts are not part of this scheme. */
+/* Tangent velocity of quaternion joints at the stage rotation theta:
+ * k = dexp^-1_theta(w) = w - 1/2 theta x w + 1/12 theta x (theta x w) + O(theta^4),
+ * enough for fourth order (Munthe-Kaas, "High order Runge-Kutta methods on
+ * manifolds", 1999). Other coordinates: k = u. */
+static void rkmk_tangent(const tl_model *m, const double *theta, const double *u, double *k) {
+  memcpy(k, u, (size_t)m->nv * sizeof(double));
+  for (int b = 0; b < m->nbody; b++) {
+    int off = m->jnt_type[b] == TL_JOINT_FLOATING ? 3 : m->jnt_type[b] == TL_JOINT_SPHERICAL ? 0 : -1;
+    if (off < 0) continue;
+    int v = m->v_adr[b] + off;
+    double t1[3], t2[3];
+    tl_v3_cross(t1, theta + v, u + v);
+    tl_v3_cross(t2, theta + v, t1);
+    for (int i = 0; i < 3; i++) k[v + i] = u[v + i] - 0.5 * t1[i] + t2[i] / 12.0;
+  }
+}
+
+/* Classical RK4 on the configuration manifold, Runge-Kutta-Munthe-Kaas for
+ * the quaternion joints: stage configurations are q0 (+) c dt k_(i-1), with
+ * k_i the stage velocity mapped through dexp^-1, and
+ * q+ = q0 (+) dt/6 (k1 + 2 k2 + 2 k3 + k4), u+ = u0 + dt/6 (a1 + 2 a2 + 2 a3 + a4).
+ * Forces are explicit; contacts are not part of this scheme. */
 static int rk4_step(tl_world *w, tl_system *s) {
   const tl_model *m = s->m;
   int nv = m->nv, nq = m->nq;
-  double dt = w->dt, *q0 = s->rk, *u0 = q0 + nq, *a = u0 + nv, *v = a + 4 * nv;
+  double dt = w->dt, *q0 = s->rk, *u0 = q0 + nq, *a = u0 + nv, *k = a + 4 * nv, *theta = s->Jtmp;
   static const double c[4] = {0.0, 0.5, 0.5, 1.0}, wgt[4] = {1.0, 2.0, 2.0, 1.0};
   memcpy(q0, s->d.q, (size_t)nq * sizeof(double));
   memcpy(u0, s->d.u, (size_t)nv * sizeof(double));
   for (int i = 0; i < 4; i++) {
-    double *vi = v + i * nv, *ai = a + i * nv;
-    for (int k = 0; k < nv; k++) vi[k] = i ? u0[k] + c[i] * dt * a[(i - 1) * nv + k] : u0[k];
+    double *ki = k + i * nv;
     memcpy(s->d.q, q0, (size_t)nq * sizeof(double));
-    if (i) tl_dyn_integrate_q(m, s->d.q, v + (i - 1) * nv, c[i] * dt);
-    memcpy(s->d.u, vi, (size_t)nv * sizeof(double));
-    if (rk_accel(w, s, ai)) return -1;
+    for (int j = 0; j < nv; j++) {
+      theta[j] = i ? c[i] * dt * k[(i - 1) * nv + j] : 0.0;
+      s->d.u[j] = i ? u0[j] + c[i] * dt * a[(i - 1) * nv + j] : u0[j];
+    }
+    if (i) tl_dyn_integrate_q(m, s->d.q, theta, 1.0);
+    if (rk_accel(w, s, a + i * nv)) return -1;
+    rkmk_tangent(m, theta, s->d.u, s->diag);
+    memcpy(ki, s->diag, (size_t)nv * sizeof(double));
   }
   memcpy(s->d.q, q0, (size_t)nq * sizeof(double));
-  for (int k = 0; k < nv; k++) {
-    double dv = 0, du = 0;
+  for (int j = 0; j < nv; j++) {
+    double dk = 0, du = 0;
     for (int i = 0; i < 4; i++) {
-      dv += wgt[i] * v[i * nv + k];
-      du += wgt[i] * a[i * nv + k];
+      dk += wgt[i] * k[i * nv + j];
+      du += wgt[i] * a[i * nv + j];
     }
-    s->force[k] = dv / 6.0; /* mean tangent velocity */
-    s->d.u[k] = u0[k] + dt * du / 6.0;
+    theta[j] = dt * dk / 6.0;
+    s->d.u[j] = u0[j] + dt * du / 6.0;
   }
-  tl_dyn_integrate_q(m, s->d.q, s->force, dt);
+  tl_dyn_integrate_q(m, s->d.q, theta, 1.0);
   return 0;
 }
 
-static tl_status euler_step(tl_world *w, tl_system *s, tl_error *err);
-
-static tl_status step_system(tl_world *w, tl_system *s, tl_error *err) {
-  const tl_model *m = s->m;
-  int nv = m->nv;
-  tl_system_update_dynamics(s);
-  memcpy(s->q_prev, s->d.q, (size_t)m->nq * sizeof(double));
-  memcpy(s->u_prev, s->d.u, (size_t)nv * sizeof(double));
-  if (s->integrator == TL_INTEGRATOR_RK4) {
-    if (rk4_step(w, s))
-      return tl_error_set(err, TL_ERR_DIVERGED, m->source, 0, NULL,
-                          "system %d ('%s'): an articulated inertia is not positive definite at t = %g s",
-                          s->index, m->name, w->time);
-  } else {
-    tl_status st = euler_step(w, s, err);
-    if (st) return st;
-  }
-  s->kin_valid = s->dyn_valid = 0;
-  if (!state_finite(s)) {
-    memcpy(s->d.q, s->q_prev, (size_t)m->nq * sizeof(double));
-    memcpy(s->d.u, s->u_prev, (size_t)nv * sizeof(double));
-    return tl_error_set(err, TL_ERR_DIVERGED, m->source, 0, NULL,
-                        "system %d ('%s') diverged at t = %g s: the state became non-finite; it was "
-                        "restored to the start of the step", s->index, m->name, w->time);
-  }
-  return TL_OK;
-}
-
-/* Semi-implicit Euler with implicit PD, damping and springs, and contacts. */
-static tl_status euler_step(tl_world *w, tl_system *s, tl_error *err) {
+/* Free velocity of a semi-implicit Euler step: u += dt M_eff^-1 (f - h);
+ * leaves the factorization of M_eff in d.LD for the constraint rows. */
+static tl_status free_velocity(tl_world *w, tl_system *s, tl_error *err) {
   const tl_model *m = s->m;
   int nv = m->nv;
   double dt = w->dt;
@@ -297,15 +493,143 @@ static tl_status euler_step(tl_world *w, tl_system *s, tl_error *err) {
                         s->index, m->name, w->time);
   tl_dyn_solve(&s->d, s->force); /* force <- M_eff^-1 f */
   for (int k = 0; k < nv; k++) s->d.u[k] += dt * s->force[k];
-  solve_contacts(w, s);
-  tl_dyn_integrate_q(m, s->d.q, s->d.u, dt);
+  memcpy(s->u_free, s->d.u, (size_t)nv * sizeof(double));
+  return TL_OK;
+}
+
+/* Actuator force actually applied over the step: tau_ff (clamped) plus the
+ * implicit PD evaluated at the end-of-step velocity, or the impulse of the
+ * effort-limited PD row / dt. */
+static void applied_forces(tl_world *w) {
+  for (int i = 0; i < w->nsystem; i++) {
+    tl_system *s = w->systems[i];
+    const tl_model *m = s->m;
+    for (int b = 0; b < m->nbody; b++) {
+      double e[6];
+      pd_position_error(s, b, e);
+      for (int k = 0; k < m->jnt_nv[b]; k++) {
+        int v = m->v_adr[b] + k;
+        double eff = m->dof_effort[v], u = s->d.u[v];
+        double pd = s->kp[v] * (e[k] - w->dt * u) + s->kd[v] * (s->u_target[v] - u);
+        s->tau_applied[v] = fmax(-eff, fmin(eff, s->tau_ff[v])) + (tl_system_pd_implicit(s, v) ? pd : 0.0);
+      }
+    }
+  }
+  for (int i = 0; i < w->nblock; i++) {
+    const tl_block *b = &w->blocks[i];
+    if (b->kind == TL_ROW_BOX && b->dof >= 0 && !tl_system_pd_implicit(w->systems[b->sa], b->dof) &&
+        (w->systems[b->sa]->kp[b->dof] > 0 || w->systems[b->sa]->kd[b->dof] > 0) && b->R > 0)
+      w->systems[b->sa]->tau_applied[b->dof] += b->lambda[0] / w->dt;
+  }
+}
+
+static int state_finite(const tl_system *s) {
+  for (int i = 0; i < s->m->nq; i++)
+    if (!isfinite(s->d.q[i])) return 0;
+  for (int i = 0; i < s->m->nv; i++)
+    if (!isfinite(s->d.u[i])) return 0;
+  return 1;
+}
+
+static void restore(tl_world *w) {
+  for (int i = 0; i < w->nsystem; i++) {
+    tl_system *s = w->systems[i];
+    memcpy(s->d.q, s->q_prev, (size_t)s->m->nq * sizeof(double));
+    memcpy(s->d.u, s->u_prev, (size_t)s->m->nv * sizeof(double));
+    s->kin_valid = s->dyn_valid = 0;
+  }
+}
+
+/* Active set of saturating PDs, first guess: DOFs whose implicit PD force at
+ * the free velocity would exceed the effort limit. Returns 1 if it changed. */
+static int predict_saturation(tl_world *w, tl_system *s) {
+  const tl_model *m = s->m;
+  int changed = 0;
+  for (int b = 0; b < m->nbody; b++) {
+    if (m->jnt_nv[b] != 1) continue;
+    int v = m->v_adr[b];
+    double eff = m->dof_effort[v];
+    if (!isfinite(eff) || s->pd_row[v] || (s->kp[v] == 0 && s->kd[v] == 0)) continue;
+    double u = s->u_free[v], e = s->q_target[m->q_adr[b]] - s->d.q[m->q_adr[b]];
+    double tau = fmax(-eff, fmin(eff, s->tau_ff[v])) + s->kp[v] * (e - w->dt * u) + s->kd[v] * (s->u_target[v] - u);
+    if (fabs(tau) > eff) s->pd_row[v] = changed = 1;
+  }
+  return changed;
+}
+
+/* After the solve: implicit PDs that still exceed their limit join the active set. */
+static int verify_saturation(tl_world *w) {
+  int changed = 0;
+  for (int i = 0; i < w->nsystem; i++) {
+    tl_system *s = w->systems[i];
+    for (int v = 0; v < s->m->nv; v++) {
+      double eff = s->m->dof_effort[v];
+      if (!s->pd_row[v] && isfinite(eff) && s->m->jnt_nv[s->m->dof_body[v]] == 1 &&
+          fabs(s->tau_applied[v]) > eff * (1 + 1e-12))
+        s->pd_row[v] = changed = 1;
+    }
+  }
+  return changed;
+}
+
+/* Free velocities of every system (RK4 systems take their whole step). */
+static tl_status free_step(tl_world *w, int first_pass, tl_error *err) {
+  for (int i = 0; i < w->nsystem; i++) {
+    tl_system *s = w->systems[i];
+    memcpy(s->d.u, s->u_prev, (size_t)s->m->nv * sizeof(double));
+    if (s->integrator == TL_INTEGRATOR_RK4) {
+      if (!first_pass) continue;
+      memcpy(s->d.q, s->q_prev, (size_t)s->m->nq * sizeof(double));
+      if (rk4_step(w, s))
+        return tl_error_set(err, TL_ERR_DIVERGED, s->m->source, 0, NULL,
+                            "system %d ('%s'): an articulated inertia is not positive definite at t = %g s",
+                            i, s->m->name, w->time);
+      continue;
+    }
+    tl_status st = free_velocity(w, s, err);
+    while (!st && first_pass && predict_saturation(w, s)) {
+      memcpy(s->d.u, s->u_prev, (size_t)s->m->nv * sizeof(double));
+      st = free_velocity(w, s, err);
+    }
+    if (st) return st;
+  }
   return TL_OK;
 }
 
 tl_status tl_world_integrate2(tl_world *w, tl_error *err) {
   for (int i = 0; i < w->nsystem; i++) {
-    tl_status st = step_system(w, w->systems[i], err);
-    if (st) return st;
+    tl_system *s = w->systems[i];
+    tl_system_update_dynamics(s);
+    memcpy(s->q_prev, s->d.q, (size_t)s->m->nq * sizeof(double));
+    memcpy(s->u_prev, s->d.u, (size_t)s->m->nv * sizeof(double));
+    memset(s->pd_row, 0, (size_t)s->m->nv);
+  }
+  tl_status st = TL_OK;
+  for (int pass = 0; pass < 4 && !st; pass++) {
+    st = free_step(w, pass == 0, err);
+    if (st) break;
+    tl_world_build_constraints(w);
+    tl_world_solve_constraints(w);
+    applied_forces(w);
+    if (!verify_saturation(w)) break;
+  }
+  if (st) {
+    restore(w);
+    return st;
+  }
+  for (int i = 0; i < w->nsystem; i++) {
+    tl_system *s = w->systems[i];
+    if (s->integrator == TL_INTEGRATOR_EULER) tl_dyn_integrate_q(s->m, s->d.q, s->d.u, w->dt);
+    s->kin_valid = s->dyn_valid = 0;
+    memset(s->ext, 0, (size_t)s->m->nv * sizeof(double)); /* external forces last one step */
+    if (!state_finite(s) && !st)
+      st = tl_error_set(err, TL_ERR_DIVERGED, s->m->source, 0, NULL,
+                        "system %d ('%s') diverged at t = %g s: the state became non-finite; every "
+                        "system was restored to the start of the step", i, s->m->name, w->time);
+  }
+  if (st) {
+    restore(w);
+    return st;
   }
   w->time += w->dt;
   return TL_OK;
@@ -318,32 +642,24 @@ tl_status tl_world_step(tl_world *w, tl_error *err) {
 
 /* ---------------- contacts ---------------- */
 
-int tl_world_ncontact(const tl_world *w) {
-  int n = 0;
-  for (int i = 0; i < w->nsystem; i++) n += w->systems[i]->ncontact;
-  return n;
-}
+int tl_world_ncontact(const tl_world *w) { return w->ncontact; }
 
 tl_status tl_world_contact(const tl_world *w, int k, tl_contact_info *out, tl_error *err) {
   if (!out) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "out", "out must not be NULL");
-  for (int i = 0; i < w->nsystem; i++) {
-    const tl_system *s = w->systems[i];
-    if (k >= s->ncontact) {
-      k -= s->ncontact;
-      continue;
-    }
-    if (k < 0) break;
-    const tl_contact *c = &s->contacts[k];
-    memset(out, 0, sizeof(*out));
-    out->system = i;
-    out->body = c->body;
-    out->geom = c->geom;
-    out->other_system = out->other_body = out->other_geom = -1;
-    tl_v3_copy(out->pos, c->ground);
-    tl_v3_copy(out->normal, c->frame + 6);
-    out->depth = c->depth;
-    for (int r = 0; r < 3; r++) tl_v3_addscl(out->impulse, c->frame + 3 * r, c->lambda[r]);
-    return TL_OK;
-  }
-  return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "k", "contact index out of range");
+  if (k < 0 || k >= w->ncontact)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "k", "contact index %d out of range [0, %d)", k, w->ncontact);
+  const tl_wcontact *c = &w->contacts[k];
+  memset(out, 0, sizeof(*out));
+  out->system = c->sa;
+  out->body = c->ba;
+  out->geom = c->ga;
+  out->other_system = c->sb;
+  out->other_body = c->bb;
+  out->other_geom = c->gb;
+  tl_v3_copy(out->pos, c->pos);
+  tl_v3_copy(out->normal, c->frame + 6);
+  out->depth = c->depth;
+  out->mu = c->mu;
+  for (int r = 0; r < 3; r++) tl_v3_addscl(out->impulse, c->frame + 3 * r, c->lambda[r]);
+  return TL_OK;
 }

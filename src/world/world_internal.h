@@ -1,10 +1,16 @@
-/* Internal: world and system structs. */
+/* Internal: world and system structs, and the constraint rows of the step. */
 #ifndef TALUS_WORLD_INTERNAL_H
 #define TALUS_WORLD_INTERNAL_H
 
 #include "contact/contact.h"
+#include "contact/lcp.h"
+#include "contact/narrowphase.h"
 #include "dynamics/dynamics.h"
 #include "talus/world.h"
+
+/* Most rows the dense Dantzig solver takes (A is rows x rows doubles); larger
+ * problems fall back to PGS for that step (stats.converged = 0). */
+#define TL_DANTZIG_MAX_ROWS 1200
 
 struct tl_system {
   tl_model *m;          /* own copy of the model (mutable parameters) */
@@ -13,51 +19,162 @@ struct tl_system {
   int index;            /* position in the world */
   int kin_valid;        /* d's kinematics match q, u */
   int dyn_valid;        /* M and h match q, u and the world's gravity */
+  int self_collision;   /* collide geoms of different bodies of this system */
+  tl_integrator integrator;
 
   /* control: implicit PD + feedforward */
   double *kp, *kd;      /* [nv] */
   double *q_target;     /* [nq] */
   double *u_target;     /* [nv] */
   double *tau_ff;       /* [nv] */
+  double *tau_applied;  /* [nv] actuator force of the last step: tau_ff + PD, N or N m */
+  double *ext;          /* [nv] generalized force of external forces for the next step */
 
-  tl_integrator integrator;
+  /* step scratch */
+  double *force, *diag, *u_prev, *q_prev; /* [nv], [nv], [nv], [nq] */
+  double *u_free;       /* [nv] velocity before constraint impulses */
   double *rk;           /* RK4 scratch: q0 [nq], u0 [nv], 4 accelerations and 4 velocities [8 nv] */
-
-  /* step scratch [nv] */
-  double *force, *diag, *u_prev, *q_prev;
-
-  /* contacts, allocated for the most this system's geoms can produce */
-  int ncontact, max_contact;
-  tl_contact *contacts;
-  double *J;            /* [3 max_contact x nv] contact Jacobian, rows t1 t2 n per contact */
-  double *MinvJT;       /* [3 max_contact x nv] row r = M_eff^-1 J_r^T */
-  double *G;            /* [3mc x 3mc] Delassus matrix */
-  double *b, *v, *lambda, *mu; /* [3mc], [3mc], [3mc], [mc] */
-  tl_solve_stats stats;
+  double *Jtmp;         /* [3*nv] scratch Jacobian */
+  tl_hull *hulls;       /* [m->nhull] views of the model's hull pools */
+  unsigned char *pd_row; /* [nv] 1: this step the PD of the DOF is a boxed row (it saturates) */
+  double *lambda_joint;  /* [4 nv] last impulses of joint rows (lower limit, upper limit,
+                            friction, PD) for warm starting */
 };
+
+/* A geom of the world that is not part of a system (ground, terrain, obstacles). */
+typedef struct tl_static_geom {
+  tl_geom_type type;
+  double size[3], pos[3], rot[9];
+  char material[128];
+  double friction;      /* Coulomb coefficient used without a material pair */
+  unsigned group, mask;
+  int heightmap;        /* index into the world's heightmaps, or -1 */
+} tl_static_geom;
+
+/* A collision geom as the broadphase sees it. */
+typedef struct tl_geom_ref {
+  int system;           /* -1: static */
+  int body;             /* body of that system (-1 static) */
+  int geom;             /* model geom index, or static geom index */
+  double lo[3], hi[3];  /* AABB grown by the margin */
+} tl_geom_ref;
+
+/* A contact point between geom a (always of a system) and geom b (a system's or static). */
+typedef struct tl_wcontact {
+  int sa, ba, ga;       /* system, body, geom of a */
+  int sb, bb, gb;       /* of b; sb = -1: static geom gb */
+  double pos[3];        /* midpoint between the surfaces (world) */
+  double frame[9];      /* rows t1, t2, n; n from b into a */
+  double depth;         /* > 0 penetration, < 0 gap */
+  double mu, restitution, vtarget, cfm;
+  double lambda[3];     /* impulse on a in the contact frame (N s); -lambda on b */
+  double vn_pre;        /* normal velocity at detection (m/s) */
+} tl_wcontact;
+
+/* Kinds of constraint blocks. */
+typedef enum tl_row_kind {
+  TL_ROW_CONTACT = 0,   /* 3 rows t1 t2 n, Coulomb cone */
+  TL_ROW_LIMIT = 1,     /* 1 row, lambda >= 0 */
+  TL_ROW_BOX = 2,       /* 1 row, lo <= lambda <= hi (joint friction, effort-limited PD) */
+  TL_ROW_EQUALITY = 3   /* 1 row, free (mimic) */
+} tl_row_kind;
+
+/* One constraint block (1 or 3 rows). Each row r has up to two Jacobian
+ * parts (system a and system b) stored in the world's row pool:
+ * J at pool[jadr_a + r*nv_a ...], M_eff^-1 J^T right after (same layout). */
+typedef struct tl_block {
+  tl_row_kind kind;
+  int nrow;
+  int sa, sb;           /* systems (sb = -1 if none) */
+  int jadr_a, jadr_b;   /* pool offsets of J (nrow x nv); M_eff^-1 J^T follows at + nrow*nv */
+  double target[3];     /* desired row velocity (the solve drives J u+ + R lambda toward it) */
+  double lo, hi;        /* bounds of scalar rows */
+  double R;             /* regularization (compliance) of scalar rows and contact normals */
+  double mu;            /* contact friction */
+  double G[9];          /* diagonal block of the Delassus matrix (nrow x nrow) */
+  double lambda[3];
+  int contact;          /* index into contacts, or -1 */
+  int dof;              /* joint rows: the DOF, or -1 */
+  int slot;             /* joint rows: warm-start slot (see constraint.c), or -1 */
+} tl_block;
+
+typedef struct tl_material_pair {
+  char a[128], b[128];
+  double mu, restitution, threshold;
+} tl_material_pair;
 
 struct tl_world {
   double dt, time;
   double gravity[3];
-  int has_ground;
-  double ground_height, ground_mu;
   int nsystem, cap_system;
   tl_system **systems;
+
+  /* static geometry */
+  int nstatic, cap_static;
+  tl_static_geom *statics;
+  int nheightmap;
+  tl_heightmap *heightmaps; /* heights owned by the world */
+
+  /* materials */
+  double default_mu, default_restitution, default_threshold;
+  int npair, cap_pair;
+  tl_material_pair *pairs;
+
+  /* collision: broadphase over every geom, contacts */
+  int ngeomref, cap_geomref;
+  tl_geom_ref *geomrefs;
+  int *sap_order;       /* geomrefs sorted by lo[0], kept between steps */
+  int ncontact, cap_contact, nprev;
+  tl_wcontact *contacts, *prev; /* prev: last step's, for warm starting */
+  int ignore_n, ignore_cap;
+  int *ignore;          /* pairs (system, body, system, body) never collided */
+
+  /* constraint solve */
+  tl_solver solver;
+  int nblock, cap_block;
+  tl_block *blocks;
+  size_t pool_used, pool_cap;
+  double *pool;
+  tl_lcp_work *lcp;     /* Dantzig scratch */
+  int lcp_cap;
+  double *lcp_A, *lcp_b, *lcp_lo, *lcp_hi, *lcp_mu, *lcp_x;
+  int *lcp_findex, *lcp_row_block;
+  tl_solver_stats stats;
+
   double contact_margin; /* m: speculative contacts closer than this are solved */
   double erp;            /* fraction of penetration beyond `slop` removed per step */
+  double cfm;            /* constraint force mixing of contact normals (m/s per N s) */
+  double contact_compliance; /* extra normal compliance relative to the Delassus diagonal */
   double slop;           /* m: penetration tolerated without correction */
   double max_recovery_speed; /* m/s: cap of the penetration-recovery velocity */
+  double limit_margin;   /* rad or m: joint limits closer than this become rows */
   int solver_max_iter;
   double solver_tol;     /* N s */
+  double sor;            /* over-relaxation of the PGS solver */
 };
 
 /* Bring d's kinematics / M and h up to date with the state (lazy caches). */
 void tl_system_update_kinematics(tl_system *sys);
 void tl_system_update_dynamics(tl_system *sys);
-/* diag = dt (Kd + D) + dt^2 (Kp + K): what the implicit PD, joint damping D
- * and joint stiffness K add to the diagonal of M (nv). */
+/* diag = dt (Kd + D) + dt^2 (Kp + K): what the implicit PD (DOFs without an
+ * effort limit), joint damping D and joint stiffness K add to diag(M) (nv). */
 void tl_system_implicit_diagonal(const tl_system *sys, double dt, double *diag);
+/* 1 if DOF k's PD gains go into M_eff, 0 if this step the PD is a boxed
+ * constraint row because it saturates at the effort limit (active set,
+ * decided in tl_world_integrate2). */
+int tl_system_pd_implicit(const tl_system *sys, int k);
 tl_system *tl_system_create(tl_world *w, const tl_model *model, int index);
 void tl_system_destroy(tl_system *sys);
+
+/* Collision (collision.c): geom list, broadphase, narrowphase, contacts. */
+int tl_world_rebuild_geoms(tl_world *w);
+void tl_world_collide(tl_world *w);
+/* The shape of a geom reference in its current pose. */
+void tl_world_geom_shape(const tl_world *w, const tl_geom_ref *g, tl_shape *out);
+
+/* Constraints (constraint.c): rows of contacts and joints, the solvers. */
+int tl_world_reserve_constraints(tl_world *w);
+void tl_world_build_constraints(tl_world *w);
+void tl_world_solve_constraints(tl_world *w);
 
 #endif

@@ -1,0 +1,64 @@
+/* Internal: narrowphase collision between two geometries in world poses.
+ *
+ * Conventions for every pair function:
+ *  - the normal points from geom b into geom a (push a along +normal to separate);
+ *  - depth > 0 is penetration, depth < 0 a gap; points are reported when
+ *    depth > -margin (speculative contacts), so a solver can stop approach
+ *    before penetration;
+ *  - pos is the midpoint between the two surfaces along the normal:
+ *    point on a = pos - normal * depth / 2, point on b = pos + normal * depth / 2;
+ *  - faces and edges in contact give a manifold of several points (box on
+ *    plane: 4; capsule lying on a box: 2; cylinder on its cap: 4), at most
+ *    TL_MAX_PAIR_CONTACTS;
+ *  - everything is deterministic and allocation free. */
+#ifndef TALUS_NARROWPHASE_H
+#define TALUS_NARROWPHASE_H
+
+#include "talus/types.h"
+
+#define TL_MAX_PAIR_CONTACTS 8
+
+/* A convex hull (collision mesh after convex hull), vertices in the geom frame. */
+typedef struct tl_hull {
+  int nvert;
+  const double *vert;   /* [nvert*3] */
+  int nface;
+  const int *face;      /* [nface*3] triangles, counter-clockwise seen from outside */
+} tl_hull;
+
+/* A heightmap terrain: heights[iy * nx + ix] (m) at
+ * (x0 + ix * dx, y0 + iy * dy), in the geom frame (z up); bilinear-free:
+ * each cell is two triangles split along the (ix, iy)-(ix+1, iy+1) diagonal. */
+typedef struct tl_heightmap {
+  int nx, ny;
+  double x0, y0, dx, dy;
+  const double *heights;
+} tl_heightmap;
+
+typedef struct tl_shape {
+  tl_geom_type type;    /* TL_GEOM_* ; TL_GEOM_PLANE: the plane z = 0 of the shape frame (normal +z) */
+  double size[3];       /* see tl_geom_type in talus/types.h */
+  double pos[3];        /* world position of the geom frame */
+  double rot[9];        /* world orientation of the geom frame, row-major */
+  const tl_hull *hull;           /* TL_GEOM_MESH */
+  const tl_heightmap *heightmap; /* TL_GEOM_HEIGHTMAP */
+} tl_shape;
+
+typedef struct tl_contact_point {
+  double pos[3];
+  double normal[3];     /* unit, from b into a */
+  double depth;
+} tl_contact_point;
+
+/* Collide two shapes. Writes at most TL_MAX_PAIR_CONTACTS points to out and
+ * returns how many. Returns 0 for pairs that cannot touch (plane-plane,
+ * heightmap-heightmap, heightmap-plane). Any order of types is accepted:
+ * the function swaps internally and flips normals so that they still point
+ * from b into a. */
+int tl_collide(const tl_shape *a, const tl_shape *b, double margin, tl_contact_point *out);
+
+/* World axis-aligned bounding box of a shape, grown by margin (for the
+ * broadphase). Planes get an infinite box. */
+void tl_shape_aabb(const tl_shape *s, double margin, double lo[3], double hi[3]);
+
+#endif

@@ -1,0 +1,283 @@
+/* Collision detection of a world: the geom list, a sweep-and-prune
+ * broadphase on x (Baraff's thesis, 1992; the order is kept between steps
+ * and re-sorted by insertion, near O(n) for coherent motion), ODE-style
+ * category/collide bitfield filtering, ignore lists, and the narrowphase
+ * (contact/narrowphase.h) turning each candidate pair into contact points
+ * with a tangent frame, friction, restitution and a target normal velocity. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "math/tl_math.h"
+#include "world/world_internal.h"
+
+/* ---------------- the geom list ---------------- */
+
+/* Rebuild geomrefs after objects were added (not while stepping). */
+int tl_world_rebuild_geoms(tl_world *w) {
+  int n = w->nstatic;
+  for (int i = 0; i < w->nsystem; i++) n += w->systems[i]->m->ngeom;
+  int cap_contact = 16 * n + 64;
+  if (cap_contact > w->cap_contact) {
+    tl_wcontact *c = realloc(w->contacts, (size_t)cap_contact * sizeof(*c));
+    if (!c) return -1;
+    w->contacts = c;
+    c = realloc(w->prev, (size_t)cap_contact * sizeof(*c));
+    if (!c) return -1;
+    w->prev = c;
+    w->cap_contact = cap_contact;
+    w->ncontact = w->nprev = 0;
+  }
+  if (n > w->cap_geomref) {
+    tl_geom_ref *g = realloc(w->geomrefs, (size_t)n * sizeof(*g));
+    if (!g) return -1;
+    w->geomrefs = g;
+    int *o = realloc(w->sap_order, (size_t)n * sizeof(*o));
+    if (!o) return -1;
+    w->sap_order = o;
+    w->cap_geomref = n;
+  }
+  int k = 0;
+  for (int i = 0; i < w->nstatic; i++) w->geomrefs[k++] = (tl_geom_ref){.system = -1, .body = -1, .geom = i};
+  for (int i = 0; i < w->nsystem; i++) {
+    const tl_model *m = w->systems[i]->m;
+    for (int g = 0; g < m->ngeom; g++)
+      w->geomrefs[k++] = (tl_geom_ref){.system = i, .body = m->geom_body[g], .geom = g};
+  }
+  w->ngeomref = k;
+  for (int i = 0; i < k; i++) w->sap_order[i] = i;
+  return 0;
+}
+
+void tl_world_geom_shape(const tl_world *w, const tl_geom_ref *g, tl_shape *out) {
+  memset(out, 0, sizeof(*out));
+  if (g->system < 0) {
+    const tl_static_geom *s = &w->statics[g->geom];
+    out->type = s->type;
+    memcpy(out->size, s->size, sizeof(s->size));
+    memcpy(out->pos, s->pos, sizeof(s->pos));
+    memcpy(out->rot, s->rot, sizeof(s->rot));
+    if (s->heightmap >= 0) out->heightmap = &w->heightmaps[s->heightmap];
+    return;
+  }
+  const tl_system *sys = w->systems[g->system];
+  const tl_model *m = sys->m;
+  out->type = m->geom_type[g->geom];
+  memcpy(out->size, m->geom_size + 3 * g->geom, 3 * sizeof(double));
+  tl_geom_world_pose(m, &sys->d, g->geom, out->pos, out->rot);
+  int h = m->geom_hull[g->geom];
+  if (h >= 0) out->hull = &sys->hulls[h];
+}
+
+/* ---------------- filtering ---------------- */
+
+static unsigned geom_group(const tl_world *w, const tl_geom_ref *g) {
+  return g->system < 0 ? w->statics[g->geom].group : w->systems[g->system]->m->geom_group[g->geom];
+}
+
+static unsigned geom_mask(const tl_world *w, const tl_geom_ref *g) {
+  return g->system < 0 ? w->statics[g->geom].mask : w->systems[g->system]->m->geom_mask[g->geom];
+}
+
+/* A body that cannot move: the welded base of a fixed-base system. */
+static int welded(const tl_world *w, int s, int b) {
+  if (s < 0) return 1;
+  const tl_model *m = w->systems[s]->m;
+  while (b > 0 && m->jnt_nv[b] == 0) b = m->parent[b];
+  return m->jnt_nv[b] == 0;
+}
+
+static int ignored(const tl_world *w, int sa, int ba, int sb, int bb) {
+  for (int i = 0; i < w->ignore_n; i++) {
+    const int *p = w->ignore + 4 * i;
+    if ((p[0] == sa && p[1] == ba && p[2] == sb && p[3] == bb) ||
+        (p[0] == sb && p[1] == bb && p[2] == sa && p[3] == ba))
+      return 1;
+  }
+  return 0;
+}
+
+static int may_collide(const tl_world *w, const tl_geom_ref *a, const tl_geom_ref *b) {
+  if (a->system < 0 && b->system < 0) return 0;
+  if (welded(w, a->system, a->body) && welded(w, b->system, b->body)) return 0;
+  for (int k = 0; k < 2; k++) {
+    const tl_geom_ref *g = k ? b : a;
+    if (g->system >= 0 && w->systems[g->system]->integrator == TL_INTEGRATOR_RK4) return 0;
+  }
+  if (a->system == b->system) {
+    const tl_system *s = w->systems[a->system];
+    if (a->body == b->body || !s->self_collision) return 0;
+    if (s->m->parent[a->body] == b->body || s->m->parent[b->body] == a->body) return 0;
+  }
+  if (!(geom_group(w, a) & geom_mask(w, b)) || !(geom_group(w, b) & geom_mask(w, a))) return 0;
+  return !ignored(w, a->system, a->body, b->system, b->body);
+}
+
+/* ---------------- materials ---------------- */
+
+static const char *geom_material(const tl_world *w, const tl_geom_ref *g) {
+  return g->system < 0 ? w->statics[g->geom].material : w->systems[g->system]->m->geom_material[g->geom];
+}
+
+static double geom_friction(const tl_world *w, const tl_geom_ref *g) {
+  return g->system < 0 ? w->statics[g->geom].friction : w->systems[g->system]->m->geom_friction[g->geom];
+}
+
+/* Friction, restitution and restitution threshold of a pair: the material
+ * pair table when both have named materials listed there; otherwise the
+ * smaller of the geoms' friction coefficients (the slipperier surface
+ * decides) and the world default restitution. */
+static void pair_material(const tl_world *w, const tl_geom_ref *a, const tl_geom_ref *b, double *mu,
+                          double *e, double *thr) {
+  const char *ma = geom_material(w, a), *mb = geom_material(w, b);
+  for (int i = 0; i < w->npair; i++) {
+    const tl_material_pair *p = &w->pairs[i];
+    if ((!strcmp(p->a, ma) && !strcmp(p->b, mb)) || (!strcmp(p->a, mb) && !strcmp(p->b, ma))) {
+      *mu = p->mu;
+      *e = p->restitution;
+      *thr = p->threshold;
+      return;
+    }
+  }
+  *mu = fmin(geom_friction(w, a), geom_friction(w, b));
+  *e = w->default_restitution;
+  *thr = w->default_threshold;
+}
+
+/* ---------------- broadphase ---------------- */
+
+static void update_aabbs(tl_world *w) {
+  for (int i = 0; i < w->ngeomref; i++) {
+    tl_geom_ref *g = &w->geomrefs[i];
+    tl_shape s;
+    tl_world_geom_shape(w, g, &s);
+    tl_shape_aabb(&s, w->contact_margin, g->lo, g->hi);
+  }
+}
+
+static void sort_sap(tl_world *w) {
+  int *o = w->sap_order;
+  for (int i = 1; i < w->ngeomref; i++) { /* insertion sort: nearly sorted from the last step */
+    int v = o[i], j = i - 1;
+    double key = w->geomrefs[v].lo[0];
+    while (j >= 0 && w->geomrefs[o[j]].lo[0] > key) {
+      o[j + 1] = o[j];
+      j--;
+    }
+    o[j + 1] = v;
+  }
+}
+
+static int overlap(const tl_geom_ref *a, const tl_geom_ref *b) {
+  for (int k = 0; k < 3; k++)
+    if (a->lo[k] > b->hi[k] || b->lo[k] > a->hi[k]) return 0;
+  return 1;
+}
+
+/* ---------------- contacts ---------------- */
+
+/* Orthonormal tangents t1, t2 completing the normal n (rows of frame). */
+static void contact_frame(double frame[9], const double n[3]) {
+  double t1[3], t2[3], a[3] = {1, 0, 0};
+  if (fabs(n[0]) > 0.8) tl_v3_set(a, 0, 1, 0);
+  tl_v3_cross(t1, n, a);
+  tl_v3_normalize(t1);
+  tl_v3_cross(t2, n, t1);
+  memcpy(frame, t1, sizeof(t1));
+  memcpy(frame + 3, t2, sizeof(t2));
+  memcpy(frame + 6, n, 3 * sizeof(double));
+}
+
+/* Relative normal velocity of a with respect to b at the contact point. */
+static double normal_velocity(const tl_world *w, const tl_wcontact *c) {
+  double va[3] = {0, 0, 0}, vb[3] = {0, 0, 0};
+  tl_dyn_point_velocity(&w->systems[c->sa]->d, c->ba, c->pos, va);
+  if (c->sb >= 0) tl_dyn_point_velocity(&w->systems[c->sb]->d, c->bb, c->pos, vb);
+  tl_v3_sub(va, va, vb);
+  return tl_v3_dot(va, c->frame + 6);
+}
+
+/* Target normal velocity: stop a speculative gap from closing, bounce with
+ * restitution when the approach is fast enough, else remove the penetration
+ * beyond `slop` at rate erp / dt (capped). */
+static double target_velocity(const tl_world *w, const tl_wcontact *c, double threshold) {
+  double gap = -c->depth, dt = w->dt;
+  int touching = gap <= 0 || -c->vn_pre * dt >= gap;
+  if (touching && c->restitution > 0 && c->vn_pre < -threshold) return -c->restitution * c->vn_pre;
+  if (gap > 0) return -gap / dt;
+  return fmin(w->erp * fmax(c->depth - w->slop, 0.0) / dt, w->max_recovery_speed);
+}
+
+static void warm_start(const tl_world *w, tl_wcontact *c) {
+  memset(c->lambda, 0, sizeof(c->lambda));
+  double best = 1e-4; /* m^2: 1 cm */
+  for (int i = 0; i < w->nprev; i++) {
+    const tl_wcontact *p = &w->prev[i];
+    if (p->sa != c->sa || p->ga != c->ga || p->sb != c->sb || p->gb != c->gb) continue;
+    double d[3];
+    tl_v3_sub(d, p->pos, c->pos);
+    double d2 = tl_v3_dot(d, d);
+    if (d2 < best) { /* re-express the old impulse in the new frame */
+      best = d2;
+      double f[3] = {0, 0, 0};
+      for (int r = 0; r < 3; r++) tl_v3_addscl(f, p->frame + 3 * r, p->lambda[r]);
+      for (int r = 0; r < 3; r++) c->lambda[r] = tl_v3_dot(c->frame + 3 * r, f);
+    }
+  }
+}
+
+static void add_contacts(tl_world *w, const tl_geom_ref *a, const tl_geom_ref *b,
+                         const tl_contact_point *pts, int n) {
+  double mu, e, thr;
+  pair_material(w, a, b, &mu, &e, &thr);
+  for (int i = 0; i < n && w->ncontact < w->cap_contact; i++) {
+    tl_wcontact *c = &w->contacts[w->ncontact++];
+    memset(c, 0, sizeof(*c));
+    c->sa = a->system; c->ba = a->body; c->ga = a->geom;
+    c->sb = b->system; c->bb = b->body; c->gb = b->geom;
+    memcpy(c->pos, pts[i].pos, sizeof(c->pos));
+    contact_frame(c->frame, pts[i].normal);
+    c->depth = pts[i].depth;
+    c->mu = mu;
+    c->restitution = e;
+    c->cfm = w->cfm;
+    c->vn_pre = normal_velocity(w, c);
+    c->vtarget = target_velocity(w, c, thr);
+    warm_start(w, c);
+  }
+}
+
+static void collide_pair(tl_world *w, const tl_geom_ref *a, const tl_geom_ref *b) {
+  if (a->system < 0) { /* contact side a is always a system's geom */
+    const tl_geom_ref *t = a;
+    a = b;
+    b = t;
+  }
+  tl_shape sa, sb;
+  tl_world_geom_shape(w, a, &sa);
+  tl_world_geom_shape(w, b, &sb);
+  if ((sa.type == TL_GEOM_MESH && !sa.hull) || (sb.type == TL_GEOM_MESH && !sb.hull)) return;
+  tl_contact_point pts[TL_MAX_PAIR_CONTACTS];
+  int n = tl_collide(&sa, &sb, w->contact_margin, pts);
+  if (n > 0) add_contacts(w, a, b, pts, n);
+}
+
+void tl_world_collide(tl_world *w) {
+  /* keep last step's contacts for warm starting */
+  tl_wcontact *t = w->prev;
+  w->prev = w->contacts;
+  w->contacts = t;
+  w->nprev = w->ncontact;
+  w->ncontact = 0;
+  update_aabbs(w);
+  sort_sap(w);
+  const int *o = w->sap_order;
+  for (int i = 0; i < w->ngeomref; i++) {
+    const tl_geom_ref *a = &w->geomrefs[o[i]];
+    for (int j = i + 1; j < w->ngeomref; j++) {
+      const tl_geom_ref *b = &w->geomrefs[o[j]];
+      if (b->lo[0] > a->hi[0]) break;
+      if (overlap(a, b) && may_collide(w, a, b)) collide_pair(w, a, b);
+    }
+  }
+}

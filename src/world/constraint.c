@@ -1,0 +1,463 @@
+/* Constraint rows of a step and their solve.
+ *
+ * Every constraint is a block of 1 or 3 rows with a Jacobian part in one or
+ * two systems (J, and M_eff^-1 J^T computed from each system's tree-sparse
+ * factorization). Blocks: contacts (3 rows, Coulomb cone), joint position
+ * limits (lambda >= 0), Coulomb joint friction and effort-limited PD (boxed),
+ * mimic joints (equality). The solvers work in velocity form (ODE's
+ * QuickStep layout): each system's u is updated in place by
+ * u += M_eff^-1 J^T dlambda, so the Delassus matrix G = J M_eff^-1 J^T is
+ * never formed except its diagonal blocks (and, for Dantzig, densely).
+ *  - TL_SOLVER_PER_CONTACT: Gauss-Seidel over blocks, each contact solved
+ *    exactly on the cone (Hwangbo, Lee, Hutter, RA-L 2018).
+ *  - TL_SOLVER_PGS: projected Gauss-Seidel with over-relaxation, friction
+ *    pyramid (Erleben, "Velocity-based shock propagation", 2007; ODE QuickStep).
+ *  - TL_SOLVER_DANTZIG: the boxed LCP of all rows, Dantzig's pivoting method
+ *    (contact/lcp.h), friction pyramid via findex (ODE dWorldStep). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "math/tl_math.h"
+#include "world/world_internal.h"
+
+/* ---------------- capacity ---------------- */
+
+static int max_joint_blocks(const tl_system *s) { return 5 * s->m->nv; }
+
+int tl_world_reserve_constraints(tl_world *w) {
+  int nvmax = 0, nblock = w->cap_contact;
+  size_t pool = 0;
+  for (int i = 0; i < w->nsystem; i++) {
+    const tl_system *s = w->systems[i];
+    if (s->m->nv > nvmax) nvmax = s->m->nv;
+    nblock += max_joint_blocks(s);
+    pool += (size_t)max_joint_blocks(s) * (size_t)s->m->nv * 2;
+  }
+  pool += (size_t)w->cap_contact * 3 * 2 * 2 * (size_t)nvmax;
+  if (nblock > w->cap_block) {
+    tl_block *b = realloc(w->blocks, (size_t)nblock * sizeof(*b));
+    if (!b) return -1;
+    w->blocks = b;
+    w->cap_block = nblock;
+  }
+  if (pool > w->pool_cap) {
+    double *p = realloc(w->pool, (pool ? pool : 1) * sizeof(double));
+    if (!p) return -1;
+    w->pool = p;
+    w->pool_cap = pool;
+  }
+  return 0;
+}
+
+/* ---------------- building blocks ---------------- */
+
+static tl_block *new_block(tl_world *w, tl_row_kind kind, int nrow, int sa, int sb) {
+  tl_block *b = &w->blocks[w->nblock++];
+  memset(b, 0, sizeof(*b));
+  b->kind = kind;
+  b->nrow = nrow;
+  b->sa = sa;
+  b->sb = sb;
+  b->contact = b->dof = b->slot = -1;
+  b->lo = -INFINITY;
+  b->hi = INFINITY;
+  size_t na = (size_t)nrow * (size_t)w->systems[sa]->m->nv;
+  b->jadr_a = (int)w->pool_used;
+  w->pool_used += 2 * na;
+  memset(w->pool + b->jadr_a, 0, 2 * na * sizeof(double));
+  if (sb >= 0) {
+    size_t nb = (size_t)nrow * (size_t)w->systems[sb]->m->nv;
+    b->jadr_b = (int)w->pool_used;
+    w->pool_used += 2 * nb;
+    memset(w->pool + b->jadr_b, 0, 2 * nb * sizeof(double));
+  }
+  return b;
+}
+
+/* J rows (sign * frame rows . Jp(p)) of a point on body `body` of system s. */
+static void point_rows(const tl_system *s, int body, const double p[3], const double *frame, int nrow,
+                       double sign, double *J) {
+  const tl_model *m = s->m;
+  int nv = m->nv;
+  while (body > 0 && m->jnt_nv[body] == 0) body = m->parent[body];
+  for (int k = m->jnt_nv[body] ? m->v_adr[body] + m->jnt_nv[body] - 1 : -1; k >= 0; k = m->dof_parent[k]) {
+    const double *S = s->d.cdof + 6 * k;
+    double lin[3];
+    tl_v3_cross(lin, S, p);
+    tl_v3_add(lin, lin, S + 3);
+    for (int r = 0; r < nrow; r++) J[r * nv + k] = sign * tl_v3_dot(frame + 3 * r, lin);
+  }
+}
+
+static void contact_blocks(tl_world *w) {
+  for (int i = 0; i < w->ncontact; i++) {
+    tl_wcontact *c = &w->contacts[i];
+    int sb = c->sb >= 0 && c->sb != c->sa ? c->sb : -1;
+    tl_block *b = new_block(w, TL_ROW_CONTACT, 3, c->sa, sb);
+    b->contact = i;
+    b->mu = c->mu;
+    b->R = c->cfm;
+    b->target[2] = c->vtarget;
+    memcpy(b->lambda, c->lambda, sizeof(b->lambda));
+    point_rows(w->systems[c->sa], c->ba, c->pos, c->frame, 3, 1.0, w->pool + b->jadr_a);
+    if (c->sb >= 0) {
+      /* b's rows: in the same system (self-collision) they add to a's part */
+      double *Jb = sb >= 0 ? w->pool + b->jadr_b : w->pool + b->jadr_a;
+      if (sb >= 0) {
+        point_rows(w->systems[sb], c->bb, c->pos, c->frame, 3, -1.0, Jb);
+      } else {
+        const tl_system *s = w->systems[c->sa];
+        int nv = s->m->nv;
+        double *tmp = s->Jtmp;
+        memset(tmp, 0, 3 * (size_t)nv * sizeof(double));
+        point_rows(s, c->bb, c->pos, c->frame, 3, -1.0, tmp);
+        for (int k = 0; k < 3 * nv; k++) Jb[k] += tmp[k];
+      }
+    }
+  }
+}
+
+/* A 1-row block on DOF k; slot (0 lower limit, 1 upper limit, 2 friction,
+ * 3 PD, -1 none) selects the warm-start impulse kept from the last step. */
+static tl_block *dof_block(tl_world *w, int si, tl_row_kind kind, int k, double sign, int slot) {
+  tl_block *b = new_block(w, kind, 1, si, -1);
+  b->dof = k;
+  b->slot = slot;
+  w->pool[b->jadr_a + k] = sign;
+  if (slot >= 0) b->lambda[0] = w->systems[si]->lambda_joint[4 * k + slot];
+  return b;
+}
+
+/* Joint-limit rows of DOF k when q is within the limit margin. */
+static void limit_blocks(tl_world *w, int si, int k, double q) {
+  const tl_model *m = w->systems[si]->m;
+  double dt = w->dt;
+  for (int side = 0; side < 2; side++) {
+    double bound = side ? m->dof_upper[k] : m->dof_lower[k];
+    if (!isfinite(bound)) continue;
+    double gap = side ? bound - q : q - bound;
+    if (gap >= w->limit_margin) continue;
+    tl_block *b = dof_block(w, si, TL_ROW_LIMIT, k, side ? -1.0 : 1.0, side);
+    b->lo = 0;
+    b->target[0] = gap > 0 ? -gap / dt : fmin(w->erp * (-gap) / dt, w->max_recovery_speed);
+  }
+}
+
+/* Effort-limited PD of DOF k as a boxed row with compliance: the PD impulse
+ * lambda = dt (Kp (e - dt u+) + Kd (u_t - u+)) rewritten as
+ * u+ + R lambda = v*, R = 1 / (dt (dt Kp + Kd)), v* = (Kp e + Kd u_t) / (dt Kp + Kd),
+ * with |tau_ff + lambda / dt| <= effort. */
+static void pd_block(tl_world *w, int si, int k, double e) {
+  const tl_system *s = w->systems[si];
+  double dt = w->dt, kp = s->kp[k], kd = s->kd[k], eff = s->m->dof_effort[k];
+  double c = dt * kp + kd, ff = fmax(-eff, fmin(eff, s->tau_ff[k]));
+  tl_block *b = dof_block(w, si, TL_ROW_BOX, k, 1.0, 3);
+  b->R = 1.0 / (dt * c);
+  b->target[0] = (kp * e + kd * s->u_target[k]) / c;
+  b->lo = (-eff - ff) * dt;
+  b->hi = (eff - ff) * dt;
+}
+
+static void joint_blocks(tl_world *w, int si) {
+  const tl_system *s = w->systems[si];
+  const tl_model *m = s->m;
+  for (int body = 0; body < m->nbody; body++) {
+    if (m->jnt_nv[body] != 1) continue; /* limits, friction, PD rows: 1-DOF joints */
+    int k = m->v_adr[body];
+    double q = s->d.q[m->q_adr[body]];
+    limit_blocks(w, si, k, q);
+    if (m->dof_friction[k] > 0) {
+      tl_block *b = dof_block(w, si, TL_ROW_BOX, k, 1.0, 2);
+      b->lo = -m->dof_friction[k] * w->dt;
+      b->hi = m->dof_friction[k] * w->dt;
+    }
+    if (!tl_system_pd_implicit(s, k) && (s->kp[k] > 0 || s->kd[k] > 0)) pd_block(w, si, k, s->q_target[m->q_adr[body]] - q);
+    int j = m->dof_mimic[k];
+    if (j >= 0) {
+      tl_block *b = dof_block(w, si, TL_ROW_EQUALITY, k, 1.0, -1);
+      w->pool[b->jadr_a + j] -= m->dof_mimic_mult[k];
+      int qj = m->q_adr[m->dof_body[j]];
+      double err = q - m->dof_mimic_mult[k] * s->d.q[qj] - m->dof_mimic_offset[k];
+      b->target[0] = -w->erp * err / w->dt;
+    }
+  }
+}
+
+/* M_eff^-1 J^T of each row and the diagonal Delassus block. */
+static void finish_block(tl_world *w, tl_block *b) {
+  memset(b->G, 0, sizeof(b->G));
+  double rel = b->kind == TL_ROW_CONTACT ? w->contact_compliance : 0.0;
+  for (int part = 0; part < 2; part++) {
+    int si = part ? b->sb : b->sa;
+    if (si < 0) continue;
+    const tl_system *s = w->systems[si];
+    int nv = s->m->nv;
+    double *J = w->pool + (part ? b->jadr_b : b->jadr_a), *X = J + b->nrow * nv;
+    for (int r = 0; r < b->nrow; r++) {
+      memcpy(X + r * nv, J + r * nv, (size_t)nv * sizeof(double));
+      tl_dyn_solve(&s->d, X + r * nv);
+    }
+    for (int r = 0; r < b->nrow; r++)
+      for (int c = 0; c < b->nrow; c++)
+        for (int k = 0; k < nv; k++) b->G[r * b->nrow + c] += J[r * nv + k] * X[c * nv + k];
+  }
+  /* relative compliance of contact normals: keeps the problem strictly
+   * monotone, so infeasible recovery targets (a body deep inside another)
+   * give bounded impulses instead of diverging ones */
+  b->R += rel * b->G[b->nrow * b->nrow - 1];
+}
+
+void tl_world_build_constraints(tl_world *w) {
+  w->nblock = 0;
+  w->pool_used = 0;
+  contact_blocks(w);
+  for (int i = 0; i < w->nsystem; i++)
+    if (w->systems[i]->integrator == TL_INTEGRATOR_EULER) joint_blocks(w, i);
+  for (int i = 0; i < w->nblock; i++) finish_block(w, &w->blocks[i]);
+}
+
+/* ---------------- velocity-form helpers ---------------- */
+
+/* Row velocities J u of block b (current u of its systems). */
+static void block_velocity(const tl_world *w, const tl_block *b, double *v) {
+  for (int r = 0; r < b->nrow; r++) v[r] = 0;
+  for (int part = 0; part < 2; part++) {
+    int si = part ? b->sb : b->sa;
+    if (si < 0) continue;
+    const tl_system *s = w->systems[si];
+    int nv = s->m->nv;
+    const double *J = w->pool + (part ? b->jadr_b : b->jadr_a), *u = s->d.u;
+    for (int r = 0; r < b->nrow; r++)
+      for (int k = 0; k < nv; k++) v[r] += J[r * nv + k] * u[k];
+  }
+}
+
+/* u += M_eff^-1 J^T dl for each system of block b. */
+static void apply_impulse(tl_world *w, const tl_block *b, const double *dl) {
+  for (int part = 0; part < 2; part++) {
+    int si = part ? b->sb : b->sa;
+    if (si < 0) continue;
+    tl_system *s = w->systems[si];
+    int nv = s->m->nv;
+    const double *X = w->pool + (part ? b->jadr_b : b->jadr_a) + b->nrow * nv;
+    for (int r = 0; r < b->nrow; r++)
+      if (dl[r] != 0)
+        for (int k = 0; k < nv; k++) s->d.u[k] += X[r * nv + k] * dl[r];
+  }
+}
+
+/* New impulse of a scalar row for row velocity v (without the row's own change). */
+static double scalar_update(const tl_block *b, double v, double l) {
+  double g = b->G[0] + b->R;
+  double nl = g > 0 ? l - (v + b->R * l - b->target[0]) / g : l;
+  return fmax(b->lo, fmin(b->hi, nl));
+}
+
+/* Exact cone update of a contact block for current row velocities v. */
+static void cone_update(const tl_block *b, const double v[3], double nl[3]) {
+  double G[9], bb[3];
+  memcpy(G, b->G, sizeof(G));
+  G[8] += b->R;
+  for (int r = 0; r < 3; r++)
+    bb[r] = v[r] - (b->G[3 * r] * b->lambda[0] + b->G[3 * r + 1] * b->lambda[1] + b->G[3 * r + 2] * b->lambda[2]);
+  bb[2] -= b->target[2];
+  tl_cone_contact_solve(G, bb, b->mu, nl);
+}
+
+/* Pyramid update (PGS): normal first, then each tangent boxed by mu lambda_n. */
+static void pyramid_update(const tl_block *b, const double v[3], double sor, double nl[3]) {
+  double l[3] = {b->lambda[0], b->lambda[1], b->lambda[2]}, vv[3] = {v[0], v[1], v[2]};
+  static const int order[3] = {2, 0, 1};
+  for (int i = 0; i < 3; i++) {
+    int r = order[i];
+    double g = b->G[4 * r] + (r == 2 ? b->R : 0.0);
+    double res = vv[r] + (r == 2 ? b->R * l[2] - b->target[2] : 0.0);
+    double x = g > 0 ? l[r] - sor * res / g : l[r];
+    x = r == 2 ? fmax(0.0, x) : fmax(-b->mu * l[2], fmin(b->mu * l[2], x));
+    double dx = x - l[r];
+    for (int c = 0; c < 3; c++) vv[c] += b->G[3 * c + r] * dx;
+    l[r] = x;
+  }
+  memcpy(nl, l, sizeof(l));
+}
+
+/* One Gauss-Seidel sweep over the blocks. Returns the largest impulse change. */
+static double gauss_seidel_sweep(tl_world *w, int pyramid) {
+  double change = 0;
+  for (int n = 0; n < w->nblock; n++) {
+    tl_block *b = &w->blocks[n];
+    double v[3], nl[3] = {0, 0, 0}, dl[3];
+    block_velocity(w, b, v);
+    if (b->kind == TL_ROW_CONTACT) {
+      if (pyramid)
+        pyramid_update(b, v, w->sor, nl);
+      else
+        cone_update(b, v, nl);
+    } else {
+      double sor = pyramid ? w->sor : 1.0, x = scalar_update(b, v[0], b->lambda[0]);
+      nl[0] = fmax(b->lo, fmin(b->hi, b->lambda[0] + sor * (x - b->lambda[0])));
+    }
+    for (int r = 0; r < b->nrow; r++) {
+      dl[r] = nl[r] - b->lambda[r];
+      change = fmax(change, fabs(dl[r]));
+      b->lambda[r] = nl[r];
+    }
+    apply_impulse(w, b, dl);
+  }
+  return change;
+}
+
+/* Gauss-Seidel sweeps until no impulse changes by more than the tolerance. */
+static void solve_gauss_seidel(tl_world *w, int pyramid) {
+  int it = 0;
+  double change = 0;
+  for (it = 0; it < w->solver_max_iter; it++) {
+    change = gauss_seidel_sweep(w, pyramid);
+    if (change <= w->solver_tol) {
+      it++;
+      break;
+    }
+  }
+  w->stats.iterations = it;
+  w->stats.last_change = change;
+  w->stats.converged = change <= w->solver_tol;
+}
+
+/* ---------------- Dantzig ---------------- */
+
+/* Off-diagonal Delassus entries between rows of blocks a and b (shared systems). */
+static double delassus(const tl_world *w, const tl_block *a, int ra, const tl_block *b, int rb) {
+  double s = 0;
+  for (int pa = 0; pa < 2; pa++) {
+    int sa = pa ? a->sb : a->sa;
+    if (sa < 0) continue;
+    for (int pb = 0; pb < 2; pb++) {
+      int sb = pb ? b->sb : b->sa;
+      if (sb != sa) continue;
+      int nv = w->systems[sa]->m->nv;
+      const double *J = w->pool + (pa ? a->jadr_b : a->jadr_a) + ra * nv;
+      const double *X = w->pool + (pb ? b->jadr_b : b->jadr_a) + (b->nrow + rb) * nv;
+      for (int k = 0; k < nv; k++) s += J[k] * X[k];
+    }
+  }
+  return s;
+}
+
+static int dantzig_rows(const tl_world *w) {
+  int n = 0;
+  for (int i = 0; i < w->nblock; i++) n += w->blocks[i].nrow;
+  return n;
+}
+
+static void solve_dantzig(tl_world *w) {
+  int n = dantzig_rows(w);
+  if (n > w->lcp_cap || !w->lcp) { /* beyond the dense capacity: fall back to PGS */
+    solve_gauss_seidel(w, 1);
+    w->stats.converged = 0;
+    return;
+  }
+  int r = 0;
+  for (int i = 0; i < w->nblock; i++) {
+    const tl_block *b = &w->blocks[i];
+    double v[3];
+    block_velocity(w, b, v); /* u is the free velocity: nothing applied yet */
+    for (int k = 0; k < b->nrow; k++, r++) {
+      w->lcp_row_block[r] = i;
+      w->lcp_b[r] = v[k] - b->target[k];
+      w->lcp_findex[r] = -1;
+      w->lcp_mu[r] = 0;
+      if (b->kind == TL_ROW_CONTACT) {
+        w->lcp_lo[r] = k == 2 ? 0.0 : -INFINITY;
+        w->lcp_hi[r] = INFINITY;
+        if (k < 2) {
+          w->lcp_findex[r] = r + (2 - k);
+          w->lcp_mu[r] = b->mu;
+        }
+      } else {
+        w->lcp_lo[r] = b->lo;
+        w->lcp_hi[r] = b->hi;
+      }
+    }
+  }
+  for (int i = 0, ri = 0; i < w->nblock; i++) {
+    const tl_block *a = &w->blocks[i];
+    for (int ka = 0; ka < a->nrow; ka++, ri++) {
+      for (int j = 0, rj = 0; j < w->nblock; j++) {
+        const tl_block *b = &w->blocks[j];
+        for (int kb = 0; kb < b->nrow; kb++, rj++)
+          w->lcp_A[(size_t)ri * n + rj] = i == j ? a->G[ka * a->nrow + kb] : delassus(w, a, ka, b, kb);
+      }
+      w->lcp_A[(size_t)ri * n + ri] += (a->kind != TL_ROW_CONTACT || ka == 2) ? a->R : 0.0;
+    }
+  }
+  tl_lcp_stats st;
+  memset(w->lcp_x, 0, (size_t)n * sizeof(double));
+  int fail = tl_lcp_dantzig(w->lcp, n, w->lcp_A, w->lcp_b, w->lcp_lo, w->lcp_hi, w->lcp_findex, w->lcp_mu,
+                            w->lcp_x, &st);
+  for (int i = 0, ri = 0; i < w->nblock; i++) {
+    tl_block *b = &w->blocks[i];
+    double dl[3];
+    for (int k = 0; k < b->nrow; k++, ri++) {
+      dl[k] = w->lcp_x[ri];
+      b->lambda[k] = w->lcp_x[ri];
+    }
+    apply_impulse(w, b, dl);
+  }
+  w->stats.iterations = st.pivots;
+  w->stats.last_change = st.residual;
+  w->stats.converged = !fail;
+  if (fail) { /* over-constrained friction: finish with PGS from Dantzig's best iterate */
+    int pivots = st.pivots;
+    solve_gauss_seidel(w, 1);
+    w->stats.iterations += pivots;
+  }
+}
+
+/* ---------------- statistics and the solve ---------------- */
+
+static void contact_residuals(tl_world *w) {
+  double sig = 0, cone = 0, dis = 0;
+  for (int i = 0; i < w->nblock; i++) {
+    const tl_block *b = &w->blocks[i];
+    if (b->kind != TL_ROW_CONTACT) continue;
+    double v[3];
+    block_velocity(w, b, v);
+    const double *l = b->lambda;
+    double vn = v[2] + b->R * l[2] - b->target[2], lt = hypot(l[0], l[1]), vt = hypot(v[0], v[1]);
+    sig = fmax(sig, fabs(fmin(l[2], vn)));
+    cone = fmax(cone, lt - b->mu * l[2]);
+    dis = fmax(dis, vt * fmax(b->mu * l[2] - lt, 0.0) + (lt * vt + l[0] * v[0] + l[1] * v[1]));
+  }
+  w->stats.signorini = sig;
+  w->stats.cone = fmax(cone, 0.0);
+  w->stats.dissipation = dis;
+}
+
+void tl_world_solve_constraints(tl_world *w) {
+  memset(&w->stats, 0, sizeof(w->stats));
+  w->stats.nblock = w->nblock;
+  w->stats.ncontact = w->ncontact;
+  for (int i = 0; i < w->nblock; i++) w->stats.nrow += w->blocks[i].nrow;
+  if (w->nblock == 0) {
+    w->stats.converged = 1;
+    return;
+  }
+  if (w->solver == TL_SOLVER_DANTZIG) {
+    solve_dantzig(w);
+  } else {
+    for (int i = 0; i < w->nblock; i++) { /* warm start: last step's impulses, clamped */
+      tl_block *b = &w->blocks[i];
+      if (b->nrow == 1) b->lambda[0] = fmax(b->lo, fmin(b->hi, b->lambda[0]));
+      apply_impulse(w, b, b->lambda);
+    }
+    solve_gauss_seidel(w, w->solver == TL_SOLVER_PGS);
+  }
+  contact_residuals(w);
+  for (int i = 0; i < w->nsystem; i++) memset(w->systems[i]->lambda_joint, 0, 4 * (size_t)w->systems[i]->m->nv * sizeof(double));
+  for (int i = 0; i < w->nblock; i++) {
+    const tl_block *b = &w->blocks[i];
+    if (b->contact >= 0) memcpy(w->contacts[b->contact].lambda, b->lambda, sizeof(b->lambda));
+    if (b->slot >= 0) w->systems[b->sa]->lambda_joint[4 * b->dof + b->slot] = b->lambda[0];
+  }
+}

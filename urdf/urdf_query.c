@@ -1,0 +1,98 @@
+/* Public queries of the URDF content a tl_model keeps beyond the dynamics:
+ * mimics, calibration, safety controllers, contact properties, meshes and
+ * hulls, visuals and materials (talus/model.h). */
+#include <math.h>
+#include <string.h>
+
+#include "model/model.h"
+#include "talus/model.h"
+
+int tl_model_dof_mimic(const tl_model *m, int k, int *followed, double *mult, double *offset) {
+  if (!m || k < 0 || k >= m->nv) return -1;
+  if (followed) *followed = m->dof_mimic[k];
+  if (mult) *mult = m->dof_mimic[k] >= 0 ? m->dof_mimic_mult[k] : 1.0;
+  if (offset) *offset = m->dof_mimic[k] >= 0 ? m->dof_mimic_offset[k] : 0.0;
+  return m->dof_mimic[k] >= 0;
+}
+
+int tl_model_joint_calibration(const tl_model *m, int b, double *rising, double *falling) {
+  if (!m || b < 0 || b >= m->nbody) return -1;
+  const double *c = m->jnt_calibration + 2 * b;
+  if (rising) *rising = c[0];
+  if (falling) *falling = c[1];
+  return (isnan(c[0]) ? 0 : 1) | (isnan(c[1]) ? 0 : 2);
+}
+
+int tl_model_joint_safety_controller(const tl_model *m, int b, double *soft_lower, double *soft_upper,
+                                     double *k_position, double *k_velocity) {
+  if (!m || b < 0 || b >= m->nbody) return -1;
+  const double *s = m->jnt_safety + 4 * b;
+  if (soft_lower) *soft_lower = s[0];
+  if (soft_upper) *soft_upper = s[1];
+  if (k_position) *k_position = s[2];
+  if (k_velocity) *k_velocity = s[3];
+  return !isnan(s[3]);
+}
+
+static int geom_ok(const tl_model *m, int g) { return m && g >= 0 && g < m->ngeom; }
+
+int tl_model_geom_contact(const tl_model *m, int g, double *friction, double *restitution,
+                          double *stiffness, double *damping) {
+  if (!geom_ok(m, g)) return -1;
+  if (friction) *friction = m->geom_friction[g];
+  if (restitution) *restitution = m->geom_restitution[g];
+  if (stiffness) *stiffness = m->geom_contact_stiffness[g];
+  if (damping) *damping = m->geom_contact_damping[g];
+  return 0;
+}
+
+const char *tl_model_geom_material(const tl_model *m, int g) {
+  return geom_ok(m, g) ? m->geom_material[g] : NULL;
+}
+
+int tl_model_geom_mesh(const tl_model *m, int g, const char **uri, const char **file) {
+  if (!geom_ok(m, g) || m->geom_type[g] != TL_GEOM_MESH) return -1;
+  if (uri) *uri = m->geom_mesh[g];
+  if (file) *file = m->geom_mesh_file[g];
+  return 0;
+}
+
+int tl_model_geom_hull(const tl_model *m, int g, int *nvert, const double **vert, int *nface,
+                       const int **face) {
+  if (!geom_ok(m, g) || m->geom_hull[g] < 0 || m->geom_hull[g] >= m->nhull) return -1;
+  int h = m->geom_hull[g];
+  if (nvert) *nvert = m->hull_nvert[h];
+  if (vert) *vert = m->hull_vert + 3 * m->hull_vert_adr[h];
+  if (nface) *nface = m->hull_nface[h];
+  if (face) *face = m->hull_face + 3 * m->hull_face_adr[h];
+  return 0;
+}
+
+int tl_model_nvisual(const tl_model *m) { return m ? m->nvisual : 0; }
+
+int tl_model_visual(const tl_model *m, int i, tl_visual_info *out) {
+  if (!m || !out || i < 0 || i >= m->nvisual) return -1;
+  out->name = m->visual_name[i];
+  out->link = m->visual_link[i];
+  out->body = m->visual_body[i];
+  out->type = m->visual_type[i];
+  memcpy(out->size, m->visual_size + 3 * i, sizeof(out->size));
+  memcpy(out->pos, m->visual_pos + 3 * i, sizeof(out->pos));
+  memcpy(out->R, m->visual_rot + 9 * i, sizeof(out->R));
+  out->mesh = m->visual_mesh[i];
+  out->mesh_file = m->visual_mesh_file[i];
+  out->material = m->visual_material[i];
+  memcpy(out->rgba, m->visual_rgba + 4 * i, sizeof(out->rgba));
+  out->texture = m->visual_texture[i];
+  return 0;
+}
+
+int tl_model_nmaterial(const tl_model *m) { return m ? m->nmaterial : 0; }
+
+int tl_model_material(const tl_model *m, int i, const char **name, double rgba[4], const char **texture) {
+  if (!m || i < 0 || i >= m->nmaterial) return -1;
+  if (name) *name = m->material_name[i];
+  if (rgba) memcpy(rgba, m->material_rgba + 4 * i, 4 * sizeof(double));
+  if (texture) *texture = m->material_texture[i];
+  return 0;
+}
