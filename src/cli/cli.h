@@ -21,11 +21,13 @@ enum {
 /* ---- commands (argv[0] is the command name) ---- */
 int cli_info(int argc, char **argv);
 int cli_simulate(int argc, char **argv);
+int cli_dynamics(int argc, char **argv);
 
 /* ---- usage texts (cli_usage.c) ---- */
 extern const char cli_usage_main[];
 extern const char cli_usage_info[];
 extern const char cli_usage_simulate[];
+extern const char cli_usage_dynamics[];
 /* Usage text of a command, or NULL if there is no such command. */
 const char *cli_usage_of(const char *command);
 
@@ -45,18 +47,36 @@ int cli_parse_double(const char *opt, const char *text, double *out);
 /* Parse a comma-separated list of finite numbers into a new array (*out,
  * free()), *n entries. Returns -1 (after printing an error) on bad input. */
 int cli_parse_double_list(const char *opt, const char *text, double **out, int *n);
-/* Load a URDF; on failure print the loader's message and return NULL. */
+/* Load a URDF; on failure print the loader's message and return NULL.
+ * Template variables given with --var (cli_take_vars) are passed on. */
 tl_model *cli_load_model(const char *path, tl_base_type base, int verbose);
+/* Remove every `--var NAME=VALUE` (or `--var=NAME=VALUE`) from argv[1..]
+ * (argv[argc] stays NULL), keeping them for cli_load_model. Returns the new
+ * argc, or -1 (after printing an error) for a malformed one. */
+int cli_take_vars(int argc, char **argv);
 /* "floating" / "fixed" / "auto". */
 const char *cli_base_name(tl_base_type base);
 
 /* ---- JSON helpers (cli_json.c) ---- */
 /* Add a string member; NULL is stored as JSON null. Returns 0 or -1 (no memory). */
 int cli_json_add_string(cJSON *obj, const char *key, const char *value);
-/* Add an array of n numbers. Non-finite numbers become null. */
+/* A number item that prints so that it reads back exactly (cJSON's own
+ * printing may lose the last bit); a non-finite number becomes null. NULL:
+ * no memory. */
+cJSON *cli_json_number(double v);
+/* Add a number member (see cli_json_number). Returns 0 or -1 (no memory). */
+int cli_json_add_number(cJSON *obj, const char *key, double v);
+/* Add an array of n numbers, each as cli_json_number (non-finite: null). */
 int cli_json_add_numbers(cJSON *obj, const char *key, const double *v, int n);
 /* Print `root` (formatted) to stdout followed by a newline, then delete it.
  * Returns CLI_EXIT_OK or CLI_EXIT_FAIL. root may be NULL (out of memory). */
 int cli_json_print_and_free(cJSON *root);
+/* The same into the file `path` (NULL: stdout). A file that could not be
+ * written completely is removed. Errors name the file. */
+int cli_json_write_and_free(cJSON *root, const char *path);
+/* Read and parse the JSON file `path`; `what` names its role in messages
+ * ("states file"). On failure print an error naming the file (and the line
+ * and column of a syntax error) and return NULL. */
+cJSON *cli_json_read_file(const char *path, const char *what);
 
 #endif

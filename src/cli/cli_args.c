@@ -93,10 +93,52 @@ int cli_parse_double_list(const char *opt, const char *text, double **out, int *
   return 0;
 }
 
+/* Template variables from --var (cli_take_vars). */
+enum { CLI_MAX_VARS = 64 };
+static char cli_var_names[CLI_MAX_VARS][64];
+static const char *cli_var_name_ptrs[CLI_MAX_VARS];
+static double cli_var_values[CLI_MAX_VARS];
+static int cli_nvar;
+
+/* Keep one "NAME=VALUE"; 0 on success. */
+static int add_var(const char *spec) {
+  const char *eq = strchr(spec, '=');
+  if (!eq || eq == spec || (size_t)(eq - spec) >= sizeof(cli_var_names[0])) {
+    cli_errorf("option --var: '%s' is not NAME=VALUE", spec);
+    return -1;
+  }
+  if (cli_nvar == CLI_MAX_VARS) {
+    cli_errorf("option --var: more than %d variables", CLI_MAX_VARS);
+    return -1;
+  }
+  double v;
+  if (cli_parse_double("--var", eq + 1, &v) != 0) return -1;
+  memcpy(cli_var_names[cli_nvar], spec, (size_t)(eq - spec));
+  cli_var_names[cli_nvar][eq - spec] = '\0';
+  cli_var_name_ptrs[cli_nvar] = cli_var_names[cli_nvar];
+  cli_var_values[cli_nvar++] = v;
+  return 0;
+}
+
+int cli_take_vars(int argc, char **argv) {
+  int out = 1;
+  for (int i = 1; i < argc; ++i) {
+    const char *value = NULL;
+    int r = cli_option_value(argc, argv, &i, "--var", &value);
+    if (r < 0 || (r > 0 && add_var(value) != 0)) return -1;
+    if (r == 0) argv[out++] = argv[i];
+  }
+  argv[out] = NULL;
+  return out;
+}
+
 tl_model *cli_load_model(const char *path, tl_base_type base, int verbose) {
   tl_load_options opt = tl_load_options_default();
   opt.base = base;
   opt.verbose = verbose;
+  opt.var_names = cli_var_name_ptrs;
+  opt.var_values = cli_var_values;
+  opt.nvar = cli_nvar;
   tl_model *model = NULL;
   tl_error err;
   memset(&err, 0, sizeof(err));

@@ -1,6 +1,8 @@
 /* JSON output helpers of the talus command (cJSON). */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -14,11 +16,31 @@ int cli_json_add_string(cJSON *obj, const char *key, const char *value) {
   return 0;
 }
 
+cJSON *cli_json_number(double v) {
+  if (!isfinite(v)) return cJSON_CreateNull();
+  /* cJSON prints "%1.15g" whenever that reads back within an ulp or so; keep
+   * every bit: 15 digits if they read back exactly, else 17. */
+  char buf[40];
+  snprintf(buf, sizeof buf, "%.15g", v);
+  if (strtod(buf, NULL) != v) snprintf(buf, sizeof buf, "%.17g", v);
+  return cJSON_CreateRaw(buf);
+}
+
+int cli_json_add_number(cJSON *obj, const char *key, double v) {
+  cJSON *item = cli_json_number(v);
+  if (!item) return -1;
+  if (!cJSON_AddItemToObject(obj, key, item)) {
+    cJSON_Delete(item);
+    return -1;
+  }
+  return 0;
+}
+
 int cli_json_add_numbers(cJSON *obj, const char *key, const double *v, int n) {
   cJSON *arr = cJSON_AddArrayToObject(obj, key);
   if (!arr) return -1;
   for (int k = 0; k < n; ++k) {
-    cJSON *item = isfinite(v[k]) ? cJSON_CreateNumber(v[k]) : cJSON_CreateNull();
+    cJSON *item = cli_json_number(v[k]);
     if (!item || !cJSON_AddItemToArray(arr, item)) {
       cJSON_Delete(item);
       return -1;
@@ -42,4 +64,105 @@ int cli_json_print_and_free(cJSON *root) {
   fputc('\n', stdout);
   cJSON_free(text);
   return fflush(stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+}
+
+int cli_json_write_and_free(cJSON *root, const char *path) {
+  if (!path) return cli_json_print_and_free(root);
+  if (!root) {
+    cli_errorf("out of memory while building JSON");
+    return CLI_EXIT_FAIL;
+  }
+  char *text = cJSON_Print(root);
+  cJSON_Delete(root);
+  if (!text) {
+    cli_errorf("out of memory while printing JSON");
+    return CLI_EXIT_FAIL;
+  }
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    cli_errorf("%s: cannot write: %s", path, strerror(errno));
+    cJSON_free(text);
+    return CLI_EXIT_FAIL;
+  }
+  int ok = fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+  int saved = errno;
+  ok = (fclose(f) == 0) && ok;
+  cJSON_free(text);
+  if (!ok) {
+    cli_errorf("%s: cannot write: %s", path, strerror(saved ? saved : errno));
+    remove(path); /* no half-written result */
+    return CLI_EXIT_FAIL;
+  }
+  return CLI_EXIT_OK;
+}
+
+/* Line and column (1-based) of byte `at` of text. */
+static void text_position(const char *text, const char *at, int *line, int *col) {
+  *line = 1;
+  *col = 1;
+  for (const char *p = text; p < at && *p; ++p) {
+    if (*p == '\n') {
+      ++*line;
+      *col = 1;
+    } else {
+      ++*col;
+    }
+  }
+}
+
+cJSON *cli_json_read_file(const char *path, const char *what) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    cli_errorf("%s: cannot open %s: %s", path, what, strerror(errno));
+    return NULL;
+  }
+  size_t cap = 1 << 16, len = 0;
+  char *text = malloc(cap);
+  while (text) {
+    len += fread(text + len, 1, cap - len - 1, f);
+    if (len + 1 < cap) break; /* end of file or error */
+    char *grown = realloc(text, cap * 2);
+    if (!grown) {
+      free(text);
+      text = NULL;
+      break;
+    }
+    text = grown;
+    cap *= 2;
+  }
+  int bad_read = ferror(f);
+  fclose(f);
+  if (!text) {
+    cli_errorf("%s: out of memory reading %s", path, what);
+    return NULL;
+  }
+  if (bad_read) {
+    cli_errorf("%s: cannot read %s", path, what);
+    free(text);
+    return NULL;
+  }
+  text[len] = '\0';
+  const char *end = NULL;
+  cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+  if (!root) {
+    int line = 1, col = 1;
+    size_t n = strlen(text);
+    if (end && end >= text && end <= text + n) text_position(text, end, &line, &col);
+    /* what follows the error, up to 20 characters on its line */
+    const char *near = end && end >= text && end < text + n ? end : "";
+    int near_len = (int)strcspn(near, "\r\n");
+    if (near_len > 20) near_len = 20;
+    if (n == 0 || strspn(text, " \t\r\n") == n)
+      cli_errorf("%s: %s is empty (expected JSON)", path, what);
+    else if (near_len == 0)
+      cli_errorf("%s:%d:%d: %s is not valid JSON (unexpected end of %s)", path, line, col, what,
+                 near[0] ? "line" : "file");
+    else
+      cli_errorf("%s:%d:%d: %s is not valid JSON (error near '%.*s')", path, line, col, what,
+                 near_len, near);
+    free(text);
+    return NULL;
+  }
+  free(text);
+  return root;
 }

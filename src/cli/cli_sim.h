@@ -3,14 +3,33 @@
  *   cli_sim_setup.c   model, world, initial state, controller
  *   cli_sim_run.c     the stepping loop and its statistics
  *   cli_sim_report.c  text and JSON reports
+ *   cli_sim_scene.c   world files (talus/scene.h): their controllers, the
+ *                     per-object poses and the solver statistics of the reports
  *   cli_progress.c    progress bar on stderr */
 #ifndef TALUS_CLI_SIM_H
 #define TALUS_CLI_SIM_H
 
 #include "cli.h"
+#include "impedance.h"
+#include "osc.h"
 #include "stand.h"
+#include "trot.h"
 
-typedef enum cli_controller { CLI_CTRL_STAND = 0, CLI_CTRL_NONE = 1 } cli_controller;
+typedef enum cli_controller {
+  CLI_CTRL_STAND = 0,
+  CLI_CTRL_NONE = 1,
+  CLI_CTRL_TROT = 2,
+  CLI_CTRL_IMPEDANCE = 3,
+  CLI_CTRL_OSC = 4
+} cli_controller;
+
+/* `--controller NAME[:key=value,...]`: the key=value pairs, kept as text
+ * until the controller is built (cli_controller.c). */
+#define CLI_CTRL_MAX_PARAMS 24
+typedef struct cli_ctrl_param {
+  char key[32];
+  char value[96];
+} cli_ctrl_param;
 
 /* Height of the lowest collision geom above the ground at the start (m). */
 #define CLI_SIM_DROP_HEIGHT 0.01
@@ -20,10 +39,15 @@ typedef enum cli_controller { CLI_CTRL_STAND = 0, CLI_CTRL_NONE = 1 } cli_contro
 #define CLI_SIM_SETTLE_FRACTION 0.2
 
 typedef struct cli_sim_options {
-  const char *urdf;
+  const char *urdf; /* the URDF or world file argument */
+  int world;        /* 1: `urdf` is a world file (root <talus_world>) */
+  int dt_given, ctrl_given; /* --dt / --controller on the command line */
   double duration; /* s, >= 0 */
   double dt;       /* s, > 0 */
   cli_controller controller;
+  int nctrl_param;
+  cli_ctrl_param ctrl_param[CLI_CTRL_MAX_PARAMS];
+  int kp_given, kd_given; /* --kp / --kd on the command line */
   tl_base_type base;
   double *q;       /* --q values (owned) or NULL */
   int nq_given;
@@ -42,17 +66,41 @@ typedef struct cli_sim_stats {
   double max_penetration; /* m */
   double contact_sum;     /* sum over observed steps of the number of contacts */
   int nan_detected;
+  /* over the last 80% of the steps (like hmin / hmax): */
+  long long window_steps;
+  double vsum[3];         /* sum of the world velocity of body 0's origin (m/s) */
+  double max_roll_pitch;  /* largest |roll| or |pitch| of body 0 (rad, Z-Y-X angles) */
+  double track_sum, track_max; /* osc: end-effector position error (m) */
+  tl_solver_stats solver; /* of the last step */
+  double max_signorini, max_cone; /* largest solver residuals over the run */
 } cli_sim_stats;
+
+/* The controller running (one of them, by opt->controller). */
+typedef struct cli_ctrl_state {
+  tl_stand_controller stand;
+  tl_trot_controller trot;
+  tl_impedance_controller imp;
+  tl_osc_controller osc;
+  tl_osc_circle circle; /* osc target trajectory */
+  double t0;            /* osc: time of the first update, s */
+  int started;
+} cli_ctrl_state;
 
 typedef struct cli_sim {
   const cli_sim_options *opt;
-  tl_model *model;
+  const tl_model *model;  /* model of sys; NULL for a world without a <system> */
+  tl_model *loaded;       /* the URDF loaded by a URDF run (owned), else NULL */
   tl_world *world;
+  /* the robot the report is about: the URDF, or a world's first <system>
+   * (NULL if it has none; then nq = nv = ngeom = 0 and sys_index = -1) */
   tl_system *sys;         /* owned by world */
   int sys_index;          /* index of sys in the world (tl_contact_info.system) */
+  double dt;              /* time step of the world, s */
+  tl_scene_info scene;    /* world file: its objects and systems */
+  tl_stand_controller *scene_ctrl; /* world file: one per scene entry (zeroed if unused) */
   int nq, nv, ngeom;
   int has_ctrl;
-  tl_stand_controller ctrl;
+  cli_ctrl_state ctrl;
   long long nsteps;       /* planned steps */
   double *q, *u;          /* nq / nv scratch; final state after the run */
   /* links in contact: geom -> link id, per-link name, step count, per-step flag */
@@ -64,9 +112,40 @@ typedef struct cli_sim {
   cli_sim_stats stats;
 } cli_sim;
 
+/* cli_controller.c: the controllers of `simulate`. */
+/* Parse "NAME[:key=value,...]" into o->controller / o->ctrl_param; 0 or -1
+ * (after printing an error). */
+int cli_ctrl_parse(const char *text, cli_sim_options *o);
+/* Load options the controller needs (osc and impedance: fixed base unless
+ * --floating-base was given). */
+tl_base_type cli_ctrl_base(const cli_sim_options *o);
+/* Build the controller for s->sys in its initial state; CLI_EXIT_*. */
+int cli_ctrl_setup(cli_sim *s);
+/* Per-step hook between integrate1 and integrate2; no allocation. */
+tl_status cli_ctrl_update(cli_sim *s, int in_window, tl_error *err);
+void cli_ctrl_free(cli_sim *s);
+const char *cli_ctrl_name(cli_controller c);
+/* One line describing the controller and its parameters (text report). */
+void cli_ctrl_print(const cli_sim *s);
+
 /* cli_sim_setup.c: build everything; returns CLI_EXIT_* (prints errors). */
 int cli_sim_setup(cli_sim *s, const cli_sim_options *opt);
 void cli_sim_free(cli_sim *s);
+
+/* cli_sim_scene.c: world files. */
+/* Attach controllers/stand to every <system controller="stand">; CLI_EXIT_*. */
+int cli_scene_ctrl_setup(cli_sim *s);
+/* Per-step hook of those controllers; no allocation. */
+tl_status cli_scene_ctrl_update(cli_sim *s, tl_error *err);
+void cli_scene_free(cli_sim *s);
+/* Name of the controller of the report's robot ("stand", ...); NULL if no robot. */
+const char *cli_sim_controller_name(const cli_sim *s);
+/* JSON members `objects` [{name, kind, index, position, quaternion}] and
+ * `solver` {...}; 0 or -1 (no memory). */
+int cli_sim_add_objects(cJSON *root, const cli_sim *s);
+int cli_sim_add_solver(cJSON *root, const cli_sim *s);
+/* Text report lines: objects and solver. */
+void cli_sim_print_objects(const cli_sim *s);
 
 /* cli_sim_run.c: run the loop; CLI_EXIT_OK, CLI_EXIT_DIVERGED or CLI_EXIT_FAIL. */
 int cli_sim_run(cli_sim *s);

@@ -37,8 +37,19 @@ static double mean_contacts(const cli_sim *s) {
   return ratio(s->stats.contact_sum, (double)s->stats.observed);
 }
 
-static const char *controller_name(const cli_sim *s) {
-  return s->opt->controller == CLI_CTRL_STAND ? "stand" : "none";
+static const char *controller_name(const cli_sim *s) { return cli_sim_controller_name(s); }
+
+/* URDF of the report's robot (a world file: its first <system>'s). */
+static const char *robot_urdf(const cli_sim *s) {
+  if (!s->opt->world) return s->opt->urdf;
+  int k = s->scene.first_articulated;
+  return k >= 0 ? s->scene.systems[k].urdf : NULL;
+}
+
+/* Mean velocity of body 0's origin over the window (m/s, world). */
+static void velocity_mean(const cli_sim *s, double v[3]) {
+  double n = (double)s->stats.window_steps;
+  for (int i = 0; i < 3; ++i) v[i] = n > 0 ? s->stats.vsum[i] / n : 0.0;
 }
 
 /* ---------------------------------------------------------------- JSON */
@@ -66,7 +77,7 @@ static int add_contact_links(cJSON *root, const cli_sim *s) {
 
 static int add_run(cJSON *root, const cli_sim *s) {
   const cli_sim_stats *st = &s->stats;
-  int ok = cJSON_AddNumberToObject(root, "dt", s->opt->dt) != NULL;
+  int ok = cJSON_AddNumberToObject(root, "dt", s->dt) != NULL;
   ok = ok && cJSON_AddNumberToObject(root, "steps", (double)st->steps) != NULL;
   ok = ok && cJSON_AddNumberToObject(root, "sim_time_s", st->sim_time) != NULL;
   ok = ok && cJSON_AddNumberToObject(root, "wall_time_s", st->wall_time) != NULL;
@@ -81,18 +92,40 @@ static int add_run(cJSON *root, const cli_sim *s) {
 static cJSON *sim_json(const cli_sim *s) {
   cJSON *root = cJSON_CreateObject();
   if (!root) return NULL;
-  int ok = cli_json_add_string(root, "robot", tl_model_name(s->model)) == 0;
-  ok = ok && cli_json_add_string(root, "urdf", s->opt->urdf) == 0;
-  ok = ok && cli_json_add_string(root, "base", cli_base_name(tl_model_base(s->model))) == 0;
-  ok = ok && cJSON_AddNumberToObject(root, "dof", s->nv) != NULL;
-  ok = ok && cJSON_AddNumberToObject(root, "gc_dim", s->nq) != NULL;
+  /* robot keys: the URDF, or a world file's first <system> (null if none) */
+  const tl_model *m = s->model;
+  int ok = cli_json_add_string(root, "robot", m ? tl_model_name(m) : NULL) == 0;
+  ok = ok && cli_json_add_string(root, "urdf", robot_urdf(s)) == 0;
+  ok = ok && cli_json_add_string(root, "world", s->opt->world ? s->opt->urdf : NULL) == 0;
+  ok = ok && cli_json_add_string(root, "base", m ? cli_base_name(tl_model_base(m)) : NULL) == 0;
+  ok = ok && cli_json_add_number(root, "dof", m ? s->nv : NAN) == 0;
+  ok = ok && cli_json_add_number(root, "gc_dim", m ? s->nq : NAN) == 0;
   ok = ok && add_run(root, s) == 0;
   ok = ok && add_height(root, &s->stats) == 0;
   ok = ok && cJSON_AddNumberToObject(root, "max_penetration_m", s->stats.max_penetration) != NULL;
   ok = ok && cJSON_AddNumberToObject(root, "mean_contacts", mean_contacts(s)) != NULL;
   ok = ok && add_contact_links(root, s) == 0;
-  ok = ok && cli_json_add_numbers(root, "final_gc", s->q, s->nq) == 0;
+  double vmean[3];
+  velocity_mean(s, vmean);
+  if (m) {
+    ok = ok && cli_json_add_numbers(root, "base_velocity_mean", vmean, 3) == 0;
+    ok = ok && cJSON_AddNumberToObject(root, "max_roll_pitch_rad", s->stats.max_roll_pitch) != NULL;
+  } else {
+    ok = ok && cJSON_AddNullToObject(root, "base_velocity_mean") != NULL;
+    ok = ok && cJSON_AddNullToObject(root, "max_roll_pitch_rad") != NULL;
+  }
+  if (s->opt->controller == CLI_CTRL_OSC) {
+    cJSON *t = cJSON_AddObjectToObject(root, "tracking_error_m");
+    ok = ok && t != NULL;
+    double mean = ratio(s->stats.track_sum, (double)s->stats.window_steps);
+    ok = ok && cJSON_AddNumberToObject(t, "mean", mean) != NULL;
+    ok = ok && cJSON_AddNumberToObject(t, "max", s->stats.track_max) != NULL;
+  }
+  if (m) ok = ok && cli_json_add_numbers(root, "final_gc", s->q, s->nq) == 0;
+  else ok = ok && cJSON_AddNullToObject(root, "final_gc") != NULL;
   ok = ok && cJSON_AddBoolToObject(root, "nan_detected", s->stats.nan_detected) != NULL;
+  ok = ok && cli_sim_add_objects(root, s) == 0;
+  ok = ok && cli_sim_add_solver(root, s) == 0;
   if (!ok) cJSON_Delete(root);
   return ok ? root : NULL;
 }
@@ -102,22 +135,39 @@ int cli_sim_print_json(const cli_sim *s) { return cli_json_print_and_free(sim_js
 /* ---------------------------------------------------------------- text */
 
 static void print_header(const cli_sim *s) {
+  if (s->opt->world) printf("world          %s\n", s->opt->urdf);
+  if (!s->model) {
+    printf("robot          none (the world has no <system>)\n");
+    return;
+  }
   printf("robot          %s (%s base, dof %d, gc_dim %d)\n", tl_model_name(s->model),
          cli_base_name(tl_model_base(s->model)), s->nv, s->nq);
-  printf("urdf           %s\n", s->opt->urdf);
-  if (s->opt->controller == CLI_CTRL_STAND)
-    printf("controller     stand (kp %g N m/rad, kd %g N m s/rad)\n", s->opt->kp, s->opt->kd);
+  printf("urdf           %s\n", robot_urdf(s));
+  if (s->opt->world)
+    printf("controller     %s\n", controller_name(s));
   else
-    printf("controller     none\n");
+    cli_ctrl_print(s);
 }
 
 static void print_run(const cli_sim *s) {
   const cli_sim_stats *st = &s->stats;
-  printf("steps          %lld x %g s = %.6g s simulated\n", st->steps, s->opt->dt, st->sim_time);
+  printf("steps          %lld x %g s = %.6g s simulated\n", st->steps, s->dt, st->sim_time);
   printf("wall time      %.6g s (%.6g steps/s, %.4g x real time)\n", st->wall_time,
          ratio((double)st->steps, st->wall_time), ratio(st->sim_time, st->wall_time));
+  if (!s->model) {
+    printf("penetration    max %.6g m\n", st->max_penetration);
+    printf("contacts       %.4g per step on average\n", mean_contacts(s));
+    return;
+  }
   printf("base height    min %.6g  max %.6g  (last 80%%)  final %.6g m\n", st->hmin, st->hmax,
          st->hfinal);
+  double vmean[3];
+  velocity_mean(s, vmean);
+  printf("base velocity  mean [%.4g, %.4g, %.4g] m/s  (last 80%%)\n", vmean[0], vmean[1], vmean[2]);
+  printf("roll / pitch   max %.4g rad  (last 80%%)\n", st->max_roll_pitch);
+  if (s->opt->controller == CLI_CTRL_OSC)
+    printf("tracking error mean %.4g  max %.4g m  (last 80%%)\n",
+           ratio(st->track_sum, (double)st->window_steps), st->track_max);
   printf("penetration    max %.6g m\n", st->max_penetration);
   printf("contacts       %.4g per step on average\n", mean_contacts(s));
 }
@@ -131,6 +181,10 @@ static void print_links(const cli_sim *s) {
 }
 
 static void print_final(const cli_sim *s) {
+  if (!s->model) {
+    printf("nan detected   %s\n", s->stats.nan_detected ? "YES" : "no");
+    return;
+  }
   printf("final q        [");
   for (int i = 0; i < s->nq; ++i) printf(i ? ", %.6g" : "%.6g", s->q[i]);
   printf("]\n");
@@ -142,5 +196,6 @@ int cli_sim_print_text(const cli_sim *s) {
   print_run(s);
   print_links(s);
   print_final(s);
+  cli_sim_print_objects(s);
   return fflush(stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 }

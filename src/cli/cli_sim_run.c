@@ -31,11 +31,46 @@ static void observe_height(cli_sim *s, double z) {
   if (z > s->stats.hmax) s->stats.hmax = z;
 }
 
+/* Velocity of body 0's origin (world) and its roll and pitch (Z-Y-X Euler
+ * angles of its rotation, rad), accumulated over the window. */
+static void observe_base_motion(cli_sim *s) {
+  double pos[3], R[9], v[3];
+  if (!s->sys || tl_system_body_pose(s->sys, 0, pos, R, NULL) != TL_OK) return;
+  if (tl_system_point_velocity(s->sys, 0, pos, v, NULL, NULL) != TL_OK) return;
+  for (int i = 0; i < 3; ++i) s->stats.vsum[i] += v[i];
+  double roll = atan2(R[7], R[8]);
+  double pitch = asin(fmax(-1.0, fmin(1.0, -R[6])));
+  double rp = fmax(fabs(roll), fabs(pitch));
+  if (rp > s->stats.max_roll_pitch || !isfinite(rp)) s->stats.max_roll_pitch = rp;
+  s->stats.window_steps += 1;
+}
+
 /* z of body 0 (m); NAN if it cannot be read. */
 static double base_height(cli_sim *s) {
   double pos[3], R[9];
-  if (tl_system_body_pose(s->sys, 0, pos, R, NULL) != TL_OK) return NAN;
+  if (!s->sys || tl_system_body_pose(s->sys, 0, pos, R, NULL) != TL_OK) return NAN;
   return pos[2];
+}
+
+/* Statistics of the solve just done; largest residuals over the run. */
+static void observe_solver(cli_sim *s) {
+  tl_solver_stats *ss = &s->stats.solver;
+  if (tl_world_solver_stats(s->world, ss, NULL) != TL_OK) return;
+  if (ss->signorini > s->stats.max_signorini || !isfinite(ss->signorini))
+    s->stats.max_signorini = ss->signorini;
+  if (ss->cone > s->stats.max_cone || !isfinite(ss->cone)) s->stats.max_cone = ss->cone;
+}
+
+/* A world file: 1 if every system's state is finite. */
+static int scene_finite(cli_sim *s) {
+  for (int i = 0; i < s->scene.nsystem; ++i) {
+    double pos[3], R[9];
+    tl_system *sys = s->scene.systems[i].system;
+    if (tl_system_body_pose(sys, 0, pos, R, NULL) != TL_OK) return 0;
+    for (int k = 0; k < 3; ++k)
+      if (!isfinite(pos[k])) return 0;
+  }
+  return 1;
 }
 
 /* One step; the state at its start (after integrate1) is observed. */
@@ -43,12 +78,15 @@ static tl_status step_once(cli_sim *s, int in_window, tl_error *err) {
   tl_status st = tl_world_integrate1(s->world, err);
   if (st != TL_OK) return st;
   observe_contacts(s);
-  if (in_window) observe_height(s, base_height(s));
-  if (s->has_ctrl) {
-    st = tl_stand_update(&s->ctrl, err);
-    if (st != TL_OK) return st;
+  if (in_window) {
+    observe_height(s, base_height(s));
+    observe_base_motion(s);
   }
-  return tl_world_integrate2(s->world, err);
+  st = cli_ctrl_update(s, in_window, err);
+  if (st == TL_OK) st = cli_scene_ctrl_update(s, err);
+  if (st == TL_OK) st = tl_world_integrate2(s->world, err);
+  if (st == TL_OK) observe_solver(s);
+  return st;
 }
 
 static tl_status step_loop(cli_sim *s, tl_error *err) {
@@ -74,6 +112,11 @@ static int finish(cli_sim *s) {
   memset(&err, 0, sizeof(err));
   s->stats.sim_time = tl_world_time(s->world);
   s->stats.hfinal = base_height(s);
+  if (!s->sys) {
+    s->stats.hmin = s->stats.hmax = NAN; /* no robot: reported as null */
+    if (!scene_finite(s)) s->stats.nan_detected = 1;
+    return CLI_EXIT_OK;
+  }
   observe_height(s, s->stats.hfinal);
   if (tl_system_get_state(s->sys, s->q, s->nq, s->u, s->nv, &err) != TL_OK) {
     cli_errorf("final state: %s", err.message);
@@ -82,6 +125,7 @@ static int finish(cli_sim *s) {
   for (int i = 0; i < s->nq; ++i)
     if (!isfinite(s->q[i])) s->stats.nan_detected = 1;
   if (!isfinite(s->stats.hfinal)) s->stats.nan_detected = 1;
+  if (!scene_finite(s)) s->stats.nan_detected = 1;
   return CLI_EXIT_OK;
 }
 

@@ -1,4 +1,4 @@
-/* `talus simulate`: model, world, initial state and controller. */
+/* `talus simulate`: model, world, initial state and controller; or a world file. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +24,7 @@ static int build_world(cli_sim *s) {
   if (tl_world_create(&s->world, &err) != TL_OK) return engine_error("world", &err);
   if (tl_world_set_timestep(s->world, s->opt->dt, &err) != TL_OK)
     return engine_error("--dt", &err);
+  s->dt = tl_world_timestep(s->world);
   if (tl_world_add_ground(s->world, 0.0, CLI_SIM_GROUND_MU, &err) != TL_OK)
     return engine_error("ground", &err);
   if (tl_world_add_system(s->world, s->model, &s->sys, &err) != TL_OK)
@@ -139,16 +140,6 @@ static int place_base(cli_sim *s) {
   return set_state(s, "initial base placement");
 }
 
-static int setup_controller(cli_sim *s) {
-  if (s->opt->controller != CLI_CTRL_STAND) return CLI_EXIT_OK;
-  tl_error err;
-  memset(&err, 0, sizeof(err));
-  if (tl_stand_init(&s->ctrl, s->sys, s->q, s->nq, s->opt->kp, s->opt->kd, &err) != TL_OK)
-    return engine_error("stand controller", &err);
-  s->has_ctrl = 1;
-  return CLI_EXIT_OK;
-}
-
 static int setup_state(cli_sim *s) {
   s->q = calloc((size_t)s->nq + 1, sizeof(double));
   s->u = calloc((size_t)s->nv + 1, sizeof(double));
@@ -162,22 +153,62 @@ static int setup_state(cli_sim *s) {
   return rc;
 }
 
+/* A world file (talus/scene.h): the world as the file builds it (with --dt
+ * replacing its time step); the report's robot is its first <system>. */
+static int setup_world_file(cli_sim *s) {
+  tl_error err;
+  memset(&err, 0, sizeof(err));
+  if (tl_scene_load(s->opt->urdf, &s->world, &s->scene, &err) != TL_OK) {
+    cli_errorf("%s", err.message[0] ? err.message : tl_status_name(err.status));
+    return CLI_EXIT_FAIL;
+  }
+  if (s->opt->dt_given && tl_world_set_timestep(s->world, s->opt->dt, &err) != TL_OK)
+    return engine_error("--dt", &err);
+  s->dt = tl_world_timestep(s->world);
+  s->sys_index = -1;
+  if (s->scene.first_articulated >= 0) {
+    s->sys = s->scene.systems[s->scene.first_articulated].system;
+    s->sys_index = tl_system_index(s->sys);
+    s->model = tl_system_model(s->sys);
+    s->nq = tl_system_nq(s->sys);
+    s->nv = tl_system_nv(s->sys);
+    s->ngeom = tl_model_ngeom(s->model);
+  }
+  s->q = calloc((size_t)s->nq + 1, sizeof(double));
+  s->u = calloc((size_t)s->nv + 1, sizeof(double));
+  if (!s->q || !s->u || build_link_table(s) != 0) {
+    cli_errorf("out of memory");
+    return CLI_EXIT_FAIL;
+  }
+  if (s->sys && tl_system_get_state(s->sys, s->q, s->nq, s->u, s->nv, &err) != TL_OK)
+    return engine_error("initial state", &err);
+  return cli_scene_ctrl_setup(s);
+}
+
 int cli_sim_setup(cli_sim *s, const cli_sim_options *opt) {
   memset(s, 0, sizeof(*s));
   s->opt = opt;
-  s->model = cli_load_model(opt->urdf, opt->base, opt->verbose);
-  if (!s->model) return CLI_EXIT_FAIL;
-  int rc = build_world(s);
-  if (rc == CLI_EXIT_OK) rc = setup_state(s);
-  if (rc == CLI_EXIT_OK) rc = setup_controller(s);
-  s->nsteps = llround(opt->duration / opt->dt);
+  s->dt = opt->dt;
+  int rc;
+  if (opt->world) {
+    rc = setup_world_file(s);
+  } else {
+    s->loaded = cli_load_model(opt->urdf, cli_ctrl_base(opt), opt->verbose);
+    if (!s->loaded) return CLI_EXIT_FAIL;
+    s->model = s->loaded;
+    rc = build_world(s);
+    if (rc == CLI_EXIT_OK) rc = setup_state(s);
+    if (rc == CLI_EXIT_OK) rc = cli_ctrl_setup(s);
+  }
+  s->nsteps = llround(opt->duration / s->dt);
   return rc;
 }
 
 void cli_sim_free(cli_sim *s) {
-  if (s->has_ctrl) tl_stand_free(&s->ctrl);
+  cli_ctrl_free(s);
+  cli_scene_free(s);
   tl_world_free(s->world);
-  tl_model_free(s->model);
+  tl_model_free(s->loaded);
   free(s->q);
   free(s->u);
   free(s->geom_link);

@@ -1,4 +1,4 @@
-/* `talus simulate [URDF] [options]`: argument parsing and the command. */
+/* `talus simulate [URDF | WORLD.xml] [options]`: argument parsing and the command. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,18 +20,6 @@ static void sim_defaults(cli_sim_options *o) {
   o->kd = TL_STAND_DEFAULT_KD;
 }
 
-static int parse_controller(const char *text, cli_controller *out) {
-  if (strcmp(text, "stand") == 0) {
-    *out = CLI_CTRL_STAND;
-  } else if (strcmp(text, "none") == 0) {
-    *out = CLI_CTRL_NONE;
-  } else {
-    cli_errorf("option --controller: unknown controller '%s' (stand or none)", text);
-    return -1;
-  }
-  return 0;
-}
-
 static int parse_gain(const char *opt, const char *text, double *out) {
   if (cli_parse_double(opt, text, out) != 0) return -1;
   if (*out < 0.0) {
@@ -49,12 +37,16 @@ static int parse_valued(int argc, char **argv, int *i, cli_sim_options *o, int *
     *bad = r < 0 || cli_parse_double("--duration", v, &o->duration) != 0;
   } else if ((r = cli_option_value(argc, argv, i, "--dt", &v)) != 0) {
     *bad = r < 0 || cli_parse_double("--dt", v, &o->dt) != 0;
+    o->dt_given = 1;
   } else if ((r = cli_option_value(argc, argv, i, "--controller", &v)) != 0) {
-    *bad = r < 0 || parse_controller(v, &o->controller) != 0;
+    *bad = r < 0 || cli_ctrl_parse(v, o) != 0;
+    o->ctrl_given = 1;
   } else if ((r = cli_option_value(argc, argv, i, "--kp", &v)) != 0) {
     *bad = r < 0 || parse_gain("--kp", v, &o->kp) != 0;
+    o->kp_given = 1;
   } else if ((r = cli_option_value(argc, argv, i, "--kd", &v)) != 0) {
     *bad = r < 0 || parse_gain("--kd", v, &o->kd) != 0;
+    o->kd_given = 1;
   } else if ((r = cli_option_value(argc, argv, i, "--q", &v)) != 0) {
     free(o->q);
     o->q = NULL;
@@ -97,6 +89,20 @@ static int check_ranges(const cli_sim_options *o) {
   return 0;
 }
 
+/* A world file (root <talus_world>) sets the robots, their base, initial
+ * state and controllers itself: the options for a single URDF do not apply. */
+static int check_world(cli_sim_options *o) {
+  o->world = tl_scene_is_world_file(o->urdf) == 1;
+  if (!o->world) return -1;
+  const char *opt = o->ctrl_given ? "--controller" : o->kp_given ? "--kp" : o->kd_given ? "--kd"
+                    : o->q ? "--q" : o->base == TL_BASE_FIXED ? "--fixed-base"
+                    : o->base == TL_BASE_FLOATING ? "--floating-base" : NULL;
+  if (!opt) return -1;
+  cli_errorf("simulate: option %s does not apply to a world file ('%s'): its <system> elements "
+             "give the base, initial state and controller", opt, o->urdf);
+  return CLI_EXIT_USAGE;
+}
+
 /* Parse the arguments of `simulate`; returns -1 to continue, else an exit code. */
 static int parse_sim_args(int argc, char **argv, cli_sim_options *o) {
   for (int i = 1; i < argc; ++i) {
@@ -120,7 +126,8 @@ static int parse_sim_args(int argc, char **argv, cli_sim_options *o) {
     }
   }
   if (!o->urdf) o->urdf = SIM_DEFAULT_URDF;
-  return check_ranges(o) == 0 ? -1 : CLI_EXIT_USAGE;
+  if (check_ranges(o) != 0) return CLI_EXIT_USAGE;
+  return check_world(o);
 }
 
 static int sim_report(const cli_sim *s, int run_rc) {

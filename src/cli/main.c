@@ -3,6 +3,7 @@
  *   talus --help | --version | help [COMMAND]
  *   talus info URDF [options]
  *   talus simulate [URDF] [options]
+ *   talus dynamics URDF --states FILE [options]
  *
  * Exit codes: 0 ok, 1 load / engine error, 2 usage error, 3 the simulation
  * diverged (non-finite state). */
@@ -20,6 +21,7 @@ typedef struct cli_command {
 static const cli_command commands[] = {
     {"info", cli_info},
     {"simulate", cli_simulate},
+    {"dynamics", cli_dynamics},
 };
 
 static const cli_command *find_command(const char *name) {
@@ -75,5 +77,7 @@ int main(int argc, char **argv) {
     cli_errorf("unknown command '%s' (try 'talus --help')", first);
     return CLI_EXIT_USAGE;
   }
+  argc = cli_take_vars(argc - 1, argv + 1) + 1; /* --var NAME=VALUE: URDF template variables */
+  if (argc <= 0) return CLI_EXIT_USAGE;
   return cmd->run(argc - 1, argv + 1);
 }

@@ -1,0 +1,656 @@
+/* talus_bench: microseconds per call of the main kinematic and dynamic
+ * queries of the public API, for every robot of the shared corpus and the
+ * project's own quadruped.
+ *
+ *   talus_bench [SHARED_ROBOTS_DIR] [--reps N] [--batch-ms X] [--json]
+ *
+ * SHARED_ROBOTS_DIR (default: the shared/robots folder beside the source
+ * tree) is searched recursively for *.urdf; robots/talus_quadruped is added.
+ * Base per robot folder (how the source projects use them): fixed for panda,
+ * ur5, kuka_iiwa, double_pendulum and cartpole, floating otherwise.
+ *
+ * Each robot is put at one seeded random state (base in [-1,1]^2 x [0.5,1.5],
+ * uniform orientation, joints uniform within their limits or in [-1, 1],
+ * ball joints uniform quaternions, u ~ N(0, 1)). Each query is timed
+ * (clock_gettime(CLOCK_MONOTONIC)) in N batches (default 15) of calls, each
+ * batch sized to take about X ms (default 2); the figure is the median over
+ * batches of the batch mean. What each column includes is printed in the
+ * header: the public API caches kinematics and M/h after tl_system_set_state
+ * and computes them lazily, so a query's cost depends on what is cached. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <dirent.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "talus/talus.h"
+
+#ifndef TALUS_SHARED_ROBOTS_DIR
+#define TALUS_SHARED_ROBOTS_DIR "../shared/robots"
+#endif
+#ifndef TALUS_ROBOTS_DIR
+#define TALUS_ROBOTS_DIR "robots"
+#endif
+
+#define BENCH_SEED 20240601u
+#define BENCH_KP 300.0 /* stand-like PD gains on the joint DOFs (N m/rad, N m s/rad) */
+#define BENCH_KD 10.0
+#define MAX_ROBOTS 64
+#define BENCH_PI 3.14159265358979323846
+
+/* ------------------------------------------------------------- columns */
+
+enum { C_FK, C_FK_CRBA, C_CRBA, C_RNEA, C_ABA, C_MINV, C_JAC, C_STEP, NCOL };
+
+static const char *const col_key[NCOL] = {"fk",  "fk_crba_h", "crba_h", "rnea",
+                                          "aba", "minv",      "frame_jacobian", "step"};
+static const char *const col_head[NCOL] = {"FK", "FK+CRBA+h", "CRBA+h", "RNEA",
+                                           "ABA", "M^-1", "frameJ", "step"};
+static const char *const col_doc[NCOL] = {
+    "tl_system_set_state + tl_system_body_pose(last body): argument checks, copy of q and u, "
+    "quaternion normalisation, then the whole lazy kinematics pass (body and joint frames, "
+    "COM, world inertias, motion subspaces, body velocities, their time derivatives)",
+    "tl_system_set_state + tl_system_mass_matrix: the FK column plus CRBA and the RNEA for h "
+    "(the engine computes M and h together) and the nv x nv copy of M",
+    "FK+CRBA+h minus FK (derived, not measured on its own)",
+    "tl_system_inverse_dynamics(du) with kinematics cached: one RNEA pass with du, "
+    "plus rotor inertia",
+    "tl_system_forward_dynamics(tau) with kinematics cached: one ABA pass",
+    "tl_system_inverse_mass_matrix with M cached: tree-sparse L^T D L factorisation of M "
+    "and nv solves for the nv x nv inverse",
+    "tl_system_frame_jacobian with kinematics cached: dense 3 x nv Jp and Jr of the last "
+    "frame of a deepest body (most ancestor DOFs: column jdof)",
+    "tl_world_step, dt 1 ms, no ground or static geometry (no contacts), implicit PD on the "
+    "joint DOFs (kp 300, kd 10) holding the random configuration: integrate1 (kinematics, M, "
+    "h, factorisation of M + dt Kd + dt^2 Kp) and integrate2 (PD, any non-contact "
+    "constraints the engine enforces, integration of u and q); the state is reset to the "
+    "random one between batches"};
+
+/* ----------------------------------------------------------- robots */
+
+typedef struct robot_entry {
+  char path[1024];
+  char label[128];
+  char folder[128]; /* top folder under the robots directory */
+  tl_base_type base;
+} robot_entry;
+
+typedef struct robot_list {
+  robot_entry r[MAX_ROBOTS];
+  int n;
+} robot_list;
+
+static int has_suffix(const char *s, const char *suffix) {
+  size_t a = strlen(s), b = strlen(suffix);
+  return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+static int is_dir(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static void add_robot(robot_list *l, const char *path, const char *folder) {
+  if (l->n >= MAX_ROBOTS) return;
+  robot_entry *e = &l->r[l->n++];
+  memset(e, 0, sizeof(*e));
+  snprintf(e->path, sizeof e->path, "%s", path);
+  snprintf(e->folder, sizeof e->folder, "%s", folder);
+}
+
+/* Every *.urdf under dir (recursively); `folder`: the top folder, NULL at the top. */
+static void find_urdfs(robot_list *l, const char *dir, const char *folder) {
+  DIR *d = opendir(dir);
+  if (!d) return;
+  struct dirent *ent;
+  while ((ent = readdir(d)) != NULL) {
+    if (ent->d_name[0] == '.') continue;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
+    if (is_dir(path))
+      find_urdfs(l, path, folder ? folder : ent->d_name);
+    else if (has_suffix(ent->d_name, ".urdf") && folder)
+      add_robot(l, path, folder);
+  }
+  closedir(d);
+}
+
+static int by_path(const void *a, const void *b) {
+  return strcmp(((const robot_entry *)a)->path, ((const robot_entry *)b)->path);
+}
+
+/* Label: the folder, or folder/stem when the folder holds several URDFs; base from the table. */
+static void finish_list(robot_list *l) {
+  static const char *const fixed[] = {"panda", "ur5", "kuka_iiwa", "double_pendulum", "cartpole"};
+  for (int i = 0; i < l->n; ++i) {
+    robot_entry *e = &l->r[i];
+    int same = 0;
+    for (int j = 0; j < l->n; ++j) same += strcmp(l->r[j].folder, e->folder) == 0;
+    const char *slash = strrchr(e->path, '/');
+    const char *stem = slash ? slash + 1 : e->path;
+    char folder[64], name[64], label[sizeof e->label];
+    snprintf(folder, sizeof folder, "%.63s", e->folder);
+    snprintf(name, sizeof name, "%.*s", (int)(strlen(stem) - 5), stem); /* without .urdf */
+    if (same > 1)
+      snprintf(label, sizeof label, "%s/%s", folder, name);
+    else
+      snprintf(label, sizeof label, "%s", folder);
+    memcpy(e->label, label, sizeof label);
+    e->base = TL_BASE_FLOATING;
+    for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; ++k)
+      if (strncmp(e->folder, fixed[k], strlen(fixed[k])) == 0) e->base = TL_BASE_FIXED;
+  }
+}
+
+/* ------------------------------------------------------- random state */
+
+static uint64_t rng_state;
+
+static uint64_t rng_next(void) { /* splitmix64 */
+  uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+static double rng_uniform(double lo, double hi) {
+  return lo + (hi - lo) * ((double)(rng_next() >> 11) * 0x1.0p-53);
+}
+
+static double rng_normal(void) { /* Box-Muller */
+  double a = rng_uniform(1e-300, 1.0), b = rng_uniform(0.0, 2.0 * BENCH_PI);
+  return sqrt(-2.0 * log(a)) * cos(b);
+}
+
+static void rng_quaternion(double *q) { /* uniform on SO(3): normalised Gaussian 4-vector */
+  double n = 0.0;
+  do {
+    n = 0.0;
+    for (int k = 0; k < 4; ++k) {
+      q[k] = rng_normal();
+      n += q[k] * q[k];
+    }
+  } while (n < 1e-12);
+  n = sqrt(n);
+  for (int k = 0; k < 4; ++k) q[k] /= n;
+}
+
+static double rng_joint(const tl_model *m, int dof) {
+  double lo = -INFINITY, hi = INFINITY;
+  tl_model_dof_limits(m, dof, &lo, &hi);
+  if (!isfinite(lo) || !isfinite(hi) || !(hi > lo)) {
+    lo = -1.0;
+    hi = 1.0;
+  }
+  return rng_uniform(lo, hi);
+}
+
+static void random_state(const tl_model *m, double *q, double *u) {
+  for (int b = 0; b < tl_model_nbody(m); ++b) {
+    int iq = tl_model_joint_q_index(m, b), iu = tl_model_joint_u_index(m, b);
+    switch (tl_model_joint_type(m, b)) {
+      case TL_JOINT_FLOATING:
+        q[iq] = rng_uniform(-1, 1);
+        q[iq + 1] = rng_uniform(-1, 1);
+        q[iq + 2] = rng_uniform(0.5, 1.5);
+        rng_quaternion(q + iq + 3);
+        break;
+      case TL_JOINT_SPHERICAL: rng_quaternion(q + iq); break;
+      case TL_JOINT_UNIVERSAL:
+        q[iq] = rng_joint(m, iu);
+        q[iq + 1] = rng_joint(m, iu + 1);
+        break;
+      case TL_JOINT_REVOLUTE:
+      case TL_JOINT_PRISMATIC: q[iq] = rng_joint(m, iu); break;
+      default: break;
+    }
+  }
+  for (int k = 0; k < tl_model_nv(m); ++k) u[k] = rng_normal();
+}
+
+/* ------------------------------------------------------------ timing */
+
+typedef struct bench_ctx {
+  tl_world *world;
+  tl_system *sys;
+  int nq, nv, last_body, last_frame; /* last_frame: the frame of the Jacobian column */
+  double *q, *u, *du, *tau, *out, *M, *Jp, *Jr;
+  tl_status st; /* first failure of a timed call */
+  tl_error err;
+} bench_ctx;
+
+typedef void (*bench_fn)(bench_ctx *c);
+
+static void keep_status(bench_ctx *c, tl_status st) {
+  if (st != TL_OK && c->st == TL_OK) c->st = st;
+}
+
+static void q_fk(bench_ctx *c) {
+  double pos[3], R[9];
+  keep_status(c, tl_system_set_state(c->sys, c->q, c->nq, c->u, c->nv, &c->err));
+  keep_status(c, tl_system_body_pose(c->sys, c->last_body, pos, R, &c->err));
+}
+static void q_fk_crba(bench_ctx *c) {
+  keep_status(c, tl_system_set_state(c->sys, c->q, c->nq, c->u, c->nv, &c->err));
+  keep_status(c, tl_system_mass_matrix(c->sys, c->M, c->nv, &c->err));
+}
+static void q_rnea(bench_ctx *c) {
+  keep_status(c, tl_system_inverse_dynamics(c->sys, c->du, c->out, c->nv, &c->err));
+}
+static void q_aba(bench_ctx *c) {
+  keep_status(c, tl_system_forward_dynamics(c->sys, c->tau, c->out, c->nv, &c->err));
+}
+static void q_minv(bench_ctx *c) {
+  keep_status(c, tl_system_inverse_mass_matrix(c->sys, c->M, c->nv, &c->err));
+}
+static void q_jac(bench_ctx *c) {
+  keep_status(c, tl_system_frame_jacobian(c->sys, c->last_frame, c->Jp, c->Jr, c->nv, &c->err));
+}
+static void q_step(bench_ctx *c) { keep_status(c, tl_world_step(c->world, &c->err)); }
+
+/* Put the system back at the random state and warm the caches a query relies on. */
+static void reset_state(bench_ctx *c) {
+  double pos[3], R[9];
+  tl_system_set_state(c->sys, c->q, c->nq, c->u, c->nv, NULL);
+  tl_system_body_pose(c->sys, 0, pos, R, NULL); /* kinematics */
+  tl_system_mass_matrix(c->sys, c->M, c->nv, NULL); /* M and h */
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double run_batch(bench_ctx *c, bench_fn fn, long n) {
+  double t0 = now_s();
+  for (long i = 0; i < n; ++i) fn(c);
+  return now_s() - t0;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Calls per batch so that a batch of fn takes about batch_s; 0 if a call failed. */
+static long calibrate(bench_ctx *c, bench_fn fn, double batch_s) {
+  c->st = TL_OK;
+  reset_state(c);
+  fn(c); /* warm up, and find out whether the call works at all */
+  if (c->st != TL_OK) return 0;
+  long n = 1;
+  reset_state(c);
+  double t = run_batch(c, fn, n);
+  while (t < 0.25 * batch_s && n < (1L << 26)) {
+    n *= 2;
+    reset_state(c);
+    t = run_batch(c, fn, n);
+  }
+  if (t > 0) n = (long)ceil((double)n * batch_s / t);
+  return n < 1 ? 1 : n;
+}
+
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof(double), cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Time the queries fns[k] (NULL: skipped) into us[k]: microseconds per call,
+ * the median over `batches` batches of the batch mean; NaN (and the reason
+ * in failed[k]) when a call failed. The batches of the queries are
+ * interleaved (batch b of every query, then batch b + 1), so that a load
+ * change on the machine hits every column alike. */
+static void time_queries(bench_ctx *c, const bench_fn *fns, int nfn, int batches, double batch_s,
+                         double *us, char (*failed)[300]) {
+  long n[NCOL];
+  static double per[NCOL][256];
+  if (batches > 256) batches = 256;
+  for (int k = 0; k < nfn; ++k) {
+    us[k] = NAN;
+    n[k] = 0;
+    if (!fns[k]) continue;
+    memset(&c->err, 0, sizeof c->err);
+    n[k] = calibrate(c, fns[k], batch_s);
+    if (n[k] == 0)
+      snprintf(failed[k], 300, "%.290s",
+               c->err.message[0] ? c->err.message : tl_status_name(c->st));
+  }
+  for (int b = 0; b < batches; ++b)
+    for (int k = 0; k < nfn; ++k) {
+      if (n[k] == 0) continue;
+      reset_state(c);
+      c->st = TL_OK;
+      memset(&c->err, 0, sizeof c->err);
+      per[k][b] = run_batch(c, fns[k], n[k]) / (double)n[k];
+      if (c->st != TL_OK) { /* e.g. a step diverged: no figure for this query */
+        n[k] = 0;
+        snprintf(failed[k], 300, "%.290s",
+                 c->err.message[0] ? c->err.message : tl_status_name(c->st));
+      }
+    }
+  for (int k = 0; k < nfn; ++k)
+    if (n[k] > 0) us[k] = 1e6 * median(per[k], batches);
+}
+
+/* ------------------------------------------------------------ per robot */
+
+typedef struct robot_result {
+  const robot_entry *e;
+  int nq, nv, nbody, nframe;
+  char frame[128]; /* the frame of the frame-Jacobian column */
+  int frame_dofs;  /* its ancestor DOFs (non-zero Jacobian columns) */
+  double us[NCOL];
+  char error[1100]; /* load / setup failure, empty if none */
+  char failed[NCOL][300];
+} robot_result;
+
+static int setup(bench_ctx *c, const tl_model *model, char *why, size_t len) {
+  memset(c, 0, sizeof(*c));
+  tl_error err;
+  memset(&err, 0, sizeof err);
+  c->nq = tl_model_nq(model);
+  c->nv = tl_model_nv(model);
+  c->last_body = tl_model_nbody(model) - 1;
+  c->last_frame = tl_model_nframe(model) - 1; /* replaced by deepest_frame() once built */
+  size_t nv = (size_t)c->nv, nq = (size_t)c->nq;
+  double *buf = calloc(nq + 4 * nv + nv * nv + 6 * nv + 1, sizeof(double));
+  if (!buf) {
+    snprintf(why, len, "out of memory");
+    return -1;
+  }
+  c->q = buf;
+  c->u = c->q + nq;
+  c->du = c->u + nv;
+  c->tau = c->du + nv;
+  c->out = c->tau + nv;
+  c->M = c->out + nv;
+  c->Jp = c->M + nv * nv;
+  c->Jr = c->Jp + 3 * nv;
+  rng_state = BENCH_SEED;
+  random_state(model, c->q, c->u);
+  for (size_t k = 0; k < nv; ++k) {
+    c->du[k] = rng_normal();
+    c->tau[k] = rng_normal();
+  }
+  double *kp = calloc(2 * nv + 1, sizeof(double)), *kd = kp ? kp + nv : NULL;
+  tl_status st = kp ? TL_OK : TL_ERR_MEMORY;
+  if (st == TL_OK) st = tl_world_create(&c->world, &err);
+  if (st == TL_OK) st = tl_world_add_system(c->world, model, &c->sys, &err);
+  if (st == TL_OK) st = tl_system_set_state(c->sys, c->q, c->nq, c->u, c->nv, &err);
+  if (st == TL_OK) {
+    for (int b = 0; b < tl_model_nbody(model); ++b) {
+      if (tl_model_joint_type(model, b) == TL_JOINT_FLOATING) continue;
+      int iu = tl_model_joint_u_index(model, b);
+      for (int k = 0; k < tl_joint_nv(tl_model_joint_type(model, b)); ++k) {
+        kp[iu + k] = BENCH_KP;
+        kd[iu + k] = BENCH_KD;
+      }
+    }
+    st = tl_system_set_pd_gains(c->sys, kp, kd, c->nv, &err);
+  }
+  /* hold the random configuration at rest: u_target = 0 (c->out is still zero) */
+  if (st == TL_OK) st = tl_system_set_pd_targets(c->sys, c->q, c->nq, c->out, c->nv, &err);
+  free(kp);
+  if (st != TL_OK) {
+    snprintf(why, len, "%s", err.message[0] ? err.message : tl_status_name(st));
+    return -1;
+  }
+  return 0;
+}
+
+/* The last frame among those on a body with the most ancestor DOFs (the
+ * frame Jacobian of a frame fixed to the base would be trivially cheap). */
+static int deepest_frame(const tl_model *model, tl_system *sys, int *dofs) {
+  int best = tl_model_nframe(model) - 1, most = -1;
+  for (int f = 0; f < tl_model_nframe(model); ++f) {
+    int n = tl_system_sparse_jacobian_size(sys, tl_model_frame_body(model, f));
+    if (n >= most) {
+      most = n;
+      best = f;
+    }
+  }
+  *dofs = most;
+  return best;
+}
+
+static void teardown(bench_ctx *c) {
+  tl_world_free(c->world);
+  free(c->q);
+  memset(c, 0, sizeof(*c));
+}
+
+static void bench_robot(const robot_entry *e, robot_result *r, int batches, double batch_s) {
+  memset(r, 0, sizeof(*r));
+  r->e = e;
+  for (int k = 0; k < NCOL; ++k) r->us[k] = NAN;
+  tl_load_options opt = tl_load_options_default();
+  opt.base = e->base;
+  tl_model *model = NULL;
+  tl_error err;
+  memset(&err, 0, sizeof err);
+  if (tl_model_load_urdf(e->path, &opt, &model, &err) != TL_OK) {
+    snprintf(r->error, sizeof r->error, "load failed: %s",
+             err.message[0] ? err.message : tl_status_name(err.status));
+    return;
+  }
+  r->nq = tl_model_nq(model);
+  r->nv = tl_model_nv(model);
+  r->nbody = tl_model_nbody(model);
+  r->nframe = tl_model_nframe(model);
+  bench_ctx c;
+  if (setup(&c, model, r->error, sizeof r->error) != 0) {
+    teardown(&c);
+    tl_model_free(model);
+    return;
+  }
+  c.last_frame = deepest_frame(model, c.sys, &r->frame_dofs);
+  snprintf(r->frame, sizeof r->frame, "%s", tl_model_frame_name(model, c.last_frame));
+  static const bench_fn fns[NCOL] = {q_fk, q_fk_crba, NULL, q_rnea, q_aba, q_minv, q_jac, q_step};
+  time_queries(&c, fns, NCOL, batches, batch_s, r->us, r->failed);
+  r->us[C_CRBA] = r->us[C_FK_CRBA] - r->us[C_FK];
+  teardown(&c);
+  tl_model_free(model);
+}
+
+/* ------------------------------------------------------------- output */
+
+/* The 1-minute load average and the number of online CPUs, for the header
+ * (timings of a loaded machine are noisy); load < 0 if unknown. */
+static void machine_load(double *load, long *ncpu) {
+  *load = -1.0;
+  *ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+  FILE *f = fopen("/proc/loadavg", "r");
+  if (!f) return;
+  if (fscanf(f, "%lf", load) != 1) *load = -1.0;
+  fclose(f);
+}
+
+static void print_table(const robot_result *res, int n, int batches, double batch_ms) {
+  int wl = 5;
+  for (int i = 0; i < n; ++i)
+    if ((int)strlen(res[i].e->label) > wl) wl = (int)strlen(res[i].e->label);
+  double load;
+  long ncpu;
+  machine_load(&load, &ncpu);
+  printf("# talus_bench: microseconds per call, median over %d batches of the batch mean "
+         "(each batch ~%g ms), one seeded random state per robot, talus " TALUS_VERSION "\n",
+         batches, batch_ms);
+  printf("# machine: %ld CPUs online, load average %.2f at the end of the run (a loaded "
+         "machine makes the figures noisy)\n", ncpu, load);
+  for (int k = 0; k < NCOL; ++k) printf("# %-9s %s\n", col_head[k], col_doc[k]);
+  printf("# jdof      ancestor DOFs of that frame (non-zero columns of its Jacobian)\n");
+  printf("%-*s %-8s %3s %4s", wl, "robot", "base", "nv", "jdof");
+  for (int k = 0; k < NCOL; ++k) printf(" %*s", k == C_FK_CRBA ? 10 : 8, col_head[k]);
+  putchar('\n');
+  for (int i = 0; i < n; ++i) {
+    const robot_result *r = &res[i];
+    printf("%-*s %-8s ", wl, r->e->label, r->e->base == TL_BASE_FIXED ? "fixed" : "floating");
+    if (r->error[0]) {
+      printf("  -  %s\n", r->error);
+      continue;
+    }
+    printf("%3d %4d", r->nv, r->frame_dofs);
+    for (int k = 0; k < NCOL; ++k) {
+      int w = k == C_FK_CRBA ? 10 : 8;
+      if (isnan(r->us[k]))
+        printf(" %*s", w, "n/a");
+      else
+        printf(" %*.3f", w, r->us[k]);
+    }
+    putchar('\n');
+    for (int k = 0; k < NCOL; ++k)
+      if (r->failed[k][0])
+        printf("#   %s: %s failed: %s\n", r->e->label, col_head[k], r->failed[k]);
+  }
+}
+
+/* JSON string with the few escapes our texts can need. */
+static void json_string(const char *s) {
+  putchar('"');
+  for (; *s; ++s) {
+    if (*s == '"' || *s == '\\')
+      printf("\\%c", *s);
+    else if ((unsigned char)*s < 0x20)
+      printf("\\u%04x", (unsigned char)*s);
+    else
+      putchar(*s);
+  }
+  putchar('"');
+}
+
+static void json_number(double v) {
+  if (isfinite(v))
+    printf("%.6g", v);
+  else
+    fputs("null", stdout);
+}
+
+static void print_json(const robot_result *res, int n, int batches, double batch_ms) {
+  printf("{\n  \"generator\": \"talus_bench (talus " TALUS_VERSION ")\",\n");
+  printf("  \"units\": \"microseconds per call\",\n");
+  printf("  \"statistic\": \"median over batches of the batch mean\",\n");
+  double load;
+  long ncpu;
+  machine_load(&load, &ncpu);
+  printf("  \"batches\": %d,\n  \"batch_ms\": %g,\n  \"seed\": %u,\n", batches, batch_ms,
+         BENCH_SEED);
+  printf("  \"cpus_online\": %ld,\n  \"load_average_1min\": ", ncpu);
+  json_number(load);
+  printf(",\n");
+  printf("  \"columns\": {");
+  for (int k = 0; k < NCOL; ++k) {
+    printf("%s\n    ", k ? "," : "");
+    json_string(col_key[k]);
+    fputs(": ", stdout);
+    json_string(col_doc[k]);
+  }
+  printf("\n  },\n  \"robots\": [");
+  for (int i = 0; i < n; ++i) {
+    const robot_result *r = &res[i];
+    printf("%s\n    {\"robot\": ", i ? "," : "");
+    json_string(r->e->label);
+    fputs(", \"urdf\": ", stdout);
+    json_string(r->e->path);
+    printf(", \"base\": \"%s\"", r->e->base == TL_BASE_FIXED ? "fixed" : "floating");
+    if (r->error[0]) {
+      fputs(", \"error\": ", stdout);
+      json_string(r->error);
+      putchar('}');
+      continue;
+    }
+    printf(", \"nq\": %d, \"nv\": %d, \"nbody\": %d, \"nframe\": %d, \"jacobian_frame\": ", r->nq,
+           r->nv, r->nbody, r->nframe);
+    json_string(r->frame);
+    printf(", \"jacobian_frame_dofs\": %d", r->frame_dofs);
+    for (int k = 0; k < NCOL; ++k) {
+      printf(", \"%s_us\": ", col_key[k]);
+      json_number(r->us[k]);
+    }
+    for (int k = 0; k < NCOL; ++k) {
+      if (!r->failed[k][0]) continue;
+      printf(", \"%s_error\": ", col_key[k]);
+      json_string(r->failed[k]);
+    }
+    putchar('}');
+  }
+  printf("\n  ]\n}\n");
+}
+
+/* --------------------------------------------------------------- main */
+
+static const char usage[] =
+    "Usage: talus_bench [SHARED_ROBOTS_DIR] [--reps N] [--batch-ms X] [--json]\n"
+    "\n"
+    "Time the main queries of the Talus public API on every URDF under\n"
+    "SHARED_ROBOTS_DIR (default " TALUS_SHARED_ROBOTS_DIR ")\n"
+    "and on robots/talus_quadruped; print microseconds per call.\n"
+    "\n"
+    "  --reps N       batches per query (default 15); the median batch mean is reported\n"
+    "  --batch-ms X   target duration of a batch in ms (default 2)\n"
+    "  --json         print JSON instead of the table\n";
+
+int main(int argc, char **argv) {
+  const char *dir = TALUS_SHARED_ROBOTS_DIR;
+  int batches = 15, json = 0;
+  double batch_ms = 2.0;
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    if (strcmp(a, "--json") == 0) {
+      json = 1;
+    } else if (strcmp(a, "--reps") == 0 && i + 1 < argc) {
+      char *end = NULL;
+      long v = strtol(argv[++i], &end, 10);
+      if (!end || *end || v < 1 || v > 256) {
+        fprintf(stderr, "talus_bench: --reps wants an integer in [1, 256], got '%s'\n", argv[i]);
+        return 2;
+      }
+      batches = (int)v;
+    } else if (strcmp(a, "--batch-ms") == 0 && i + 1 < argc) {
+      char *end = NULL;
+      double v = strtod(argv[++i], &end);
+      if (!end || *end || !(v > 0) || !(v <= 10000)) {
+        fprintf(stderr, "talus_bench: --batch-ms wants a number in (0, 10000], got '%s'\n",
+                argv[i]);
+        return 2;
+      }
+      batch_ms = v;
+    } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      fputs(usage, stdout);
+      return 0;
+    } else if (a[0] == '-') {
+      fprintf(stderr, "talus_bench: unknown option '%s'\n%s", a, usage);
+      return 2;
+    } else {
+      dir = a;
+    }
+  }
+
+  static robot_list list;
+  if (!is_dir(dir))
+    fprintf(stderr, "talus_bench: %s is not a folder: only the project's own robot is timed\n",
+            dir);
+  else
+    find_urdfs(&list, dir, NULL);
+  qsort(list.r, (size_t)list.n, sizeof(robot_entry), by_path);
+  add_robot(&list, TALUS_ROBOTS_DIR "/talus_quadruped/talus_quadruped.urdf", "talus_quadruped");
+  finish_list(&list);
+
+  static robot_result res[MAX_ROBOTS];
+  for (int i = 0; i < list.n; ++i) {
+    if (isatty(2)) fprintf(stderr, "\rtiming %d/%d %-60s", i + 1, list.n, list.r[i].label);
+    bench_robot(&list.r[i], &res[i], batches, 1e-3 * batch_ms);
+  }
+  if (isatty(2)) fprintf(stderr, "\r%80s\r", "");
+  if (json)
+    print_json(res, list.n, batches, batch_ms);
+  else
+    print_table(res, list.n, batches, batch_ms);
+  return 0;
+}
