@@ -239,23 +239,28 @@ static void compare_pose(robot_run *r, int state, const char *what, const cJSON 
   record(r, Q_POSE, rel_err(R, Rref, 9), "state %d: %s R", state, what);
 }
 
-static void check_state(robot_run *r, const tl_model *model, const double gravity[3],
-                        const cJSON *st, int k, buffers *b) {
+/* Compare one state. Returns 0 when the world or system could not be set up
+ * at all (independent of the state, so the remaining states are not tried). */
+static int check_state(robot_run *r, const tl_model *model, const double gravity[3],
+                       const cJSON *st, int k, buffers *b) {
   int nq = tl_model_nq(model), nv = tl_model_nv(model);
   tl_error err;
   memset(&err, 0, sizeof err);
   if (!jvec(jget(st, "q"), b->q, nq) || !jvec(jget(st, "u"), b->u, nv)) {
     note(r, "state %d: malformed q/u in the reference", k);
     for (int i = 0; i < NQTY; ++i) record(r, i, INFINITY, "state %d: bad reference", k);
-    return;
+    return 1;
   }
 
   tl_world *world = NULL;
   tl_system *sys = NULL;
-  if (!api(r, tl_world_create(&world, &err), &err, -1, "tl_world_create", k)) return;
+  int setup_ok = 0;
+  if (!api(r, tl_world_create(&world, &err), &err, -1, "tl_world_create", k)) return 0;
   if (!api(r, tl_world_set_gravity(world, gravity, &err), &err, -1, "tl_world_set_gravity", k) ||
-      !api(r, tl_world_add_system(world, model, &sys, &err), &err, -1, "tl_world_add_system", k) ||
-      !api(r, tl_system_set_state(sys, b->q, nq, b->u, nv, &err), &err, -1, "tl_system_set_state",
+      !api(r, tl_world_add_system(world, model, &sys, &err), &err, -1, "tl_world_add_system", k))
+    goto done;
+  setup_ok = 1;
+  if (!api(r, tl_system_set_state(sys, b->q, nq, b->u, nv, &err), &err, -1, "tl_system_set_state",
            k))
     goto done;
 
@@ -367,6 +372,7 @@ static void check_state(robot_run *r, const tl_model *model, const double gravit
 
 done:
   tl_world_free(world);
+  return setup_ok;
 }
 
 /* ---------------------------------------------------------------- one file */
@@ -448,8 +454,7 @@ static void run_file(const char *ref_dir, const char *robots_dir, const char *fn
     int k = 0;
     const cJSON *s;
     cJSON_ArrayForEach(s, states) {
-      check_state(&r, model, gravity, s, k++, &b);
-      if (r.skipped) break;
+      if (!check_state(&r, model, gravity, s, k++, &b) || r.skipped) break;
     }
     double *all[] = {b.q, b.u, b.zero, b.M, b.Mref, b.h, b.href, b.Jp, b.Jr, b.Jref};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) free(all[i]);

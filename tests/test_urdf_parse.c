@@ -1,9 +1,11 @@
 /* Talus tests: the URDF parser (urdf/urdf_parse.c, contract in urdf/urdf_doc.h).
  *
  * 1. Malformed files: every line "FILE|LINE|TEXT" of BAD_DIR/expected.txt
- *    names a file in BAD_DIR that must fail (not with TL_ERR_IO), with
- *    err.line == LINE, a message containing TEXT and the file name, and the
- *    document left zeroed. Every *.urdf in BAD_DIR must be listed.
+ *    names a file in BAD_DIR that must fail to load (tl_model_load_urdf: not
+ *    with TL_ERR_IO unless about a mesh file, LINE > 0), with err.line ==
+ *    LINE, a message containing TEXT and the file name; when the parser
+ *    alone fails, the document is left zeroed. Every *.urdf in BAD_DIR must
+ *    be listed.
  * 2. Inline text (tl_urdf_parse_string): every element and attribute the
  *    parser reads, defaults, line numbers through a BOM, CRLF, a comment
  *    before the XML declaration and trailing NULs; status codes; the warning
@@ -29,6 +31,7 @@
 #include <sys/stat.h>
 
 #include "test_util.h"
+#include "talus/urdf.h"
 #include "urdf/urdf_doc.h"
 
 #define MAX_LISTED 256
@@ -92,19 +95,25 @@ static void check_bad_file(const char *dir, const char *file, int line, const ch
     TL_CHECK(0, "path too long: %s/%s", dir, file);
     return;
   }
-  tl_urdf_doc doc;
+  /* the whole loader (templates, parser, meshes, compiler) */
+  tl_model *model = NULL;
   tl_error err;
   memset(&err, 0, sizeof(err));
-  tl_status st = tl_urdf_parse_file(path, &doc, &err);
-  TL_CHECK(st != TL_OK && st != TL_ERR_IO, "%s: status %d (%s), expected a parse failure: %s", file,
-           st, tl_status_name(st), err.message);
+  tl_status st = tl_model_load_urdf(path, NULL, &model, &err);
+  TL_CHECK(st != TL_OK && (st != TL_ERR_IO || line > 0) && model == NULL,
+           "%s: status %d (%s), expected a load failure: %s", file, st, tl_status_name(st), err.message);
   TL_CHECK(err.line == line, "%s: error line %d, expected %d: %s", file, err.line, line, err.message);
   TL_CHECK(strstr(err.message, text) != NULL, "%s: message \"%s\" lacks \"%s\"", file, err.message,
            text);
   TL_CHECK(strstr(err.message, file) != NULL, "%s: message \"%s\" does not name the file", file,
            err.message);
-  TL_CHECK(doc_is_zero(&doc), "%s: document not zeroed after failure", file);
-  if (st == TL_OK) tl_urdf_doc_free(&doc);
+  tl_model_free(model);
+  /* the parser alone: a failure leaves the document zeroed */
+  tl_urdf_doc doc;
+  if (tl_urdf_parse_file(path, &doc, &err) == TL_OK)
+    tl_urdf_doc_free(&doc);
+  else
+    TL_CHECK(doc_is_zero(&doc), "%s: document not zeroed after failure", file);
 }
 
 /* Every *.urdf in dir must be among the n listed names. */
@@ -141,7 +150,8 @@ static void test_bad_files(const char *dir) {
     check_bad_file(dir, line, atoi(bar1 + 1), bar2 + 1);
   }
   fclose(f);
-  TL_CHECK(n >= 20, "expected.txt lists %d files, expected at least 20", n);
+  TL_CHECK(n >= 60, "expected.txt lists %d files, expected at least 60", n);
+  printf("malformed: %d files, each with its expected error and line\n", n);
   check_all_listed(dir, listed, n);
 }
 
@@ -157,7 +167,7 @@ static const char k_small[] =
     "    <collision name=\"cap\"><origin xyz=\"0 0 0.1\" rpy=\"0 0 1.5\"/>"
     "<geometry><capsule radius=\"0.05\" height=\"0.3\"/></geometry></collision>\r\n" /* 5 */
     "    <collision><geometry><mesh filename=\"package://x/m.stl\"/></geometry></collision>\r\n"
-    "    <visual><geometry><sphere radius=\"-1\"/></geometry></visual>\r\n"         /* 7 */
+    "    <visual><geometry><sphere radius=\"0.5\"/></geometry></visual>\r\n"        /* 7 */
     "  </link>\r\n"                                                                 /* 8 */
     "  <link name=\"base\">\r\n"                                                    /* 9 */
     "    <inertial><origin xyz=\" 0 0 +5e-2 \"/><mass value=\"2.5\"/>"
@@ -207,6 +217,15 @@ static void check_small_links(const tl_urdf_doc *doc) {
            "base inertial");
   TL_CHECK(base->triangle_violation == 0 && doc->nwarning == 0, "no warnings expected, got %d",
            doc->nwarning);
+  TL_CHECK(arm->nvisual == 1 && arm->visuals[0].geom.type == TL_GEOM_SPHERE &&
+               arm->visuals[0].geom.size[0] == 0.5 && arm->visuals[0].geom.line == 7,
+           "arm visual");
+  TL_CHECK(base->contact_line == 11 && base->contact_friction == 1 && isnan(base->contact_restitution),
+           "base <contact>");
+  TL_CHECK(doc->nmaterial == 1 && strcmp(doc->materials[0].name, "red") == 0 &&
+               doc->materials[0].has_color && doc->materials[0].rgba[0] == 1,
+           "robot-level material");
+  TL_CHECK(doc->nskipped == 4, "skipped: transmission, gazebo, xacro:property, sensor (%d)", doc->nskipped);
   if (!TL_CHECK(arm->ngeom == 2 && base->ngeom == 0, "arm has %d geoms", arm->ngeom)) return;
   const tl_urdf_geom *cap = &arm->geoms[0], *mesh = &arm->geoms[1];
   TL_CHECK(cap->type == TL_GEOM_CAPSULE && cap->size[0] == 0.05 && cap->size[1] == 0.3,
@@ -241,6 +260,11 @@ static void check_small_joints(const tl_urdf_doc *doc) {
            "universal joint axes / defaults");
   TL_CHECK(nk->type == TL_JOINT_SPHERICAL && nk->axis[0] == 1 && nk->damping == 0,
            "ball joint: zero axis ignored, default (1 0 0) kept");
+  TL_CHECK(nk->mimic_line == 26 && nk->mimic_joint == 0 && nk->mimic_mult == 1 && nk->mimic_offset == 0 &&
+               nk->calibration[0] == 0 && isnan(nk->calibration[1]) && nk->has_safety &&
+               nk->safety[3] == 1 && nk->safety[0] == 0,
+           "neck: mimic, calibration, safety controller");
+  TL_CHECK(sh->mimic_joint == -1 && !sh->has_safety && isnan(sh->calibration[0]), "shoulder: none");
   TL_CHECK(rl->type == TL_JOINT_PRISMATIC && rl->has_limit && rl->lower == -INFINITY &&
                rl->upper == 0.5 && rl->effort == INFINITY && rl->velocity == INFINITY,
            "prismatic with only 'upper': lower %g upper %g", rl->lower, rl->upper);
@@ -317,7 +341,7 @@ static void test_inline_errors(void) {
   }
   expect_string_error("planar", "<robot><link name=\"a\"/><link name=\"b\"/><joint name=\"p\" "
                       "type=\"planar\"><parent link=\"a\"/><child link=\"b\"/></joint></robot>",
-                      TL_ERR_UNSUPPORTED, "planar joints are not supported yet");
+                      TL_ERR_UNSUPPORTED, "planar joints are not supported");
   expect_string_error("root", "<model/>", TL_ERR_PARSE, "expected <robot>");
   expect_string_error("xml", "<robot><link name=\"a\"></robot>", TL_ERR_PARSE, "malformed XML");
   expect_string_error("empty", "", TL_ERR_PARSE, "empty");
