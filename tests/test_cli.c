@@ -141,7 +141,7 @@ static void check_simulate(const char *label, const char *args, double duration,
   TL_CHECK(ngc == (int)gc_dim && finite, "%s: final_gc has %d entries (finite %d), gc_dim %g", label,
            ngc, finite, gc_dim);
   if (ngc >= 3)
-    TL_CHECK(cJSON_GetArrayItem(gc, 2)->valuedouble == hfin,
+    TL_CHECK(fabs(cJSON_GetArrayItem(gc, 2)->valuedouble - hfin) <= 1e-12 * fabs(hfin),
              "%s: final_gc[2] %.17g != base_height.final %.17g", label,
              cJSON_GetArrayItem(gc, 2)->valuedouble, hfin);
   printf("%s: steps %.0f, base height [%.6f, %.6f] (range %.2e), max penetration %.2e, contact_links "

@@ -82,6 +82,11 @@ static int collide(const tl_shape *a, const tl_shape *b, double margin, tl_conta
     TL_CHECK(fabs(tl_v3_norm(out[i].normal) - 1) < 1e-9, "%s: normal %d not unit", what, i);
     TL_CHECK(out[i].depth > -margin, "%s: depth %g beyond margin %g", what, out[i].depth, margin);
     TL_CHECK(tl_v3_isfinite(out[i].pos) && isfinite(out[i].depth), "%s: non-finite point", what);
+    for (int j = 0; j < i; j++) { /* no duplicate points (ill-conditioned for a solver) */
+      double d3[3];
+      tl_v3_sub(d3, out[i].pos, out[j].pos);
+      TL_CHECK(tl_v3_norm(d3) > 1e-6, "%s: points %d and %d coincide", what, j, i);
+    }
   }
   return n;
 }
@@ -114,7 +119,10 @@ static int nearest(const tl_contact_point *c, int n, const double p[3], double *
   for (int i = 0; i < n; i++) {
     double d[3];
     tl_v3_sub(d, c[i].pos, p);
-    if (tl_v3_norm(d) < bd) { bd = tl_v3_norm(d); best = i; }
+    if (tl_v3_norm(d) < bd) {
+      bd = tl_v3_norm(d);
+      best = i;
+    }
   }
   *dist = bd;
   return best;
@@ -177,14 +185,26 @@ static void check_invariance(const tl_shape *a, const tl_shape *b, double margin
     int m = collide(&a2, &b2, margin, q, what);
     if (!TL_CHECK(m == n, "%s (moved %d): %d points vs %d", what, trial, m, n)) continue;
     double dp[TL_MAX_PAIR_CONTACTS], dq[TL_MAX_PAIR_CONTACTS];
-    for (int i = 0; i < n; i++) { dp[i] = p[i].depth; dq[i] = q[i].depth; }
+    for (int i = 0; i < n; i++) {
+      dp[i] = p[i].depth;
+      dq[i] = q[i].depth;
+    }
     for (int i = 1; i < n; i++) /* sort both */
       for (int j = i; j > 0; j--) {
-        if (dp[j - 1] > dp[j]) { double x = dp[j]; dp[j] = dp[j - 1]; dp[j - 1] = x; }
-        if (dq[j - 1] > dq[j]) { double x = dq[j]; dq[j] = dq[j - 1]; dq[j - 1] = x; }
+        if (dp[j - 1] > dp[j]) {
+          double x = dp[j];
+          dp[j] = dp[j - 1];
+          dp[j - 1] = x;
+        }
+        if (dq[j - 1] > dq[j]) {
+          double x = dq[j];
+          dq[j] = dq[j - 1];
+          dq[j - 1] = x;
+        }
       }
     for (int i = 0; i < n; i++)
-      TL_CHECK(fabs(dp[i] - dq[i]) < 1e-6, "%s (moved %d): depth %g vs %g", what, trial, dq[i], dp[i]);
+      TL_CHECK(fabs(dp[i] - dq[i]) < 1e-6, "%s (moved %d): depth %g vs %g", what, trial, dq[i],
+               dp[i]);
     for (int i = 0; i < m; i++) { /* each moved normal is a rotated original normal */
       double best = INFINITY;
       for (int j = 0; j < n; j++) {
@@ -213,7 +233,8 @@ static const double ZUP[3] = {0, 0, 1};
 
 static void test_sphere_sphere(void) {
   tl_contact_point c[8];
-  tl_shape a = shape(TL_GEOM_SPHERE, 0.5, 0, 0, 0, 0, 0.9), b = shape(TL_GEOM_SPHERE, 0.5, 0, 0, 0, 0, 0);
+  tl_shape a = shape(TL_GEOM_SPHERE, 0.5, 0, 0, 0, 0, 0.9),
+           b = shape(TL_GEOM_SPHERE, 0.5, 0, 0, 0, 0, 0);
   int n = collide(&a, &b, 0, c, "sphere-sphere");
   TL_CHECK(n == 1, "sphere-sphere: %d points", n);
   double pos[3] = {0, 0, 0.45};
@@ -300,12 +321,24 @@ static void test_sphere_box(void) {
   rotate(&box, 1, 2, 3, 0.7);
   double ax[3][3];
   for (int k = 0; k < 3; k++) tl_v3_set(ax[k], box.rot[k], box.rot[3 + k], box.rot[6 + k]);
-  struct { double l[3], r, depth, n[3], pa_l[3], pb_l[3]; const char *what; } cases[] = {
+  struct {
+    double l[3], r, depth, n[3], pa_l[3], pb_l[3];
+    const char *what;
+  } cases[] = {
       {{0.65, 0, 0}, 0.2, 0.05, {1, 0, 0}, {0.45, 0, 0}, {0.5, 0, 0}, "sphere-box face"},
-      {{0.6, 1.1, 0}, 0.2, 0.2 - sqrt(0.02), {M_SQRT1_2, M_SQRT1_2, 0},
-       {0.6 - 0.2 * M_SQRT1_2, 1.1 - 0.2 * M_SQRT1_2, 0}, {0.5, 1, 0}, "sphere-box edge"},
-      {{0.6, 1.1, 1.6}, 0.2, 0.2 - sqrt(0.03), {1 / sqrt(3.0), 1 / sqrt(3.0), 1 / sqrt(3.0)},
-       {0.6 - 0.2 / sqrt(3.0), 1.1 - 0.2 / sqrt(3.0), 1.6 - 0.2 / sqrt(3.0)}, {0.5, 1, 1.5},
+      {{0.6, 1.1, 0},
+       0.2,
+       0.2 - sqrt(0.02),
+       {M_SQRT1_2, M_SQRT1_2, 0},
+       {0.6 - 0.2 * M_SQRT1_2, 1.1 - 0.2 * M_SQRT1_2, 0},
+       {0.5, 1, 0},
+       "sphere-box edge"},
+      {{0.6, 1.1, 1.6},
+       0.2,
+       0.2 - sqrt(0.03),
+       {1 / sqrt(3.0), 1 / sqrt(3.0), 1 / sqrt(3.0)},
+       {0.6 - 0.2 / sqrt(3.0), 1.1 - 0.2 / sqrt(3.0), 1.6 - 0.2 / sqrt(3.0)},
+       {0.5, 1, 1.5},
        "sphere-box corner"},
       {{0.4, 0, 0}, 0.1, 0.2, {1, 0, 0}, {0.3, 0, 0}, {0.5, 0, 0}, "sphere-box inside"},
       {{0, -0.9, 0.2}, 0.3, 0.4, {0, -1, 0}, {0, -0.6, 0.2}, {0, -1, 0.2}, "sphere-box inside y"},
@@ -364,15 +397,14 @@ static void test_capsule_box(void) {
   tl_shape e = shape(TL_GEOM_CAPSULE, 0.1, 1.0, 0, 1.05, 0, 0.55);
   rotate(&e, 1, 0, 0, TL_PI / 2);
   n = collide(&e, &box, 0, c, "capsule on edge");
-  double ne[3] = {M_SQRT1_2, 0, M_SQRT1_2}, pe[3] = {1.0 + 0.5 * (0.05 - 0.1 * M_SQRT1_2) + 0.0, 0, 0};
-  double dist = sqrt(2 * 0.05 * 0.05);
+  /* point on the capsule: axis - n r; on the box: the edge (1, y, 0.5) */
+  double ne[3] = {M_SQRT1_2, 0, M_SQRT1_2}, dist = sqrt(2 * 0.05 * 0.05);
   TL_CHECK(n == 1, "capsule on an edge: %d points", n);
   if (n == 1) {
-    /* pa = c - n r, pb = edge (1, y, 0.5) */
-    pe[0] = 0.5 * (1.05 - 0.1 * M_SQRT1_2 + 1.0);
-    pe[1] = c[0].pos[1];
-    pe[2] = 0.5 * (0.55 - 0.1 * M_SQRT1_2 + 0.5);
+    double pe[3] = {0.5 * (1.05 - 0.1 * M_SQRT1_2 + 1.0), c[0].pos[1],
+                    0.5 * (0.55 - 0.1 * M_SQRT1_2 + 0.5)};
     check_point(&c[0], 0.1 - dist, ne, pe, TOL, "capsule on edge");
+    TL_CHECK(fabs(c[0].pos[1]) <= 0.5, "capsule on edge: y %g off the capsule", c[0].pos[1]);
   }
   /* core segment inside the box: general path, pushed out through the top */
   tl_shape deep = shape(TL_GEOM_CAPSULE, 0.1, 1.0, 0, 0, 0, 0.45);
@@ -404,12 +436,18 @@ static void test_box_box(void) {
     check_has(c, n, w[0], w[1], 0.495, TOL, "yawed box corners");
   }
   /* same size, offset: the overlap rectangle's corners */
-  tl_shape lower = shape(TL_GEOM_BOX, 1, 1, 1, 0, 0, 0), upper = shape(TL_GEOM_BOX, 1, 1, 1, 0.5, 0.25, 0.98);
+  tl_shape lower = shape(TL_GEOM_BOX, 1, 1, 1, 0, 0, 0),
+           upper = shape(TL_GEOM_BOX, 1, 1, 1, 0.5, 0.25, 0.98);
   n = collide(&upper, &lower, 0, c, "offset boxes");
   TL_CHECK(n == 4, "offset equal boxes: %d points", n);
   check_all(c, n, 0.02, ZUP, TOL, "offset boxes");
   check_has(c, n, 0.0, -0.25, 0.49, TOL, "offset boxes");
   check_has(c, n, 0.5, 0.5, 0.49, TOL, "offset boxes");
+  /* equal boxes exactly aligned: the 4 corners, no duplicates from the clipping */
+  upper = shape(TL_GEOM_BOX, 1, 1, 1, 0, 0, 0.99);
+  n = collide(&upper, &lower, 0, c, "aligned equal boxes");
+  TL_CHECK(n == 4, "aligned equal boxes: %d points", n);
+  check_all(c, n, 0.01, ZUP, TOL, "aligned equal boxes");
   /* speculative */
   tl_shape gap = shape(TL_GEOM_BOX, 1, 1, 1, 0, 0, 1.005);
   TL_CHECK(collide(&gap, &base, 0.004, c, "box gap") == 0, "box gap 0.005 > margin 0.004 reported");
@@ -576,7 +614,10 @@ static void test_cylinders(void) {
   /* sphere-cylinder (analytic) */
   tl_shape cy = shape(TL_GEOM_CYLINDER, 0.3, 0.5, 0, 0, 0, 0);
   rotate(&cy, 1, 1, 0, 0.5);
-  struct { double l[3], r, depth, n[3]; const char *what; } sc[] = {
+  struct {
+    double l[3], r, depth, n[3];
+    const char *what;
+  } sc[] = {
       {{0.1, 0.05, 0.25 + 0.15}, 0.2, 0.05, {0, 0, 1}, "sphere on cap"},
       {{0.45, 0, 0}, 0.2, 0.05, {1, 0, 0}, "sphere at side"},
       {{0.4, 0, 0.35}, 0.2, 0.2 - sqrt(0.02), {M_SQRT1_2, 0, M_SQRT1_2}, "sphere at rim"},
@@ -606,7 +647,8 @@ static void test_cylinders(void) {
   check_all(c, n, 0.01, ZUP, 1e-7, "capsule on cylinder");
   check_has(c, n, 0.2, 0, 0.245, 1e-7, "capsule on cylinder");
   /* two lying cylinders, parallel */
-  tl_shape l1 = shape(TL_GEOM_CYLINDER, 0.2, 1.0, 0, 0, 0, 0), l2 = shape(TL_GEOM_CYLINDER, 0.2, 1.0, 0, 0.3, 0, 0.39);
+  tl_shape l1 = shape(TL_GEOM_CYLINDER, 0.2, 1.0, 0, 0, 0, 0),
+           l2 = shape(TL_GEOM_CYLINDER, 0.2, 1.0, 0, 0.3, 0, 0.39);
   rotate(&l1, 0, 1, 0, TL_PI / 2);
   rotate(&l2, 0, 1, 0, TL_PI / 2);
   n = collide(&l2, &l1, 0, c, "parallel cylinders");
@@ -627,10 +669,12 @@ static void test_hulls(void) {
   for (int ix = -4; ix <= 4; ix++)
     for (int iy = -4; iy <= 4; iy++)
       for (int iz = -4; iz <= 4; iz++) {
-        tl_shape s = shape(TL_GEOM_SPHERE, 0.25, 0, 0, 0.1 + 0.21 * ix, -0.3 + 0.19 * iy, 0.2 + 0.2 * iz);
+        tl_shape s =
+            shape(TL_GEOM_SPHERE, 0.25, 0, 0, 0.1 + 0.21 * ix, -0.3 + 0.19 * iy, 0.2 + 0.2 * iz);
         int nb = collide(&s, &b, 0.02, c, "sphere-box");
         int nh = collide(&s, &h, 0.02, d, "sphere-hull");
-        if (!TL_CHECK(nb == nh, "sphere at (%d %d %d): hull %d vs box %d", ix, iy, iz, nh, nb)) continue;
+        if (!TL_CHECK(nb == nh, "sphere at (%d %d %d): hull %d vs box %d", ix, iy, iz, nh, nb))
+          continue;
         if (nb == 1) {
           double dn[3], dp[3];
           tl_v3_sub(dn, c[0].normal, d[0].normal);
@@ -639,7 +683,8 @@ static void test_hulls(void) {
           int tie = c[0].depth > 0.25 + 1e-9;
           int ok = fabs(c[0].depth - d[0].depth) < 1e-9;
           ok = ok && (tie || (tl_v3_norm(dp) < 1e-9 && tl_v3_norm(dn) < 1e-9));
-          TL_CHECK(ok, "sphere at (%d %d %d): hull depth %g vs box %g", ix, iy, iz, d[0].depth, c[0].depth);
+          TL_CHECK(ok, "sphere at (%d %d %d): hull depth %g vs box %g", ix, iy, iz, d[0].depth,
+                   c[0].depth);
           checked++;
         }
       }
@@ -663,6 +708,11 @@ static void test_hulls(void) {
   check_all(c, n, 0.02, ZUP, 1e-7, "hull on hull");
   check_has(c, n, -0.2, -0.3, 0.49, 1e-7, "hull on hull");
   check_has(c, n, 0.5, 0.5, 0.49, 1e-7, "hull on hull");
+  /* aligned equal hulls: the 4 corners once each */
+  tl_shape ha = hull_shape(0, 0, 0.99);
+  n = collide(&ha, &hl, 0, c, "aligned hulls");
+  TL_CHECK(n == 4, "aligned equal hulls: %d", n);
+  check_all(c, n, 0.01, ZUP, 1e-7, "aligned hulls");
   /* tilted hull on its edge: 2 points */
   double th = 0.2;
   tl_shape ht = hull_shape(0, 0, 0.5 + 0.5 * (cos(th) + sin(th)) - 0.01);
@@ -718,9 +768,9 @@ static void test_heightmap(void) {
   /* a flat grid gives the plane's contacts */
   tl_shape shapes[10];
   int ns = 0;
-  shapes[ns++] = shape(TL_GEOM_SPHERE, 0.3, 0, 0, 0.5, 0.5, 0.29);   /* over a grid vertex */
-  shapes[ns++] = shape(TL_GEOM_SPHERE, 0.3, 0, 0, 0.1, 0.37, 0.28);  /* inside a triangle */
-  shapes[ns++] = shape(TL_GEOM_BOX, 1, 0.5, 0.4, 0.0, 0.0, 0.19);    /* corners on grid vertices */
+  shapes[ns++] = shape(TL_GEOM_SPHERE, 0.3, 0, 0, 0.5, 0.5, 0.29);  /* over a grid vertex */
+  shapes[ns++] = shape(TL_GEOM_SPHERE, 0.3, 0, 0, 0.1, 0.37, 0.28); /* inside a triangle */
+  shapes[ns++] = shape(TL_GEOM_BOX, 1, 0.5, 0.4, 0.0, 0.0, 0.19);   /* corners on grid vertices */
   shapes[ns] = shape(TL_GEOM_BOX, 0.8, 0.6, 0.4, 0.13, -0.31, 0.195);
   rotate(&shapes[ns++], 0, 0, 1, 0.4);
   shapes[ns] = shape(TL_GEOM_CAPSULE, 0.1, 0.8, 0, 0.2, 0.1, 0.09);
@@ -748,7 +798,8 @@ static void test_heightmap(void) {
   tl_shape edge = shape(TL_GEOM_BOX, 1, 1, 0.4, 2.5, 0, 0.19);
   int n = collide(&edge, &hf, 0.005, c, "box over the grid border");
   TL_CHECK(n == 2, "box straddling the grid border: %d points", n);
-  for (int i = 0; i < n; i++) TL_CHECK(c[i].pos[0] <= 2.5 + 1e-9, "contact off the grid at x %g", c[i].pos[0]);
+  for (int i = 0; i < n; i++)
+    TL_CHECK(c[i].pos[0] <= 2.5 + 1e-9, "contact off the grid at x %g", c[i].pos[0]);
 
   /* a slope z = 0.3 x: the slope normal */
   for (int iy = 0; iy < 21; iy++)
@@ -763,7 +814,8 @@ static void test_heightmap(void) {
   if (n == 1) check_point(&c[0], 0.01, sn, NULL, 1e-9, "sphere on slope");
   tl_shape bs = shape(TL_GEOM_BOX, 0.6, 0.4, 0.2, 0, 0, 0);
   rotate(&bs, 0, 1, 0, -atan(0.3));
-  double foot[3] = {0.2, 0.1, 0.3 * 0.2}; /* centre = point on the slope + normal (half height - 0.01) */
+  double foot[3] = {0.2, 0.1,
+                    0.3 * 0.2}; /* centre = point on the slope + normal (half height - 0.01) */
   for (int k = 0; k < 3; k++) bs.pos[k] = foot[k] + sn[k] * (0.1 - 0.01);
   n = collide(&bs, &hf, 0.005, c, "box on slope");
   TL_CHECK(n == 4, "box resting on a slope: %d", n);
@@ -784,8 +836,10 @@ static void test_heightmap(void) {
   TL_CHECK(n == 1, "box over a peak: %d points", n);
   if (n == 1) {
     TL_CHECK_NEAR(c[0].depth, 0.01, 1e-6, "peak depth");
-    TL_CHECK(c[0].normal[2] > 0.999, "peak normal (%g %g %g)", c[0].normal[0], c[0].normal[1], c[0].normal[2]);
-    TL_CHECK(fabs(c[0].pos[0]) < 1e-6 && fabs(c[0].pos[1]) < 1e-6, "peak position (%g %g)", c[0].pos[0], c[0].pos[1]);
+    TL_CHECK(c[0].normal[2] > 0.999, "peak normal (%g %g %g)", c[0].normal[0], c[0].normal[1],
+             c[0].normal[2]);
+    TL_CHECK(fabs(c[0].pos[0]) < 1e-6 && fabs(c[0].pos[1]) < 1e-6, "peak position (%g %g)",
+             c[0].pos[0], c[0].pos[1]);
   }
   /* a ridge across a capsule's middle (ends in the air) */
   for (int iy = 0; iy < 21; iy++) hbuf[iy * 21 + 10] = 0.1; /* along x = 0 */
@@ -832,7 +886,8 @@ static void test_aabb(void) {
   tl_shape cyl = shape(TL_GEOM_CYLINDER, 0.2, 1, 0, 0, 0, 0);
   rotate(&cyl, 1, 0, 0, TL_PI / 6);
   tl_shape_aabb(&cyl, 0, lo, hi);
-  double ey = 0.5 * sin(TL_PI / 6) + 0.2 * cos(TL_PI / 6), ez = 0.5 * cos(TL_PI / 6) + 0.2 * sin(TL_PI / 6);
+  double ey = 0.5 * sin(TL_PI / 6) + 0.2 * cos(TL_PI / 6),
+         ez = 0.5 * cos(TL_PI / 6) + 0.2 * sin(TL_PI / 6);
   check_box(lo, hi, (double[]){-0.2, -ey, -ez}, (double[]){0.2, ey, ez}, "cylinder aabb");
   make_cube_hull(0.5);
   tl_shape h = hull_shape(1, 0, 0);
@@ -848,8 +903,9 @@ static void test_aabb(void) {
   check_box(lo, hi, (double[]){-1, -2, 1 - 1.0}, (double[]){0.5, 0, 2.1}, "heightmap aabb");
   tl_shape p = shape(TL_GEOM_PLANE, 0, 0, 0, 0, 0, 0.5);
   tl_shape_aabb(&p, 0.1, lo, hi);
-  TL_CHECK(isinf(lo[0]) && lo[0] < 0 && isinf(hi[0]) && isinf(lo[1]) && isinf(hi[1]) && isinf(lo[2]) &&
-               lo[2] < 0, "plane aabb unbounded");
+  TL_CHECK(isinf(lo[0]) && lo[0] < 0 && isinf(hi[0]) && isinf(lo[1]) && isinf(hi[1]) &&
+               isinf(lo[2]) && lo[2] < 0,
+           "plane aabb unbounded");
   TL_CHECK_NEAR(hi[2], 0.6, 1e-12, "plane aabb top");
   rotate(&p, 1, 0, 0, 0.3);
   tl_shape_aabb(&p, 0.1, lo, hi);
@@ -895,15 +951,20 @@ static void test_mpr_vs_analytic(void) {
     int nr = tl_collide(&a, &b, 0.02, ref);
     if (nr != 1 || ref[0].depth > 0.5 * a.size[0]) continue; /* parallel capsules, deep cases */
     int ng = tl_np_convex(&a, &b, 0.02, got);
-    if (!TL_CHECK(ng >= 1, "mpr pair %d (kind %d): no contact, analytic depth %g", i, kind, ref[0].depth))
+    if (!TL_CHECK(ng >= 1, "mpr pair %d (kind %d): no contact, analytic depth %g", i, kind,
+                  ref[0].depth))
       continue;
     double dn[3];
     tl_v3_sub(dn, got[0].normal, ref[0].normal);
     double err = fmax(fabs(got[0].depth - ref[0].depth), tl_v3_norm(dn) * 1e-2);
-    if (err > worst) { worst = err; worst_i = i; }
-    TL_CHECK(fabs(got[0].depth - ref[0].depth) < 1e-6, "mpr pair %d (kind %d): depth %.9g vs %.9g", i,
-             kind, got[0].depth, ref[0].depth);
-    TL_CHECK(tl_v3_norm(dn) < 1e-4, "mpr pair %d (kind %d): normal off by %g", i, kind, tl_v3_norm(dn));
+    if (err > worst) {
+      worst = err;
+      worst_i = i;
+    }
+    TL_CHECK(fabs(got[0].depth - ref[0].depth) < 1e-6, "mpr pair %d (kind %d): depth %.9g vs %.9g",
+             i, kind, got[0].depth, ref[0].depth);
+    TL_CHECK(tl_v3_norm(dn) < 1e-4, "mpr pair %d (kind %d): normal off by %g", i, kind,
+             tl_v3_norm(dn));
     compared++;
   }
   TL_CHECK(compared > 150, "mpr vs analytic: only %d compared", compared);
@@ -915,7 +976,8 @@ static void test_mpr_vs_analytic(void) {
 static void test_fuzz(void) {
   tl_heightmap hm;
   for (int iy = 0; iy < 15; iy++)
-    for (int ix = 0; ix < 15; ix++) hbuf[iy * 15 + ix] = 0.3 * sin(0.7 * ix) * cos(0.5 * iy) + 0.05 * ((ix * 7 + iy * 3) % 5);
+    for (int ix = 0; ix < 15; ix++)
+      hbuf[iy * 15 + ix] = 0.3 * sin(0.7 * ix) * cos(0.5 * iy) + 0.05 * ((ix * 7 + iy * 3) % 5);
   tl_shape hf = heightmap_shape(&hm, 15, 15, -1.4, -1.4, 0.2, 0.2);
   make_cube_hull(0.3);
   int total = 0;
@@ -923,11 +985,15 @@ static void test_fuzz(void) {
     tl_shape s[2];
     for (int k = 0; k < 2; k++) {
       int t = (int)(urand() * 7);
-      s[k] = shape((tl_geom_type)t, 0.1 + 0.4 * urand(), 0.1 + 0.6 * urand(), 0.1 + 0.6 * urand(), 0, 0, 0);
+      s[k] = shape((tl_geom_type)t, 0.1 + 0.4 * urand(), 0.1 + 0.6 * urand(), 0.1 + 0.6 * urand(),
+                   0, 0, 0);
       random_rot(s[k].rot);
       for (int j = 0; j < 3; j++) s[k].pos[j] = 0.8 * (urand() - 0.5);
       if (t == TL_GEOM_MESH) s[k].hull = &cube_hull;
-      if (t == TL_GEOM_HEIGHTMAP) { s[k] = hf; s[k].pos[2] = -0.2; }
+      if (t == TL_GEOM_HEIGHTMAP) {
+        s[k] = hf;
+        s[k].pos[2] = -0.2;
+      }
       if (t == TL_GEOM_PLANE) s[k].pos[2] = -0.3;
     }
     tl_contact_point c[8];

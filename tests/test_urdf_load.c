@@ -462,6 +462,27 @@ static void test_features(void) {
                 "<link name=\"a\">" INERTIAL "</link></robot>", NULL, &err);
   TL_CHECK(m && m->nlink == 1, "external DTD and XInclude are ignored: %s", m ? "" : err.message);
   tl_model_free(m);
+  /* a chain of 20000 links, each following the next through <mimic>: no recursion, no quadratic pass */
+  enum { NCHAIN = 20000 };
+  size_t cap = (size_t)NCHAIN * 400, len = 0;
+  char *big = malloc(cap);
+  if (big) {
+    len += (size_t)snprintf(big + len, cap - len, "<robot name=\"chain\">\n");
+    for (int i = 0; i < NCHAIN; i++)
+      len += (size_t)snprintf(big + len, cap - len, "<link name=\"l%d\">" INERTIAL "</link>\n", i);
+    for (int i = 1; i < NCHAIN; i++) {
+      char mimic[64] = "";
+      if (i + 1 < NCHAIN) snprintf(mimic, sizeof(mimic), "<mimic joint=\"j%d\" offset=\"0.001\"/>", i + 1);
+      len += (size_t)snprintf(big + len, cap - len, "<joint name=\"j%d\" type=\"prismatic\"><parent link=\"l%d\"/>"
+                              "<child link=\"l%d\"/>%s</joint>\n", i, i - 1, i, mimic);
+    }
+    snprintf(big + len, cap - len, "</robot>\n");
+  }
+  m = big ? load_text(big, NULL, &err) : NULL;
+  TL_CHECK(m && m->nbody == NCHAIN && m->nv == NCHAIN + 5, "chain of %d links: %s", NCHAIN, m ? "" : err.message);
+  if (m) TL_CHECK_NEAR(m->q0[7], 0.001 * (NCHAIN - 2), 1e-9, "q0 of the first joint of a mimic chain");
+  tl_model_free(m);
+  free(big);
   /* verbose output lists skipped elements (goes to stderr; only must not fail) */
   tl_load_options o = tl_load_options_default();
   o.verbose = 1;

@@ -39,11 +39,11 @@ typedef enum tl_scene_controller {
 
 /* One <object> or <system> of the file, in world order. */
 typedef struct tl_scene_system {
-  char *name;        /* unique name (the name attribute or a default, see the docs) */
-  int index;         /* tl_system_index of `system` */
-  int is_object;     /* 1: <object> (one rigid body), 0: <system> (URDF) */
-  int line;          /* line of its element in the world file */
-  char *urdf;        /* <system>: the URDF path as resolved; NULL for an object */
+  char *name;    /* unique name (the name attribute or a default, see the docs) */
+  int index;     /* tl_system_index of `system` */
+  int is_object; /* 1: <object> (one rigid body), 0: <system> (URDF) */
+  int line;      /* line of its element in the world file */
+  char *urdf;    /* <system>: the URDF path as resolved; NULL for an object */
   tl_scene_controller controller;
   double kp, kd;     /* stand gains (N m/rad, N m s/rad); 0 for controller none */
   tl_system *system; /* owned by the world */
@@ -68,7 +68,8 @@ typedef struct tl_scene_info {
  * file, line and element. */
 tl_status tl_scene_load(const char *path, tl_world **world, tl_scene_info *info, tl_error *err);
 
-/* Free what tl_scene_load put in *info and zero it. NULL is allowed. */
+/* Free what tl_scene_load put in *info and empty it (nsystem 0, pointers NULL,
+ * first_articulated -1). NULL is allowed. */
 void tl_scene_info_free(tl_scene_info *info);
 
 /* 1 if the file's root element is <talus_world> (read from the start of the

@@ -34,6 +34,10 @@ tl_status tl_system_set_state(tl_system *sys, const double *q, int nq, const dou
                               tl_error *err);
 tl_status tl_system_get_state(const tl_system *sys, double *q, int nq, double *u, int nv,
                               tl_error *err);
+/* Place the base: for a floating base, set its position (m) and orientation
+ * R (row-major, world from base) in q; for a fixed base, move the pose at
+ * which it is welded to the world (identity by default). */
+tl_status tl_system_set_base_pose(tl_system *sys, const double pos[3], const double R[9], tl_error *err);
 
 /* ---- kinematics (current state) ---- */
 /* World pose of body `body`'s frame: origin pos[3] (m), rotation R[9] (world from body). */

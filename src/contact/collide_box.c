@@ -104,9 +104,10 @@ static int face_contact(const obb *R, const obb *I, const double nr[3], int ref_
     for (int q = 0; q < 3; q++) tl_v3_addscl(p, R->ax[q], poly[v][q]);
     tl_v3_copy(pr, p);
     tl_v3_addscl(pr, nr, -sep);
-    if (ref_is_a) tl_np_write(&cand[nc], pr, p, n_out, -sep);
-    else tl_np_write(&cand[nc], p, pr, n_out, -sep);
-    nc++;
+    tl_contact_point c;
+    if (ref_is_a) tl_np_write(&c, pr, p, n_out, -sep);
+    else tl_np_write(&c, p, pr, n_out, -sep);
+    tl_np_add_merge(cand, &nc, 16, &c, 1e-9); /* vertices on a side plane repeat */
   }
   nc = tl_np_reduce(cand, nc, 4);
   for (int v = 0; v < nc; v++) out[v] = cand[v];

@@ -130,7 +130,8 @@ static void obj_init(np_obj *o, const tl_shape *s, const double prism[6][3]) {
   tl_v3_copy(o->center, s->pos);
   if (s->type == TL_GEOM_MESH) { /* the vertices' centroid, inside the hull */
     double c[3] = {0, 0, 0}, w[3];
-    for (int i = 0; i < s->hull->nvert; i++) tl_v3_addscl(c, s->hull->vert + 3 * i, 1.0 / s->hull->nvert);
+    for (int i = 0; i < s->hull->nvert; i++)
+      tl_v3_addscl(c, s->hull->vert + 3 * i, 1.0 / s->hull->nvert);
     tl_m3_mulv(w, s->rot, c);
     tl_v3_add(o->center, o->center, w);
   }
@@ -383,7 +384,8 @@ static double closest_tri(const gjk_vert *s, int i, int j, int k, double lam[4])
   int face = va > 0 && vb > 0 && vc > 0 && va + vb + vc > 1e-300;
   if (!face) { /* the nearest of the three edges */
     double l1[4], l2[4], l3[4];
-    double e1 = closest_seg(s, i, j, l1), e2 = closest_seg(s, i, k, l2), e3 = closest_seg(s, j, k, l3);
+    double e1 = closest_seg(s, i, j, l1), e2 = closest_seg(s, i, k, l2);
+    double e3 = closest_seg(s, j, k, l3);
     const double *best = l1;
     double e = e1;
     if (e2 < e) { e = e2; best = l2; }
@@ -445,10 +447,11 @@ static int simplex_reduce(gjk_vert *s, int n, double v[3]) {
 }
 
 /* Distance between oa and ob by GJK. Returns 1 with dist > 0, the witness
- * points pa (on a), pb (on b); 0 when they overlap or touch (dir: the last
+ * points pa (on a), pb (on b) (dist only, a lower bound, once it proves the
+ * distance at least far); 0 when they overlap or touch (dir: the last
  * direction from b to a, zero if none). */
-static int gjk_distance(const np_obj *oa, const np_obj *ob, double *dist, double pa[3],
-                        double pb[3], double dir[3]) {
+static int gjk_distance(const np_obj *oa, const np_obj *ob, double far, double *dist,
+                        double pa[3], double pb[3], double dir[3]) {
   gjk_vert s[4];
   double v[3], d[3];
   tl_v3_set(dir, 0, 0, 0);
@@ -465,7 +468,12 @@ static int gjk_distance(const np_obj *oa, const np_obj *ob, double *dist, double
     tl_v3_scale(d, v, -1.0);
     gjk_vert w;
     gjk_support(oa, ob, d, &w);
-    if (vv - tl_v3_dot(v, w.w) <= 1e-12 * vv) break; /* no progress: v is the closest point */
+    double vw = tl_v3_dot(v, w.w);
+    if (vw > 0 && vw * vw >= far * far * vv) { /* a separating plane at least far away */
+      *dist = vw / sqrt(vv);
+      return 1;
+    }
+    if (vv - vw <= 1e-12 * vv) break; /* no progress: v is the closest point */
     int dup = 0;
     for (int q = 0; q < n; q++) {
       double e[3];
@@ -503,7 +511,7 @@ int tl_np_mpr(const tl_shape *a, const tl_shape *b, const double prism[6][3], do
   obj_init(&oa, a, NULL);
   obj_init(&ob, b, prism);
   double pa[3], pb[3], dist, gdir[3], p[3], ha, hb, dep;
-  if (gjk_distance(&oa, &ob, &dist, pa, pb, gdir)) { /* separated: exact */
+  if (gjk_distance(&oa, &ob, margin, &dist, pa, pb, gdir)) { /* separated: exact */
     if (dist >= margin) return 0;
     tl_v3_copy(n, gdir);
     *depth = -dist;
@@ -682,7 +690,7 @@ static void cylinder_feature(const tl_shape *s, const double dl[3], feature *f) 
   double u[2] = {1, 0};
   if (rad > 1e-12 * (dn > 0 ? dn : 1)) { u[0] = dl[0] / rad; u[1] = dl[1] / rad; }
   double sz = sgn(dl[2]);
-  if (fabs(dl[2]) >= 0.70710678118654752 * dn) { /* the cap: an octagon from the deepest rim point */
+  if (fabs(dl[2]) >= 0.70710678118654752 * dn) { /* the cap: octagon from the deepest rim point */
     for (int k = 0; k < 8; k++) {
       double th = sz * k * TL_PI / 4, c = cos(th), sn = sin(th);
       double l[3] = {r * (c * u[0] - sn * u[1]), r * (sn * u[0] + c * u[1]), sz * hh};
@@ -860,9 +868,10 @@ static int manifold(const tl_shape *a, const tl_shape *b, const double n[3], dou
     tl_v3_addscl(pi, R->normal, -I->radius);
     tl_v3_copy(pr, pts[i]);
     tl_v3_addscl(pr, R->normal, -h);
-    if (ref_b) tl_np_write(&cand[nc], pi, pr, n_out, -sep);
-    else tl_np_write(&cand[nc], pr, pi, n_out, -sep);
-    nc++;
+    tl_contact_point c;
+    if (ref_b) tl_np_write(&c, pi, pr, n_out, -sep);
+    else tl_np_write(&c, pr, pi, n_out, -sep);
+    tl_np_add_merge(cand, &nc, CLIP_MAX, &c, 1e-9); /* vertices on a side plane repeat */
   }
   nc = tl_np_reduce(cand, nc, 4);
   for (int i = 0; i < nc; i++) out[i] = cand[i];

@@ -165,7 +165,8 @@ static int edges_may_touch(const tl_shape *s, const tri *t, double margin) {
     tl_m3_tmulv(p1, s->rot, d);
     switch (s->type) {
       case TL_GEOM_BOX: {
-        double h[3] = {0.5 * s->size[0] + margin, 0.5 * s->size[1] + margin, 0.5 * s->size[2] + margin};
+        double h[3];
+        for (int k = 0; k < 3; k++) h[k] = 0.5 * s->size[k] + margin;
         if (seg_hits_box(p0, p1, h)) return 1;
         break;
       }
@@ -197,7 +198,8 @@ static void tri_contacts(const tl_heightmap *hm, const tl_shape *s, const tri *t
   if (d_plane <= -margin) return;
   tl_contact_point c;
   if (s->type == TL_GEOM_SPHERE) {
-    if (sphere_tri(hm, s->pos, s->size[0], t, margin, &c)) tl_np_add_merge(buf, nb, TL_NP_MAX_CAND, &c, MERGE_TOL);
+    if (sphere_tri(hm, s->pos, s->size[0], t, margin, &c))
+      tl_np_add_merge(buf, nb, TL_NP_MAX_CAND, &c, MERGE_TOL);
     return;
   }
   if (s->type == TL_GEOM_CAPSULE) {
@@ -207,7 +209,8 @@ static void tri_contacts(const tl_heightmap *hm, const tl_shape *s, const tri *t
       double x[3];
       tl_v3_copy(x, s->pos);
       tl_v3_addscl(x, ax, e * 0.5 * s->size[1]);
-      if (sphere_tri(hm, x, s->size[0], t, margin, &c)) tl_np_add_merge(buf, nb, TL_NP_MAX_CAND, &c, MERGE_TOL);
+      if (sphere_tri(hm, x, s->size[0], t, margin, &c))
+        tl_np_add_merge(buf, nb, TL_NP_MAX_CAND, &c, MERGE_TOL);
     }
   } else {
     tl_contact_point cand[TL_NP_MAX_CAND];

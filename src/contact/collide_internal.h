@@ -51,11 +51,14 @@ int tl_np_spheres(const double ca[3], double ra, const double cb[3], double rb, 
                   tl_contact_point *out);
 
 int tl_np_sphere_sphere(const tl_shape *a, const tl_shape *b, double margin, tl_contact_point *out);
-int tl_np_sphere_capsule(const tl_shape *a, const tl_shape *b, double margin, tl_contact_point *out);
+int tl_np_sphere_capsule(const tl_shape *a, const tl_shape *b, double margin,
+                         tl_contact_point *out);
 int tl_np_sphere_box(const tl_shape *a, const tl_shape *b, double margin, tl_contact_point *out);
-int tl_np_sphere_cylinder(const tl_shape *a, const tl_shape *b, double margin, tl_contact_point *out);
+int tl_np_sphere_cylinder(const tl_shape *a, const tl_shape *b, double margin,
+                          tl_contact_point *out);
 int tl_np_sphere_hull(const tl_shape *a, const tl_shape *b, double margin, tl_contact_point *out);
-int tl_np_capsule_capsule(const tl_shape *a, const tl_shape *b, double margin, tl_contact_point *out);
+int tl_np_capsule_capsule(const tl_shape *a, const tl_shape *b, double margin,
+                          tl_contact_point *out);
 int tl_np_box_capsule(const tl_shape *a, const tl_shape *b, double margin, tl_contact_point *out);
 
 /* ---- box-box (collide_box.c) ---- */

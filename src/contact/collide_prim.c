@@ -132,11 +132,13 @@ static void closest_on_segment(double q[3], const double x[3], const double p0[3
   tl_v3_addscl(q, d, t);
 }
 
-int tl_np_sphere_sphere(const tl_shape *a, const tl_shape *b, double margin, tl_contact_point *out) {
+int tl_np_sphere_sphere(const tl_shape *a, const tl_shape *b, double margin,
+                        tl_contact_point *out) {
   return tl_np_spheres(a->pos, a->size[0], b->pos, b->size[0], margin, out);
 }
 
-int tl_np_sphere_capsule(const tl_shape *a, const tl_shape *b, double margin, tl_contact_point *out) {
+int tl_np_sphere_capsule(const tl_shape *a, const tl_shape *b, double margin,
+                         tl_contact_point *out) {
   double p0[3], p1[3], q[3];
   segment_ends(b, p0, p1);
   closest_on_segment(q, a->pos, p0, p1);

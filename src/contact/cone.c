@@ -88,13 +88,40 @@ static int slide_solve(const double G[9], const double b[3], double mu, double t
   return 0;
 }
 
+/* Fast path: secant iteration on the angle from a guess th0 (the current
+ * impulse direction when warm started). Accepts only a converged root with a
+ * positive normal impulse and a tangential velocity opposing the friction. */
+static int slide_secant(const double G[9], const double b[3], double mu, double th0, double lam[3]) {
+  double dot, l[3];
+  int ok;
+  double t0 = th0, t1 = th0 + 1e-3;
+  double f0 = slide_residual(G, b, mu, t0, l, &dot, &ok), f1 = slide_residual(G, b, mu, t1, l, &dot, &ok);
+  for (int it = 0; it < 30 && ok; it++) {
+    if (f1 == f0) break;
+    double t2 = t1 - f1 * (t1 - t0) / (f1 - f0);
+    if (fabs(t2 - t1) > 0.5) break; /* wandering: leave it to the bracketing scan */
+    t0 = t1;
+    f0 = f1;
+    t1 = t2;
+    f1 = slide_residual(G, b, mu, t1, l, &dot, &ok);
+    if (fabs(t1 - t0) < 1e-14) {
+      if (ok && dot <= 0) {
+        memcpy(lam, l, sizeof(l));
+        return 1;
+      }
+      break;
+    }
+  }
+  return 0;
+}
+
 void tl_cone_contact_solve(const double G[9], const double b[3], double mu, double lambda[3]) {
   if (b[2] >= 0) { /* opening */
     memset(lambda, 0, 3 * sizeof(double));
     return;
   }
   double r[3] = {-b[0], -b[1], -b[2]}, x[3];
-  if (solve3(G, r, x) && x[2] > 0 && hypot(x[0], x[1]) <= mu * x[2]) { /* sticking */
+  if (solve3(G, r, x) && x[2] > 0 && sqrt(x[0] * x[0] + x[1] * x[1]) <= mu * x[2]) { /* sticking */
     memcpy(lambda, x, sizeof(x));
     return;
   }
@@ -103,11 +130,12 @@ void tl_cone_contact_solve(const double G[9], const double b[3], double mu, doub
     lambda[2] = -b[2] / G[8];
     return;
   }
-  /* sliding: start the bracket at the direction opposing the free slip */
-  double th0 = atan2(-b[1], -b[0]) - TL_PI / 64;
-  if (slide_solve(G, b, mu, th0, lambda)) return;
+  /* sliding: from the warm-start direction, else the one opposing the free slip */
+  double th0 = lambda[0] != 0 || lambda[1] != 0 ? atan2(lambda[1], lambda[0]) : atan2(-b[1], -b[0]);
+  if (slide_secant(G, b, mu, th0, lambda)) return;
+  if (slide_solve(G, b, mu, th0 - TL_PI / 64, lambda)) return;
   /* degenerate geometry: project the sticking impulse onto the cone */
-  double ln = x[2] > 0 ? x[2] : -b[2] / G[8], t = hypot(x[0], x[1]);
+  double ln = x[2] > 0 ? x[2] : -b[2] / G[8], t = sqrt(x[0] * x[0] + x[1] * x[1]);
   double k = t > mu * ln && t > 0 ? mu * ln / t : 1.0;
   lambda[0] = x[0] * k;
   lambda[1] = x[1] * k;

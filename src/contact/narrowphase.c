@@ -84,11 +84,14 @@ static double spread_score(const tl_contact_point *p, const int *sel, int k, int
   return best;
 }
 
+#define REDUCE_MAX 128 /* most points tl_np_reduce looks at */
+
 int tl_np_reduce(tl_contact_point *p, int n, int max) {
+  if (max > TL_MAX_PAIR_CONTACTS) max = TL_MAX_PAIR_CONTACTS;
   if (n <= max) return n;
-  if (n > TL_NP_MAX_CAND) n = TL_NP_MAX_CAND;
-  int sel[TL_NP_MAX_CAND];
-  unsigned char used[TL_NP_MAX_CAND];
+  if (n > REDUCE_MAX) n = REDUCE_MAX;
+  int sel[TL_MAX_PAIR_CONTACTS];
+  unsigned char used[REDUCE_MAX];
   memset(used, 0, sizeof(used));
   int deep = 0;
   for (int i = 1; i < n; i++)
@@ -216,7 +219,8 @@ int tl_collide(const tl_shape *a, const tl_shape *b, double margin, tl_contact_p
 static void rotated_box(const double c[3], const double R[9], const double h[3], double margin,
                         double lo[3], double hi[3]) {
   for (int i = 0; i < 3; i++) {
-    double e = fabs(R[3 * i]) * h[0] + fabs(R[3 * i + 1]) * h[1] + fabs(R[3 * i + 2]) * h[2] + margin;
+    double e = fabs(R[3 * i]) * h[0] + fabs(R[3 * i + 1]) * h[1] + fabs(R[3 * i + 2]) * h[2];
+    e += margin;
     lo[i] = c[i] - e;
     hi[i] = c[i] + e;
   }

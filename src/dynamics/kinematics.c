@@ -149,9 +149,9 @@ void tl_dyn_kinematics(tl_sysdata *d) {
         floating_base(d);
         for (int k = 0; k < 6; k++)
           for (int i = 0; i < 6; i++) d->cvel[i] += d->cdof[6 * k + i] * d->u[k];
-      } else {
-        memset(d->xpos, 0, 3 * sizeof(double));
-        tl_m3_identity(d->xrot);
+      } else { /* welded to the world at the base placement (identity unless set) */
+        tl_v3_copy(d->xpos, m->jnt_pos);
+        tl_m3_copy(d->xrot, m->jnt_rot);
       }
     } else {
       int p = m->parent[b];

@@ -145,6 +145,26 @@ tl_status tl_system_get_state(const tl_system *s, double *q, int nq, double *u, 
   return TL_OK;
 }
 
+tl_status tl_system_set_base_pose(tl_system *s, const double pos[3], const double R[9], tl_error *err) {
+  if (!pos || !tl_v3_isfinite(pos) || !R)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "pos", "pos must be 3 finite numbers and R not NULL");
+  double RtR[9], dev = 0;
+  tl_m3_tmul(RtR, R, R);
+  for (int i = 0; i < 9; i++) dev = fmax(dev, fabs(RtR[i] - (i % 4 == 0 ? 1.0 : 0.0)));
+  double det = R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) + R[2] * (R[3] * R[7] - R[4] * R[6]);
+  if (!(dev < 1e-9) || !(fabs(det - 1) < 1e-9))
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "R", "R is not a rotation matrix");
+  if (s->m->jnt_type[0] == TL_JOINT_FLOATING) {
+    tl_v3_copy(s->d.q, pos);
+    tl_quat_from_m3(s->d.q + 3, R);
+  } else {
+    tl_v3_copy(s->m->jnt_pos, pos);
+    tl_m3_copy(s->m->jnt_rot, R);
+  }
+  s->kin_valid = s->dyn_valid = 0;
+  return TL_OK;
+}
+
 /* ---------------- kinematics ---------------- */
 
 tl_status tl_system_body_pose(tl_system *s, int b, double pos[3], double R[9], tl_error *err) {

@@ -32,7 +32,7 @@ tl_status tl_world_create(tl_world **out, tl_error *err) {
   w->erp = 0.2;
   w->slop = 0.0;
   w->max_recovery_speed = 1.0;
-  w->contact_compliance = 1e-3;
+  w->contact_compliance = 3e-3;
   w->limit_margin = 0.02;
   w->solver = TL_SOLVER_PER_CONTACT;
   w->solver_max_iter = 100;

@@ -144,7 +144,7 @@ struct tl_world {
   double contact_margin; /* m: speculative contacts closer than this are solved */
   double erp;            /* fraction of penetration beyond `slop` removed per step */
   double cfm;            /* constraint force mixing of contact normals (m/s per N s) */
-  double contact_compliance; /* extra normal compliance relative to the Delassus diagonal */
+  double contact_compliance; /* normal compliance relative to the Delassus diagonal */
   double slop;           /* m: penetration tolerated without correction */
   double max_recovery_speed; /* m/s: cap of the penetration-recovery velocity */
   double limit_margin;   /* rad or m: joint limits closer than this become rows */
