@@ -4,30 +4,12 @@
 #include "impedance.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__GNUC__)
-static tl_status imp_error(tl_error *err, tl_status status, const char *element, const char *fmt,
-                           ...) __attribute__((format(printf, 4, 5)));
-#endif
-static tl_status imp_error(tl_error *err, tl_status status, const char *element, const char *fmt,
-                           ...) {
-  if (err) {
-    char text[768];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof(text), fmt, ap);
-    va_end(ap);
-    memset(err, 0, sizeof(*err));
-    err->status = status;
-    snprintf(err->element, sizeof(err->element), "%s", element);
-    snprintf(err->message, sizeof(err->message), "tl_impedance: %s: %s", element, text);
-  }
-  return status;
-}
+/* Errors in Talus' form, "<element>: text" (tl_error_set). */
+#define imp_error(err, status, element, ...) tl_error_set(err, status, NULL, 0, element, __VA_ARGS__)
 
 static int all_finite(const double *v, int n) {
   for (int i = 0; i < n; ++i)

@@ -7,17 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Fill *err (if non-NULL) with an argument error about `element`. */
-static tl_status stand_error(tl_error *err, tl_status status, const char *element,
-                             const char *text) {
-  if (err) {
-    memset(err, 0, sizeof(*err));
-    err->status = status;
-    snprintf(err->element, sizeof(err->element), "%s", element);
-    snprintf(err->message, sizeof(err->message), "tl_stand: %s: %s", element, text);
-  }
-  return status;
-}
+/* Errors in Talus' form, "<element>: text" (tl_error_set). */
+#define stand_error(err, status, element, ...) tl_error_set(err, status, NULL, 0, element, __VA_ARGS__)
 
 static int gain_ok(double g) { return isfinite(g) && g >= 0.0; }
 

@@ -27,27 +27,9 @@
 /* Largest joint acceleration used by the swing feedforward, rad/s^2. */
 #define TROT_MAX_QDD 500.0
 
-#include <stdarg.h>
 
-#if defined(__GNUC__)
-static tl_status trot_error(tl_error *err, tl_status status, const char *element, const char *fmt,
-                            ...) __attribute__((format(printf, 4, 5)));
-#endif
-static tl_status trot_error(tl_error *err, tl_status status, const char *element, const char *fmt,
-                            ...) {
-  if (err) {
-    char text[768];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof(text), fmt, ap);
-    va_end(ap);
-    memset(err, 0, sizeof(*err));
-    err->status = status;
-    snprintf(err->element, sizeof(err->element), "%s", element);
-    snprintf(err->message, sizeof(err->message), "tl_trot: %s: %s", element, text);
-  }
-  return status;
-}
+/* Errors in Talus' form, "<element>: text" (tl_error_set). */
+#define trot_error(err, status, element, ...) tl_error_set(err, status, NULL, 0, element, __VA_ARGS__)
 
 /* ------------------------------------------------------------ small math */
 

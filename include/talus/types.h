@@ -115,6 +115,16 @@ int tl_joint_nv(tl_joint_type type);
 /* Lower-case name of a joint / geom type ("revolute", "box", ...). */
 const char *tl_joint_type_name(tl_joint_type type);
 const char *tl_geom_type_name(tl_geom_type type);
+/* Fill *err (if non-NULL) and return `status`: the message becomes
+ * "FILE:LINE: <ELEMENT>: TEXT", leaving out the parts that are NULL / 0.
+ * For user code and controllers that report errors the way Talus does. */
+tl_status tl_error_set(tl_error *err, tl_status status, const char *file, int line,
+                       const char *element, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
+
 /* Short name of a status ("ok", "parse error", ...). */
 const char *tl_status_name(tl_status status);
 
