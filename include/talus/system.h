@@ -202,8 +202,13 @@ tl_status tl_system_set_rotor_inertia(tl_system *sys, int dof, double value, tl_
 tl_status tl_system_set_joint_damping(tl_system *sys, int dof, double value, tl_error *err);
 tl_status tl_system_set_joint_friction(tl_system *sys, int dof, double value, tl_error *err);
 tl_status tl_system_set_joint_spring(tl_system *sys, int dof, double stiffness, double mount, tl_error *err);
+/* Rest orientation (quaternion w x y z, normalised) of the spring of
+ * spherical joint `body`; its stiffness is set per DOF as above (the mount
+ * argument there is ignored for spherical joints). */
+tl_status tl_system_set_spherical_spring_mount(tl_system *sys, int body, const double quat[4], tl_error *err);
 /* Position limits (+-INFINITY: none; 1-DOF joints) and actuation limit
- * (effort > 0, INFINITY: none) of DOF `dof`. */
+ * (effort > 0, INFINITY: none; any joint DOF, per axis for spherical and
+ * universal joints) of DOF `dof`. */
 tl_status tl_system_set_joint_limits(tl_system *sys, int dof, double lower, double upper, double effort,
                                      tl_error *err);
 

@@ -129,15 +129,16 @@ static tl_block *dof_block(tl_world *w, int si, tl_row_kind kind, int k, double 
   return b;
 }
 
-/* Joint-limit rows of DOF k when q is within the limit margin. */
-static void limit_blocks(tl_world *w, int si, int k, double q) {
+/* Joint-limit rows of DOF k when q is within the limit margin, or would
+ * reach the limit within the step at its current (free) velocity u. */
+static void limit_blocks(tl_world *w, int si, int k, double q, double u) {
   const tl_model *m = w->systems[si]->m;
   double dt = w->dt;
   for (int side = 0; side < 2; side++) {
     double bound = side ? m->dof_upper[k] : m->dof_lower[k];
     if (!isfinite(bound)) continue;
-    double gap = side ? bound - q : q - bound;
-    if (gap >= w->limit_margin) continue;
+    double gap = side ? bound - q : q - bound, approach = side ? u : -u;
+    if (gap >= w->limit_margin && gap - approach * dt >= w->limit_margin) continue;
     tl_block *b = dof_block(w, si, TL_ROW_LIMIT, k, side ? -1.0 : 1.0, side);
     b->lo = 0;
     b->target[0] = gap > 0 ? -gap / dt : fmin(w->erp * (-gap) / dt, w->max_recovery_speed);
@@ -159,27 +160,32 @@ static void pd_block(tl_world *w, int si, int k, double e) {
   b->hi = (eff - ff) * dt;
 }
 
+/* Rows of the joints of system si: position limits and mimic relations of
+ * 1-DOF joints; Coulomb friction and effort-limited PD of every joint DOF. */
 static void joint_blocks(tl_world *w, int si) {
   const tl_system *s = w->systems[si];
   const tl_model *m = s->m;
   for (int body = 0; body < m->nbody; body++) {
-    if (m->jnt_nv[body] != 1) continue; /* limits, friction, PD rows: 1-DOF joints */
-    int k = m->v_adr[body];
-    double q = s->d.q[m->q_adr[body]];
-    limit_blocks(w, si, k, q);
-    if (m->dof_friction[k] > 0) {
-      tl_block *b = dof_block(w, si, TL_ROW_BOX, k, 1.0, 2);
-      b->lo = -m->dof_friction[k] * w->dt;
-      b->hi = m->dof_friction[k] * w->dt;
-    }
-    if (!tl_system_pd_implicit(s, k) && (s->kp[k] > 0 || s->kd[k] > 0)) pd_block(w, si, k, s->q_target[m->q_adr[body]] - q);
-    int j = m->dof_mimic[k];
-    if (j >= 0) {
-      tl_block *b = dof_block(w, si, TL_ROW_EQUALITY, k, 1.0, -1);
-      w->pool[b->jadr_a + j] -= m->dof_mimic_mult[k];
-      int qj = m->q_adr[m->dof_body[j]];
-      double err = q - m->dof_mimic_mult[k] * s->d.q[qj] - m->dof_mimic_offset[k];
-      b->target[0] = -w->erp * err / w->dt;
+    if (m->jnt_nv[body] == 0 || m->jnt_type[body] == TL_JOINT_FLOATING) continue;
+    double e[6];
+    tl_system_pd_error(s, body, e);
+    for (int i = 0; i < m->jnt_nv[body]; i++) {
+      int k = m->v_adr[body] + i;
+      if (m->jnt_nv[body] == 1) limit_blocks(w, si, k, s->d.q[m->q_adr[body]], s->d.u[k]);
+      if (m->dof_friction[k] > 0) {
+        tl_block *b = dof_block(w, si, TL_ROW_BOX, k, 1.0, 2);
+        b->lo = -m->dof_friction[k] * w->dt;
+        b->hi = m->dof_friction[k] * w->dt;
+      }
+      if (!tl_system_pd_implicit(s, k) && (s->kp[k] > 0 || s->kd[k] > 0)) pd_block(w, si, k, e[i]);
+      int j = m->dof_mimic[k];
+      if (j >= 0 && m->jnt_nv[body] == 1) {
+        tl_block *b = dof_block(w, si, TL_ROW_EQUALITY, k, 1.0, -1);
+        w->pool[b->jadr_a + j] -= m->dof_mimic_mult[k];
+        int qj = m->q_adr[m->dof_body[j]];
+        double err = s->d.q[m->q_adr[body]] - m->dof_mimic_mult[k] * s->d.q[qj] - m->dof_mimic_offset[k];
+        b->target[0] = -w->erp * err / w->dt;
+      }
     }
   }
 }

@@ -165,3 +165,18 @@ tl_status tl_system_set_joint_limits(tl_system *s, int k, double lower, double u
   s->m->dof_effort[k] = effort;
   return TL_OK;
 }
+
+tl_status tl_system_set_spherical_spring_mount(tl_system *s, int b, const double quat[4], tl_error *err) {
+  tl_status st = check_movable(s, b, err);
+  if (st) return st;
+  if (s->m->jnt_type[b] != TL_JOINT_SPHERICAL)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "body", "joint '%s' is %s, not spherical", s->m->joint_name[b],
+                        tl_joint_type_name(s->m->jnt_type[b]));
+  double q[4];
+  for (int i = 0; i < 4; i++) q[i] = quat ? quat[i] : NAN;
+  if (!quat || !isfinite(q[0] + q[1] + q[2] + q[3]) || tl_quat_normalize(q) < 1e-12)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "quat", "spring mount of joint '%s' must be a finite non-zero quaternion",
+                        s->m->joint_name[b]);
+  memcpy(s->m->jnt_spring_quat + 4 * b, q, sizeof(q));
+  return TL_OK;
+}

@@ -374,8 +374,7 @@ static void joint_error(const tl_model *m, int b, const double *q, const double 
   }
 }
 
-/* Position error of the PD target for the DOFs of body b. */
-static void pd_position_error(const tl_system *s, int b, double *e) {
+void tl_system_pd_error(const tl_system *s, int b, double *e) {
   const tl_model *m = s->m;
   joint_error(m, b, s->d.q + m->q_adr[b], s->q_target + m->q_adr[b], e);
 }
@@ -400,7 +399,7 @@ static void control_forces(const tl_system *s, const double *u, double implicit_
   for (int b = 0; b < m->nbody; b++) {
     double e[6], es[6];
     int v0 = m->v_adr[b];
-    pd_position_error(s, b, e);
+    tl_system_pd_error(s, b, e);
     spring_error(s, b, es);
     for (int k = 0; k < m->jnt_nv[b]; k++) {
       int v = v0 + k;
@@ -506,7 +505,7 @@ static void applied_forces(tl_world *w) {
     const tl_model *m = s->m;
     for (int b = 0; b < m->nbody; b++) {
       double e[6];
-      pd_position_error(s, b, e);
+      tl_system_pd_error(s, b, e);
       for (int k = 0; k < m->jnt_nv[b]; k++) {
         int v = m->v_adr[b] + k;
         double eff = m->dof_effort[v], u = s->d.u[v];
@@ -546,13 +545,16 @@ static int predict_saturation(tl_world *w, tl_system *s) {
   const tl_model *m = s->m;
   int changed = 0;
   for (int b = 0; b < m->nbody; b++) {
-    if (m->jnt_nv[b] != 1) continue;
-    int v = m->v_adr[b];
-    double eff = m->dof_effort[v];
-    if (!isfinite(eff) || s->pd_row[v] || (s->kp[v] == 0 && s->kd[v] == 0)) continue;
-    double u = s->u_free[v], e = s->q_target[m->q_adr[b]] - s->d.q[m->q_adr[b]];
-    double tau = fmax(-eff, fmin(eff, s->tau_ff[v])) + s->kp[v] * (e - w->dt * u) + s->kd[v] * (s->u_target[v] - u);
-    if (fabs(tau) > eff) s->pd_row[v] = changed = 1;
+    if (m->jnt_type[b] == TL_JOINT_FLOATING || m->jnt_nv[b] == 0) continue;
+    double e[6];
+    tl_system_pd_error(s, b, e);
+    for (int k = 0; k < m->jnt_nv[b]; k++) {
+      int v = m->v_adr[b] + k;
+      double eff = m->dof_effort[v], u = s->u_free[v];
+      if (!isfinite(eff) || s->pd_row[v] || (s->kp[v] == 0 && s->kd[v] == 0)) continue;
+      double tau = fmax(-eff, fmin(eff, s->tau_ff[v])) + s->kp[v] * (e[k] - w->dt * u) + s->kd[v] * (s->u_target[v] - u);
+      if (fabs(tau) > eff) s->pd_row[v] = changed = 1;
+    }
   }
   return changed;
 }
@@ -564,7 +566,7 @@ static int verify_saturation(tl_world *w) {
     tl_system *s = w->systems[i];
     for (int v = 0; v < s->m->nv; v++) {
       double eff = s->m->dof_effort[v];
-      if (!s->pd_row[v] && isfinite(eff) && s->m->jnt_nv[s->m->dof_body[v]] == 1 &&
+      if (!s->pd_row[v] && isfinite(eff) && s->m->jnt_type[s->m->dof_body[v]] != TL_JOINT_FLOATING &&
           fabs(s->tau_applied[v]) > eff * (1 + 1e-12))
         s->pd_row[v] = changed = 1;
     }
