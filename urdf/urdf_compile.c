@@ -45,6 +45,7 @@ typedef struct build_ctx {
   int skip_joint;                /* joint dropped with the "world" link, or -1 */
   int nbody, nframe, ngeom, nq, nv, nlink, nvisual;
   int *joint_body;               /* [njoint] body of each movable joint, -1 otherwise */
+  const tl_urdf_material **mat_sorted; /* [nmaterial] robot-level materials sorted by name */
   int *link_index;               /* [nlink of doc] model link index, -1 if not reached */
 } build_ctx;
 
@@ -103,39 +104,88 @@ static tl_status choose_base(build_ctx *c, tl_base_type want, tl_base_type *base
   return TL_OK;
 }
 
+/* Depth-first walk of the link tree from `root` without recursion (a chain
+ * of links may be as long as the file): pre(link) for every link, then
+ * edge(joint) for each of its child joints in file order before the child's
+ * own pre(). Stops at the first non-zero return. The stack holds one entry
+ * per tree level, at most nlink. */
+typedef int (*visit_link_fn)(build_ctx *c, int link, int parent_link, void *arg);
+typedef int (*visit_joint_fn)(build_ctx *c, int joint, int parent_link, void *arg);
+
+static int walk_tree(build_ctx *c, int root, visit_link_fn pre, visit_joint_fn edge, void *arg) {
+  int n = c->doc->nlink;
+  int *stack = malloc((size_t)n * sizeof(int)), *next = malloc((size_t)n * sizeof(int));
+  if (!stack || !next) {
+    free(stack);
+    free(next);
+    return -2;
+  }
+  int sp = 0, r = pre(c, root, -1, arg);
+  if (!r) stack[sp] = root, next[sp++] = c->child_start[root];
+  while (!r && sp > 0) {
+    int link = stack[sp - 1];
+    if (next[sp - 1] >= c->child_start[link + 1]) {
+      sp--;
+      continue;
+    }
+    int jn = c->child_list[next[sp - 1]++];
+    if (jn == c->skip_joint) continue;
+    int child = c->doc->joints[jn].child_link;
+    r = edge(c, jn, link, arg);
+    if (!r) r = pre(c, child, link, arg);
+    if (!r && sp < n) stack[sp] = child, next[sp++] = c->child_start[child];
+  }
+  free(stack);
+  free(next);
+  return r;
+}
+
 /* First pass: count bodies, frames, geoms, q and u; refuse joints that cannot
  * be simulated in this tree (a floating joint below the root). */
-static tl_status count_link(build_ctx *c, int link, tl_error *err) {
-  const tl_urdf_doc *d = c->doc;
-  c->ngeom += d->links[link].ngeom;
-  c->nvisual += d->links[link].nvisual;
+static int count_link(build_ctx *c, int link, int parent_link, void *arg) {
+  (void)parent_link, (void)arg;
+  c->ngeom += c->doc->links[link].ngeom;
+  c->nvisual += c->doc->links[link].nvisual;
   c->nlink++;
-  for (int k = c->child_start[link]; k < c->child_start[link + 1]; k++) {
-    const tl_urdf_joint *j = &d->joints[c->child_list[k]];
-    if (c->child_list[k] == c->skip_joint) continue;
-    if (j->type == TL_JOINT_FLOATING)
-      return tl_error_set(err, TL_ERR_UNSUPPORTED, d->path, j->line, "joint",
-                          "joint '%s' is floating but is not attached to the root link: only the "
-                          "base can float (load it as a separate system)", j->name);
-    c->nframe++;
-    if (j->type != TL_JOINT_FIXED) {
-      c->nbody++;
-      c->nq += tl_joint_nq(j->type);
-      c->nv += tl_joint_nv(j->type);
-    }
-    tl_status s = count_link(c, j->child_link, err);
-    if (s) return s;
+  return 0;
+}
+
+static int count_joint(build_ctx *c, int jn, int parent_link, void *arg) {
+  const tl_urdf_joint *j = &c->doc->joints[jn];
+  (void)parent_link;
+  if (j->type == TL_JOINT_FLOATING) {
+    tl_error_set(arg, TL_ERR_UNSUPPORTED, c->doc->path, j->line, "joint",
+                 "joint '%s' is floating but is not attached to the root link: only the base can "
+                 "float (load it as a separate system)", j->name);
+    return -1;
   }
-  return TL_OK;
+  c->nframe++;
+  if (j->type != TL_JOINT_FIXED) {
+    c->nbody++;
+    c->nq += tl_joint_nq(j->type);
+    c->nv += tl_joint_nv(j->type);
+  }
+  return 0;
 }
 
 /* Colour and texture of a visual: its own, else those of the robot-level
  * material of the same name. */
-static void visual_material(const tl_urdf_doc *d, const tl_urdf_visual *v, double rgba[4],
-                            char *texture, size_t cap) {
+static int material_cmp(const void *a, const void *b) {
+  return strcmp((*(const tl_urdf_material *const *)a)->name, (*(const tl_urdf_material *const *)b)->name);
+}
+
+static int material_key_cmp(const void *key, const void *elem) {
+  return strcmp((const char *)key, (*(const tl_urdf_material *const *)elem)->name);
+}
+
+static void visual_material(const build_ctx *c, const tl_urdf_visual *v, double rgba[4], char *texture,
+                            size_t cap) {
   const tl_urdf_material *own = &v->material, *global = NULL;
-  for (int i = 0; i < d->nmaterial && v->has_material && own->name[0] && !global; i++)
-    if (strcmp(d->materials[i].name, own->name) == 0) global = &d->materials[i];
+  if (v->has_material && own->name[0] && c->doc->nmaterial > 0) {
+    const tl_urdf_material *const *hit = bsearch(own->name, c->mat_sorted, (size_t)c->doc->nmaterial,
+                                                 sizeof(*c->mat_sorted), material_key_cmp);
+    global = hit ? *hit : NULL;
+  }
   const tl_urdf_material *col = own->has_color ? own : (global && global->has_color) ? global : NULL;
   for (int k = 0; k < 4; k++) rgba[k] = col ? col->rgba[k] : NAN;
   snprintf(texture, cap, "%s", own->texture[0] ? own->texture : global ? global->texture : "");
@@ -158,7 +208,7 @@ static void add_visuals(build_ctx *c, const tl_urdf_link *l, const link_info *li
     snprintf(m->visual_mesh[k], sizeof(m->visual_mesh[k]), "%s", v->geom.mesh_uri);
     snprintf(m->visual_mesh_file[k], sizeof(m->visual_mesh_file[k]), "%s", v->geom.mesh_file);
     snprintf(m->visual_material[k], TL_NAME_MAX, "%s", v->has_material ? v->material.name : "");
-    visual_material(c->doc, v, m->visual_rgba + 4 * k, m->visual_texture[k], sizeof(m->visual_texture[k]));
+    visual_material(c, v, m->visual_rgba + 4 * k, m->visual_texture[k], sizeof(m->visual_texture[k]));
   }
 }
 
@@ -287,28 +337,31 @@ static void fix_dof_parents(tl_model *m) {
   }
 }
 
-static int walk_link(build_ctx *c, int link, int parent_link) {
+/* Second pass (walk_tree callbacks): a link's inertial, geoms and visuals;
+ * a joint's body (movable) or the child link's pose in its body (fixed), and
+ * its frame. */
+static int walk_link(build_ctx *c, int link, int parent_link, void *arg) {
+  (void)arg;
+  return merge_link(c, link, parent_link);
+}
+
+static int walk_joint(build_ctx *c, int jn, int link, void *arg) {
   const tl_urdf_doc *d = c->doc;
-  if (merge_link(c, link, parent_link)) return -1;
-  for (int k = c->child_start[link]; k < c->child_start[link + 1]; k++) {
-    int jn = c->child_list[k];
-    if (jn == c->skip_joint) continue;
-    const tl_urdf_joint *j = &d->joints[jn];
-    link_info *cl = &c->links[j->child_link];
-    const link_info *pl = &c->links[link];
-    if (j->type == TL_JOINT_FIXED) {
-      double opos[3], orot[9];
-      pose_to_rt(&j->origin, opos, orot);
-      cl->body = pl->body;
-      compose(cl->pos, cl->rot, pl->pos, pl->rot, opos, orot);
-    } else {
-      cl->body = add_body(c, j, link);
-      tl_v3_set(cl->pos, 0, 0, 0);
-      tl_m3_identity(cl->rot);
-    }
-    add_frame(c, j->name, cl->body, cl->pos, cl->rot, j->type, d->links[j->child_link].name);
-    if (walk_link(c, j->child_link, link)) return -1;
+  const tl_urdf_joint *j = &d->joints[jn];
+  link_info *cl = &c->links[j->child_link];
+  const link_info *pl = &c->links[link];
+  (void)arg;
+  if (j->type == TL_JOINT_FIXED) {
+    double opos[3], orot[9];
+    pose_to_rt(&j->origin, opos, orot);
+    cl->body = pl->body;
+    compose(cl->pos, cl->rot, pl->pos, pl->rot, opos, orot);
+  } else {
+    cl->body = add_body(c, j, link);
+    tl_v3_set(cl->pos, 0, 0, 0);
+    tl_m3_identity(cl->rot);
   }
+  add_frame(c, j->name, cl->body, cl->pos, cl->rot, j->type, d->links[j->child_link].name);
   return 0;
 }
 
@@ -339,19 +392,28 @@ static tl_status compile_mimics(build_ctx *c, tl_error *err) {
     m->dof_mimic_mult[k] = j->mimic_mult;
     m->dof_mimic_offset[k] = j->mimic_offset;
   }
-  /* q0 satisfies the relations: follow each chain to its end (chains are finite, see urdf_parse.c) */
-  for (int b = 1; b < m->nbody; b++) {
-    int k = m->v_adr[b];
-    if (m->jnt_nv[b] != 1 || m->dof_mimic[k] < 0) continue;
-    double mult = 1, offset = 0;
-    int e = k;
-    for (int step = 0; step < m->nv && m->dof_mimic[e] >= 0; step++) {
-      offset += mult * m->dof_mimic_offset[e];
-      mult *= m->dof_mimic_mult[e];
-      e = m->dof_mimic[e];
-    }
-    m->q0[m->q_adr[b]] = mult * m->q0[m->q_adr[m->dof_body[e]]] + offset;
+  /* q0 satisfies the relations: set each DOF after the one it follows (chains are finite, see
+   * urdf_parse.c); done[] makes it O(nv) */
+  char *done = calloc((size_t)(m->nv > 0 ? m->nv : 1), 1);
+  int *chain = malloc((size_t)(m->nv > 0 ? m->nv : 1) * sizeof(int));
+  if (!done || !chain) {
+    free(done);
+    free(chain);
+    return tl_error_set(err, TL_ERR_MEMORY, d->path, 0, NULL, "out of memory");
   }
+  for (int k = 0; k < m->nv; k++) {
+    int n = 0, e = k;
+    while (e >= 0 && !done[e] && m->dof_mimic[e] >= 0 && n < m->nv) chain[n++] = e, e = m->dof_mimic[e];
+    while (n > 0) {
+      int c = chain[--n];
+      m->q0[m->q_adr[m->dof_body[c]]] =
+          m->dof_mimic_mult[c] * m->q0[m->q_adr[m->dof_body[m->dof_mimic[c]]]] + m->dof_mimic_offset[c];
+      done[c] = 1;
+    }
+    done[k] = 1;
+  }
+  free(done);
+  free(chain);
   return TL_OK;
 }
 
@@ -410,6 +472,7 @@ static void init_root(build_ctx *c, tl_base_type base) {
 }
 
 static void free_ctx(build_ctx *c) {
+  free((void *)c->mat_sorted);
   free(c->joint_body);
   free(c->link_index);
   free(c->links);
@@ -424,9 +487,12 @@ tl_status tl_urdf_compile(const tl_urdf_doc *doc, tl_base_type want, tl_model **
   c.links = calloc((size_t)doc->nlink, sizeof(link_info));
   c.joint_body = malloc((size_t)(doc->njoint > 0 ? doc->njoint : 1) * sizeof(int));
   c.link_index = malloc((size_t)doc->nlink * sizeof(int));
+  c.mat_sorted = malloc((size_t)(doc->nmaterial > 0 ? doc->nmaterial : 1) * sizeof(*c.mat_sorted));
+  for (int i = 0; c.mat_sorted && i < doc->nmaterial; i++) c.mat_sorted[i] = &doc->materials[i];
+  if (c.mat_sorted) qsort((void *)c.mat_sorted, (size_t)doc->nmaterial, sizeof(*c.mat_sorted), material_cmp);
   for (int j = 0; c.joint_body && j < doc->njoint; j++) c.joint_body[j] = -1;
   for (int l = 0; c.link_index && l < doc->nlink; l++) c.link_index[l] = -1;
-  if (!c.links || !c.joint_body || !c.link_index || build_children(&c)) {
+  if (!c.links || !c.joint_body || !c.link_index || !c.mat_sorted || build_children(&c)) {
     free_ctx(&c);
     return tl_error_set(err, TL_ERR_MEMORY, doc->path, 0, NULL, "out of memory");
   }
@@ -437,7 +503,9 @@ tl_status tl_urdf_compile(const tl_urdf_doc *doc, tl_base_type want, tl_model **
     c.nq = base == TL_BASE_FLOATING ? 7 : 0;
     c.nv = base == TL_BASE_FLOATING ? 6 : 0;
     c.nlink = 0;
-    s = count_link(&c, c.root_link, err);
+    int r = walk_tree(&c, c.root_link, count_link, count_joint, err);
+    if (r == -2) s = tl_error_set(err, TL_ERR_MEMORY, doc->path, 0, NULL, "out of memory");
+    if (r == -1) s = err ? err->status : TL_ERR_UNSUPPORTED;
   }
   if (!s) {
     c.m = tl_model_alloc(c.nbody, c.nq, c.nv, c.nframe, c.ngeom, c.nlink);
@@ -448,7 +516,7 @@ tl_status tl_urdf_compile(const tl_urdf_doc *doc, tl_base_type want, tl_model **
     for (int l = 0; l < doc->nlink; l++) c.links[l].body = -1;
     init_root(&c, base);
     c.nvisual = 0;
-    if (walk_link(&c, c.root_link, -1))
+    if (walk_tree(&c, c.root_link, walk_link, walk_joint, NULL))
       s = tl_error_set(err, TL_ERR_MEMORY, doc->path, 0, NULL, "out of memory for convex hulls");
   }
   if (!s) {

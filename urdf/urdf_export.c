@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/error.h"
@@ -104,11 +105,20 @@ static void put_geometry(FILE *f, const char *indent, tl_geom_type type, const d
   fputs("/></geometry>\n", f);
 }
 
+/* Robot-level materials sorted by name, for lookups by name. */
+typedef struct named {
+  const char *name;
+  int index;
+} named;
+
+static int named_cmp(const void *a, const void *b) { return strcmp(((const named *)a)->name, ((const named *)b)->name); }
+static int named_key_cmp(const void *key, const void *e) { return strcmp((const char *)key, ((const named *)e)->name); }
+
 /* Robot-level material named `name`, or -1. */
-static int material_index(const tl_model *m, const char *name) {
-  for (int i = 0; i < m->nmaterial && name[0]; i++)
-    if (strcmp(m->material_name[i], name) == 0) return i;
-  return -1;
+static int material_index(const tl_model *m, const named *sorted, const char *name) {
+  if (!name[0] || m->nmaterial == 0) return -1;
+  const named *hit = bsearch(name, sorted, (size_t)m->nmaterial, sizeof(*sorted), named_key_cmp);
+  return hit ? hit->index : -1;
 }
 
 static int same_rgba(const double *a, const double *b) {
@@ -119,7 +129,7 @@ static int same_rgba(const double *a, const double *b) {
 
 /* ---- links ---- */
 
-static void put_visual(FILE *f, const tl_model *m, int v, int l) {
+static void put_visual(FILE *f, const tl_model *m, const named *mats, int v, int l) {
   fputs("    <visual", f);
   if (m->visual_name[v][0]) put_attr(f, "name", m->visual_name[v]);
   fputs(">\n", f);
@@ -127,7 +137,7 @@ static void put_visual(FILE *f, const tl_model *m, int v, int l) {
   put_geometry(f, "      ", m->visual_type[v], m->visual_size + 3 * v, m->visual_mesh[v]);
   const double *rgba = m->visual_rgba + 4 * v;
   const char *name = m->visual_material[v], *tex = m->visual_texture[v];
-  int gi = material_index(m, name);
+  int gi = material_index(m, mats, name);
   int own_color = !isnan(rgba[0]) && (gi < 0 || !same_rgba(rgba, m->material_rgba + 4 * gi));
   int own_texture = tex[0] && (gi < 0 || strcmp(tex, m->material_texture[gi]) != 0);
   if (name[0] || own_color || own_texture) {
@@ -149,7 +159,14 @@ static void put_visual(FILE *f, const tl_model *m, int v, int l) {
   fputs("    </visual>\n", f);
 }
 
-static void put_link(FILE *f, const tl_model *m, int l) {
+/* Geoms and visuals are stored link by link in link order (urdf_compile.c):
+ * the export walks them with cursors, so it is linear in the model size. */
+typedef struct cursors {
+  int geom, visual;
+  const named *mats; /* materials sorted by name */
+} cursors;
+
+static void put_link(FILE *f, const tl_model *m, int l, cursors *cur) {
   const char *name = m->link_name[l];
   fputs("  <link", f);
   put_attr(f, "name", name);
@@ -165,11 +182,11 @@ static void put_link(FILE *f, const tl_model *m, int l) {
     put_num(f, "iyy", I[4]); put_num(f, "iyz", I[5]); put_num(f, "izz", I[8]);
     fputs("/>\n    </inertial>\n", f);
   }
-  for (int v = 0; v < m->nvisual; v++)
-    if (strcmp(m->visual_link[v], name) == 0) put_visual(f, m, v, l);
+  for (; cur->visual < m->nvisual && strcmp(m->visual_link[cur->visual], name) == 0; cur->visual++)
+    put_visual(f, m, cur->mats, cur->visual, l);
   int contact = -1;
-  for (int g = 0; g < m->ngeom; g++) {
-    if (strcmp(m->geom_link[g], name) != 0) continue;
+  for (; cur->geom < m->ngeom && strcmp(m->geom_link[cur->geom], name) == 0; cur->geom++) {
+    int g = cur->geom;
     fputs("    <collision", f);
     put_attr(f, "name", m->geom_name[g]);
     fputs(">\n", f);
@@ -334,7 +351,17 @@ tl_status tl_model_export_urdf_file(const tl_model *m, FILE *f, tl_error *err) {
     }
     fputs("</material>\n", f);
   }
-  for (int l = 0; l < m->nlink; l++) put_link(f, m, l);
+  named *mats = malloc((size_t)(m->nmaterial > 0 ? m->nmaterial : 1) * sizeof(*mats));
+  if (!mats) return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
+  for (int i = 0; i < m->nmaterial; i++) mats[i] = (named){m->material_name[i], i};
+  qsort(mats, (size_t)m->nmaterial, sizeof(*mats), named_cmp);
+  cursors cur = {0, 0, mats};
+  for (int l = 0; l < m->nlink; l++) put_link(f, m, l, &cur);
+  free(mats);
+  if (cur.geom != m->ngeom || cur.visual != m->nvisual)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "model", "model '%s': geoms or visuals are not "
+                        "stored link by link (%d of %d geoms, %d of %d visuals written)", m->name,
+                        cur.geom, m->ngeom, cur.visual, m->nvisual);
   for (int l = 1; l < m->nlink; l++) put_joint(f, m, l);
   fputs("</robot>\n", f);
   if (fflush(f) != 0 || ferror(f))

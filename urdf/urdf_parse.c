@@ -802,6 +802,8 @@ static tl_status tl_read_joint(tl_parser *p, const xmlNode *node, tl_urdf_joint 
   return TL_OK;
 }
 
+static tl_name_ref *tl_sorted_names(const char *base, size_t stride, int n, int *dup_a, int *dup_b);
+
 /* ------------------------------------------------------------------------ */
 /* robot                                                                     */
 
@@ -834,17 +836,20 @@ static tl_status tl_read_robot(tl_parser *p, const xmlNode *robot) {
       nj++;
     } else if (tl_is(c, "material")) {
       p->ctx[0] = '\0';
-      tl_urdf_material *m = &doc->materials[nm++];
-      TL_TRY(tl_read_material(p, c, m, 1));
-      for (int k = 0; k < nm - 1; k++)
-        if (strcmp(doc->materials[k].name, m->name) == 0)
-          return tl_fail(p, TL_ERR_INVALID, c, "material name '%s' is used twice (first at line %d): "
-                         "expected unique names for the materials of <robot>", m->name,
-                         doc->materials[k].line);
+      TL_TRY(tl_read_material(p, c, &doc->materials[nm++], 1));
     } else if (c->type == XML_ELEMENT_NODE) {
       tl_skip(doc, c, "");
     }
   }
+  if (nm < 2) return TL_OK;
+  int a, b;
+  tl_name_ref *t = tl_sorted_names(doc->materials[0].name, sizeof(tl_urdf_material), nm, &a, &b);
+  if (!t) return tl_fail(p, TL_ERR_MEMORY, robot, "out of memory");
+  free(t);
+  if (a >= 0)
+    return tl_fail_at(p, TL_ERR_INVALID, doc->materials[b].line, "material", "material name '%s' is used "
+                      "twice (first at line %d): expected unique names for the materials of <robot>",
+                      doc->materials[b].name, doc->materials[a].line);
   return TL_OK;
 }
 
@@ -996,15 +1001,23 @@ static tl_status tl_resolve_mimics(tl_parser *p, const tl_name_ref *joints) {
       return tl_fail_at(p, TL_ERR_INVALID, j->mimic_line, "mimic", "joint '%s' mimics itself: "
                         "expected the name of another joint", j->name);
   }
+  /* each joint follows at most one: walk the chains once, state 0 unseen, 1 on the current
+   * chain, 2 ends well. O(njoint). */
+  char *state = calloc((size_t)(doc->njoint > 0 ? doc->njoint : 1), 1);
+  if (!state) return tl_fail_at(p, TL_ERR_MEMORY, 0, NULL, "out of memory");
   for (int i = 0; i < doc->njoint; i++) {
     int k = i;
-    for (int step = 0; step <= doc->njoint && k >= 0; step++) k = doc->joints[k].mimic_joint;
-    if (k >= 0)
-      return tl_fail_at(p, TL_ERR_INVALID, doc->joints[i].mimic_line, "mimic", "joint '%s' mimics "
-                        "joint '%s', and the chain of <mimic> elements comes back to it: expected "
-                        "each chain to end at a joint that mimics none", doc->joints[i].name,
-                        doc->joints[doc->joints[i].mimic_joint].name);
+    while (k >= 0 && state[k] == 0) state[k] = 1, k = doc->joints[k].mimic_joint;
+    int cyclic = k >= 0 && state[k] == 1;
+    for (int c = i; c >= 0 && state[c] == 1; c = doc->joints[c].mimic_joint) state[c] = 2;
+    if (!cyclic) continue;
+    free(state);
+    const tl_urdf_joint *j = &doc->joints[k];
+    return tl_fail_at(p, TL_ERR_INVALID, j->mimic_line, "mimic", "joint '%s' mimics joint '%s', and "
+                      "the chain of <mimic> elements comes back to it: expected each chain to end at "
+                      "a joint that mimics none", j->name, doc->joints[j->mimic_joint].name);
   }
+  free(state);
   return TL_OK;
 }
 
