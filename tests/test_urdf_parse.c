@@ -253,7 +253,7 @@ static void check_small_joints(const tl_urdf_doc *doc) {
   TL_CHECK(sh->has_limit && sh->lower == -1 && sh->upper == 2 && sh->effort == 10 && sh->velocity == 3,
            "shoulder limits");
   TL_CHECK(sh->damping == 0.5 && sh->friction == 0.1 && sh->rotor_inertia == 0.01 &&
-               sh->spring_mount == 0.2 && sh->stiffness == 30,
+               sh->spring_mount[0] == 0.2 && sh->stiffness == 30,
            "shoulder dynamics");
   TL_CHECK(wr->type == TL_JOINT_UNIVERSAL && wr->axis[2] == 1 && wr->axis2[0] == 1 &&
                !wr->has_limit && wr->lower == -INFINITY && wr->effort == INFINITY,

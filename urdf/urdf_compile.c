@@ -296,6 +296,10 @@ static int add_body(build_ctx *c, const tl_urdf_joint *j, int parent_link) {
   snprintf(m->body_name[b], TL_NAME_MAX, "%s", c->doc->links[j->child_link].name);
   tl_v3_copy(m->jnt_axis + 3 * b, j->axis);
   tl_v3_copy(m->jnt_axis2 + 3 * b, j->axis2);
+  if (j->type == TL_JOINT_SPHERICAL) { /* spring rest orientation; identity without <dynamics> */
+    const double *qm = j->spring_mount;
+    if (qm[0] != 0 || qm[1] != 0 || qm[2] != 0 || qm[3] != 0) memcpy(m->jnt_spring_quat + 4 * b, qm, 4 * sizeof(double));
+  }
   m->q_adr[b] = c->nq;
   m->v_adr[b] = c->nv;
   m->jnt_nq[b] = tl_joint_nq(j->type);
@@ -314,7 +318,7 @@ static int add_body(build_ctx *c, const tl_urdf_joint *j, int parent_link) {
     m->dof_damping[v] = j->damping;
     m->dof_friction[v] = j->friction;
     m->dof_stiffness[v] = j->stiffness;
-    m->dof_spring_mount[v] = onedof ? j->spring_mount : 0.0;
+    m->dof_spring_mount[v] = j->type == TL_JOINT_SPHERICAL ? 0.0 : j->spring_mount[k];
     m->dof_lower[v] = onedof ? j->lower : -INFINITY;
     m->dof_upper[v] = onedof ? j->upper : INFINITY;
     m->dof_effort[v] = j->effort;

@@ -107,7 +107,9 @@ typedef struct tl_urdf_joint {
   double friction;                /* <dynamics friction>, N m or N, default 0 */
   double rotor_inertia;           /* RaiSim <dynamics rotor_inertia>, kg m^2 (or kg), default 0 */
   double stiffness;               /* RaiSim <dynamics stiffness>, default 0 */
-  double spring_mount;            /* RaiSim <dynamics spring_mount> (1-DOF joints), default 0 */
+  double spring_mount[4];         /* RaiSim <dynamics spring_mount>: spring rest position; one
+                                     number for 1-DOF joints, two (angles) for universal joints,
+                                     a quaternion w x y z for spherical joints (default identity) */
   int mimic_line;                 /* line of <mimic>, 0 if none */
   int mimic_joint;                /* index into joints[] of the followed joint, -1 if none */
   double mimic_mult, mimic_offset;/* q = mult * q_followed + offset (defaults 1, 0) */

@@ -246,14 +246,19 @@ static void put_joint_params(FILE *f, const tl_model *m, int b) {
     fputs("/>\n", f);
   }
   double damping = m->dof_damping[k], friction = m->dof_friction[k], rotor = m->dof_rotor_inertia[k];
-  double stiffness = m->dof_stiffness[k], mount = one ? m->dof_spring_mount[k] : 0;
-  if (damping != 0 || friction != 0 || rotor != 0 || stiffness != 0 || mount != 0) {
+  double stiffness = m->dof_stiffness[k], mount[4] = {0, 0, 0, 0};
+  int nmount = m->jnt_type[b] == TL_JOINT_SPHERICAL ? 4 : m->jnt_type[b] == TL_JOINT_UNIVERSAL ? 2 : 1, has_mount = 0;
+  for (int i = 0; i < nmount; i++) {
+    mount[i] = nmount == 4 ? m->jnt_spring_quat[4 * b + i] : m->dof_spring_mount[k + i];
+    has_mount |= mount[i] != (nmount == 4 && i == 0 ? 1.0 : 0.0);
+  }
+  if (damping != 0 || friction != 0 || rotor != 0 || stiffness != 0 || has_mount) {
     fputs("    <dynamics", f);
     if (damping != 0) put_num(f, "damping", damping);
     if (friction != 0) put_num(f, "friction", friction);
     if (rotor != 0) put_num(f, "rotor_inertia", rotor);
     if (stiffness != 0) put_num(f, "stiffness", stiffness);
-    if (mount != 0) put_num(f, "spring_mount", mount);
+    if (has_mount) put_vec(f, "spring_mount", mount, nmount);
     fputs("/>\n", f);
   }
   if (one && m->dof_mimic[k] >= 0) {

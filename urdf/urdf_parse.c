@@ -714,6 +714,24 @@ static tl_status tl_read_limit(tl_parser *p, const xmlNode *node, tl_urdf_joint 
   return TL_OK;
 }
 
+/* spring_mount: the rest position in the joint's own coordinates: one
+ * number, two for a universal joint, a non-zero quaternion (normalised) for
+ * a spherical one. */
+static tl_status tl_read_spring_mount(tl_parser *p, const xmlNode *e, tl_urdf_joint *j) {
+  int n = j->type == TL_JOINT_SPHERICAL ? 4 : j->type == TL_JOINT_UNIVERSAL ? 2 : 1;
+  memset(j->spring_mount, 0, sizeof(j->spring_mount));
+  if (j->type == TL_JOINT_SPHERICAL) j->spring_mount[0] = 1.0;
+  TL_TRY(tl_get_numbers(p, e, "spring_mount", j->spring_mount, n, 0));
+  if (n == 4) {
+    double *qm = j->spring_mount, norm = sqrt(qm[0] * qm[0] + qm[1] * qm[1] + qm[2] * qm[2] + qm[3] * qm[3]);
+    if (!(norm > 1e-12))
+      return tl_fail(p, TL_ERR_INVALID, e, "spring_mount of spherical joint '%s' is a zero quaternion: "
+                     "expected w x y z of its rest orientation", j->name);
+    for (int i = 0; i < 4; i++) qm[i] /= norm;
+  }
+  return TL_OK;
+}
+
 /* <dynamics damping friction rotor_inertia spring_mount stiffness>. */
 static tl_status tl_read_dynamics(tl_parser *p, const xmlNode *node, tl_urdf_joint *j) {
   const xmlNode *e;
@@ -722,7 +740,7 @@ static tl_status tl_read_dynamics(tl_parser *p, const xmlNode *node, tl_urdf_joi
   TL_TRY(tl_get_numbers(p, e, "damping", &j->damping, 1, 0));
   TL_TRY(tl_get_numbers(p, e, "friction", &j->friction, 1, 0));
   TL_TRY(tl_get_numbers(p, e, "rotor_inertia", &j->rotor_inertia, 1, 0));
-  TL_TRY(tl_get_numbers(p, e, "spring_mount", &j->spring_mount, 1, 0));
+  TL_TRY(tl_read_spring_mount(p, e, j));
   TL_TRY(tl_get_numbers(p, e, "stiffness", &j->stiffness, 1, 0));
   TL_TRY(tl_check_nonneg(p, e, "damping", j->damping));
   TL_TRY(tl_check_nonneg(p, e, "friction", j->friction));
