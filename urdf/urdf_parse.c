@@ -53,6 +53,7 @@
 #include <libxml/xmlerror.h>
 
 #include "base/error.h"
+#include "base/xml.h"
 
 #define TL_TRY(expr)                      \
   do {                                    \
@@ -94,14 +95,7 @@ typedef struct tl_name_ref {
 /* ------------------------------------------------------------------------ */
 /* errors and warnings                                                       */
 
-/* Line of node: where its start tag begins, as recorded by
- * tl_on_start_element, else libxml2's own (capped at 65535, and the line where
- * the start tag ends). */
-static int tl_line(const xmlNode *node) {
-  if (node && node->type == XML_ELEMENT_NODE && node->_private) return (int)(intptr_t)node->_private;
-  long line = node ? xmlGetLineNo(node) : 0;
-  return line > 0 && line < 0x7fffffff ? (int)line : 0;
-}
+#define tl_line tl_xml_line
 
 /* Fill p->err with "FILE:LINE: <element>: text" (line and element from node)
  * and return status. */
@@ -1103,95 +1097,13 @@ static void tl_hoist_xml_decl(char *buf, size_t len) {
   free(decl);
 }
 
-/* First libxml2 error of a parse, and the first fatal one (which is what
- * makes the document unusable; plain errors such as an undeclared namespace
- * prefix leave a usable tree). */
-typedef struct tl_xml_error {
-  int set, line;
-  char message[400];
-} tl_xml_error;
-
-typedef struct tl_xml_errors {
-  tl_xml_error first, fatal;
-} tl_xml_errors;
-
-static void tl_keep_xml_error(tl_xml_error *dst, int line, const char *message) {
-  if (dst->set) return;
-  dst->set = 1;
-  dst->line = line;
-  snprintf(dst->message, sizeof(dst->message), "%s", message ? message : "unknown error");
-  for (char *c = dst->message; *c; c++)
-    if (*c == '\n' || *c == '\r') *c = ' ';
-  size_t n = strlen(dst->message);
-  while (n > 0 && tl_is_space(dst->message[n - 1])) dst->message[--n] = '\0';
-}
-
-#if LIBXML_VERSION >= 21200
-static void tl_on_xml_error(void *data, const xmlError *e) {
-#else
-static void tl_on_xml_error(void *data, xmlErrorPtr e) {
-#endif
-  tl_xml_errors *errors = ((xmlParserCtxtPtr)data)->_private;
-  if (!errors || e->level < XML_ERR_ERROR) return;
-  tl_keep_xml_error(&errors->first, e->line, e->message);
-  if (e->level == XML_ERR_FATAL) tl_keep_xml_error(&errors->fatal, e->line, e->message);
-}
-
-/* SAX start-element hook: build the element as libxml2 does, then record in
- * node->_private the line on which its start tag begins. libxml2 keeps lines
- * in an unsigned short (capped at 65535) and takes the line where the start
- * tag ends. The parser stands on the '>' or '/>' that closes the tag; since
- * '<' cannot occur inside a tag, the nearest '<' before it starts the tag. */
-static void tl_on_start_element(void *ctx, const xmlChar *localname, const xmlChar *prefix,
-                                const xmlChar *uri, int nb_namespaces, const xmlChar **namespaces,
-                                int nb_attributes, int nb_defaulted, const xmlChar **attributes) {
-  xmlParserCtxtPtr ctxt = ctx;
-  xmlSAX2StartElementNs(ctx, localname, prefix, uri, nb_namespaces, namespaces, nb_attributes,
-                        nb_defaulted, attributes);
-  xmlNodePtr node = ctxt->node;
-  xmlParserInputPtr in = ctxt->input;
-  if (!node || node->type != XML_ELEMENT_NODE || node->_private || !xmlStrEqual(node->name, localname))
-    return; /* the element was not created (e.g. too deep) */
-  if (!in || !in->base || !in->cur || in->line <= 0) return;
-  long line = in->line;
-  const xmlChar *c = in->cur;
-  while (c > in->base && *c != '<')
-    if (*--c == '\n') line--;
-  if (*c == '<' && line > 0) node->_private = (void *)(intptr_t)line;
-}
-
-/* Entity resolver that loads nothing: external entities and DTDs stay out. */
-static xmlParserInputPtr tl_no_entity(void *ctx, const xmlChar *public_id, const xmlChar *system_id) {
-  (void)ctx, (void)public_id, (void)system_id;
-  return NULL;
-}
-
 /* Parse buf with libxml2 (see the file comment for the options). */
 static tl_status tl_parse_xml(tl_parser *p, const char *buf, size_t len, xmlDocPtr *out) {
-  *out = NULL;
-  if (len > 0x7fffffff) return tl_fail_at(p, TL_ERR_PARSE, 0, NULL, "file is larger than 2 GB");
-  xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
-  if (!ctxt) return tl_fail_at(p, TL_ERR_MEMORY, 0, NULL, "out of memory for the XML parser");
-  tl_xml_errors errors;
-  memset(&errors, 0, sizeof(errors));
-  ctxt->_private = &errors;
-  ctxt->sax->serror = tl_on_xml_error;
-  ctxt->sax->resolveEntity = tl_no_entity;
-  ctxt->sax->externalSubset = NULL;
-  ctxt->sax->startElementNs = tl_on_start_element;
-  int options = XML_PARSE_NONET | XML_PARSE_BIG_LINES | XML_PARSE_NOERROR | XML_PARSE_NOWARNING;
-  xmlDocPtr xml = xmlCtxtReadMemory(ctxt, buf, (int)len, NULL, NULL, options);
-  if (!xml) {
-    const xmlError *e = xmlCtxtGetLastError(ctxt);
-    tl_keep_xml_error(&errors.first, e ? e->line : 0, e ? e->message : NULL);
-  }
-  xmlFreeParserCtxt(ctxt);
-  if (xml) {
-    *out = xml;
-    return TL_OK;
-  }
-  const tl_xml_error *e = errors.fatal.set ? &errors.fatal : &errors.first;
-  return tl_fail_at(p, TL_ERR_PARSE, e->line, NULL, "malformed XML: %s", e->message);
+  int line;
+  char msg[400];
+  if (tl_xml_parse(buf, len, out, &line, msg, sizeof(msg)))
+    return tl_fail_at(p, TL_ERR_PARSE, line, NULL, "malformed XML: %s", msg);
+  return TL_OK;
 }
 
 /* Parse the normalised buffer into p->doc. */

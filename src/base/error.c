@@ -20,8 +20,8 @@ static void append(char *buf, size_t cap, size_t *n, const char *fmt, ...) {
   if (k > 0) *n += (size_t)k < cap - *n ? (size_t)k : cap - 1 - *n;
 }
 
-tl_status tl_error_set(tl_error *err, tl_status status, const char *file, int line,
-                       const char *element, const char *fmt, ...) {
+tl_status tl_error_setv(tl_error *err, tl_status status, const char *file, int line,
+                        const char *element, const char *fmt, va_list ap) {
   if (!err) return status;
   err->status = status;
   err->line = line;
@@ -33,13 +33,17 @@ tl_status tl_error_set(tl_error *err, tl_status status, const char *file, int li
   if (line > 0) append(err->message, cap, &n, "%d:", line);
   if (element && *element) append(err->message, cap, &n, "%s<%s>:", n ? " " : "", element);
   if (n) append(err->message, cap, &n, " ");
-  if (n < cap - 1) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->message + n, cap - n, fmt, ap);
-    va_end(ap);
-  }
+  if (n < cap - 1) vsnprintf(err->message + n, cap - n, fmt, ap);
   return status;
+}
+
+tl_status tl_error_set(tl_error *err, tl_status status, const char *file, int line,
+                       const char *element, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  tl_status st = tl_error_setv(err, status, file, line, element, fmt, ap);
+  va_end(ap);
+  return st;
 }
 
 static const char *const status_names[] = {"ok", "i/o error", "parse error", "invalid input",

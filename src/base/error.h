@@ -2,6 +2,8 @@
 #ifndef TALUS_BASE_ERROR_H
 #define TALUS_BASE_ERROR_H
 
+#include <stdarg.h>
+
 #include "talus/types.h"
 
 /* Fill *err (if non-NULL) and return `status`. The message is formatted as
@@ -10,6 +12,10 @@
 tl_status tl_error_set(tl_error *err, tl_status status, const char *file, int line,
                        const char *element, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
+
+/* tl_error_set with a va_list. */
+tl_status tl_error_setv(tl_error *err, tl_status status, const char *file, int line,
+                        const char *element, const char *fmt, va_list ap);
 
 /* Reset *err (if non-NULL) to "no error". */
 void tl_error_clear(tl_error *err);

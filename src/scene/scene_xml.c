@@ -11,6 +11,9 @@
 
 #include "scene/scene_internal.h"
 
+#include "base/error.h"
+#include "base/xml.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <locale.h>
@@ -27,6 +30,7 @@
 
 /* ------------------------------------------------------------ errors */
 
+/* Append formatted text to buf (cap bytes) at *n, never past the end. */
 static void append(char *buf, size_t cap, size_t *n, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 static void append(char *buf, size_t cap, size_t *n, const char *fmt, ...) {
@@ -41,20 +45,7 @@ static void append(char *buf, size_t cap, size_t *n, const char *fmt, ...) {
 /* "FILE:LINE: <ELEMENT>: TEXT", the parts that are empty / 0 left out. */
 static tl_status fail_v(sc_parser *p, tl_status status, const char *file, int line,
                         const char *element, const char *fmt, va_list ap) {
-  tl_error *err = p->err;
-  if (!err) return status;
-  err->status = status;
-  err->line = line;
-  snprintf(err->file, sizeof(err->file), "%s", file ? file : "");
-  snprintf(err->element, sizeof(err->element), "%s", element ? element : "");
-  size_t n = 0, cap = sizeof(err->message);
-  err->message[0] = '\0';
-  if (file && *file) append(err->message, cap, &n, "%s:", file);
-  if (line > 0) append(err->message, cap, &n, "%d:", line);
-  if (element && *element) append(err->message, cap, &n, "%s<%s>:", n ? " " : "", element);
-  if (n) append(err->message, cap, &n, " ");
-  if (n < cap - 1) vsnprintf(err->message + n, cap - n, fmt, ap);
-  return status;
+  return tl_error_setv(p->err, status, file, line, element, fmt, ap);
 }
 
 tl_status sc_fail_at(sc_parser *p, tl_status status, const char *file, int line,
@@ -75,12 +66,7 @@ tl_status sc_fail(sc_parser *p, tl_status status, const xmlNode *node, const cha
   return st;
 }
 
-int sc_line(const xmlNode *node) {
-  if (!node) return 0;
-  if (node->_private) return (int)(intptr_t)node->_private;
-  long l = xmlGetLineNo(node);
-  return l > 0 && l < INT_MAX ? (int)l : 0;
-}
+int sc_line(const xmlNode *node) { return tl_xml_line(node); }
 
 /* ------------------------------------------------------------ files */
 
@@ -153,65 +139,6 @@ int tl_scene_is_world_file(const char *path) {
 
 /* ------------------------------------------------------------ XML */
 
-typedef struct sc_xml_error {
-  int set, line;
-  char message[400];
-} sc_xml_error;
-
-typedef struct sc_xml_errors {
-  sc_xml_error first, fatal;
-} sc_xml_errors;
-
-static void keep_error(sc_xml_error *dst, int line, const char *message) {
-  if (dst->set) return;
-  dst->set = 1;
-  dst->line = line;
-  snprintf(dst->message, sizeof(dst->message), "%s", message ? message : "unknown error");
-  for (char *c = dst->message; *c; c++)
-    if (*c == '\n' || *c == '\r') *c = ' ';
-  size_t n = strlen(dst->message);
-  while (n > 0 && dst->message[n - 1] == ' ') dst->message[--n] = '\0';
-}
-
-#if LIBXML_VERSION >= 21200
-static void on_xml_error(void *data, const xmlError *e) {
-#else
-static void on_xml_error(void *data, xmlErrorPtr e) {
-#endif
-  sc_xml_errors *errors = ((xmlParserCtxtPtr)data)->_private;
-  if (!errors || e->level < XML_ERR_ERROR) return;
-  keep_error(&errors->first, e->line, e->message);
-  if (e->level == XML_ERR_FATAL) keep_error(&errors->fatal, e->line, e->message);
-}
-
-/* SAX start-element hook: build the element as libxml2 does, then record in
- * node->_private the line on which its start tag begins (libxml2 records the
- * line where the tag ends; the parser stands on its closing '>', and the
- * nearest '<' before it opens the tag). */
-static void on_start_element(void *ctx, const xmlChar *localname, const xmlChar *prefix,
-                             const xmlChar *uri, int nb_namespaces, const xmlChar **namespaces,
-                             int nb_attributes, int nb_defaulted, const xmlChar **attributes) {
-  xmlParserCtxtPtr ctxt = ctx;
-  xmlSAX2StartElementNs(ctx, localname, prefix, uri, nb_namespaces, namespaces, nb_attributes,
-                        nb_defaulted, attributes);
-  xmlNodePtr node = ctxt->node;
-  xmlParserInputPtr in = ctxt->input;
-  if (!node || node->type != XML_ELEMENT_NODE || node->_private ||
-      !xmlStrEqual(node->name, localname))
-    return;
-  if (!in || !in->base || !in->cur || in->line <= 0) return;
-  long line = in->line;
-  const xmlChar *c = in->cur;
-  while (c > in->base && *c != '<')
-    if (*--c == '\n') line--;
-  if (*c == '<' && line > 0) node->_private = (void *)(intptr_t)line;
-}
-
-static xmlParserInputPtr no_entity(void *ctx, const xmlChar *public_id, const xmlChar *system_id) {
-  (void)ctx, (void)public_id, (void)system_id;
-  return NULL;
-}
-
 /* Line of the first "<!DOCTYPE" in buf, 0 if none outside comments (approximate
  * scan, only to report a refused DOCTYPE where it is). */
 static int doctype_line(const char *buf, size_t len) {
@@ -224,34 +151,16 @@ static int doctype_line(const char *buf, size_t len) {
 }
 
 tl_status sc_parse_xml(sc_parser *p, const char *buf, size_t len, xmlDocPtr *out) {
-  *out = NULL;
-  if (len > 0x7fffffff) return sc_fail(p, TL_ERR_PARSE, NULL, "file is larger than 2 GB");
-  xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
-  if (!ctxt) return sc_fail(p, TL_ERR_MEMORY, NULL, "out of memory for the XML parser");
-  sc_xml_errors errors;
-  memset(&errors, 0, sizeof(errors));
-  ctxt->_private = &errors;
-  ctxt->sax->serror = on_xml_error;
-  ctxt->sax->resolveEntity = no_entity;
-  ctxt->sax->externalSubset = NULL;
-  ctxt->sax->startElementNs = on_start_element;
-  int options = XML_PARSE_NONET | XML_PARSE_BIG_LINES | XML_PARSE_NOERROR | XML_PARSE_NOWARNING;
-  xmlDocPtr xml = xmlCtxtReadMemory(ctxt, buf, (int)len, NULL, NULL, options);
-  if (!xml) {
-    const xmlError *e = xmlCtxtGetLastError(ctxt);
-    keep_error(&errors.first, e ? e->line : 0, e ? e->message : NULL);
-  }
-  xmlFreeParserCtxt(ctxt);
-  if (!xml) {
-    const sc_xml_error *e = errors.fatal.set ? &errors.fatal : &errors.first;
-    return sc_fail_at(p, TL_ERR_PARSE, p->path, e->line, NULL, "malformed XML: %s", e->message);
-  }
-  if (xml->intSubset || xml->extSubset) {
-    xmlFreeDoc(xml);
+  int line;
+  char msg[400];
+  if (tl_xml_parse(buf, len, out, &line, msg, sizeof(msg)))
+    return sc_fail_at(p, TL_ERR_PARSE, p->path, line, NULL, "malformed XML: %s", msg);
+  if ((*out)->intSubset || (*out)->extSubset) {
+    xmlFreeDoc(*out);
+    *out = NULL;
     return sc_fail_at(p, TL_ERR_PARSE, p->path, doctype_line(buf, len), NULL,
                       "a world file must not have a DOCTYPE (no entity declarations)");
   }
-  *out = xml;
   return TL_OK;
 }
 
