@@ -1003,7 +1003,66 @@ static void test_fuzz(void) {
   printf("fuzz: %d contacts\n", total);
 }
 
+/* A sphere lowered over curved (saddle-shaped) terrain sees a contact at
+ * every height within the margin, with the depth falling continuously: an
+ * edge contact must not be dropped because grid points beyond the edge's two
+ * triangles rise above it (regression: ANYmal's foot met this terrain 4.9 mm
+ * deep without a speculative contact first). */
+static double saddle_terrain(double x, double y) {
+  const double pi = 3.14159265358979323846;
+  return 0.025 * (0.6 * sin(2 * pi * x / 0.45 + 0.3) * cos(2 * pi * y / 0.6) + 0.4 * sin(2 * pi * (x + y) / 0.35));
+}
+
+/* Height of the heightmap's triangulated surface at (x, y): cells split along
+ * the (ix, iy)-(ix+1, iy+1) diagonal. */
+static double grid_height(const tl_heightmap *hm, double x, double y) {
+  double fx = (x - hm->x0) / hm->dx, fy = (y - hm->y0) / hm->dy;
+  int ix = (int)floor(fx), iy = (int)floor(fy);
+  double u = fx - ix, v = fy - iy;
+  const double *h = hm->heights;
+  double h00 = h[iy * hm->nx + ix], h10 = h[iy * hm->nx + ix + 1], h01 = h[(iy + 1) * hm->nx + ix];
+  double h11 = h[(iy + 1) * hm->nx + ix + 1];
+  return u >= v ? h00 + u * (h10 - h00) + v * (h11 - h10) : h00 + v * (h01 - h00) + u * (h11 - h01);
+}
+
+static void test_heightmap_curved_continuity(void) {
+  enum { N = 61 };
+  static double h[N * N];
+  for (int iy = 0; iy < N; iy++)
+    for (int ix = 0; ix < N; ix++) h[iy * N + ix] = saddle_terrain(-1.5 + ix * 0.05, -1.5 + iy * 0.05);
+  tl_heightmap hm = {N, N, -1.5, -1.5, 0.05, 0.05, h};
+  int missing = 0, jumps = 0, probes = 0;
+  for (int k = 0; k < 400; k++) { /* a grid of drop points over the terrain */
+    double x = -0.9 + 0.0451 * (k % 20) * 2, y = -0.9 + 0.0433 * (k / 20) * 2, prev = NAN;
+    for (int j = 0; j <= 40; j++) {
+      tl_shape a, b;
+      memset(&a, 0, sizeof a);
+      memset(&b, 0, sizeof b);
+      a.type = TL_GEOM_SPHERE;
+      a.size[0] = 0.03;
+      a.rot[0] = a.rot[4] = a.rot[8] = 1;
+      b.type = TL_GEOM_HEIGHTMAP;
+      b.rot[0] = b.rot[4] = b.rot[8] = 1;
+      b.heightmap = &hm;
+      a.pos[0] = x;
+      a.pos[1] = y;
+      a.pos[2] = grid_height(&hm, x, y) + 0.03 + 0.004 - 0.00025 * j; /* 4 mm above to 6 mm into the surface */
+      tl_contact_point pts[TL_MAX_PAIR_CONTACTS];
+      int n = tl_collide(&a, &b, 0.005, pts);
+      double deepest = -INFINITY;
+      for (int i = 0; i < n; i++) deepest = fmax(deepest, pts[i].depth);
+      probes++;
+      missing += n == 0;
+      if (n && !isnan(prev) && fabs(deepest - prev) > 0.001) jumps++;
+      prev = n ? deepest : NAN;
+    }
+  }
+  TL_CHECK(missing == 0, "curved heightmap: %d of %d sphere heights within the margin had no contact", missing, probes);
+  TL_CHECK(jumps == 0, "curved heightmap: the depth jumped by more than 1 mm between 0.25 mm steps %d times", jumps);
+}
+
 int main(void) {
+  test_heightmap_curved_continuity();
   test_sphere_sphere();
   test_sphere_capsule();
   test_capsule_capsule();

@@ -38,27 +38,52 @@ static void grid_vertex(const tl_heightmap *hm, int ix, int iy, double v[3]) {
   tl_v3_set(v, hm->x0 + ix * hm->dx, hm->y0 + iy * hm->dy, hm->heights[iy * hm->nx + ix]);
 }
 
+static const int grid_nb[6][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, 1}, {-1, -1}};
+
+/* Are grid points a and b joined by a triangle edge (6-neighbours)? */
+static int grid_adjacent(const int a[2], const int b[2]) {
+  for (int k = 0; k < 6; k++)
+    if (a[0] + grid_nb[k][0] == b[0] && a[1] + grid_nb[k][1] == b[1]) return 1;
+  return 0;
+}
+
 /* Is the terrain feature of t extreme along n (the triangle's vertices
- * within a tolerance of its support along n: a vertex or an edge) locally
- * extreme on the whole terrain, i.e. is n in the feature's normal cone? No
- * grid neighbour of the feature's vertices may lie further along n. Returns
- * 2 for a face (n along the triangle's normal), 1 when extreme, 0 when not:
- * an internal edge or vertex of a flat or concave region, whose contacts
- * belong to the neighbouring faces. */
+ * within a tolerance of its support along n: a vertex or an edge) on the
+ * terrain around it, i.e. is n in the feature's normal cone? A vertex: no
+ * vertex of its incident triangles (its 6 grid neighbours) lies further along
+ * n. An edge: neither third vertex of the two triangles sharing it does (the
+ * vertices further away do not bound the edge's normal cone: on curved
+ * terrain they may rise above the edge while it is still convex). Returns 2
+ * for a face (n along the triangle's normal), 1 when extreme, 0 when not: an
+ * internal edge or vertex of a flat or concave region, whose contacts belong
+ * to the neighbouring faces. */
 static int feature_extreme(const tl_heightmap *hm, const tri *t, const double n[3]) {
-  static const int nb[6][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, 1}, {-1, -1}};
   double tol = 1e-9 * fmax(1.0, fmax(hm->dx, hm->dy)), h[3], top = -INFINITY;
   for (int i = 0; i < 3; i++) {
     h[i] = tl_v3_dot(n, t->v[i]);
     top = fmax(top, h[i]);
   }
-  int cnt = 0;
-  for (int i = 0; i < 3; i++) cnt += h[i] >= top - tol;
+  int cnt = 0, ext[3];
+  for (int i = 0; i < 3; i++) cnt += ext[i] = h[i] >= top - tol;
   if (cnt == 3) return 2;
-  for (int i = 0; i < 3; i++) {
-    if (h[i] < top - tol) continue;
+  if (cnt == 2) { /* edge (a, b): the third vertices of the two triangles on it */
+    int a = ext[0] ? 0 : 1, b = ext[2] ? 2 : 1, c = 3 - a - b;
     for (int k = 0; k < 6; k++) {
-      int jx = t->g[i][0] + nb[k][0], jy = t->g[i][1] + nb[k][1];
+      int w[2] = {t->g[a][0] + grid_nb[k][0], t->g[a][1] + grid_nb[k][1]};
+      if (w[0] < 0 || w[1] < 0 || w[0] >= hm->nx || w[1] >= hm->ny) continue;
+      if ((w[0] == t->g[c][0] && w[1] == t->g[c][1]) || (w[0] == t->g[b][0] && w[1] == t->g[b][1]) ||
+          !grid_adjacent(w, t->g[b]))
+        continue;
+      double v[3];
+      grid_vertex(hm, w[0], w[1], v);
+      if (tl_v3_dot(n, v) > top + tol) return 0;
+    }
+    return 1;
+  }
+  for (int i = 0; i < 3; i++) { /* vertex */
+    if (!ext[i]) continue;
+    for (int k = 0; k < 6; k++) {
+      int jx = t->g[i][0] + grid_nb[k][0], jy = t->g[i][1] + grid_nb[k][1];
       if (jx < 0 || jy < 0 || jx >= hm->nx || jy >= hm->ny) continue;
       double w[3];
       grid_vertex(hm, jx, jy, w);
