@@ -132,6 +132,13 @@ tl_status tl_world_set_erp_cfm(tl_world *w, double erp, double cfm, tl_error *er
   return TL_OK;
 }
 
+tl_status tl_world_set_contact_compliance(tl_world *w, double relative, tl_error *err) {
+  if (!(relative >= 0 && relative <= 1))
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "compliance", "relative contact compliance %g: expected 0 <= c <= 1", relative);
+  w->contact_compliance = relative;
+  return TL_OK;
+}
+
 tl_status tl_world_solver_stats(const tl_world *w, tl_solver_stats *out, tl_error *err) {
   if (!out) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "out", "out must not be NULL");
   *out = w->stats;
