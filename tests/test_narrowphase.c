@@ -55,6 +55,7 @@ static void make_cube_hull(double h) {
   cube_hull.vert = &cube_vert[0][0];
   cube_hull.nface = 12;
   cube_hull.face = &cube_face[0][0];
+  tl_hull_bounds(&cube_hull);
 }
 
 static tl_shape hull_shape(double x, double y, double z) {

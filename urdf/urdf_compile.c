@@ -21,6 +21,7 @@
  * - Visuals keep their pose in the body frame and their colour (inline, else
  *   the robot-level material of the same name). */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -421,6 +422,37 @@ static tl_status compile_mimics(build_ctx *c, tl_error *err) {
   return TL_OK;
 }
 
+static void add_warning(tl_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_warning(tl_model *m, const char *fmt, ...) {
+  if (m->nwarning < 16) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m->warnings[m->nwarning], sizeof(m->warnings[0]), fmt, ap);
+    va_end(ap);
+  }
+  m->nwarning++;
+}
+
+/* CAD exporters (e.g. SolidWorks to URDF) write <limit lower="0" upper="0"
+ * effort="0" velocity="0"/> for "not specified". Taken literally that locks
+ * the joint and removes its actuator; take zeros as unspecified, and say so. */
+static void placeholder_limits(const tl_urdf_doc *doc, tl_model *m) {
+  for (int b = 1; b < m->nbody; b++) {
+    if (m->jnt_nv[b] == 0) continue;
+    int v = m->v_adr[b], pos = m->jnt_nv[b] == 1 && m->dof_lower[v] == 0 && m->dof_upper[v] == 0;
+    int eff = !(m->dof_effort[v] > 0), vel = !(m->dof_velocity[v] > 0);
+    if (!pos && !eff && !vel) continue;
+    for (int k = v; k < v + m->jnt_nv[b]; k++) {
+      if (pos) m->dof_lower[k] = -INFINITY, m->dof_upper[k] = INFINITY;
+      if (eff) m->dof_effort[k] = INFINITY;
+      if (vel) m->dof_velocity[k] = INFINITY;
+    }
+    add_warning(m, "%s:%d: joint '%s': <limit>%s%s%s taken as unspecified (exporters write zeros for that)",
+                doc->path, m->jnt_line[b], m->joint_name[b], pos ? " lower = upper = 0" : "",
+                eff ? " effort 0" : "", vel ? " velocity 0" : "");
+  }
+}
+
 /* Every movable body must carry mass in its subtree, or M is singular. */
 static tl_status check_masses(build_ctx *c, tl_error *err) {
   tl_model *m = c->m;
@@ -546,6 +578,7 @@ tl_status tl_urdf_compile(const tl_urdf_doc *doc, tl_base_type want, tl_model **
     snprintf(m->source, sizeof(m->source), "%s", doc->path);
     m->nwarning = doc->nwarning;
     memcpy(m->warnings, doc->warnings, sizeof(m->warnings));
+    placeholder_limits(doc, m);
     *out = m;
   } else {
     tl_model_free(c.m);

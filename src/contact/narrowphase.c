@@ -31,10 +31,20 @@ void tl_np_write(tl_contact_point *c, const double pa[3], const double pb[3], co
 
 int tl_np_hull_ok(const tl_shape *s) {
   const tl_hull *h = s->hull;
-  if (!h || !h->vert || h->nvert <= 0 || !h->face || h->nface <= 0) return 0;
-  for (int i = 0; i < 3 * h->nface; i++)
-    if (h->face[i] < 0 || h->face[i] >= h->nvert) return 0;
-  return 1;
+  return h && h->vert && h->nvert > 0 && h->face && h->nface > 0;
+}
+
+void tl_hull_bounds(tl_hull *h) {
+  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (int v = 0; v < h->nvert; v++)
+    for (int i = 0; i < 3; i++) {
+      lo[i] = fmin(lo[i], h->vert[3 * v + i]);
+      hi[i] = fmax(hi[i], h->vert[3 * v + i]);
+    }
+  for (int i = 0; i < 3; i++) {
+    h->center[i] = h->nvert > 0 ? 0.5 * (lo[i] + hi[i]) : 0.0;
+    h->half[i] = h->nvert > 0 ? 0.5 * (hi[i] - lo[i]) : 0.0;
+  }
 }
 
 /* ---------------- manifold reduction ---------------- */
@@ -284,16 +294,10 @@ void tl_shape_aabb(const tl_shape *s, double margin, double lo[3], double hi[3])
         for (int i = 0; i < 3; i++) lo[i] = hi[i] = c[i];
         return;
       }
-      for (int i = 0; i < 3; i++) { lo[i] = INFINITY; hi[i] = -INFINITY; }
-      for (int v = 0; v < s->hull->nvert; v++) {
-        double w[3];
-        tl_m3_mulv(w, R, s->hull->vert + 3 * v);
-        for (int i = 0; i < 3; i++) {
-          if (c[i] + w[i] < lo[i]) lo[i] = c[i] + w[i];
-          if (c[i] + w[i] > hi[i]) hi[i] = c[i] + w[i];
-        }
-      }
-      for (int i = 0; i < 3; i++) { lo[i] -= margin; hi[i] += margin; }
+      double cw[3]; /* the vertices' box, rotated: conservative and O(1) */
+      tl_m3_mulv(cw, R, s->hull->center);
+      tl_v3_add(cw, cw, c);
+      rotated_box(cw, R, s->hull->half, margin, lo, hi);
       return;
     }
     case TL_GEOM_PLANE: {

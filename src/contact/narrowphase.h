@@ -23,8 +23,14 @@ typedef struct tl_hull {
   int nvert;
   const double *vert;   /* [nvert*3] */
   int nface;
-  const int *face;      /* [nface*3] triangles, counter-clockwise seen from outside */
+  const int *face;      /* [nface*3] triangles, counter-clockwise seen from outside; indices
+                           validated where the hull is made (tl_model_add_hull) */
+  double center[3];     /* centre and half extents of the vertices' box, geom frame */
+  double half[3];       /* (tl_hull_bounds), for the broadphase */
 } tl_hull;
+
+/* Fill h->center and h->half from its vertices (once, when h is made). */
+void tl_hull_bounds(tl_hull *h);
 
 /* A heightmap terrain: heights[iy * nx + ix] (m) at
  * (x0 + ix * dx, y0 + iy * dy), in the geom frame (z up); bilinear-free:

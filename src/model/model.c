@@ -288,6 +288,9 @@ static int grow(void **p, size_t elem, int n) {
 /* ---------------- convex hulls ---------------- */
 
 int tl_model_add_hull(tl_model *m, int g, int nvert, const double *vert, int nface, const int *face) {
+  if (nvert < 4 || nface < 4) return -1; /* a hull encloses a volume */
+  for (int i = 0; i < 3 * nface; i++)
+    if (face[i] < 0 || face[i] >= nvert) return -1;
   int h = m->nhull, nh = h + 1, nv = m->nhull_vert + nvert, nf = m->nhull_face + nface;
   if (grow((void **)&m->hull_vert_adr, sizeof(int), nh) || grow((void **)&m->hull_nvert, sizeof(int), nh) ||
       grow((void **)&m->hull_face_adr, sizeof(int), nh) || grow((void **)&m->hull_nface, sizeof(int), nh) ||

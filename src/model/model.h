@@ -142,7 +142,8 @@ tl_model *tl_model_alloc(int nbody, int nq, int nv, int nframe, int ngeom, int n
  * inertials (exact: first moments and inertias about the body origin add). */
 void tl_model_merge_links(tl_model *m);
 /* Attach a convex hull (vertices in the geom frame, triangles) to geom g.
- * Returns 0, or -1 on allocation failure (the model is then unchanged). */
+ * Returns 0, or -1 for fewer than 4 vertices or faces, a face index out of
+ * range, or allocation failure (the model is then unchanged). */
 int tl_model_add_hull(tl_model *m, int g, int nvert, const double *vert, int nface, const int *face);
 /* Resize the visual and material arrays to nvisual / nmaterial entries
  * (new entries zeroed). Returns 0, or -1 on allocation failure (the model is

@@ -48,9 +48,11 @@ tl_system *tl_system_create(tl_world *w, const tl_model *model, int index) {
     tl_system_destroy(s);
     return NULL;
   }
-  for (int h = 0; h < s->m->nhull; h++)
+  for (int h = 0; h < s->m->nhull; h++) {
     s->hulls[h] = (tl_hull){s->m->hull_nvert[h], s->m->hull_vert + 3 * s->m->hull_vert_adr[h],
-                            s->m->hull_nface[h], s->m->hull_face + 3 * s->m->hull_face_adr[h]};
+                            s->m->hull_nface[h], s->m->hull_face + 3 * s->m->hull_face_adr[h], {0}, {0}};
+    tl_hull_bounds(&s->hulls[h]);
+  }
   memcpy(s->q_target, s->m->q0, nq * sizeof(double));
   return s;
 }
