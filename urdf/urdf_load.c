@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/file.h"
 #include "talus/urdf.h"
 #include "urdf/urdf_compile.h"
 #include "urdf/urdf_template.h"
@@ -23,35 +24,6 @@ tl_load_options tl_load_options_default(void) {
   return o;
 }
 
-/* Read a whole file into a malloc'ed buffer. */
-static tl_status read_file(const char *path, char **out, size_t *len, tl_error *err) {
-  *out = NULL;
-  *len = 0;
-  FILE *f = fopen(path, "rb");
-  if (!f) return tl_error_set(err, TL_ERR_IO, path, 0, NULL, "cannot open file: %s", strerror(errno));
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
-  while (buf) {
-    n += fread(buf + n, 1, cap - n, f);
-    if (n < cap) break;
-    char *bigger = cap < TL_URDF_MAX_BYTES ? realloc(buf, cap * 2) : NULL;
-    if (!bigger) free(buf);
-    buf = bigger;
-    cap *= 2;
-  }
-  int failed = ferror(f);
-  int saved = errno;
-  fclose(f);
-  if (!buf) return tl_error_set(err, TL_ERR_IO, path, 0, NULL, "file larger than %zu MB or out of memory",
-                                TL_URDF_MAX_BYTES >> 20);
-  if (failed) {
-    free(buf);
-    return tl_error_set(err, TL_ERR_IO, path, 0, NULL, "cannot read file: %s", strerror(saved));
-  }
-  *out = buf;
-  *len = n;
-  return TL_OK;
-}
 
 /* Folder of a file path ("." when it has none). */
 static void dir_of(const char *path, char *dir, size_t cap) {
@@ -102,7 +74,7 @@ tl_status tl_model_load_urdf(const char *path, const tl_load_options *opt, tl_mo
   if (!path) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "path", "path must not be NULL");
   char *buf;
   size_t len;
-  tl_status s = read_file(path, &buf, &len, err);
+  tl_status s = tl_read_file(path, TL_URDF_MAX_BYTES, &buf, &len, err);
   if (s) return s;
   char dir[4096];
   dir_of(path, dir, sizeof(dir));

@@ -53,6 +53,7 @@
 #include <libxml/xmlerror.h>
 
 #include "base/error.h"
+#include "base/file.h"
 #include "base/xml.h"
 
 #define TL_TRY(expr)                      \
@@ -1147,34 +1148,6 @@ static tl_status tl_parse(char *buf, size_t len, const char *name, tl_urdf_doc *
   return st;
 }
 
-/* Read a whole file into a malloc'ed buffer. */
-static tl_status tl_read_file(const char *path, char **out, size_t *len, tl_error *err) {
-  *out = NULL;
-  *len = 0;
-  FILE *f = fopen(path, "rb");
-  if (!f) return tl_error_set(err, TL_ERR_IO, path, 0, NULL, "cannot open file: %s", strerror(errno));
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
-  while (buf) {
-    n += fread(buf + n, 1, cap - n, f);
-    if (n < cap) break;
-    char *bigger = cap < ((size_t)1 << 31) ? realloc(buf, cap * 2) : NULL;
-    if (!bigger) free(buf);
-    buf = bigger;
-    cap *= 2;
-  }
-  int failed = ferror(f);
-  int saved = errno;
-  fclose(f);
-  if (!buf) return tl_error_set(err, TL_ERR_IO, path, 0, NULL, "file too large to read into memory");
-  if (failed) {
-    free(buf);
-    return tl_error_set(err, TL_ERR_IO, path, 0, NULL, "cannot read file: %s", strerror(saved));
-  }
-  *out = buf;
-  *len = n;
-  return TL_OK;
-}
 
 /* ------------------------------------------------------------------------ */
 /* public (internal API)                                                     */
@@ -1185,7 +1158,7 @@ tl_status tl_urdf_parse_file(const char *path, tl_urdf_doc *doc, tl_error *err) 
   if (!path) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "path", "path is NULL");
   char *buf;
   size_t len;
-  TL_TRY(tl_read_file(path, &buf, &len, err));
+  TL_TRY(tl_read_file(path, (size_t)1 << 31, &buf, &len, err));
   tl_status st = tl_parse(buf, len, path, doc, err);
   free(buf);
   return st;

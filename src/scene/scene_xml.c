@@ -12,6 +12,7 @@
 #include "scene/scene_internal.h"
 
 #include "base/error.h"
+#include "base/file.h"
 #include "base/xml.h"
 
 #include <errno.h>
@@ -71,38 +72,7 @@ int sc_line(const xmlNode *node) { return tl_xml_line(node); }
 /* ------------------------------------------------------------ files */
 
 tl_status sc_read_file(const char *path, char **out, size_t *len, tl_error *err) {
-  sc_parser p = {.path = path, .err = err};
-  *out = NULL;
-  *len = 0;
-  FILE *f = fopen(path, "rb");
-  if (!f) return sc_fail_at(&p, TL_ERR_IO, path, 0, NULL, "cannot open file: %s", strerror(errno));
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
-  while (buf) {
-    n += fread(buf + n, 1, cap - 1 - n, f);
-    if (n < cap - 1) break;
-    if (cap > SC_MAX_FILE_BYTES) {
-      free(buf);
-      fclose(f);
-      return sc_fail_at(&p, TL_ERR_IO, path, 0, NULL, "file is larger than %zu MB",
-                        SC_MAX_FILE_BYTES >> 20);
-    }
-    char *bigger = realloc(buf, cap * 2);
-    if (!bigger) free(buf);
-    buf = bigger;
-    cap *= 2;
-  }
-  int failed = ferror(f);
-  fclose(f);
-  if (!buf) return sc_fail_at(&p, TL_ERR_MEMORY, path, 0, NULL, "out of memory reading the file");
-  if (failed) {
-    free(buf);
-    return sc_fail_at(&p, TL_ERR_IO, path, 0, NULL, "read error");
-  }
-  buf[n] = '\0';
-  *out = buf;
-  *len = n;
-  return TL_OK;
+  return tl_read_file(path, SC_MAX_FILE_BYTES, out, len, err);
 }
 
 int tl_scene_is_world_file(const char *path) {
