@@ -1,5 +1,5 @@
 /* Talus on random kinematic trees: every joint type (revolute, continuous,
- * prismatic, spherical, universal, fixed), floating and fixed bases, and the
+ * prismatic, spherical, universal, planar, fixed), floating and fixed bases, and the
  * extended query API of talus/system.h.
  *
  * A seeded generator (splitmix64, own Box-Muller) writes 20 random URDF texts
@@ -218,9 +218,12 @@ static void rel_check(const char *name, double err, double scale, double tol, co
 
 /* ------------------------------------------------------------------ random trees */
 
-enum { JT_REVOLUTE, JT_CONTINUOUS, JT_PRISMATIC, JT_SPHERICAL, JT_UNIVERSAL, JT_FIXED, JT_N };
-static const char *const jt_name[JT_N] = {"revolute", "continuous", "prismatic", "spherical", "universal", "fixed"};
-static int jt_nv(int t) { return t == JT_SPHERICAL ? 3 : t == JT_UNIVERSAL ? 2 : t == JT_FIXED ? 0 : 1; }
+enum { JT_REVOLUTE, JT_CONTINUOUS, JT_PRISMATIC, JT_SPHERICAL, JT_UNIVERSAL, JT_FIXED, JT_PLANAR, JT_N };
+static const char *const jt_name[JT_N] = {"revolute", "continuous", "prismatic", "spherical", "universal", "fixed",
+                                          "planar"};
+static int jt_nv(int t) {
+  return t == JT_SPHERICAL || t == JT_PLANAR ? 3 : t == JT_UNIVERSAL ? 2 : t == JT_FIXED ? 0 : 1;
+}
 
 enum { BASE_FLOATING, BASE_WORLD_LINK, BASE_OPTION_FIXED, BASE_N };
 
@@ -330,7 +333,7 @@ static int write_urdf(const tree *t, int k, char *buf, size_t cap, size_t *len) 
                i, jt_name[j->type], j->parent, i, j->xyz[0], j->xyz[1], j->xyz[2], j->rpy[0], j->rpy[1],
                j->rpy[2]);
     if (j->type == JT_REVOLUTE || j->type == JT_CONTINUOUS || j->type == JT_PRISMATIC ||
-        j->type == JT_UNIVERSAL)
+        j->type == JT_UNIVERSAL || j->type == JT_PLANAR)
       bad |= put(buf, cap, len, "    <axis xyz=\"%.17g %.17g %.17g\"/>\n", j->axis[0], j->axis[1], j->axis[2]);
     if (j->type == JT_UNIVERSAL)
       bad |= put(buf, cap, len, "    <axis2 xyz=\"%.17g %.17g %.17g\"/>\n", j->axis2[0], j->axis2[1], j->axis2[2]);

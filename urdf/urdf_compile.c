@@ -29,6 +29,7 @@
 #include "base/error.h"
 #include "math/tl_math.h"
 #include "model/model.h"
+#include "talus/model.h"
 #include "urdf/urdf_compile.h"
 
 typedef struct link_info {
@@ -297,6 +298,7 @@ static int add_body(build_ctx *c, const tl_urdf_joint *j, int parent_link) {
   snprintf(m->body_name[b], TL_NAME_MAX, "%s", c->doc->links[j->child_link].name);
   tl_v3_copy(m->jnt_axis + 3 * b, j->axis);
   tl_v3_copy(m->jnt_axis2 + 3 * b, j->axis2);
+  if (j->type == TL_JOINT_PLANAR) tl_model_planar_axes(j->axis, m->jnt_axis2 + 3 * b, NULL);
   if (j->type == TL_JOINT_SPHERICAL) { /* spring rest orientation; identity without <dynamics> */
     const double *qm = j->spring_mount;
     if (qm[0] != 0 || qm[1] != 0 || qm[2] != 0 || qm[3] != 0) memcpy(m->jnt_spring_quat + 4 * b, qm, 4 * sizeof(double));

@@ -227,6 +227,7 @@ static const char *joint_type_word(const tl_model *m, int b) {
     case TL_JOINT_PRISMATIC: return "prismatic";
     case TL_JOINT_SPHERICAL: return "spherical";
     case TL_JOINT_UNIVERSAL: return "universal";
+    case TL_JOINT_PLANAR: return "planar";
     case TL_JOINT_FLOATING: return "floating";
     default: return "fixed";
   }
@@ -247,7 +248,7 @@ static void put_joint_params(FILE *f, const tl_model *m, int b) {
   }
   double damping = m->dof_damping[k], friction = m->dof_friction[k], rotor = m->dof_rotor_inertia[k];
   double stiffness = m->dof_stiffness[k], mount[4] = {0, 0, 0, 0};
-  int nmount = m->jnt_type[b] == TL_JOINT_SPHERICAL ? 4 : m->jnt_type[b] == TL_JOINT_UNIVERSAL ? 2 : 1, has_mount = 0;
+  int nmount = m->jnt_type[b] == TL_JOINT_SPHERICAL ? 4 : m->jnt_nv[b], has_mount = 0;
   for (int i = 0; i < nmount; i++) {
     mount[i] = nmount == 4 ? m->jnt_spring_quat[4 * b + i] : m->dof_spring_mount[k + i];
     has_mount |= mount[i] != (nmount == 4 && i == 0 ? 1.0 : 0.0);

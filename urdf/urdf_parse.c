@@ -607,12 +607,13 @@ static const struct {
     {"prismatic", TL_JOINT_PRISMATIC, 0}, {"fixed", TL_JOINT_FIXED, 0},
     {"floating", TL_JOINT_FLOATING, 0},   {"spherical", TL_JOINT_SPHERICAL, 0},
     {"ball", TL_JOINT_SPHERICAL, 0},      {"universal", TL_JOINT_UNIVERSAL, 0},
+    {"planar", TL_JOINT_PLANAR, 0},
 };
 
 /* The type attribute of <joint>. */
 static tl_status tl_read_joint_type(tl_parser *p, const xmlNode *node, tl_urdf_joint *j) {
   static const char *const expected =
-      "revolute, continuous, prismatic, fixed, floating, spherical, ball or universal";
+      "revolute, continuous, prismatic, fixed, floating, planar, spherical, ball or universal";
   char type[32];
   TL_TRY(tl_get_string(p, node, "type", type, sizeof(type), 1, expected));
   for (size_t k = 0; k < sizeof(tl_joint_types) / sizeof(tl_joint_types[0]); k++) {
@@ -621,10 +622,6 @@ static tl_status tl_read_joint_type(tl_parser *p, const xmlNode *node, tl_urdf_j
     j->continuous = tl_joint_types[k].continuous;
     return TL_OK;
   }
-  if (strcmp(type, "planar") == 0)
-    return tl_fail(p, TL_ERR_UNSUPPORTED, node, "joint '%s': planar joints are not supported (Talus "
-                   "has no planar joint type): write it as two prismatic joints and a revolute "
-                   "joint about the plane normal, through two massless links", j->name);
   return tl_fail(p, TL_ERR_INVALID, node, "joint '%s' has unknown type \"%s\": expected %s", j->name,
                  type, expected);
 }
@@ -643,7 +640,8 @@ static tl_status tl_read_end(tl_parser *p, const xmlNode *node, const char *join
 
 /* 1 if joints of this type turn or slide about their axis. */
 static int tl_uses_axis(tl_joint_type type) {
-  return type == TL_JOINT_REVOLUTE || type == TL_JOINT_PRISMATIC || type == TL_JOINT_UNIVERSAL;
+  return type == TL_JOINT_REVOLUTE || type == TL_JOINT_PRISMATIC || type == TL_JOINT_UNIVERSAL ||
+         type == TL_JOINT_PLANAR;
 }
 
 /* Axis element `which` (<axis> or <axis2>) into a (unit length). An absent
@@ -713,7 +711,7 @@ static tl_status tl_read_limit(tl_parser *p, const xmlNode *node, tl_urdf_joint 
  * number, two for a universal joint, a non-zero quaternion (normalised) for
  * a spherical one. */
 static tl_status tl_read_spring_mount(tl_parser *p, const xmlNode *e, tl_urdf_joint *j) {
-  int n = j->type == TL_JOINT_SPHERICAL ? 4 : j->type == TL_JOINT_UNIVERSAL ? 2 : 1;
+  int n = j->type == TL_JOINT_SPHERICAL ? 4 : j->type == TL_JOINT_PLANAR ? 3 : j->type == TL_JOINT_UNIVERSAL ? 2 : 1;
   memset(j->spring_mount, 0, sizeof(j->spring_mount));
   if (j->type == TL_JOINT_SPHERICAL) j->spring_mount[0] = 1.0;
   TL_TRY(tl_get_numbers(p, e, "spring_mount", j->spring_mount, n, 0));

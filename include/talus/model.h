@@ -69,6 +69,12 @@ int tl_model_geom(const tl_model *model, int geom, tl_geom_type *type, int *body
 const char *tl_model_geom_name(const tl_model *model, int geom);
 const char *tl_model_geom_link(const tl_model *model, int geom); /* URDF link it was declared on */
 
+/* In-plane axes of a planar joint with unit normal n (its URDF axis, joint
+ * frame): t1 perpendicular to n (n x x, or n x y when n is near x),
+ * t2 = n x t1. q = [x, y, angle] slides along t1, t2 and turns about n.
+ * Either output may be NULL. */
+void tl_model_planar_axes(const double n[3], double t1[3], double t2[3]);
+
 /* Reference configuration (zeros, identity quaternions, base at the origin)
  * into q (length nq). Returns TL_ERR_ARGUMENT if nq is wrong. */
 tl_status tl_model_reference_q(const tl_model *model, double *q, int nq, tl_error *err);

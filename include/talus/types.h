@@ -44,7 +44,10 @@ typedef enum tl_joint_type {
   TL_JOINT_REVOLUTE = 2,  /* "revolute" / "continuous": angle [rad] */
   TL_JOINT_PRISMATIC = 3, /* "prismatic": displacement [m] */
   TL_JOINT_SPHERICAL = 4, /* "spherical" / "ball": quaternion, angular velocity in parent joint frame */
-  TL_JOINT_UNIVERSAL = 5  /* "universal": two angles about axis then axis2 */
+  TL_JOINT_UNIVERSAL = 5, /* "universal": two angles about axis then axis2 */
+  TL_JOINT_PLANAR = 6     /* "planar": q = [x, y, angle]: slides along two in-plane axes t1, t2
+                             (joint frame, t1 = tl_model_planar_axes), then turns about the
+                             plane normal (the URDF axis) */
 } tl_joint_type;
 
 /* Base type of an articulated system. TL_BASE_AUTO: fixed when the URDF

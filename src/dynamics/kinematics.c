@@ -105,6 +105,22 @@ static void joint_transform(tl_sysdata *d, int b) {
       cdof_rotation(S + 6, a, jp);
       break;
     }
+    case TL_JOINT_PLANAR: { /* slide along t1, t2, then turn about the normal n */
+      double n[3], t1[3], t2[3];
+      tl_m3_mulv(n, jr, axis);
+      tl_m3_mulv(t1, jr, m->jnt_axis2 + 3 * b);
+      tl_v3_cross(t2, n, t1);
+      tl_v3_addscl(p, t1, q[0]);
+      tl_v3_addscl(p, t2, q[1]);
+      tl_m3_axis_angle(Rj, axis, q[2]);
+      tl_m3_mul(R, jr, Rj);
+      memset(S, 0, 3 * sizeof(double));
+      tl_v3_copy(S + 3, t1);
+      memset(S + 6, 0, 3 * sizeof(double));
+      tl_v3_copy(S + 9, t2);
+      cdof_rotation(S + 12, n, p);
+      break;
+    }
     default:
       tl_m3_copy(R, jr);
       break;
@@ -116,15 +132,16 @@ static void joint_velocity(tl_sysdata *d, int b) {
   const tl_model *m = d->m;
   int v0 = m->v_adr[b], nv = m->jnt_nv[b];
   const double *vp = d->cvel + 6 * m->parent[b];
-  double *vb = d->cvel + 6 * b, vmid[6];
+  double *vb = d->cvel + 6 * b;
+  /* Axes fixed in the parent move with it (revolute, prismatic, spherical);
+   * in the serial joints (universal, planar) each axis moves with the
+   * intermediate frame after the joint's previous DOFs. */
+  int serial = m->jnt_type[b] == TL_JOINT_UNIVERSAL || m->jnt_type[b] == TL_JOINT_PLANAR;
   memcpy(vb, vp, 6 * sizeof(double));
   for (int k = 0; k < nv; k++) {
     const double *S = d->cdof + 6 * (v0 + k);
-    /* axes fixed in the parent move with it; a universal joint's second
-     * axis moves with the intermediate frame (parent + first rotation) */
-    tl_sp_cross_motion(d->cdof_dot + 6 * (v0 + k), k == 1 && m->jnt_type[b] == TL_JOINT_UNIVERSAL ? vmid : vp, S);
+    tl_sp_cross_motion(d->cdof_dot + 6 * (v0 + k), serial ? vb : vp, S);
     for (int i = 0; i < 6; i++) vb[i] += S[i] * d->u[v0 + k];
-    if (k == 0) memcpy(vmid, vb, sizeof(vmid));
   }
 }
 

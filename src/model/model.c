@@ -261,16 +261,16 @@ const char *tl_model_warning(const tl_model *m, int i) {
 
 /* ---------------- joint and geom type tables ---------------- */
 int tl_joint_nq(tl_joint_type t) {
-  static const int nq[] = {0, 7, 1, 1, 4, 2};
-  return (t >= 0 && t <= TL_JOINT_UNIVERSAL) ? nq[t] : 0;
+  static const int nq[] = {0, 7, 1, 1, 4, 2, 3};
+  return (t >= 0 && t <= TL_JOINT_PLANAR) ? nq[t] : 0;
 }
 int tl_joint_nv(tl_joint_type t) {
-  static const int nv[] = {0, 6, 1, 1, 3, 2};
-  return (t >= 0 && t <= TL_JOINT_UNIVERSAL) ? nv[t] : 0;
+  static const int nv[] = {0, 6, 1, 1, 3, 2, 3};
+  return (t >= 0 && t <= TL_JOINT_PLANAR) ? nv[t] : 0;
 }
 const char *tl_joint_type_name(tl_joint_type t) {
-  static const char *names[] = {"fixed", "floating", "revolute", "prismatic", "spherical", "universal"};
-  return (t >= 0 && t <= TL_JOINT_UNIVERSAL) ? names[t] : "unknown";
+  static const char *names[] = {"fixed", "floating", "revolute", "prismatic", "spherical", "universal", "planar"};
+  return (t >= 0 && t <= TL_JOINT_PLANAR) ? names[t] : "unknown";
 }
 const char *tl_geom_type_name(tl_geom_type t) {
   static const char *names[] = {"sphere", "box", "capsule", "cylinder", "mesh", "plane", "heightmap"};
@@ -356,4 +356,15 @@ int tl_model_set_extra_counts(tl_model *m, int nvisual, int nmaterial) {
   m->nvisual = nvisual;
   m->nmaterial = nmaterial;
   return 0;
+}
+
+/* ---------------- planar joints ---------------- */
+
+void tl_model_planar_axes(const double n[3], double t1[3], double t2[3]) {
+  double a[3] = {1, 0, 0}, u[3];
+  if (fabs(n[0]) > 0.9) tl_v3_set(a, 0, 1, 0);
+  tl_v3_cross(u, n, a); /* perpendicular to n, deterministic */
+  tl_v3_normalize(u);
+  if (t1) tl_v3_copy(t1, u);
+  if (t2) tl_v3_cross(t2, n, u);
 }

@@ -37,7 +37,8 @@ typedef struct tl_model {
   double *jnt_pos;             /* [nbody*3] joint frame origin in the parent body frame (m) */
   double *jnt_rot;             /* [nbody*9] joint frame orientation in the parent body frame, row-major */
   double *jnt_axis;            /* [nbody*3] unit axis in the joint frame */
-  double *jnt_axis2;           /* [nbody*3] universal joints: second axis in the child frame */
+  double *jnt_axis2;           /* [nbody*3] universal joints: second axis in the child frame;
+                                  planar joints: the first in-plane axis t1 (joint frame) */
   double *body_mass;           /* [nbody] kg, after merging fixed children */
   double *body_com;            /* [nbody*3] COM in the body frame (m) */
   double *body_inertia;        /* [nbody*9] inertia about the COM, body frame axes (kg m^2) */
