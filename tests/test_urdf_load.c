@@ -515,9 +515,23 @@ static void test_feature_errors(void) {
            "</joint>\n<joint name=\"k\" type=\"revolute\"><parent link=\"b\"/><child link=\"c\"/>"
            "<mimic joint=\"j\"/></joint></robot>", two);
   expect_error("mimic spherical", text, NULL, TL_ERR_INVALID, 5, "which is spherical");
-  snprintf(text, sizeof(text), "%s<joint name=\"j\" type=\"planar\"><parent link=\"a\"/><child link=\"b\"/>\n"
-           "</joint></robot>", two);
-  expect_error("planar", text, NULL, TL_ERR_UNSUPPORTED, 3, "planar joints are not supported");
+  { /* a planar joint loads: 3 coordinates, in-plane axes perpendicular to its normal */
+    tl_model *pm = NULL;
+    tl_error perr;
+    const char *planar = "<robot><link name=\"a\">" INERTIAL "</link><link name=\"b\">" INERTIAL "</link>"
+                         "<joint name=\"j\" type=\"planar\"><parent link=\"a\"/><child link=\"b\"/>"
+                         "<axis xyz=\"0 0 1\"/></joint></robot>";
+    tl_load_options po = tl_load_options_default();
+    po.base = TL_BASE_FIXED;
+    int ok = tl_model_load_urdf_string(planar, strlen(planar), "planar.urdf", &po, &pm, &perr) == TL_OK;
+    TL_CHECK(ok && tl_model_nq(pm) == 3 && tl_model_nv(pm) == 3 && tl_model_joint_type(pm, 1) == TL_JOINT_PLANAR,
+             "planar joint: %s", ok ? "wrong dimensions or type" : perr.message);
+    double n[3] = {0, 0, 1}, t1[3], t2[3];
+    tl_model_planar_axes(n, t1, t2);
+    TL_CHECK(fabs(t1[2]) < 1e-15 && fabs(t2[2]) < 1e-15 && fabs(t1[0] * t2[0] + t1[1] * t2[1]) < 1e-15,
+             "planar axes not in the plane or not orthogonal");
+    tl_model_free(pm);
+  }
   expect_error("massless body", "<robot><link name=\"a\">" INERTIAL "</link><link name=\"b\"/>\n"
                "<joint name=\"j\" type=\"revolute\"><parent link=\"a\"/><child link=\"b\"/></joint></robot>",
                NULL, TL_ERR_INVALID, 2, "joint 'j' moves link 'b', but neither that link nor anything attached below it has mass");

@@ -339,9 +339,9 @@ static void test_inline_errors(void) {
     snprintf(text, sizeof(text), robot_a, masses[i].value);
     expect_string_error(masses[i].value, text, masses[i].status, masses[i].text);
   }
-  expect_string_error("planar", "<robot><link name=\"a\"/><link name=\"b\"/><joint name=\"p\" "
-                      "type=\"planar\"><parent link=\"a\"/><child link=\"b\"/></joint></robot>",
-                      TL_ERR_UNSUPPORTED, "planar joints are not supported");
+  expect_string_error("planar zero axis", "<robot><link name=\"a\"/><link name=\"b\"/><joint name=\"p\" "
+                      "type=\"planar\"><parent link=\"a\"/><child link=\"b\"/><axis xyz=\"0 0 0\"/></joint></robot>",
+                      TL_ERR_INVALID, "axis");
   expect_string_error("root", "<model/>", TL_ERR_PARSE, "expected <robot>");
   expect_string_error("xml", "<robot><link name=\"a\"></robot>", TL_ERR_PARSE, "malformed XML");
   expect_string_error("empty", "", TL_ERR_PARSE, "empty");
