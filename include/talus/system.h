@@ -151,8 +151,11 @@ tl_integrator tl_system_integrator(const tl_system *sys);
  * M + dt Kd + dt^2 Kp and stay stable at high gains (RaiSim's stable PD;
  * Tan, Liu, Turk, "Stable proportional-derivative controllers", 2011).
  * Gains are per DOF (nv). Targets are in coordinate dimension (q_target: nq)
- * and velocity dimension (u_target: nv); gains of the floating-base DOFs
- * must be zero for now (TL_ERR_ARGUMENT otherwise). */
+ * and velocity dimension (u_target: nv). Orientation errors are rotation
+ * vectors: log(q_target q^-1) in the parent joint frame for ball joints and
+ * in the world frame for the floating base (whose position error is the
+ * world-frame difference; base gains act like a spring to the world and are
+ * usually zero). */
 tl_status tl_system_set_pd_gains(tl_system *sys, const double *kp, const double *kd, int nv,
                                  tl_error *err);
 tl_status tl_system_set_pd_targets(tl_system *sys, const double *q_target, int nq,
@@ -172,6 +175,9 @@ tl_status tl_system_applied_generalized_force(const tl_system *sys, double *tau,
  * point NULL: at the body's COM. */
 tl_status tl_system_add_external_force(tl_system *sys, int body, const double f[3],
                                        const double point[3], tl_error *err);
+/* Force f (N, world) at the point `point_body` given in body `body`'s frame (m). */
+tl_status tl_system_add_external_force_body_point(tl_system *sys, int body, const double f[3],
+                                                  const double point_body[3], tl_error *err);
 /* Pure torque (N m, world) on body `body`. */
 tl_status tl_system_add_external_torque(tl_system *sys, int body, const double torque[3],
                                         tl_error *err);

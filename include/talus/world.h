@@ -58,6 +58,11 @@ tl_status tl_world_add_heightmap(tl_world *world, int nx, int ny, double x0, dou
  * coefficients (robot geoms: 0.8 unless set) and the default restitution. */
 tl_status tl_world_set_material_pair(tl_world *world, const char *a, const char *b, double mu,
                                      double restitution, double threshold, tl_error *err);
+/* ERP and CFM (see tl_world_set_erp_cfm) for contacts of the material pair
+ * (a, b), set before with tl_world_set_material_pair; other pairs use the
+ * world's. */
+tl_status tl_world_set_material_pair_erp_cfm(tl_world *world, const char *a, const char *b, double erp,
+                                            double cfm, tl_error *err);
 /* Defaults: mu 0.8 (for static geoms added later), restitution 0, threshold 0.01 m/s. */
 tl_status tl_world_set_default_material(tl_world *world, double mu, double restitution,
                                         double threshold, tl_error *err);

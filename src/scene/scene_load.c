@@ -142,16 +142,21 @@ static tl_status read_default_material(sc_state *s, const xmlNode *node) {
 }
 
 static tl_status read_material_pair(sc_state *s, const xmlNode *node) {
-  static const char *const attrs[] = {"a", "b", "friction", "restitution", "threshold", NULL};
+  static const char *const attrs[] = {"a", "b", "friction", "restitution", "threshold", "erp", "cfm", NULL};
   sc_parser *p = s->p;
   TRY(start(p, node, attrs));
   const char *a, *b;
-  double mu, e_, thr;
+  double mu, e_, thr, erp, cfm;
   TRY(sc_require(p, node, "a", &a));
   TRY(sc_require(p, node, "b", &b));
   TRY(read_contact_values(p, node, 1, &mu, &e_, &thr));
+  TRY(sc_number(p, node, "erp", 0, NAN, &erp));
+  TRY(sc_number(p, node, "cfm", 0, NAN, &cfm));
   tl_error e = {0};
   tl_status st = tl_world_set_material_pair(p->world, a, b, mu, e_, thr, &e);
+  if (isnan(erp) != isnan(cfm))
+    return sc_fail(p, TL_ERR_INVALID, node, "give both erp and cfm for a material pair, or neither");
+  if (!st && !isnan(erp)) st = tl_world_set_material_pair_erp_cfm(p->world, a, b, erp, cfm, &e);
   return st ? engine(p, node, st, &e) : TL_OK;
 }
 

@@ -128,14 +128,18 @@ static double geom_friction(const tl_world *w, const tl_geom_ref *g) {
  * smaller of the geoms' friction coefficients (the slipperier surface
  * decides) and the world default restitution. */
 static void pair_material(const tl_world *w, const tl_geom_ref *a, const tl_geom_ref *b, double *mu,
-                          double *e, double *thr) {
+                          double *e, double *thr, double *erp, double *cfm) {
   const char *ma = geom_material(w, a), *mb = geom_material(w, b);
+  *erp = w->erp;
+  *cfm = w->cfm;
   for (int i = 0; i < w->npair; i++) {
     const tl_material_pair *p = &w->pairs[i];
     if ((!strcmp(p->a, ma) && !strcmp(p->b, mb)) || (!strcmp(p->a, mb) && !strcmp(p->b, ma))) {
       *mu = p->mu;
       *e = p->restitution;
       *thr = p->threshold;
+      if (!isnan(p->erp)) *erp = p->erp;
+      if (!isnan(p->cfm)) *cfm = p->cfm;
       return;
     }
   }
@@ -205,7 +209,7 @@ static double target_velocity(const tl_world *w, const tl_wcontact *c, double th
   int touching = gap <= 0 || -c->vn_pre * dt >= gap;
   if (touching && c->restitution > 0 && c->vn_pre < -threshold) return -c->restitution * c->vn_pre;
   if (gap > 0) return -gap / dt;
-  return fmin(w->erp * fmax(c->depth - w->slop, 0.0) / dt, w->max_recovery_speed);
+  return fmin(c->erp * fmax(c->depth - w->slop, 0.0) / dt, w->max_recovery_speed);
 }
 
 static void warm_start(const tl_world *w, tl_wcontact *c) {
@@ -228,8 +232,8 @@ static void warm_start(const tl_world *w, tl_wcontact *c) {
 
 static void add_contacts(tl_world *w, const tl_geom_ref *a, const tl_geom_ref *b,
                          const tl_contact_point *pts, int n) {
-  double mu, e, thr;
-  pair_material(w, a, b, &mu, &e, &thr);
+  double mu, e, thr, erp, cfm;
+  pair_material(w, a, b, &mu, &e, &thr, &erp, &cfm);
   for (int i = 0; i < n && w->ncontact < w->cap_contact; i++) {
     tl_wcontact *c = &w->contacts[w->ncontact++];
     memset(c, 0, sizeof(*c));
@@ -240,7 +244,8 @@ static void add_contacts(tl_world *w, const tl_geom_ref *a, const tl_geom_ref *b
     c->depth = pts[i].depth;
     c->mu = mu;
     c->restitution = e;
-    c->cfm = w->cfm;
+    c->cfm = cfm;
+    c->erp = erp;
     c->vn_pre = normal_velocity(w, c);
     c->vtarget = target_velocity(w, c, thr);
     warm_start(w, c);

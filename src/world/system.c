@@ -331,9 +331,6 @@ tl_status tl_system_set_pd_gains(tl_system *s, const double *kp, const double *k
     if (kp[k] < 0 || kd[k] < 0)
       return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, kp[k] < 0 ? "kp" : "kd",
                           "gain of DOF %d is negative: gains must be >= 0", k);
-    if (s->m->jnt_type[s->m->dof_body[k]] == TL_JOINT_FLOATING && (kp[k] != 0 || kd[k] != 0))
-      return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "kp",
-                          "DOF %d belongs to the floating base: its gains must be 0", k);
   }
   memcpy(s->kp, kp, (size_t)nv * sizeof(double));
   memcpy(s->kd, kd, (size_t)nv * sizeof(double));
@@ -396,6 +393,19 @@ tl_status tl_system_add_external_force(tl_system *s, int b, const double f[3], c
   tl_v3_cross(t, p, f); /* moment about the world origin */
   add_wrench(s, b, t, f);
   return TL_OK;
+}
+
+tl_status tl_system_add_external_force_body_point(tl_system *s, int b, const double f[3], const double pb[3],
+                                                  tl_error *err) {
+  tl_status st = check_body(s, b, err);
+  if (st) return st;
+  if (!pb || !tl_v3_isfinite(pb))
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "point", "point must be 3 finite numbers");
+  tl_system_update_kinematics(s);
+  double p[3];
+  tl_m3_mulv(p, s->d.xrot + 9 * b, pb);
+  tl_v3_add(p, p, s->d.xpos + 3 * b);
+  return tl_system_add_external_force(s, b, f, p, err);
 }
 
 tl_status tl_system_add_external_torque(tl_system *s, int b, const double torque[3], tl_error *err) {

@@ -334,11 +334,30 @@ tl_status tl_world_set_material_pair(tl_world *w, const char *a, const char *b, 
     p = &w->pairs[w->npair++];
     snprintf(p->a, sizeof(p->a), "%s", a);
     snprintf(p->b, sizeof(p->b), "%s", b);
+    p->erp = p->cfm = NAN;
   }
   p->mu = mu;
   p->restitution = restitution;
   p->threshold = threshold;
   return TL_OK;
+}
+
+tl_status tl_world_set_material_pair_erp_cfm(tl_world *w, const char *a, const char *b, double erp, double cfm,
+                                            tl_error *err) {
+  if (!(erp >= 0 && erp <= 1) || !(cfm >= 0) || !isfinite(cfm))
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "erp", "erp %g, cfm %g: expected 0 <= erp <= 1 and a finite cfm >= 0",
+                        erp, cfm);
+  for (int i = 0; a && b && i < w->npair; i++) {
+    tl_material_pair *p = &w->pairs[i];
+    if ((!strcmp(p->a, a) && !strcmp(p->b, b)) || (!strcmp(p->a, b) && !strcmp(p->b, a))) {
+      p->erp = erp;
+      p->cfm = cfm;
+      return TL_OK;
+    }
+  }
+  return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "material",
+                      "no material pair (%s, %s): set it with tl_world_set_material_pair first",
+                      a ? a : "(null)", b ? b : "(null)");
 }
 
 tl_status tl_world_ignore_collision(tl_world *w, int sa, int ba, int sb, int bb, tl_error *err) {
@@ -365,17 +384,25 @@ tl_status tl_world_integrate1(tl_world *w, tl_error *err) {
 
 /* ---------------- integrate2 ---------------- */
 
+/* Rotation vector of qt q^-1: from orientation q to qt, in the frame in
+ * which the angular velocity is expressed (left multiplication). */
+static void quat_error(const double *q, const double *qt, double e[3]) {
+  double qi[4] = {q[0], -q[1], -q[2], -q[3]}, dq[4];
+  tl_quat_mul(dq, qt, qi);
+  tl_quat_log(e, dq);
+}
+
 /* Error from q to a target configuration qt of body b's joint (velocity
- * dimension): qt - q for scalar coordinates, the rotation vector
- * log(qt q^-1) in the parent joint frame for a spherical joint, zero for the
- * floating base (its gains and stiffness are zero). */
+ * dimension): qt - q for scalar coordinates; the rotation vector
+ * log(qt q^-1) in the parent joint frame for a spherical joint; for the
+ * floating base, the position difference and the rotation vector, both in
+ * the world frame (matching u = [v, w] in the world frame). */
 static void joint_error(const tl_model *m, int b, const double *q, const double *qt, double *e) {
   if (m->jnt_type[b] == TL_JOINT_SPHERICAL) {
-    double qi[4] = {q[0], -q[1], -q[2], -q[3]}, dq[4];
-    tl_quat_mul(dq, qt, qi);
-    tl_quat_log(e, dq);
+    quat_error(q, qt, e);
   } else if (m->jnt_type[b] == TL_JOINT_FLOATING) {
-    memset(e, 0, 6 * sizeof(double));
+    tl_v3_sub(e, qt, q);
+    quat_error(q + 3, qt + 3, e + 3);
   } else {
     for (int k = 0; k < m->jnt_nv[b]; k++) e[k] = qt[k] - q[k];
   }
@@ -389,6 +416,10 @@ void tl_system_pd_error(const tl_system *s, int b, double *e) {
 /* Deflection of body b's joint spring from its rest position (spring_mount). */
 static void spring_error(const tl_system *s, int b, double *e) {
   const tl_model *m = s->m;
+  if (m->jnt_type[b] == TL_JOINT_FLOATING) { /* no spring on the base */
+    memset(e, 0, 6 * sizeof(double));
+    return;
+  }
   const double *mount = m->jnt_type[b] == TL_JOINT_SPHERICAL ? m->jnt_spring_quat + 4 * b
                                                              : m->dof_spring_mount + m->v_adr[b];
   joint_error(m, b, s->d.q + m->q_adr[b], mount, e);

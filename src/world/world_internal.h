@@ -66,7 +66,7 @@ typedef struct tl_wcontact {
   double pos[3];        /* midpoint between the surfaces (world) */
   double frame[9];      /* rows t1, t2, n; n from b into a */
   double depth;         /* > 0 penetration, < 0 gap */
-  double mu, restitution, vtarget, cfm;
+  double mu, restitution, vtarget, cfm, erp;
   double lambda[3];     /* impulse on a in the contact frame (N s); -lambda on b */
   double vn_pre;        /* normal velocity at detection (m/s) */
 } tl_wcontact;
@@ -101,6 +101,7 @@ typedef struct tl_block {
 typedef struct tl_material_pair {
   char a[128], b[128];
   double mu, restitution, threshold;
+  double erp, cfm;      /* NAN: the world's */
 } tl_material_pair;
 
 struct tl_world {
