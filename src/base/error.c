@@ -8,10 +8,7 @@ void tl_error_clear(tl_error *err) {
   if (err) memset(err, 0, sizeof(*err));
 }
 
-/* Append formatted text to buf (size cap) at *n, never past the end. */
-static void append(char *buf, size_t cap, size_t *n, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void append(char *buf, size_t cap, size_t *n, const char *fmt, ...) {
+void tl_str_append(char *buf, size_t cap, size_t *n, const char *fmt, ...) {
   if (*n >= cap - 1) return;
   va_list ap;
   va_start(ap, fmt);
@@ -29,10 +26,10 @@ tl_status tl_error_setv(tl_error *err, tl_status status, const char *file, int l
   snprintf(err->element, sizeof(err->element), "%s", element ? element : "");
   size_t n = 0, cap = sizeof(err->message);
   err->message[0] = '\0';
-  if (file && *file) append(err->message, cap, &n, "%s:", file);
-  if (line > 0) append(err->message, cap, &n, "%d:", line);
-  if (element && *element) append(err->message, cap, &n, "%s<%s>:", n ? " " : "", element);
-  if (n) append(err->message, cap, &n, " ");
+  if (file && *file) tl_str_append(err->message, cap, &n, "%s:", file);
+  if (line > 0) tl_str_append(err->message, cap, &n, "%d:", line);
+  if (element && *element) tl_str_append(err->message, cap, &n, "%s<%s>:", n ? " " : "", element);
+  if (n) tl_str_append(err->message, cap, &n, " ");
   if (n < cap - 1) vsnprintf(err->message + n, cap - n, fmt, ap);
   return status;
 }

@@ -34,6 +34,10 @@ const char *cli_usage_of(const char *command);
 /* ---- argument helpers (cli_args.c) ---- */
 /* Print "talus: MESSAGE" on stderr (printf format). */
 void cli_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The flags every robot-loading command takes: --fixed-base and
+ * --floating-base (into *base), --verbose / -v (into *verbose). Returns 1 if
+ * arg was one of them. */
+int cli_model_flag(const char *arg, tl_base_type *base, int *verbose);
 /* Report an unknown option of `command` and return CLI_EXIT_USAGE. */
 int cli_unknown_option(const char *command, const char *arg);
 /* 1 if argv[*i] is `--name` or `--name=VALUE`. For a match, *value points at

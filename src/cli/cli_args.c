@@ -16,6 +16,18 @@ void cli_errorf(const char *fmt, ...) {
   va_end(ap);
 }
 
+int cli_model_flag(const char *arg, tl_base_type *base, int *verbose) {
+  if (strcmp(arg, "--fixed-base") == 0)
+    *base = TL_BASE_FIXED;
+  else if (strcmp(arg, "--floating-base") == 0)
+    *base = TL_BASE_FLOATING;
+  else if (strcmp(arg, "--verbose") == 0 || strcmp(arg, "-v") == 0)
+    *verbose = 1;
+  else
+    return 0;
+  return 1;
+}
+
 int cli_unknown_option(const char *command, const char *arg) {
   cli_errorf("%s: unknown option '%s' (try 'talus help %s')", command, arg, command);
   return CLI_EXIT_USAGE;

@@ -33,12 +33,8 @@ static int parse_dynamics_args(int argc, char **argv, dyn_options *o) {
     } else if ((r = cli_option_value(argc, argv, &i, "--out", &v)) != 0) {
       if (r < 0) return CLI_EXIT_USAGE;
       o->out = v;
-    } else if (strcmp(arg, "--fixed-base") == 0) {
-      o->base = TL_BASE_FIXED;
-    } else if (strcmp(arg, "--floating-base") == 0) {
-      o->base = TL_BASE_FLOATING;
-    } else if (strcmp(arg, "--verbose") == 0 || strcmp(arg, "-v") == 0) {
-      o->verbose = 1;
+    } else if (cli_model_flag(arg, &o->base, &o->verbose)) {
+      continue;
     } else if (arg[0] == '-' && arg[1] != '\0') {
       return cli_unknown_option("dynamics", arg);
     } else if (o->path) {

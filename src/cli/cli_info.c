@@ -21,12 +21,8 @@ static int parse_info_args(int argc, char **argv, info_options *o) {
       return CLI_EXIT_OK;
     } else if (strcmp(arg, "--json") == 0) {
       o->json = 1;
-    } else if (strcmp(arg, "--fixed-base") == 0) {
-      o->base = TL_BASE_FIXED;
-    } else if (strcmp(arg, "--floating-base") == 0) {
-      o->base = TL_BASE_FLOATING;
-    } else if (strcmp(arg, "--verbose") == 0 || strcmp(arg, "-v") == 0) {
-      o->verbose = 1;
+    } else if (cli_model_flag(arg, &o->base, &o->verbose)) {
+      continue;
     } else if (arg[0] == '-' && arg[1] != '\0') {
       return cli_unknown_option("info", arg);
     } else if (o->path) {

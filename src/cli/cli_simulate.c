@@ -61,13 +61,7 @@ static int parse_valued(int argc, char **argv, int *i, cli_sim_options *o, int *
 static int parse_flag(const char *arg, cli_sim_options *o) {
   if (strcmp(arg, "--json") == 0) {
     o->json = 1;
-  } else if (strcmp(arg, "--fixed-base") == 0) {
-    o->base = TL_BASE_FIXED;
-  } else if (strcmp(arg, "--floating-base") == 0) {
-    o->base = TL_BASE_FLOATING;
-  } else if (strcmp(arg, "--verbose") == 0 || strcmp(arg, "-v") == 0) {
-    o->verbose = 1;
-  } else {
+  } else if (!cli_model_flag(arg, &o->base, &o->verbose)) {
     return 0;
   }
   return 1;

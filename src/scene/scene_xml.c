@@ -31,18 +31,6 @@
 
 /* ------------------------------------------------------------ errors */
 
-/* Append formatted text to buf (cap bytes) at *n, never past the end. */
-static void append(char *buf, size_t cap, size_t *n, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void append(char *buf, size_t cap, size_t *n, const char *fmt, ...) {
-  if (*n >= cap - 1) return;
-  va_list ap;
-  va_start(ap, fmt);
-  int k = vsnprintf(buf + *n, cap - *n, fmt, ap);
-  va_end(ap);
-  if (k > 0) *n += (size_t)k < cap - *n ? (size_t)k : cap - 1 - *n;
-}
-
 /* "FILE:LINE: <ELEMENT>: TEXT", the parts that are empty / 0 left out. */
 static tl_status fail_v(sc_parser *p, tl_status status, const char *file, int line,
                         const char *element, const char *fmt, va_list ap) {
@@ -161,7 +149,7 @@ tl_status sc_check_attrs(sc_parser *p, const xmlNode *node, const char *const *a
     if (ok && allowed[k]) continue;
     char list[512] = "";
     size_t n = 0;
-    for (k = 0; allowed[k]; k++) append(list, sizeof(list), &n, "%s%s", k ? ", " : "", allowed[k]);
+    for (k = 0; allowed[k]; k++) tl_str_append(list, sizeof(list), &n, "%s%s", k ? ", " : "", allowed[k]);
     return sc_fail(p, TL_ERR_INVALID, node, "unknown attribute '%s%s%s' (known: %s)",
                    a->ns && a->ns->prefix ? (const char *)a->ns->prefix : "",
                    a->ns && a->ns->prefix ? ":" : "", (const char *)a->name, k ? list : "none");
@@ -339,7 +327,7 @@ tl_status sc_choice(sc_parser *p, const xmlNode *node, const char *name, const c
       *out = k;
       return TL_OK;
     }
-    append(list, sizeof(list), &n, "%s%s", k ? ", " : "", names[k]);
+    tl_str_append(list, sizeof(list), &n, "%s%s", k ? ", " : "", names[k]);
   }
   return sc_fail(p, TL_ERR_INVALID, node, "attribute %s=\"%s\": expected one of %s", name, v, list);
 }
