@@ -27,12 +27,13 @@
  *                (plus a deterministic +-3 mm jitter) into four static box walls;
  *                3 s at dt 1 ms; max contact depth over the last 0.5 s < 1 mm;
  *                steps/s printed.
- *   random       50 seeded random scenes (2-5 boxes, spheres, capsules in random poses,
+ *   random       200 seeded random scenes (2-5 boxes, spheres, capsules in random poses,
  *                each resting on the ground or an earlier body with bounding boxes
  *                overlapping by 0-1 cm; kept when they have >= 3 contacts and depths
  *                <= 2 cm; random linear and angular velocities), one step, per-contact
  *                solver with max_iter 10000, tol 1e-14: solver stats cone <= 1e-9,
- *                signorini <= 1e-8 (worst printed);
+ *                signorini <= 1e-8 on every scene (worst printed), >= 99% reaching the
+ *                impulse tolerance (Gauss-Seidel with NNCG, see constraint.c);
  *                30 planar scenes (1-3 bodies stacked, velocities in x-z, rotation
  *                about y only, every contact sliding along x: boxes on the ground, a
  *                box on a box, spheres, capsules lying along x) where the pyramid and
@@ -558,11 +559,13 @@ static tl_world *planar_scene(uint64_t seed, tl_solver solver, int *nbody, tl_sy
   return w;
 }
 
+enum { NRANDOM = 200 }; /* random 3D contact problems */
+
 static void random_problems(void) {
   double worst_cone = 0, worst_sig = 0, worst_dis = 0;
   int worst_cone_seed = -1, worst_sig_seed = -1, nscene = 0, total_contacts = 0, nconv = 0, maxit = 0;
   tl_system *sys[8];
-  for (uint64_t seed = 1; nscene < 50 && seed < 5000; seed++) {
+  for (uint64_t seed = 1; nscene < NRANDOM && seed < 20000; seed++) {
     int nb;
     tl_world *w = random_scene(seed, TL_SOLVER_PER_CONTACT, &nb, sys);
     if (tl_world_integrate1(w, &err) != TL_OK) {
@@ -593,28 +596,26 @@ static void random_problems(void) {
     worst_dis = fmax(worst_dis, st.dissipation);
     TL_CHECK(st.cone <= 1e-9, "random scene %d (%d bodies, %d contacts): cone residual %.3e", (int)seed,
              nb, nc, st.cone);
-    /* Known limitation, stated rather than hidden: on a few scenes the
-     * per-contact Gauss-Seidel stalls on an internal tangential "squeeze"
-     * between two sticking contacts of one edge (equal and opposite friction
-     * impulses traded every sweep, nearly free in velocity), and stops at
-     * Signorini ~1e-6 after 10000 sweeps. The issue's 1e-8 is asserted on
-     * every scene the solver reports converged; stalled scenes must stay
-     * few (<= 10%) and below 1e-5. A body-pair block solve would remove it. */
-    if (st.converged)
-      TL_CHECK(st.signorini <= 1e-8, "random scene %d (%d bodies, %d contacts): converged but signorini residual %.3e",
-               (int)seed, nb, nc, st.signorini);
-    else
-      TL_CHECK(st.signorini <= 1e-5, "random scene %d (%d bodies, %d contacts): stalled with signorini residual %.3e",
-               (int)seed, nb, nc, st.signorini);
+    /* Impulses are not always unique where velocities are: two sticking
+     * contacts of one edge can trade opposite friction impulses that change
+     * the velocities only through the normal compliance. Such a scene may
+     * drift along that valley at ~1e-8 N s per sweep without reaching the
+     * 1e-14 impulse tolerance, while its residuals meet the bounds above.
+     * Reported, and allowed on at most 1% of the scenes. */
+    if (!st.converged)
+      printf("random scene %d (%d bodies, %d contacts): impulses still moving by %.3e N s per sweep after %d "
+             "sweeps (signorini %.3e)\n", (int)seed, nb, nc, st.last_change, st.iterations, st.signorini);
+    TL_CHECK(st.signorini <= 1e-8, "random scene %d (%d bodies, %d contacts): signorini residual %.3e", (int)seed,
+             nb, nc, st.signorini);
     tl_world_free(w);
   }
-  TL_CHECK(nconv * 10 >= nscene * 9, "only %d of %d random scenes converged (expected at least 90%%)", nconv, nscene);
   printf("random contact problems, per-contact solver (10000 sweeps, tol 1e-14): %d scenes, %d "
          "contacts, worst cone residual %.3e (scene %d), worst signorini %.3e (scene %d), worst "
          "dissipation %.3e, %d/%d converged, max sweeps %d\n",
          nscene, total_contacts, worst_cone, worst_cone_seed, worst_sig, worst_sig_seed, worst_dis,
          nconv, nscene, maxit);
-  TL_CHECK(nscene == 50, "only %d random scenes with contacts were generated", nscene);
+  TL_CHECK(nconv * 100 >= nscene * 99, "only %d of %d random scenes reached the impulse tolerance", nconv, nscene);
+  TL_CHECK(nscene == NRANDOM, "only %d random scenes with contacts were generated", nscene);
 
   /* Dantzig against per-contact on planar problems */
   double worst_dv = 0;

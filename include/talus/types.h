@@ -87,7 +87,9 @@ typedef enum tl_integrator {
 
 /* Contact and constraint solver of a world.
  * TL_SOLVER_PER_CONTACT: Gauss-Seidel over contacts, each solved exactly on
- *   the Coulomb cone (Hwangbo, Lee, Hutter, RA-L 2018). The default.
+ *   the Coulomb cone (Hwangbo, Lee, Hutter, RA-L 2018), the sweeps
+ *   accelerated by nonsmooth nonlinear conjugate gradients (Silcowitz, Niebe,
+ *   Erleben 2010). The default.
  * TL_SOLVER_PGS: projected Gauss-Seidel / SOR with the friction pyramid
  *   (ODE's QuickStep).
  * TL_SOLVER_DANTZIG: Dantzig's pivoting method on the boxed LCP with the

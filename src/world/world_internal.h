@@ -93,6 +93,8 @@ typedef struct tl_block {
   double mu;            /* contact friction */
   double G[9];          /* diagonal block of the Delassus matrix (nrow x nrow) */
   double lambda[3];
+  double dl[3];         /* change of lambda in the last Gauss-Seidel sweep */
+  double p[3];          /* conjugate direction (NNCG) */
   int contact;          /* index into contacts, or -1 */
   int dof;              /* joint rows: the DOF, or -1 */
   int slot;             /* joint rows: warm-start slot (see constraint.c), or -1 */
