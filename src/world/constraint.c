@@ -349,7 +349,9 @@ static void solve_gauss_seidel(tl_world *w, int pyramid) {
       it++;
       break;
     }
-    if (pyramid) continue; /* PGS stays ODE's QuickStep: plain SOR sweeps */
+    /* PGS stays ODE's QuickStep (plain SOR sweeps); and the result is always
+     * a sweep's, inside every cone and box: no extrapolation after the last */
+    if (pyramid || it + 1 == w->solver_max_iter) continue;
     double g = sweep_norm2(w), beta = gprev > 0 ? g / gprev : 0.0;
     gprev = g;
     for (int n = 0; n < w->nblock; n++) {
