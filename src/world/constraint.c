@@ -61,6 +61,7 @@ static tl_block *new_block(tl_world *w, tl_row_kind kind, int nrow, int sa, int 
   b->sa = sa;
   b->sb = sb;
   b->contact = b->dof = b->slot = -1;
+  b->leaf_a = b->leaf_b = TL_LEAF_DENSE;
   b->lo = -INFINITY;
   b->hi = INFINITY;
   size_t na = (size_t)nrow * (size_t)w->systems[sa]->m->nv;
@@ -76,13 +77,18 @@ static tl_block *new_block(tl_world *w, tl_row_kind kind, int nrow, int sa, int 
   return b;
 }
 
+/* Last DOF on the path from body `body` to the root (-1: welded to the world). */
+static int body_leaf_dof(const tl_model *m, int body) {
+  while (body > 0 && m->jnt_nv[body] == 0) body = m->parent[body];
+  return m->jnt_nv[body] ? m->v_adr[body] + m->jnt_nv[body] - 1 : -1;
+}
+
 /* J rows (sign * frame rows . Jp(p)) of a point on body `body` of system s. */
 static void point_rows(const tl_system *s, int body, const double p[3], const double *frame, int nrow,
                        double sign, double *J) {
   const tl_model *m = s->m;
   int nv = m->nv;
-  while (body > 0 && m->jnt_nv[body] == 0) body = m->parent[body];
-  for (int k = m->jnt_nv[body] ? m->v_adr[body] + m->jnt_nv[body] - 1 : -1; k >= 0; k = m->dof_parent[k]) {
+  for (int k = body_leaf_dof(m, body); k >= 0; k = m->dof_parent[k]) {
     const double *S = s->d.cdof + 6 * k;
     double lin[3];
     tl_v3_cross(lin, S, p);
@@ -102,6 +108,9 @@ static void contact_blocks(tl_world *w) {
     b->target[2] = c->vtarget;
     memcpy(b->lambda, c->lambda, sizeof(b->lambda));
     point_rows(w->systems[c->sa], c->ba, c->pos, c->frame, 3, 1.0, w->pool + b->jadr_a);
+    b->leaf_a = body_leaf_dof(w->systems[c->sa]->m, c->ba);
+    if (sb >= 0) b->leaf_b = body_leaf_dof(w->systems[sb]->m, c->bb);
+    if (c->sb >= 0 && sb < 0) b->leaf_a = TL_LEAF_DENSE; /* self-collision: two paths */
     if (c->sb >= 0) {
       /* b's rows: in the same system (self-collision) they add to a's part */
       double *Jb = sb >= 0 ? w->pool + b->jadr_b : w->pool + b->jadr_a;
@@ -237,8 +246,16 @@ static void block_velocity(const tl_world *w, const tl_block *b, double *v) {
     const tl_system *s = w->systems[si];
     int nv = s->m->nv;
     const double *J = w->pool + (part ? b->jadr_b : b->jadr_a), *u = s->d.u;
-    for (int r = 0; r < b->nrow; r++)
-      for (int k = 0; k < nv; k++) v[r] += J[r * nv + k] * u[k];
+    int leaf = part ? b->leaf_b : b->leaf_a;
+    if (b->kind == TL_ROW_LIMIT || b->kind == TL_ROW_BOX) {
+      v[0] += J[b->dof] * u[b->dof];
+    } else if (leaf != TL_LEAF_DENSE) { /* a point's rows: its path to the root */
+      for (int k = leaf; k >= 0; k = s->m->dof_parent[k])
+        for (int r = 0; r < b->nrow; r++) v[r] += J[r * nv + k] * u[k];
+    } else {
+      for (int r = 0; r < b->nrow; r++)
+        for (int k = 0; k < nv; k++) v[r] += J[r * nv + k] * u[k];
+    }
   }
 }
 

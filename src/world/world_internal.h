@@ -79,6 +79,8 @@ typedef enum tl_row_kind {
   TL_ROW_EQUALITY = 3   /* 1 row, free (mimic) */
 } tl_row_kind;
 
+#define TL_LEAF_DENSE (-2)
+
 /* One constraint block (1 or 3 rows). Each row r has up to two Jacobian
  * parts (system a and system b) stored in the world's row pool:
  * J at pool[jadr_a + r*nv_a ...], M_eff^-1 J^T right after (same layout). */
@@ -87,6 +89,9 @@ typedef struct tl_block {
   int nrow;
   int sa, sb;           /* systems (sb = -1 if none) */
   int jadr_a, jadr_b;   /* pool offsets of J (nrow x nv); M_eff^-1 J^T follows at + nrow*nv */
+  int leaf_a, leaf_b;   /* sparsity of J: its nonzeros lie on the DOF path from this DOF to
+                           the root (dof_parent), -1: J is zero, TL_LEAF_DENSE: anywhere;
+                           limit and box rows: only at `dof` */
   double target[3];     /* desired row velocity (the solve drives J u+ + R lambda toward it) */
   double lo, hi;        /* bounds of scalar rows */
   double R;             /* regularization (compliance) of scalar rows and contact normals */
