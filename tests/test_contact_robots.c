@@ -26,7 +26,11 @@
  *            exit 77 if absent, SKIPPED if a mesh geom has no convex hull), PD kp 3,
  *            kd 0.1 holding q = 0, flat ground, 3 s: every step succeeds and the
  *            base origin stays above 0.1 m (it does not fall through), penetration
- *            < 1 mm, the contacts carry m g at the end (5 %). */
+ *            < 1 mm, the contacts carry m g at the end (5 %).
+ *   talos    Talos (SHARED/robots/talos/robots/talos_full_v2.urdf; exit 77 if
+ *            absent) in free flight, PD kp 300, kd 10 holding its reference pose,
+ *            1 s: >= 40 joint rows (Coulomb friction, limits, mimic), every solve
+ *            converged within 100 sweeps, joints within 0.05 rad of the target. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,16 +54,19 @@ static const char *pendulum_urdf =
     " <link name='base'><inertial><mass value='1'/>"
     "  <inertia ixx='0.01' iyy='0.01' izz='0.01' ixy='0' ixz='0' iyz='0'/></inertial></link>"
     " <joint name='j' type='revolute'><parent link='base'/><child link='arm'/>"
-    "  <axis xyz='0 1 0'/><limit lower='-0.5' upper='0.5' effort='100' velocity='10'/></joint>"
+    "  <axis xyz='0 1 0'/><limit lower='-0.5' upper='0.5' effort='100' velocity='10'/>"
+    "  <dynamics friction='%g'/></joint>"
     " <link name='arm'><inertial><origin xyz='%g 0 0'/><mass value='1'/>"
     "  <inertia ixx='0.001' iyy='0.001' izz='0.001' ixy='0' ixz='0' iyz='0'/></inertial></link>"
     "</robot>";
 
 /* Arm along sign * x: rotation about +y by q moves +x towards -z, so gravity
- * drives q towards sign * infinity, into the limit sign * 0.5. */
-static void limit_hold(double sign) {
+ * drives q towards sign * infinity, into the limit sign * 0.5. With Coulomb
+ * friction (N m, below the gravity torque) the DOF has two rows with the same
+ * Jacobian at the limit: the solve must still end within a few sweeps. */
+static void limit_hold(double sign, double friction) {
   char text[2048];
-  snprintf(text, sizeof text, pendulum_urdf, 0.5 * sign);
+  snprintf(text, sizeof text, pendulum_urdf, friction, 0.5 * sign);
   tl_model *m = NULL;
   tl_world *w = NULL;
   tl_system *s = NULL;
@@ -70,20 +77,73 @@ static void limit_hold(double sign) {
                 "expected)", tl_system_nq(s), tl_system_nv(s)))
     goto done;
   double lim = 0.5 * sign, q = 0.4 * sign, u = 0, over = -INFINITY, umax_end = 0, t_hit = -1;
+  int sweeps_end = 0, unconverged = 0;
   ok = tl_system_set_state(s, &q, 1, &u, 1, &err) == TL_OK;
   for (int i = 1; i <= 5000 && ok; i++) {
-    ok = tl_world_step(w, &err) == TL_OK && tl_system_get_state(s, &q, 1, &u, 1, &err) == TL_OK;
+    tl_solver_stats st;
+    ok = tl_world_step(w, &err) == TL_OK && tl_system_get_state(s, &q, 1, &u, 1, &err) == TL_OK &&
+         tl_world_solver_stats(w, &st, &err) == TL_OK;
     over = fmax(over, sign * (q - lim)); /* > 0: beyond the limit */
     if (t_hit < 0 && sign * (q - lim) > -1e-3) t_hit = i * DT;
-    if (i > 4000) umax_end = fmax(umax_end, fabs(u));
+    unconverged += !st.converged;
+    if (i > 4000) umax_end = fmax(umax_end, fabs(u)), sweeps_end = st.iterations > sweeps_end ? st.iterations : sweeps_end;
   }
-  printf("joint limit %+.1f rad, released at %+.1f: reaches it at %.3f s, max violation %.3e rad, "
-         "final q %.9f (|q - limit| %.3e), max |u| over the last 1 s %.3e rad/s\n",
-         lim, 0.4 * sign, t_hit, over, q, fabs(q - lim), umax_end);
+  printf("joint limit %+.1f rad (friction %g N m), released at %+.1f: reaches it at %.3f s, max violation %.3e rad, "
+         "final q %.9f (|q - limit| %.3e), max |u| over the last 1 s %.3e rad/s, %d sweeps at most, %d "
+         "solves unconverged\n",
+         lim, friction, 0.4 * sign, t_hit, over, q, fabs(q - lim), umax_end, sweeps_end, unconverged);
+  TL_CHECK(unconverged == 0, "limit %+.1f: %d solves did not converge", lim, unconverged);
+  TL_CHECK(sweeps_end <= 10, "limit %+.1f: %d sweeps at rest", lim, sweeps_end);
   TL_CHECK(ok, "limit pendulum: step failed: %s", err.message);
   TL_CHECK(over < 1e-3, "limit %+.1f: violated by %.3e rad", lim, over);
   TL_CHECK(fabs(q - lim) < 1e-3, "limit %+.1f: rests at %.6f, not at the limit", lim, q);
   TL_CHECK(umax_end < 1e-6, "limit %+.1f: still moving, |u| %.3e rad/s over the last 1 s", lim, umax_end);
+done:
+  tl_world_free(w);
+  tl_model_free(m);
+}
+
+/* ------------------------------------------------------------- talos */
+
+/* Talos (44 joints with URDF Coulomb friction, limits, mimic grippers) in
+ * free flight, PD kp 300, kd 10 holding its reference pose, 1 s at dt 1 ms:
+ * limit, friction and mimic rows of the same DOFs are redundant (same or
+ * dependent Jacobians), so impulses can trade between them without changing
+ * the motion. Every solve must still converge within the 100-sweep default,
+ * and the PD must hold the pose. */
+static void talos(const char *path) {
+  tl_model *m = NULL;
+  tl_world *w = NULL;
+  tl_system *s = NULL;
+  int ok = tl_model_load_urdf(path, NULL, &m, &err) == TL_OK && tl_world_create(&w, &err) == TL_OK &&
+           tl_world_add_system(w, m, &s, &err) == TL_OK;
+  if (!TL_CHECK(ok, "talos: setup failed: %s", err.message)) goto done;
+  int nq = tl_system_nq(s), nv = tl_system_nv(s), nrow_max = 0, unconverged = 0, maxit = 0;
+  double q[128], q0[128], u[128] = {0}, kp[128] = {0}, kd[128] = {0}, sweeps = 0, dev = 0;
+  if (!TL_CHECK(nq <= 128 && nv <= 128, "talos: nq %d nv %d", nq, nv)) goto done;
+  for (int k = 6; k < nv; k++) kp[k] = 300, kd[k] = 10;
+  ok = tl_model_reference_q(tl_system_model(s), q0, nq, &err) == TL_OK &&
+       tl_system_set_state(s, q0, nq, u, nv, &err) == TL_OK &&
+       tl_system_set_pd_gains(s, kp, kd, nv, &err) == TL_OK &&
+       tl_system_set_pd_targets(s, q0, nq, u, nv, &err) == TL_OK;
+  const int nstep = 1000;
+  for (int i = 0; i < nstep && ok; i++) {
+    tl_solver_stats st;
+    ok = tl_world_step(w, &err) == TL_OK && tl_world_solver_stats(w, &st, &err) == TL_OK &&
+         tl_system_get_state(s, q, nq, u, nv, &err) == TL_OK;
+    unconverged += !st.converged;
+    sweeps += st.iterations;
+    maxit = st.iterations > maxit ? st.iterations : maxit;
+    nrow_max = st.nrow > nrow_max ? st.nrow : nrow_max;
+    for (int k = 7; k < nq; k++) dev = fmax(dev, fabs(q[k] - q0[k]));
+  }
+  printf("talos in free flight, 1 s: up to %d joint rows, %.1f sweeps per solve on average, %d at most, %d "
+         "of %d solves unconverged, max joint deviation from the PD target %.3e rad\n",
+         nrow_max, sweeps / nstep, maxit, unconverged, nstep, dev);
+  TL_CHECK(ok, "talos: step failed: %s", err.message);
+  TL_CHECK(nrow_max >= 40, "talos: only %d joint rows (friction rows expected)", nrow_max);
+  TL_CHECK(unconverged == 0, "talos: %d of %d solves did not converge in 100 sweeps", unconverged, nstep);
+  TL_CHECK(dev < 0.05, "talos: joints left their PD targets by %.3e rad", dev);
 done:
   tl_world_free(w);
   tl_model_free(m);
@@ -404,24 +464,28 @@ done:
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: %s limits|anymal|solo12 [SHARED_DIR]\n", argv[0]);
+    fprintf(stderr, "usage: %s limits|anymal|solo12|talos [SHARED_DIR]\n", argv[0]);
     return 2;
   }
   const char *group = argv[1];
   if (!strcmp(group, "limits")) {
-    limit_hold(1);
-    limit_hold(-1);
+    limit_hold(1, 0);
+    limit_hold(-1, 0);
+    limit_hold(1, 0.5);
+    limit_hold(-1, 0.5);
     mimic_pair();
     return tl_test_finish();
   }
-  if (strcmp(group, "anymal") && strcmp(group, "solo12")) {
+  if (strcmp(group, "anymal") && strcmp(group, "solo12") && strcmp(group, "talos")) {
     fprintf(stderr, "unknown group '%s'\n", group);
     return 2;
   }
   const char *shared = tl_test_shared_dir(argc, argv, 2);
   char path[4096];
   snprintf(path, sizeof path, "%s/robots/%s", shared ? shared : "",
-           !strcmp(group, "anymal") ? "anymal_c/urdf/anymal.urdf" : "solo12/robots/solo12.urdf");
+           !strcmp(group, "anymal")  ? "anymal_c/urdf/anymal.urdf"
+           : !strcmp(group, "talos") ? "talos/robots/talos_full_v2.urdf"
+                                     : "solo12/robots/solo12.urdf");
   if (!shared || !file_exists(path)) {
     printf("SKIPPED: %s not found (shared robot corpus absent)\n", path);
     return TL_TEST_SKIP_CODE;
@@ -429,6 +493,8 @@ int main(int argc, char **argv) {
   if (!strcmp(group, "anymal")) {
     anymal(path, 0);
     anymal(path, 1);
+  } else if (!strcmp(group, "talos")) {
+    talos(path);
   } else {
     solo12(path);
   }

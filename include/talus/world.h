@@ -72,9 +72,12 @@ tl_status tl_world_ignore_collision(tl_world *world, int sa, int ba, int sb, int
 
 /* ---- the constraint solver ---- */
 tl_status tl_world_set_solver(tl_world *world, tl_solver solver, tl_error *err);
-/* Gauss-Seidel sweeps at most max_iter (default 100), stop when no impulse
- * changes by more than tol N s (default 1e-10); sor: over-relaxation of PGS
- * (default 1). Impulses are warm-started from the last step. */
+/* Gauss-Seidel sweeps at most max_iter (default 100), stop after a sweep in
+ * which no impulse, or no system's generalized impulse J^T lambda, changed
+ * by more than tol N s (default 1e-10; the second test ends sweeps that only
+ * trade impulse between redundant rows, which leaves the motion unchanged);
+ * sor: over-relaxation of PGS (default 1). Impulses are warm-started from
+ * the last step. */
 tl_status tl_world_set_solver_params(tl_world *world, int max_iter, double tol, double sor,
                                      tl_error *err);
 /* ODE's ERP (fraction of penetration removed per step, default 0.2) and CFM

@@ -237,27 +237,38 @@ void tl_world_build_constraints(tl_world *w) {
 
 /* ---------------- velocity-form helpers ---------------- */
 
-/* Row velocities J u of block b (current u of its systems). */
-static void block_velocity(const tl_world *w, const tl_block *b, double *v) {
-  for (int r = 0; r < b->nrow; r++) v[r] = 0;
+/* Row velocities J u of block b (current u of its systems), or with
+ * transpose set, f += J^T v for each system (f: the system's gen_change).
+ * Walks only J's nonzeros (see tl_block.leaf_a). */
+static void block_rows(const tl_world *w, const tl_block *b, double *v, int transpose) {
+  if (!transpose)
+    for (int r = 0; r < b->nrow; r++) v[r] = 0;
   for (int part = 0; part < 2; part++) {
     int si = part ? b->sb : b->sa;
     if (si < 0) continue;
     const tl_system *s = w->systems[si];
-    int nv = s->m->nv;
-    const double *J = w->pool + (part ? b->jadr_b : b->jadr_a), *u = s->d.u;
-    int leaf = part ? b->leaf_b : b->leaf_a;
+    int nv = s->m->nv, leaf = part ? b->leaf_b : b->leaf_a;
+    const double *J = w->pool + (part ? b->jadr_b : b->jadr_a);
+    double *u = transpose ? s->gen_change : s->d.u;
     if (b->kind == TL_ROW_LIMIT || b->kind == TL_ROW_BOX) {
-      v[0] += J[b->dof] * u[b->dof];
-    } else if (leaf != TL_LEAF_DENSE) { /* a point's rows: its path to the root */
-      for (int k = leaf; k >= 0; k = s->m->dof_parent[k])
-        for (int r = 0; r < b->nrow; r++) v[r] += J[r * nv + k] * u[k];
-    } else {
-      for (int r = 0; r < b->nrow; r++)
-        for (int k = 0; k < nv; k++) v[r] += J[r * nv + k] * u[k];
+      if (transpose)
+        u[b->dof] += J[b->dof] * v[0];
+      else
+        v[0] += J[b->dof] * u[b->dof];
+      continue;
     }
+    for (int k = leaf == TL_LEAF_DENSE ? nv - 1 : leaf; k >= 0;
+         k = leaf == TL_LEAF_DENSE ? k - 1 : s->m->dof_parent[k]) /* a point's rows: its DOF path */
+      for (int r = 0; r < b->nrow; r++) {
+        if (transpose)
+          u[k] += J[r * nv + k] * v[r];
+        else
+          v[r] += J[r * nv + k] * u[k];
+      }
   }
 }
+
+static void block_velocity(const tl_world *w, const tl_block *b, double *v) { block_rows(w, b, v, 0); }
 
 /* u += M_eff^-1 J^T dl for each system of block b. */
 static void apply_impulse(tl_world *w, const tl_block *b, const double *dl) {
@@ -309,9 +320,11 @@ static void pyramid_update(const tl_block *b, const double v[3], double sor, dou
   memcpy(nl, l, sizeof(l));
 }
 
-/* One Gauss-Seidel sweep over the blocks. Returns the largest impulse change. */
-static double gauss_seidel_sweep(tl_world *w, int pyramid) {
+/* One Gauss-Seidel sweep over the blocks. Returns the largest impulse change
+ * and in *gen the largest change of a system's generalized impulse J^T lambda. */
+static double gauss_seidel_sweep(tl_world *w, int pyramid, double *gen) {
   double change = 0;
+  for (int i = 0; i < w->nsystem; i++) memset(w->systems[i]->gen_change, 0, (size_t)w->systems[i]->m->nv * sizeof(double));
   for (int n = 0; n < w->nblock; n++) {
     tl_block *b = &w->blocks[n];
     double v[3], nl[3] = {0, 0, 0}, dl[3];
@@ -332,7 +345,11 @@ static double gauss_seidel_sweep(tl_world *w, int pyramid) {
       b->lambda[r] = nl[r];
     }
     apply_impulse(w, b, dl);
+    block_rows(w, b, dl, 1);
   }
+  *gen = 0;
+  for (int i = 0; i < w->nsystem; i++)
+    for (int k = 0; k < w->systems[i]->m->nv; k++) *gen = fmax(*gen, fabs(w->systems[i]->gen_change[k]));
   return change;
 }
 
@@ -353,19 +370,24 @@ static double sweep_norm2(const tl_world *w) {
  * the Delassus matrix is nearly singular (two sticking contacts of one edge
  * can trade opposite friction impulses that cost only the normal
  * compliance); the conjugate direction crosses such a valley in a few steps.
- * The next sweep projects lambda back on its cone or box; the solve stops
- * after a sweep whose largest change is within the tolerance. PGS keeps
- * plain (over-relaxed) sweeps, as ODE's QuickStep. */
+ * The next sweep projects lambda back on its cone or box. PGS keeps plain
+ * (over-relaxed) sweeps, as ODE's QuickStep.
+ * The solve stops after a sweep in which no impulse, or no system's
+ * generalized impulse J^T lambda, changed by more than the tolerance. The
+ * second test matters where rows are redundant (a joint limit and the
+ * friction of the same DOF, a mimic pair at its limits, four corners of a
+ * box face): impulses are then not unique, only the motion is, and the
+ * sweeps can trade impulse between such rows at no cost (J^T d = 0 exactly
+ * when G d = 0, G = J M^-1 J^T) for ever. */
 static void solve_gauss_seidel(tl_world *w, int pyramid) {
-  int it = 0;
+  int it = 0, converged = 0;
   double change = 0, gprev = 0;
   for (int n = 0; n < w->nblock; n++) memset(w->blocks[n].p, 0, sizeof(w->blocks[n].p));
-  for (it = 0; it < w->solver_max_iter; it++) {
-    change = gauss_seidel_sweep(w, pyramid);
-    if (change <= w->solver_tol) {
-      it++;
-      break;
-    }
+  for (it = 0; it < w->solver_max_iter && !converged; it++) {
+    double gen;
+    change = gauss_seidel_sweep(w, pyramid, &gen);
+    converged = change <= w->solver_tol || gen <= w->solver_tol;
+    if (converged) continue;
     /* PGS stays ODE's QuickStep (plain SOR sweeps); and the result is always
      * a sweep's, inside every cone and box: no extrapolation after the last */
     if (pyramid || it + 1 == w->solver_max_iter) continue;
@@ -388,7 +410,7 @@ static void solve_gauss_seidel(tl_world *w, int pyramid) {
   }
   w->stats.iterations = it;
   w->stats.last_change = change;
-  w->stats.converged = change <= w->solver_tol;
+  w->stats.converged = converged;
 }
 
 /* ---------------- Dantzig ---------------- */

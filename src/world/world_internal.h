@@ -35,6 +35,7 @@ struct tl_system {
   double *u_free;       /* [nv] velocity before constraint impulses */
   double *rk;           /* RK4 scratch: q0 [nq], u0 [nv], 4 accelerations and 4 velocities [8 nv] */
   double *Jtmp;         /* [3*nv] scratch Jacobian */
+  double *gen_change;   /* [nv] J^T dlambda of the current Gauss-Seidel sweep (N s, N m s) */
   tl_hull *hulls;       /* [m->nhull] views of the model's hull pools */
   unsigned char *pd_row; /* [nv] 1: this step the PD of the DOF is a boxed row (it saturates) */
   double *lambda_joint;  /* [4 nv] last impulses of joint rows (lower limit, upper limit,
