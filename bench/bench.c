@@ -1,8 +1,9 @@
 /* talus_bench: microseconds per call of the main kinematic and dynamic
  * queries of the public API, for every robot of the shared corpus and the
- * project's own quadruped.
+ * project's own quadruped, and the same for a peer engine (MuJoCo) measured
+ * in the same run, on the same robots, at the same state.
  *
- *   talus_bench [SHARED_ROBOTS_DIR] [--reps N] [--batch-ms X] [--json]
+ *   talus_bench [SHARED_ROBOTS_DIR] [--reps N] [--batch-ms X] [--no-peer] [--json]
  *
  * SHARED_ROBOTS_DIR (default: the shared/robots folder beside the source
  * tree) is searched recursively for *.urdf; robots/talus_quadruped is added.
@@ -16,7 +17,29 @@
  * batch sized to take about X ms (default 2); the figure is the median over
  * batches of the batch mean. What each column includes is printed in the
  * header: the public API caches kinematics and M/h after tl_system_set_state
- * and computes them lazily, so a query's cost depends on what is cached. */
+ * and computes them lazily, so a query's cost depends on what is cached.
+ *
+ * Peer (house rule: speed targets are ratios against a peer measured in the
+ * same run). When CMake finds MuJoCo (libmujoco-dev), bench/peer_mujoco.c is
+ * built in (TALUS_BENCH_MUJOCO): for each robot it generates a MuJoCo model
+ * from the compiled Talus model (same bodies, joints, inertials, rotor
+ * inertia as armature; see peer_mujoco.c), maps the random state into
+ * MuJoCo's coordinates, and before any timing cross-checks the two engines
+ * at that state: body poses, M (joint block and whole), h, RNEA, forward
+ * dynamics and the frame Jacobian, each as max |mujoco - talus| / max |talus|.
+ * A robot whose largest difference exceeds 1e-9 is flagged MISMATCH: its
+ * ratios compare different models and mean nothing. Then both engines are
+ * timed with the same batch/median method, their batches interleaved (batch
+ * b of every Talus and every MuJoCo query, then batch b + 1), so that a load
+ * change on the machine hits both alike. Each column's MuJoCo counterpart is
+ * printed in the header (MuJoCo has no ABA: its forward dynamics is CRBA +
+ * sparse L^T D L + RNEA for the bias + solve; in its step, kp is a position
+ * actuator, explicit, and kd joint damping, implicit in its Euler
+ * integrator, where Talus's PD is implicit in both).
+ *
+ * Reading the ratio: ratio = MuJoCo us / Talus us for the same column, robot
+ * and state; > 1 means Talus is faster, < 1 that MuJoCo is. Without MuJoCo the
+ * output says that no peer was measured and has no ratios. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <dirent.h>
@@ -31,6 +54,8 @@
 
 #include "talus/talus.h"
 
+#include "bench_peer.h"
+
 #ifndef TALUS_SHARED_ROBOTS_DIR
 #define TALUS_SHARED_ROBOTS_DIR "../shared/robots"
 #endif
@@ -43,10 +68,17 @@
 #define BENCH_KD 10.0
 #define MAX_ROBOTS 64
 #define BENCH_PI 3.14159265358979323846
+#define XCHECK_TOL 1e-9 /* largest cross-check difference for comparable timings */
+
+#ifdef TALUS_BENCH_MUJOCO
+#define HAVE_PEER 1
+#else
+#define HAVE_PEER 0
+#endif
 
 /* ------------------------------------------------------------- columns */
 
-enum { C_FK, C_FK_CRBA, C_CRBA, C_RNEA, C_ABA, C_MINV, C_JAC, C_STEP, NCOL };
+/* C_FK ... NCOL: bench_peer.h */
 
 static const char *const col_key[NCOL] = {"fk",  "fk_crba_h", "crba_h", "rnea",
                                           "aba", "minv",      "frame_jacobian", "step"};
@@ -212,6 +244,20 @@ static void random_state(const tl_model *m, double *q, double *u) {
     }
   }
   for (int k = 0; k < tl_model_nv(m); ++k) u[k] = rng_normal();
+  /* a state the robot can be in: mimic joints on their relation (the world
+   * enforces it; off it, every step would start with a large correction) */
+  for (int b = 0; b < tl_model_nbody(m); ++b) {
+    int iu = tl_model_joint_u_index(m, b), j, jb = -1;
+    double mult, offset;
+    tl_joint_type t = tl_model_joint_type(m, b);
+    if ((t != TL_JOINT_REVOLUTE && t != TL_JOINT_PRISMATIC) || tl_model_dof_mimic(m, iu, &j, &mult, &offset) != 1)
+      continue;
+    for (int c = 0; c < tl_model_nbody(m); ++c)
+      if (tl_model_joint_u_index(m, c) == j) jb = c;
+    if (jb < 0) continue;
+    q[tl_model_joint_q_index(m, b)] = mult * q[tl_model_joint_q_index(m, jb)] + offset;
+    u[iu] = mult * u[j];
+  }
 }
 
 /* ------------------------------------------------------------ timing */
@@ -225,42 +271,73 @@ typedef struct bench_ctx {
   tl_error err;
 } bench_ctx;
 
-typedef void (*bench_fn)(bench_ctx *c);
-
 static void keep_status(bench_ctx *c, tl_status st) {
   if (st != TL_OK && c->st == TL_OK) c->st = st;
 }
 
-static void q_fk(bench_ctx *c) {
+static void q_fk(void *ctx) {
+  bench_ctx *c = ctx;
   double pos[3], R[9];
   keep_status(c, tl_system_set_state(c->sys, c->q, c->nq, c->u, c->nv, &c->err));
   keep_status(c, tl_system_body_pose(c->sys, c->last_body, pos, R, &c->err));
 }
-static void q_fk_crba(bench_ctx *c) {
+static void q_fk_crba(void *ctx) {
+  bench_ctx *c = ctx;
   keep_status(c, tl_system_set_state(c->sys, c->q, c->nq, c->u, c->nv, &c->err));
   keep_status(c, tl_system_mass_matrix(c->sys, c->M, c->nv, &c->err));
 }
-static void q_rnea(bench_ctx *c) {
+static void q_rnea(void *ctx) {
+  bench_ctx *c = ctx;
   keep_status(c, tl_system_inverse_dynamics(c->sys, c->du, c->out, c->nv, &c->err));
 }
-static void q_aba(bench_ctx *c) {
+static void q_aba(void *ctx) {
+  bench_ctx *c = ctx;
   keep_status(c, tl_system_forward_dynamics(c->sys, c->tau, c->out, c->nv, &c->err));
 }
-static void q_minv(bench_ctx *c) {
+static void q_minv(void *ctx) {
+  bench_ctx *c = ctx;
   keep_status(c, tl_system_inverse_mass_matrix(c->sys, c->M, c->nv, &c->err));
 }
-static void q_jac(bench_ctx *c) {
+static void q_jac(void *ctx) {
+  bench_ctx *c = ctx;
   keep_status(c, tl_system_frame_jacobian(c->sys, c->last_frame, c->Jp, c->Jr, c->nv, &c->err));
 }
-static void q_step(bench_ctx *c) { keep_status(c, tl_world_step(c->world, &c->err)); }
+static void q_step(void *ctx) {
+  bench_ctx *c = ctx;
+  keep_status(c, tl_world_step(c->world, &c->err));
+}
 
 /* Put the system back at the random state and warm the caches a query relies on. */
-static void reset_state(bench_ctx *c) {
+static void reset_state(void *ctx) {
+  bench_ctx *c = ctx;
   double pos[3], R[9];
   tl_system_set_state(c->sys, c->q, c->nq, c->u, c->nv, NULL);
   tl_system_body_pose(c->sys, 0, pos, R, NULL); /* kinematics */
   tl_system_mass_matrix(c->sys, c->M, c->nv, NULL); /* M and h */
 }
+
+static void talus_clear(void *ctx) {
+  bench_ctx *c = ctx;
+  c->st = TL_OK;
+  memset(&c->err, 0, sizeof c->err);
+}
+
+static int talus_failed(void *ctx, char *why, size_t len) {
+  bench_ctx *c = ctx;
+  if (c->st == TL_OK) return 0;
+  snprintf(why, len, "%.290s", c->err.message[0] ? c->err.message : tl_status_name(c->st));
+  return 1;
+}
+
+/* One timed query of one engine: the call, how to put the engine back at
+ * the benchmark state, and how to learn whether a call failed. */
+typedef struct timed {
+  void *ctx;
+  void (*fn)(void *ctx);    /* NULL: not timed */
+  void (*reset)(void *ctx); /* back to the state, caches warm */
+  void (*clear)(void *ctx); /* forget failures */
+  int (*failed)(void *ctx, char *why, size_t len);
+} timed;
 
 static double now_s(void) {
   struct timespec ts;
@@ -268,9 +345,9 @@ static double now_s(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static double run_batch(bench_ctx *c, bench_fn fn, long n) {
+static double run_batch(const timed *t, long n) {
   double t0 = now_s();
-  for (long i = 0; i < n; ++i) fn(c);
+  for (long i = 0; i < n; ++i) t->fn(t->ctx);
   return now_s() - t0;
 }
 
@@ -279,21 +356,21 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Calls per batch so that a batch of fn takes about batch_s; 0 if a call failed. */
-static long calibrate(bench_ctx *c, bench_fn fn, double batch_s) {
-  c->st = TL_OK;
-  reset_state(c);
-  fn(c); /* warm up, and find out whether the call works at all */
-  if (c->st != TL_OK) return 0;
+/* Calls per batch so that a batch of t->fn takes about batch_s; 0 if a call failed. */
+static long calibrate(const timed *t, double batch_s, char *why, size_t len) {
+  t->clear(t->ctx);
+  t->reset(t->ctx);
+  t->fn(t->ctx); /* warm up, and find out whether the call works at all */
+  if (t->failed(t->ctx, why, len)) return 0;
   long n = 1;
-  reset_state(c);
-  double t = run_batch(c, fn, n);
-  while (t < 0.25 * batch_s && n < (1L << 26)) {
+  t->reset(t->ctx);
+  double s = run_batch(t, n);
+  while (s < 0.25 * batch_s && n < (1L << 26)) {
     n *= 2;
-    reset_state(c);
-    t = run_batch(c, fn, n);
+    t->reset(t->ctx);
+    s = run_batch(t, n);
   }
-  if (t > 0) n = (long)ceil((double)n * batch_s / t);
+  if (s > 0) n = (long)ceil((double)n * batch_s / s);
   return n < 1 ? 1 : n;
 }
 
@@ -302,40 +379,34 @@ static double median(double *v, int n) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* Time the queries fns[k] (NULL: skipped) into us[k]: microseconds per call,
- * the median over `batches` batches of the batch mean; NaN (and the reason
- * in failed[k]) when a call failed. The batches of the queries are
- * interleaved (batch b of every query, then batch b + 1), so that a load
- * change on the machine hits every column alike. */
-static void time_queries(bench_ctx *c, const bench_fn *fns, int nfn, int batches, double batch_s,
-                         double *us, char (*failed)[300]) {
-  long n[NCOL];
-  static double per[NCOL][256];
+#define MAX_TIMED (2 * NCOL)
+
+/* Time the queries t[k] (fn NULL: skipped) into us[k]: microseconds per
+ * call, the median over `batches` batches of the batch mean; NaN (and the
+ * reason in failed[k]) when a call failed. The batches of all queries, of
+ * both engines, are interleaved (batch b of every query, then batch b + 1),
+ * so that a load change on the machine hits every column alike. */
+static void time_queries(const timed *t, int nt, int batches, double batch_s, double *us,
+                         char (*failed)[300]) {
+  long n[MAX_TIMED];
+  static double per[MAX_TIMED][256];
   if (batches > 256) batches = 256;
-  for (int k = 0; k < nfn; ++k) {
+  if (nt > MAX_TIMED) nt = MAX_TIMED;
+  for (int k = 0; k < nt; ++k) {
     us[k] = NAN;
     n[k] = 0;
-    if (!fns[k]) continue;
-    memset(&c->err, 0, sizeof c->err);
-    n[k] = calibrate(c, fns[k], batch_s);
-    if (n[k] == 0)
-      snprintf(failed[k], 300, "%.290s",
-               c->err.message[0] ? c->err.message : tl_status_name(c->st));
+    if (!t[k].fn) continue;
+    n[k] = calibrate(&t[k], batch_s, failed[k], 300);
   }
   for (int b = 0; b < batches; ++b)
-    for (int k = 0; k < nfn; ++k) {
+    for (int k = 0; k < nt; ++k) {
       if (n[k] == 0) continue;
-      reset_state(c);
-      c->st = TL_OK;
-      memset(&c->err, 0, sizeof c->err);
-      per[k][b] = run_batch(c, fns[k], n[k]) / (double)n[k];
-      if (c->st != TL_OK) { /* e.g. a step diverged: no figure for this query */
-        n[k] = 0;
-        snprintf(failed[k], 300, "%.290s",
-                 c->err.message[0] ? c->err.message : tl_status_name(c->st));
-      }
+      t[k].reset(t[k].ctx);
+      t[k].clear(t[k].ctx);
+      per[k][b] = run_batch(&t[k], n[k]) / (double)n[k];
+      if (t[k].failed(t[k].ctx, failed[k], 300)) n[k] = 0; /* e.g. a step diverged: no figure */
     }
-  for (int k = 0; k < nfn; ++k)
+  for (int k = 0; k < nt; ++k)
     if (n[k] > 0) us[k] = 1e6 * median(per[k], batches);
 }
 
@@ -349,6 +420,14 @@ typedef struct robot_result {
   double us[NCOL];
   char error[1100]; /* load / setup failure, empty if none */
   char failed[NCOL][300];
+  /* the peer (MuJoCo), when built in */
+  int peer;                    /* 1: the peer was built and timed for this robot */
+  double peer_us[NCOL];
+  char peer_failed[NCOL][300];
+  char peer_error[1100];       /* why the peer could not be set up, empty if none */
+  char peer_note[600];         /* what had to be adapted, empty if nothing */
+  double xcheck[NCHECK];       /* cross-check: relative differences (bench_peer.h) */
+  double xcheck_max;           /* their largest (NAN: not checked) */
 } robot_result;
 
 static int setup(bench_ctx *c, const tl_model *model, char *why, size_t len) {
@@ -426,10 +505,38 @@ static void teardown(bench_ctx *c) {
   memset(c, 0, sizeof(*c));
 }
 
-static void bench_robot(const robot_entry *e, robot_result *r, int batches, double batch_s) {
+static double ratio(double peer_us, double talus_us) {
+  return isfinite(peer_us) && isfinite(talus_us) && talus_us > 0 ? peer_us / talus_us : NAN;
+}
+
+#if HAVE_PEER
+/* Build the peer for this robot, cross-check it against Talus at the
+ * benchmark state, and fill the peer's timing entries. 0 on success. */
+static int peer_setup(const tl_model *model, bench_ctx *c, robot_result *r, bench_peer **peer,
+                      timed *t) {
+  bench_peer_state s = {c->q, c->u, c->du, c->tau, BENCH_KP, BENCH_KD, c->last_frame};
+  if (bench_peer_create(model, &s, peer, r->peer_note, sizeof r->peer_note, r->peer_error,
+                        sizeof r->peer_error) != 0)
+    return -1;
+  if (bench_peer_crosscheck(*peer, c->sys, r->xcheck, r->peer_error, sizeof r->peer_error) != 0)
+    return -1;
+  r->xcheck_max = 0;
+  for (int k = 0; k < NCHECK; ++k)
+    if (!isnan(r->xcheck[k])) r->xcheck_max = fmax(r->xcheck_max, r->xcheck[k]);
+  for (int k = 0; k < NCOL; ++k)
+    t[k] = (timed){*peer, bench_peer_query(k), bench_peer_reset, bench_peer_clear,
+                   bench_peer_failed};
+  return 0;
+}
+#endif
+
+static void bench_robot(const robot_entry *e, robot_result *r, int batches, double batch_s,
+                        int use_peer) {
   memset(r, 0, sizeof(*r));
   r->e = e;
-  for (int k = 0; k < NCOL; ++k) r->us[k] = NAN;
+  for (int k = 0; k < NCOL; ++k) r->us[k] = r->peer_us[k] = NAN;
+  for (int k = 0; k < NCHECK; ++k) r->xcheck[k] = NAN;
+  r->xcheck_max = NAN;
   tl_load_options opt = tl_load_options_default();
   opt.base = e->base;
   tl_model *model = NULL;
@@ -452,9 +559,41 @@ static void bench_robot(const robot_entry *e, robot_result *r, int batches, doub
   }
   c.last_frame = deepest_frame(model, c.sys, &r->frame_dofs);
   snprintf(r->frame, sizeof r->frame, "%s", tl_model_frame_name(model, c.last_frame));
-  static const bench_fn fns[NCOL] = {q_fk, q_fk_crba, NULL, q_rnea, q_aba, q_minv, q_jac, q_step};
-  time_queries(&c, fns, NCOL, batches, batch_s, r->us, r->failed);
+  static void (*const fns[NCOL])(void *) = {q_fk,  q_fk_crba, NULL,  q_rnea,
+                                            q_aba, q_minv,    q_jac, q_step};
+  timed t[MAX_TIMED];
+  int nt = NCOL;
+  for (int k = 0; k < NCOL; ++k) t[k] = (timed){&c, fns[k], reset_state, talus_clear, talus_failed};
+  double us[MAX_TIMED];
+  static char failed[MAX_TIMED][300];
+  memset(failed, 0, sizeof failed);
+#if HAVE_PEER
+  bench_peer *peer = NULL;
+  if (use_peer) {
+    if (peer_setup(model, &c, r, &peer, t + NCOL) == 0) {
+      r->peer = 1;
+      nt = 2 * NCOL;
+    } else {
+      r->xcheck_max = NAN;
+    }
+  }
+#else
+  (void)use_peer;
+#endif
+  time_queries(t, nt, batches, batch_s, us, failed);
+  for (int k = 0; k < NCOL; ++k) {
+    r->us[k] = us[k];
+    memcpy(r->failed[k], failed[k], sizeof r->failed[k]);
+    if (r->peer) {
+      r->peer_us[k] = us[NCOL + k];
+      memcpy(r->peer_failed[k], failed[NCOL + k], sizeof r->peer_failed[k]);
+    }
+  }
   r->us[C_CRBA] = r->us[C_FK_CRBA] - r->us[C_FK];
+  if (r->peer) r->peer_us[C_CRBA] = r->peer_us[C_FK_CRBA] - r->peer_us[C_FK];
+#if HAVE_PEER
+  bench_peer_free(peer);
+#endif
   teardown(&c);
   tl_model_free(model);
 }
@@ -472,42 +611,143 @@ static void machine_load(double *load, long *ncpu) {
   fclose(f);
 }
 
-static void print_table(const robot_result *res, int n, int batches, double batch_ms) {
+static const char *const xcheck_key[NCHECK] = {"pose", "mass_matrix_joints", "mass_matrix",
+                                                "h", "rnea", "forward_dynamics",
+                                                "frame_jacobian"};
+static const char *const xcheck_head[NCHECK] = {"pose", "M(joints)", "M", "h", "RNEA", "FD", "J"};
+
+/* Why there is no peer in this run (NULL: there is one). */
+static const char *no_peer_reason(int use_peer) {
+  if (!HAVE_PEER)
+    return "talus_bench was built without MuJoCo (install libmujoco-dev, e.g. with "
+           "scripts/setup.sh, and configure again)";
+  if (!use_peer) return "--no-peer was given";
+  return NULL;
+}
+
+static const char *peer_label(void) {
+#if HAVE_PEER
+  return bench_peer_name();
+#else
+  return "none";
+#endif
+}
+
+static const char *peer_col_doc(int k) {
+#if HAVE_PEER
+  return bench_peer_column_doc(k);
+#else
+  (void)k;
+  return NULL;
+#endif
+}
+
+static const char *peer_model_doc(void) {
+#if HAVE_PEER
+  return bench_peer_model_doc();
+#else
+  return NULL;
+#endif
+}
+
+static void print_row(int wl, const char *label, const char *base, const char *nv,
+                      const char *jdof, const char *engine, const double *v, int is_ratio) {
+  printf("%-*s %-8s %3s %4s %-6s", wl, label, base, nv, jdof, engine);
+  for (int k = 0; k < NCOL; ++k) {
+    int w = k == C_FK_CRBA ? 10 : 8;
+    if (isnan(v[k]))
+      printf(" %*s", w, "n/a");
+    else
+      printf(" %*.*f", w, is_ratio ? 2 : 3, v[k]);
+  }
+  putchar('\n');
+}
+
+static void print_table(const robot_result *res, int n, int batches, double batch_ms,
+                        int use_peer) {
   int wl = 5;
   for (int i = 0; i < n; ++i)
     if ((int)strlen(res[i].e->label) > wl) wl = (int)strlen(res[i].e->label);
   double load;
   long ncpu;
   machine_load(&load, &ncpu);
+  const char *no_peer = no_peer_reason(use_peer);
   printf("# talus_bench: microseconds per call, median over %d batches of the batch mean "
          "(each batch ~%g ms), one seeded random state per robot, talus " TALUS_VERSION "\n",
          batches, batch_ms);
   printf("# machine: %ld CPUs online, load average %.2f at the end of the run (a loaded "
          "machine makes the figures noisy)\n", ncpu, load);
-  for (int k = 0; k < NCOL; ++k) printf("# %-9s %s\n", col_head[k], col_doc[k]);
+  if (no_peer) {
+    printf("# peer: NONE MEASURED: %s; Talus figures only, no ratios\n", no_peer);
+  } else {
+    printf("# peer: %s, measured in this run on the same robots at the same state, its batches "
+           "interleaved with Talus's\n", peer_label());
+    printf("# ratio = %s us / Talus us, per robot and column: > 1 means Talus is faster, < 1 "
+           "that the peer is\n", peer_label());
+    printf("# peer model: %s\n", peer_model_doc());
+  }
+  for (int k = 0; k < NCOL; ++k) {
+    printf("# %-9s %s%s\n", col_head[k], no_peer ? "" : "talus:  ", col_doc[k]);
+    if (!no_peer) printf("# %-9s mujoco: %s\n", "", peer_col_doc(k));
+  }
   printf("# jdof      ancestor DOFs of that frame (non-zero columns of its Jacobian)\n");
-  printf("%-*s %-8s %3s %4s", wl, "robot", "base", "nv", "jdof");
+  printf("%-*s %-8s %3s %4s %-6s", wl, "robot", "base", "nv", "jdof", "engine");
   for (int k = 0; k < NCOL; ++k) printf(" %*s", k == C_FK_CRBA ? 10 : 8, col_head[k]);
   putchar('\n');
   for (int i = 0; i < n; ++i) {
     const robot_result *r = &res[i];
-    printf("%-*s %-8s ", wl, r->e->label, r->e->base == TL_BASE_FIXED ? "fixed" : "floating");
+    const char *base = r->e->base == TL_BASE_FIXED ? "fixed" : "floating";
     if (r->error[0]) {
-      printf("  -  %s\n", r->error);
+      printf("%-*s %-8s   -  %s\n", wl, r->e->label, base, r->error);
       continue;
     }
-    printf("%3d %4d", r->nv, r->frame_dofs);
-    for (int k = 0; k < NCOL; ++k) {
-      int w = k == C_FK_CRBA ? 10 : 8;
-      if (isnan(r->us[k]))
-        printf(" %*s", w, "n/a");
-      else
-        printf(" %*.3f", w, r->us[k]);
+    char nv[16], jd[16];
+    snprintf(nv, sizeof nv, "%d", r->nv);
+    snprintf(jd, sizeof jd, "%d", r->frame_dofs);
+    print_row(wl, r->e->label, base, nv, jd, "talus", r->us, 0);
+    if (!no_peer) {
+      double rat[NCOL];
+      for (int k = 0; k < NCOL; ++k) rat[k] = ratio(r->peer_us[k], r->us[k]);
+      print_row(wl, "", "", "", "", "mujoco", r->peer_us, 0);
+      print_row(wl, "", "", "", "", "ratio", rat, 1);
     }
-    putchar('\n');
     for (int k = 0; k < NCOL; ++k)
       if (r->failed[k][0])
-        printf("#   %s: %s failed: %s\n", r->e->label, col_head[k], r->failed[k]);
+        printf("#   %s: talus %s failed: %s\n", r->e->label, col_head[k], r->failed[k]);
+    for (int k = 0; k < NCOL; ++k)
+      if (r->peer_failed[k][0])
+        printf("#   %s: mujoco %s failed: %s\n", r->e->label, col_head[k], r->peer_failed[k]);
+    if (r->peer_error[0]) printf("#   %s: mujoco: no figures: %s\n", r->e->label, r->peer_error);
+    if (r->peer_note[0]) printf("#   %s: mujoco model: %s\n", r->e->label, r->peer_note);
+    if (r->peer && !(r->xcheck_max <= XCHECK_TOL))
+      printf("#   %s: CROSS-CHECK MISMATCH (largest relative difference %.3g > %g): the "
+             "engines disagree, so these ratios mean nothing\n",
+             r->e->label, r->xcheck_max, XCHECK_TOL);
+  }
+  if (no_peer) return;
+  printf("\n# cross-check, done before timing at the benchmark state: max |mujoco - talus| / "
+         "max |talus| per quantity (MuJoCo's coordinates); above %g the ratios are not "
+         "comparable\n", XCHECK_TOL);
+  printf("# pose: every body's world position and rotation; M(joints): the block of the "
+         "non-base DOFs; M: all of it (base mapped); h: bias force; RNEA: M du + h; FD: "
+         "M^-1 (tau - h); J: the frame Jacobian of the frameJ column\n");
+  printf("%-*s", wl, "robot");
+  for (int k = 0; k < NCHECK; ++k) printf(" %9s", xcheck_head[k]);
+  printf(" %9s  %s\n", "max", "verdict");
+  for (int i = 0; i < n; ++i) {
+    const robot_result *r = &res[i];
+    printf("%-*s", wl, r->e->label);
+    if (!r->peer) {
+      printf(" not checked: %s\n", r->error[0] ? "Talus could not load it" : "no peer model");
+      continue;
+    }
+    for (int k = 0; k < NCHECK; ++k) {
+      if (isnan(r->xcheck[k]))
+        printf(" %9s", "-");
+      else
+        printf(" %9.2e", r->xcheck[k]);
+    }
+    printf(" %9.2e  %s\n", r->xcheck_max, r->xcheck_max <= XCHECK_TOL ? "ok" : "MISMATCH");
   }
 }
 
@@ -532,7 +772,9 @@ static void json_number(double v) {
     fputs("null", stdout);
 }
 
-static void print_json(const robot_result *res, int n, int batches, double batch_ms) {
+static void print_json(const robot_result *res, int n, int batches, double batch_ms,
+                       int use_peer) {
+  const char *no_peer = no_peer_reason(use_peer);
   printf("{\n  \"generator\": \"talus_bench (talus " TALUS_VERSION ")\",\n");
   printf("  \"units\": \"microseconds per call\",\n");
   printf("  \"statistic\": \"median over batches of the batch mean\",\n");
@@ -543,15 +785,44 @@ static void print_json(const robot_result *res, int n, int batches, double batch
          BENCH_SEED);
   printf("  \"cpus_online\": %ld,\n  \"load_average_1min\": ", ncpu);
   json_number(load);
-  printf(",\n");
-  printf("  \"columns\": {");
+  printf(",\n  \"peer\": ");
+  if (no_peer) {
+    char note[400];
+    snprintf(note, sizeof note, "no peer measured: %s; Talus figures only, no ratios", no_peer);
+    fputs("null,\n  \"peer_note\": ", stdout);
+    json_string(note);
+  } else {
+    json_string(peer_label());
+    printf(",\n  \"ratio\": ");
+    json_string("<column>_ratio = <column>_peer_us / <column>_us (peer time / Talus time, same "
+                "run, robot and state): > 1 means Talus is faster");
+    printf(",\n  \"peer_model\": ");
+    json_string(peer_model_doc());
+    printf(",\n  \"crosscheck\": ");
+    json_string("max |peer - talus| / max |talus| per quantity at the benchmark state, in the "
+                "peer's coordinates; crosscheck_ok is false above the tolerance, and then the "
+                "ratios are not comparable");
+    printf(",\n  \"crosscheck_tolerance\": %g", XCHECK_TOL);
+  }
+  printf(",\n  \"columns\": {");
   for (int k = 0; k < NCOL; ++k) {
     printf("%s\n    ", k ? "," : "");
     json_string(col_key[k]);
     fputs(": ", stdout);
     json_string(col_doc[k]);
   }
-  printf("\n  },\n  \"robots\": [");
+  printf("\n  }");
+  if (!no_peer) {
+    printf(",\n  \"peer_columns\": {");
+    for (int k = 0; k < NCOL; ++k) {
+      printf("%s\n    ", k ? "," : "");
+      json_string(col_key[k]);
+      fputs(": ", stdout);
+      json_string(peer_col_doc(k));
+    }
+    printf("\n  }");
+  }
+  printf(",\n  \"robots\": [");
   for (int i = 0; i < n; ++i) {
     const robot_result *r = &res[i];
     printf("%s\n    {\"robot\": ", i ? "," : "");
@@ -578,6 +849,39 @@ static void print_json(const robot_result *res, int n, int batches, double batch
       printf(", \"%s_error\": ", col_key[k]);
       json_string(r->failed[k]);
     }
+    if (!no_peer) {
+      for (int k = 0; k < NCOL; ++k) {
+        printf(", \"%s_peer_us\": ", col_key[k]);
+        json_number(r->peer_us[k]);
+      }
+      for (int k = 0; k < NCOL; ++k) {
+        printf(", \"%s_ratio\": ", col_key[k]);
+        json_number(ratio(r->peer_us[k], r->us[k]));
+      }
+      for (int k = 0; k < NCOL; ++k) {
+        if (!r->peer_failed[k][0]) continue;
+        printf(", \"%s_peer_error\": ", col_key[k]);
+        json_string(r->peer_failed[k]);
+      }
+      if (r->peer_error[0]) {
+        fputs(", \"peer_error\": ", stdout);
+        json_string(r->peer_error);
+      }
+      if (r->peer_note[0]) {
+        fputs(", \"peer_note\": ", stdout);
+        json_string(r->peer_note);
+      }
+      if (r->peer) {
+        fputs(", \"crosscheck\": {", stdout);
+        for (int k = 0; k < NCHECK; ++k) {
+          printf("%s\"%s\": ", k ? ", " : "", xcheck_key[k]);
+          json_number(r->xcheck[k]);
+        }
+        fputs(", \"max\": ", stdout);
+        json_number(r->xcheck_max);
+        printf("}, \"crosscheck_ok\": %s", r->xcheck_max <= XCHECK_TOL ? "true" : "false");
+      }
+    }
     putchar('}');
   }
   printf("\n  ]\n}\n");
@@ -586,24 +890,30 @@ static void print_json(const robot_result *res, int n, int batches, double batch
 /* --------------------------------------------------------------- main */
 
 static const char usage[] =
-    "Usage: talus_bench [SHARED_ROBOTS_DIR] [--reps N] [--batch-ms X] [--json]\n"
+    "Usage: talus_bench [SHARED_ROBOTS_DIR] [--reps N] [--batch-ms X] [--no-peer] [--json]\n"
     "\n"
     "Time the main queries of the Talus public API on every URDF under\n"
     "SHARED_ROBOTS_DIR (default " TALUS_SHARED_ROBOTS_DIR ")\n"
-    "and on robots/talus_quadruped; print microseconds per call.\n"
+    "and on robots/talus_quadruped; print microseconds per call. When built with\n"
+    "MuJoCo, time its equivalents in the same run, on the same robots at the same\n"
+    "state (after checking that both engines agree there) and print the ratio\n"
+    "MuJoCo time / Talus time (> 1: Talus faster).\n"
     "\n"
     "  --reps N       batches per query (default 15); the median batch mean is reported\n"
     "  --batch-ms X   target duration of a batch in ms (default 2)\n"
+    "  --no-peer      time Talus only\n"
     "  --json         print JSON instead of the table\n";
 
 int main(int argc, char **argv) {
   const char *dir = TALUS_SHARED_ROBOTS_DIR;
-  int batches = 15, json = 0;
+  int batches = 15, json = 0, use_peer = HAVE_PEER;
   double batch_ms = 2.0;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     if (strcmp(a, "--json") == 0) {
       json = 1;
+    } else if (strcmp(a, "--no-peer") == 0) {
+      use_peer = 0;
     } else if (strcmp(a, "--reps") == 0 && i + 1 < argc) {
       char *end = NULL;
       long v = strtol(argv[++i], &end, 10);
@@ -645,12 +955,12 @@ int main(int argc, char **argv) {
   static robot_result res[MAX_ROBOTS];
   for (int i = 0; i < list.n; ++i) {
     if (isatty(2)) fprintf(stderr, "\rtiming %d/%d %-60s", i + 1, list.n, list.r[i].label);
-    bench_robot(&list.r[i], &res[i], batches, 1e-3 * batch_ms);
+    bench_robot(&list.r[i], &res[i], batches, 1e-3 * batch_ms, use_peer);
   }
   if (isatty(2)) fprintf(stderr, "\r%80s\r", "");
   if (json)
-    print_json(res, list.n, batches, batch_ms);
+    print_json(res, list.n, batches, batch_ms, use_peer);
   else
-    print_table(res, list.n, batches, batch_ms);
+    print_table(res, list.n, batches, batch_ms, use_peer);
   return 0;
 }

@@ -15,6 +15,7 @@ PACKAGES=(
   libassimp-dev     # mesh files (STL, OBJ, DAE) of URDF collision geometry
   libqhull-dev      # convex hulls of collision meshes (reentrant libqhull_r)
   libccd-dev        # convex-convex collision (MPR)
+  libmujoco-dev     # benchmark peer: talus_bench times MuJoCo 2.2 beside Talus (optional; bookworm main)
 )
 
 missing=()

@@ -1,0 +1,73 @@
+/* talus_bench: the interface between bench.c and a peer engine timed in the
+ * same run (bench/peer_mujoco.c, compiled in when CMake finds MuJoCo and
+ * TALUS_BENCH_MUJOCO is defined).
+ *
+ * A peer builds its own model of a compiled Talus model (through the public
+ * API only), is put at the benchmark's random state (given in Talus's
+ * coordinates, mapped by the peer to its own), checks its dynamics against
+ * Talus's at that state, then offers one timed function per column. */
+#ifndef TALUS_BENCH_PEER_H
+#define TALUS_BENCH_PEER_H
+
+#include <stddef.h>
+
+#include "talus/talus.h"
+
+/* The benchmark's columns (C_CRBA is derived: FK+CRBA+h minus FK). */
+enum { C_FK, C_FK_CRBA, C_CRBA, C_RNEA, C_ABA, C_MINV, C_JAC, C_STEP, NCOL };
+
+/* The quantities compared by the cross-check, each as
+ * max |peer - talus| / max |talus| over the entries, in the peer's coordinates. */
+enum {
+  X_POSE,   /* world position and rotation matrix of every body */
+  X_MJOINT, /* joint-space block of M (rows and columns of the non-base DOFs) */
+  X_M,      /* the whole M */
+  X_H,      /* nonlinear term h (peer: bias force) */
+  X_RNEA,   /* M du + h for the benchmark's du */
+  X_FD,     /* M^-1 (tau - h) for the benchmark's tau */
+  X_JAC,    /* translational and rotational Jacobian of the timed frame */
+  NCHECK
+};
+
+/* The benchmark state, in Talus's coordinates (q: nq, u, du, tau: nv), the
+ * PD gains of the step column (on every non-base DOF, target: q at rest) and
+ * the frame of the frame-Jacobian column. */
+typedef struct bench_peer_state {
+  const double *q, *u, *du, *tau;
+  double kp, kd;
+  int jac_frame;
+} bench_peer_state;
+
+typedef struct bench_peer bench_peer;
+
+/* Name and version of the peer, e.g. "MuJoCo 2.2.2". */
+const char *bench_peer_name(void);
+/* What the peer's timed function of column `col` calls (NULL: none). */
+const char *bench_peer_column_doc(int col);
+/* How the peer's model is built and what the step simulates (one paragraph). */
+const char *bench_peer_model_doc(void);
+
+/* Build the peer's model of `model` and put it at state `s`. Returns 0, or
+ * -1 with the reason in why. A note on what had to be adapted (or "") is
+ * left in note. */
+int bench_peer_create(const tl_model *model, const bench_peer_state *s, bench_peer **out,
+                      char *note, size_t note_len, char *why, size_t why_len);
+void bench_peer_free(bench_peer *p);
+
+/* Compare the peer with `sys` (a system of the same model, at the same
+ * state s as the peer); rel[k] receives the relative difference of quantity
+ * k (NAN when there is nothing to compare). Returns 0, or -1 and why. */
+int bench_peer_crosscheck(bench_peer *p, tl_system *sys, double rel[NCHECK], char *why,
+                          size_t len);
+
+/* Timing hooks (ctx is the bench_peer): the timed call of column col (NULL
+ * if the peer has none); reset puts the peer back at the state and warms its
+ * caches; clear forgets failures; failed reports a failure since clear
+ * (e.g. the step diverged) as 1 with the reason in why. */
+typedef void (*bench_peer_fn)(void *ctx);
+bench_peer_fn bench_peer_query(int col);
+void bench_peer_reset(void *ctx);
+void bench_peer_clear(void *ctx);
+int bench_peer_failed(void *ctx, char *why, size_t len);
+
+#endif
