@@ -36,6 +36,24 @@ int tl_world_reserve_constraints(tl_world *w) {
     pool += (size_t)max_joint_blocks(s) * (size_t)s->m->nv * 2;
   }
   pool += (size_t)w->cap_contact * 3 * 2 * 2 * (size_t)nvmax;
+  size_t eq = 0;
+  for (int i = 0; i < w->nsystem; i++) {
+    size_t n = 0;
+    for (int k = 0; k < w->systems[i]->m->nv; k++) n += w->systems[i]->m->dof_mimic[k] >= 0;
+    eq += n * n + n;
+  }
+  if (w->nsystem > w->cap_eqgroup) {
+    tl_eqgroup *g = realloc(w->eqgroups, (size_t)w->nsystem * sizeof(*g));
+    if (!g) return -1;
+    w->eqgroups = g;
+    w->cap_eqgroup = w->nsystem;
+  }
+  if (eq > w->eq_cap) {
+    double *p = realloc(w->eq_pool, eq * sizeof(double));
+    if (!p) return -1;
+    w->eq_pool = p;
+    w->eq_cap = eq;
+  }
   if (nblock > w->cap_block) {
     tl_block *b = realloc(w->blocks, (size_t)nblock * sizeof(*b));
     if (!b) return -1;
@@ -60,7 +78,7 @@ static tl_block *new_block(tl_world *w, tl_row_kind kind, int nrow, int sa, int 
   b->nrow = nrow;
   b->sa = sa;
   b->sb = sb;
-  b->contact = b->dof = b->slot = -1;
+  b->contact = b->dof = b->slot = b->group = -1;
   b->leaf_a = b->leaf_b = TL_LEAF_DENSE;
   b->lo = -INFINITY;
   b->hi = INFINITY;
@@ -170,6 +188,30 @@ static void pd_block(tl_world *w, int si, int k, double e) {
   b->hi = (eff - ff) * dt;
 }
 
+/* Mimic relations of the 1-DOF joints of system si: equality rows
+ * q_k - mult q_j - offset = 0 (ERP-corrected), made consecutive blocks and
+ * registered as one equality group. */
+static void mimic_blocks(tl_world *w, int si) {
+  const tl_system *s = w->systems[si];
+  const tl_model *m = s->m;
+  tl_eqgroup *g = &w->eqgroups[w->neqgroup];
+  g->first = w->nblock;
+  g->n = 0;
+  g->factored = 0;
+  for (int k = 0; k < m->nv; k++) {
+    int j = m->dof_mimic[k], body = m->dof_body[k];
+    if (j < 0 || m->jnt_nv[body] != 1) continue;
+    tl_block *b = dof_block(w, si, TL_ROW_EQUALITY, k, 1.0, -1);
+    w->pool[b->jadr_a + j] -= m->dof_mimic_mult[k];
+    int qj = m->q_adr[m->dof_body[j]];
+    double err = s->d.q[m->q_adr[body]] - m->dof_mimic_mult[k] * s->d.q[qj] - m->dof_mimic_offset[k];
+    b->target[0] = -w->erp * err / w->dt;
+    b->group = w->neqgroup;
+    g->n++;
+  }
+  if (g->n > 0) w->neqgroup++;
+}
+
 /* Rows of the joints of system si: position limits and mimic relations of
  * 1-DOF joints; Coulomb friction and effort-limited PD of every joint DOF. */
 static void joint_blocks(tl_world *w, int si) {
@@ -188,16 +230,9 @@ static void joint_blocks(tl_world *w, int si) {
         b->hi = m->dof_friction[k] * w->dt;
       }
       if (!tl_system_pd_implicit(s, k) && (s->kp[k] > 0 || s->kd[k] > 0)) pd_block(w, si, k, e[i]);
-      int j = m->dof_mimic[k];
-      if (j >= 0 && m->jnt_nv[body] == 1) {
-        tl_block *b = dof_block(w, si, TL_ROW_EQUALITY, k, 1.0, -1);
-        w->pool[b->jadr_a + j] -= m->dof_mimic_mult[k];
-        int qj = m->q_adr[m->dof_body[j]];
-        double err = s->d.q[m->q_adr[body]] - m->dof_mimic_mult[k] * s->d.q[qj] - m->dof_mimic_offset[k];
-        b->target[0] = -w->erp * err / w->dt;
-      }
     }
   }
+  mimic_blocks(w, si);
 }
 
 /* M_eff^-1 J^T of each row and the diagonal Delassus block. */
@@ -226,13 +261,68 @@ static void finish_block(tl_world *w, tl_block *b) {
   b->R += rel * b->G[b->nrow * b->nrow - 1];
 }
 
+static double delassus(const tl_world *w, const tl_block *a, int ra, const tl_block *b, int rb);
+
+/* In-place Cholesky factor A = L L^T of a small symmetric positive
+ * definite n x n matrix (column-major, lower triangle read and written).
+ * Returns 0 if A is not (numerically) positive definite. Kept in the core
+ * rather than LAPACK's dpotrf: called for a dozen rows per step, where a
+ * library call (and OpenBLAS waking its threads) costs more than the work. */
+static int cholesky_factor(double *A, int n) {
+  for (int j = 0; j < n; j++) {
+    double d = A[j * n + j];
+    for (int k = 0; k < j; k++) d -= A[k * n + j] * A[k * n + j];
+    if (!(d > 1e-14 * fabs(A[j * n + j])) || !(d > 0)) return 0;
+    d = sqrt(d);
+    A[j * n + j] = d;
+    for (int i = j + 1; i < n; i++) {
+      double x = A[j * n + i];
+      for (int k = 0; k < j; k++) x -= A[k * n + i] * A[k * n + j];
+      A[j * n + i] = x / d;
+    }
+  }
+  return 1;
+}
+
+/* Solve L L^T x = r in place (r becomes x), L from cholesky_factor. */
+static void cholesky_solve(const double *L, int n, double *r) {
+  for (int i = 0; i < n; i++) {
+    for (int k = 0; k < i; k++) r[i] -= L[k * n + i] * r[k];
+    r[i] /= L[i * n + i];
+  }
+  for (int i = n - 1; i >= 0; i--) {
+    for (int k = i + 1; k < n; k++) r[i] -= L[i * n + k] * r[k];
+    r[i] /= L[i * n + i];
+  }
+}
+
+/* Cholesky factor of each equality group's Delassus matrix. */
+static void factor_eqgroups(tl_world *w) {
+  w->eq_used = 0;
+  for (int i = 0; i < w->neqgroup; i++) {
+    tl_eqgroup *g = &w->eqgroups[i];
+    int n = g->n;
+    double *A = w->eq_pool + w->eq_used;
+    g->adr = w->eq_used;
+    w->eq_used += (size_t)n * (size_t)n + (size_t)n;
+    for (int c = 0; c < n; c++)
+      for (int r = c; r < n; r++) {
+        const tl_block *a = &w->blocks[g->first + r], *b = &w->blocks[g->first + c];
+        A[c * n + r] = r == c ? a->G[0] + a->R : delassus(w, a, 0, b, 0);
+      }
+    g->factored = cholesky_factor(A, n);
+  }
+}
+
 void tl_world_build_constraints(tl_world *w) {
   w->nblock = 0;
   w->pool_used = 0;
+  w->neqgroup = 0;
   contact_blocks(w);
   for (int i = 0; i < w->nsystem; i++)
     if (w->systems[i]->integrator == TL_INTEGRATOR_EULER) joint_blocks(w, i);
   for (int i = 0; i < w->nblock; i++) finish_block(w, &w->blocks[i]);
+  factor_eqgroups(w);
 }
 
 /* ---------------- velocity-form helpers ---------------- */
@@ -320,6 +410,29 @@ static void pyramid_update(const tl_block *b, const double v[3], double sor, dou
   memcpy(nl, l, sizeof(l));
 }
 
+/* Exact update of an equality group: all its rows at once, G dl = v* - J u
+ * with the group's Cholesky factor (the rows are unbounded). Returns the
+ * largest impulse change. */
+static double eqgroup_update(tl_world *w, const tl_eqgroup *g) {
+  double *L = w->eq_pool + g->adr, *r = L + (size_t)g->n * (size_t)g->n, change = 0;
+  for (int i = 0; i < g->n; i++) {
+    const tl_block *b = &w->blocks[g->first + i];
+    double v;
+    block_velocity(w, b, &v);
+    r[i] = b->target[0] - v - b->R * b->lambda[0];
+  }
+  cholesky_solve(L, g->n, r);
+  for (int i = 0; i < g->n; i++) {
+    tl_block *b = &w->blocks[g->first + i];
+    b->dl[0] = r[i];
+    b->lambda[0] += r[i];
+    change = fmax(change, fabs(r[i]));
+    apply_impulse(w, b, b->dl);
+    block_rows(w, b, b->dl, 1);
+  }
+  return change;
+}
+
 /* One Gauss-Seidel sweep over the blocks. Returns the largest impulse change
  * and in *gen the largest change of a system's generalized impulse J^T lambda. */
 static double gauss_seidel_sweep(tl_world *w, int pyramid, double *gen) {
@@ -327,6 +440,11 @@ static double gauss_seidel_sweep(tl_world *w, int pyramid, double *gen) {
   for (int i = 0; i < w->nsystem; i++) memset(w->systems[i]->gen_change, 0, (size_t)w->systems[i]->m->nv * sizeof(double));
   for (int n = 0; n < w->nblock; n++) {
     tl_block *b = &w->blocks[n];
+    if (!pyramid && b->group >= 0 && w->eqgroups[b->group].factored) {
+      change = fmax(change, eqgroup_update(w, &w->eqgroups[b->group]));
+      n += w->eqgroups[b->group].n - 1;
+      continue;
+    }
     double v[3], nl[3] = {0, 0, 0}, dl[3];
     block_velocity(w, b, v);
     if (b->kind == TL_ROW_CONTACT) {

@@ -101,10 +101,20 @@ typedef struct tl_block {
   double lambda[3];
   double dl[3];         /* change of lambda in the last Gauss-Seidel sweep */
   double p[3];          /* conjugate direction (NNCG) */
+  int group;            /* equality rows: index into the world's eqgroups, else -1 */
   int contact;          /* index into contacts, or -1 */
   int dof;              /* joint rows: the DOF, or -1 */
   int slot;             /* joint rows: warm-start slot (see constraint.c), or -1 */
 } tl_block;
+
+/* The equality (mimic) rows of one system, consecutive blocks first ..
+ * first + n - 1, solved together exactly in each sweep of the per-contact
+ * solver: their Delassus matrix (n x n) is Cholesky-factored once per step. */
+typedef struct tl_eqgroup {
+  int first, n;
+  size_t adr;           /* offset of the factor (n x n, column-major) in eq_pool; rhs after it */
+  int factored;         /* 0: not positive definite (dependent rows): solved row by row */
+} tl_eqgroup;
 
 typedef struct tl_material_pair {
   char a[128], b[128];
@@ -144,6 +154,10 @@ struct tl_world {
   tl_block *blocks;
   size_t pool_used, pool_cap;
   double *pool;
+  int neqgroup, cap_eqgroup;
+  tl_eqgroup *eqgroups;
+  size_t eq_used, eq_cap;
+  double *eq_pool;      /* factors and right-hand sides of the equality groups */
   tl_lcp_work *lcp;     /* Dantzig scratch */
   int lcp_cap;
   double *lcp_A, *lcp_b, *lcp_lo, *lcp_hi, *lcp_mu, *lcp_x;
