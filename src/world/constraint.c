@@ -9,8 +9,9 @@
  * u += M_eff^-1 J^T dlambda, so the Delassus matrix G = J M_eff^-1 J^T is
  * never formed except its diagonal blocks (and, for Dantzig, densely).
  *  - TL_SOLVER_PER_CONTACT: Gauss-Seidel over blocks, each contact solved
- *    exactly on the cone (Hwangbo, Lee, Hutter, RA-L 2018), accelerated by
- *    NNCG (see solve_gauss_seidel).
+ *    exactly on the cone (Hwangbo, Lee, Hutter, RA-L 2018), the mimic rows of
+ *    a system together by a Cholesky solve (block Gauss-Seidel), accelerated
+ *    by NNCG (see solve_gauss_seidel).
  *  - TL_SOLVER_PGS: projected Gauss-Seidel with over-relaxation, friction
  *    pyramid (Erleben, "Velocity-based shock propagation", 2007; ODE QuickStep).
  *  - TL_SOLVER_DANTZIG: the boxed LCP of all rows, Dantzig's pivoting method
