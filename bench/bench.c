@@ -39,7 +39,25 @@
  *
  * Reading the ratio: ratio = MuJoCo us / Talus us for the same column, robot
  * and state; > 1 means Talus is faster, < 1 that MuJoCo is. Without MuJoCo the
- * output says that no peer was measured and has no ratios. */
+ * output says that no peer was measured and has no ratios.
+ *
+ * Memory (house rule: memory targets too are ratios against the peer). Per
+ * robot, the bytes Talus allocates for the model (tl_model_load_urdf) and
+ * for a world holding that one system (tl_world_create +
+ * tl_world_add_system): malloc, calloc, realloc and free are wrapped at link
+ * time (bench_mem.c keeps the requested size of every live block), and the
+ * bytes returned by tl_model_free / tl_world_free at the end are checked
+ * against them. MuJoCo allocates inside its shared library, which the
+ * wrappers do not see: its figures are its own size fields (mjModel: struct
+ * + nbuffer; mjData: struct + nbuffer + nstack mjtNums). ratio = MuJoCo bytes
+ * / Talus bytes.
+ *
+ * Contact step (bench_contact.c): the floating-base legged robots with
+ * identified feet stand on a ground plane with their PD, settle for 1 s,
+ * then their steps are timed in Talus (exact-cone solver) and in MuJoCo with
+ * its default contact settings and with its settings against slip; the
+ * contacts and the base heights of the engines are printed as a check that
+ * they simulate the same standing robot. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <dirent.h>
@@ -49,12 +67,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "talus/talus.h"
 
+#include "bench_contact.h"
+#include "bench_mem.h"
 #include "bench_peer.h"
+#include "bench_timing.h"
 
 #ifndef TALUS_SHARED_ROBOTS_DIR
 #define TALUS_SHARED_ROBOTS_DIR "../shared/robots"
@@ -329,87 +349,6 @@ static int talus_failed(void *ctx, char *why, size_t len) {
   return 1;
 }
 
-/* One timed query of one engine: the call, how to put the engine back at
- * the benchmark state, and how to learn whether a call failed. */
-typedef struct timed {
-  void *ctx;
-  void (*fn)(void *ctx);    /* NULL: not timed */
-  void (*reset)(void *ctx); /* back to the state, caches warm */
-  void (*clear)(void *ctx); /* forget failures */
-  int (*failed)(void *ctx, char *why, size_t len);
-} timed;
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static double run_batch(const timed *t, long n) {
-  double t0 = now_s();
-  for (long i = 0; i < n; ++i) t->fn(t->ctx);
-  return now_s() - t0;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* Calls per batch so that a batch of t->fn takes about batch_s; 0 if a call failed. */
-static long calibrate(const timed *t, double batch_s, char *why, size_t len) {
-  t->clear(t->ctx);
-  t->reset(t->ctx);
-  t->fn(t->ctx); /* warm up, and find out whether the call works at all */
-  if (t->failed(t->ctx, why, len)) return 0;
-  long n = 1;
-  t->reset(t->ctx);
-  double s = run_batch(t, n);
-  while (s < 0.25 * batch_s && n < (1L << 26)) {
-    n *= 2;
-    t->reset(t->ctx);
-    s = run_batch(t, n);
-  }
-  if (s > 0) n = (long)ceil((double)n * batch_s / s);
-  return n < 1 ? 1 : n;
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof(double), cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-#define MAX_TIMED (2 * NCOL)
-
-/* Time the queries t[k] (fn NULL: skipped) into us[k]: microseconds per
- * call, the median over `batches` batches of the batch mean; NaN (and the
- * reason in failed[k]) when a call failed. The batches of all queries, of
- * both engines, are interleaved (batch b of every query, then batch b + 1),
- * so that a load change on the machine hits every column alike. */
-static void time_queries(const timed *t, int nt, int batches, double batch_s, double *us,
-                         char (*failed)[300]) {
-  long n[MAX_TIMED];
-  static double per[MAX_TIMED][256];
-  if (batches > 256) batches = 256;
-  if (nt > MAX_TIMED) nt = MAX_TIMED;
-  for (int k = 0; k < nt; ++k) {
-    us[k] = NAN;
-    n[k] = 0;
-    if (!t[k].fn) continue;
-    n[k] = calibrate(&t[k], batch_s, failed[k], 300);
-  }
-  for (int b = 0; b < batches; ++b)
-    for (int k = 0; k < nt; ++k) {
-      if (n[k] == 0) continue;
-      t[k].reset(t[k].ctx);
-      t[k].clear(t[k].ctx);
-      per[k][b] = run_batch(&t[k], n[k]) / (double)n[k];
-      if (t[k].failed(t[k].ctx, failed[k], 300)) n[k] = 0; /* e.g. a step diverged: no figure */
-    }
-  for (int k = 0; k < nt; ++k)
-    if (n[k] > 0) us[k] = 1e6 * median(per[k], batches);
-}
-
 /* ------------------------------------------------------------ per robot */
 
 typedef struct robot_result {
@@ -428,9 +367,19 @@ typedef struct robot_result {
   char peer_note[600];         /* what had to be adapted, empty if nothing */
   double xcheck[NCHECK];       /* cross-check: relative differences (bench_peer.h) */
   double xcheck_max;           /* their largest (NAN: not checked) */
+  /* memory (bench_mem.h): live bytes Talus allocated for the model (at load;
+   * _end: what tl_model_free returned) and for the world with this system
+   * (tl_world_create + tl_world_add_system; _end: what tl_world_free
+   * returned after the timing); the peer's model and data (its own fields) */
+  size_t model_bytes, model_bytes_end, world_bytes, world_bytes_end;
+  size_t peer_model_bytes, peer_data_bytes;
+  char peer_mem_detail[300];
+  /* the contact step, for the robots of contact_spec_of */
+  int has_contact;
+  contact_result contact;
 } robot_result;
 
-static int setup(bench_ctx *c, const tl_model *model, char *why, size_t len) {
+static int setup(bench_ctx *c, const tl_model *model, size_t *world_bytes, char *why, size_t len) {
   memset(c, 0, sizeof(*c));
   tl_error err;
   memset(&err, 0, sizeof err);
@@ -460,8 +409,10 @@ static int setup(bench_ctx *c, const tl_model *model, char *why, size_t len) {
   }
   double *kp = calloc(2 * nv + 1, sizeof(double)), *kd = kp ? kp + nv : NULL;
   tl_status st = kp ? TL_OK : TL_ERR_MEMORY;
+  size_t live0 = bench_mem_live();
   if (st == TL_OK) st = tl_world_create(&c->world, &err);
   if (st == TL_OK) st = tl_world_add_system(c->world, model, &c->sys, &err);
+  *world_bytes = bench_mem_live() - live0;
   if (st == TL_OK) st = tl_system_set_state(c->sys, c->q, c->nq, c->u, c->nv, &err);
   if (st == TL_OK) {
     for (int b = 0; b < tl_model_nbody(model); ++b) {
@@ -499,10 +450,14 @@ static int deepest_frame(const tl_model *model, tl_system *sys, int *dofs) {
   return best;
 }
 
-static void teardown(bench_ctx *c) {
+/* Free the world; returns the bytes its free returned (what it held). */
+static size_t teardown(bench_ctx *c) {
+  size_t live0 = bench_mem_live();
   tl_world_free(c->world);
+  size_t held = live0 - bench_mem_live();
   free(c->q);
   memset(c, 0, sizeof(*c));
+  return held;
 }
 
 static double ratio(double peer_us, double talus_us) {
@@ -514,10 +469,12 @@ static double ratio(double peer_us, double talus_us) {
  * benchmark state, and fill the peer's timing entries. 0 on success. */
 static int peer_setup(const tl_model *model, bench_ctx *c, robot_result *r, bench_peer **peer,
                       timed *t) {
-  bench_peer_state s = {c->q, c->u, c->du, c->tau, BENCH_KP, BENCH_KD, c->last_frame};
+  bench_peer_state s = {c->q, c->u, c->du, c->tau, BENCH_KP, BENCH_KD, c->last_frame, 0, 0.0};
   if (bench_peer_create(model, &s, peer, r->peer_note, sizeof r->peer_note, r->peer_error,
                         sizeof r->peer_error) != 0)
     return -1;
+  bench_peer_memory(*peer, &r->peer_model_bytes, &r->peer_data_bytes, r->peer_mem_detail,
+                    sizeof r->peer_mem_detail);
   if (bench_peer_crosscheck(*peer, c->sys, r->xcheck, r->peer_error, sizeof r->peer_error) != 0)
     return -1;
   r->xcheck_max = 0;
@@ -542,17 +499,19 @@ static void bench_robot(const robot_entry *e, robot_result *r, int batches, doub
   tl_model *model = NULL;
   tl_error err;
   memset(&err, 0, sizeof err);
+  size_t live0 = bench_mem_live();
   if (tl_model_load_urdf(e->path, &opt, &model, &err) != TL_OK) {
     snprintf(r->error, sizeof r->error, "load failed: %s",
              err.message[0] ? err.message : tl_status_name(err.status));
     return;
   }
+  r->model_bytes = bench_mem_live() - live0;
   r->nq = tl_model_nq(model);
   r->nv = tl_model_nv(model);
   r->nbody = tl_model_nbody(model);
   r->nframe = tl_model_nframe(model);
   bench_ctx c;
-  if (setup(&c, model, r->error, sizeof r->error) != 0) {
+  if (setup(&c, model, &r->world_bytes, r->error, sizeof r->error) != 0) {
     teardown(&c);
     tl_model_free(model);
     return;
@@ -565,7 +524,7 @@ static void bench_robot(const robot_entry *e, robot_result *r, int batches, doub
   int nt = NCOL;
   for (int k = 0; k < NCOL; ++k) t[k] = (timed){&c, fns[k], reset_state, talus_clear, talus_failed};
   double us[MAX_TIMED];
-  static char failed[MAX_TIMED][300];
+  static char failed[MAX_TIMED][TIMED_WHY];
   memset(failed, 0, sizeof failed);
 #if HAVE_PEER
   bench_peer *peer = NULL;
@@ -580,7 +539,7 @@ static void bench_robot(const robot_entry *e, robot_result *r, int batches, doub
 #else
   (void)use_peer;
 #endif
-  time_queries(t, nt, batches, batch_s, us, failed);
+  time_queries(t, nt, batches, batch_s, us, failed, NULL);
   for (int k = 0; k < NCOL; ++k) {
     r->us[k] = us[k];
     memcpy(r->failed[k], failed[k], sizeof r->failed[k]);
@@ -594,8 +553,10 @@ static void bench_robot(const robot_entry *e, robot_result *r, int batches, doub
 #if HAVE_PEER
   bench_peer_free(peer);
 #endif
-  teardown(&c);
+  r->world_bytes_end = teardown(&c);
+  live0 = bench_mem_live();
   tl_model_free(model);
+  r->model_bytes_end = live0 - bench_mem_live();
 }
 
 /* ------------------------------------------------------------- output */
@@ -650,6 +611,23 @@ static const char *peer_model_doc(void) {
 #endif
 }
 
+static const char *peer_mem_doc(void) {
+#if HAVE_PEER
+  return bench_peer_memory_doc();
+#else
+  return NULL;
+#endif
+}
+
+static const char *peer_contact_doc(int variant) {
+#if HAVE_PEER
+  return bench_peer_contact_doc(variant);
+#else
+  (void)variant;
+  return NULL;
+#endif
+}
+
 static void print_row(int wl, const char *label, const char *base, const char *nv,
                       const char *jdof, const char *engine, const double *v, int is_ratio) {
   printf("%-*s %-8s %3s %4s %-6s", wl, label, base, nv, jdof, engine);
@@ -662,6 +640,10 @@ static void print_row(int wl, const char *label, const char *base, const char *n
   }
   putchar('\n');
 }
+
+static void print_crosscheck(const robot_result *res, int n, int wl);
+static void print_memory(const robot_result *res, int n, int wl, const char *no_peer);
+static void print_contact(const robot_result *res, int n, int wl, const char *no_peer);
 
 static void print_table(const robot_result *res, int n, int batches, double batch_ms,
                         int use_peer) {
@@ -724,7 +706,12 @@ static void print_table(const robot_result *res, int n, int batches, double batc
              "engines disagree, so these ratios mean nothing\n",
              r->e->label, r->xcheck_max, XCHECK_TOL);
   }
-  if (no_peer) return;
+  if (!no_peer) print_crosscheck(res, n, wl);
+  print_memory(res, n, wl, no_peer);
+  print_contact(res, n, wl, no_peer);
+}
+
+static void print_crosscheck(const robot_result *res, int n, int wl) {
   printf("\n# cross-check, done before timing at the benchmark state: max |mujoco - talus| / "
          "max |talus| per quantity (MuJoCo's coordinates); above %g the ratios are not "
          "comparable\n", XCHECK_TOL);
@@ -749,6 +736,319 @@ static void print_table(const robot_result *res, int n, int batches, double batc
     }
     printf(" %9.2e  %s\n", r->xcheck_max, r->xcheck_max <= XCHECK_TOL ? "ok" : "MISMATCH");
   }
+}
+
+/* ------------------------------------------------------- memory, contacts */
+
+static const char talus_mem_doc[] =
+    "live heap bytes of the blocks Talus allocated (malloc, calloc and realloc wrapped at link "
+    "time, -Wl,--wrap, with the requested size of every live block kept; bench/bench_mem.c): "
+    "model = what tl_model_load_urdf leaves allocated (the compiled tl_model, its names, "
+    "frames, geoms, convex hulls and URDF extras); world = what tl_world_create + "
+    "tl_world_add_system allocate (the world with its solver and collision buffers, the "
+    "system's own copy of the model's mutable parameters, its state, caches and "
+    "factorisation)";
+
+static double bytes_ratio(size_t peer, size_t talus) {
+  return peer > 0 && talus > 0 ? (double)peer / (double)talus : NAN;
+}
+
+static void print_bytes(size_t v, int w) {
+  if (v == 0)
+    printf(" %*s", w, "n/a");
+  else
+    printf(" %*zu", w, v);
+}
+
+static void print_ratio(double v, int w) {
+  if (isnan(v))
+    printf(" %*s", w, "n/a");
+  else
+    printf(" %*.2f", w, v);
+}
+
+static void print_memory(const robot_result *res, int n, int wl, const char *no_peer) {
+  printf("\n# memory: bytes allocated for one robot, measured at load / creation (before any "
+         "query or step)\n# talus:  %s\n", talus_mem_doc);
+  if (no_peer) {
+    printf("# peer: none measured (%s)\n", no_peer);
+  } else {
+    printf("# mujoco: %s\n", peer_mem_doc());
+    printf("# the MuJoCo model here is the one of the query columns: no collision geoms (the "
+           "Talus model keeps its geoms and hulls; the contact step below compares models that "
+           "both have them); ratio = MuJoCo bytes / Talus bytes: > 1 means Talus uses less\n");
+  }
+  if (!bench_mem_ok())
+    printf("# WARNING: the allocation table overflowed: the Talus figures are unreliable\n");
+  printf("%-*s %12s", wl, "robot", "talus_model");
+  if (!no_peer) printf(" %12s %6s", "mujoco_model", "ratio");
+  printf(" %12s", "talus_world");
+  if (!no_peer) printf(" %12s %6s  %s", "mujoco_data", "ratio", "mujoco sizes");
+  putchar('\n');
+  for (int i = 0; i < n; ++i) {
+    const robot_result *r = &res[i];
+    printf("%-*s", wl, r->e->label);
+    if (r->error[0] && r->model_bytes == 0) {
+      printf(" not measured: %s\n", r->error);
+      continue;
+    }
+    print_bytes(r->model_bytes, 12);
+    if (!no_peer) {
+      print_bytes(r->peer_model_bytes, 12);
+      print_ratio(bytes_ratio(r->peer_model_bytes, r->model_bytes), 6);
+    }
+    print_bytes(r->world_bytes, 12);
+    if (!no_peer) {
+      print_bytes(r->peer_data_bytes, 12);
+      print_ratio(bytes_ratio(r->peer_data_bytes, r->world_bytes), 6);
+      printf("  %s", r->peer_mem_detail[0] ? r->peer_mem_detail : "-");
+    }
+    putchar('\n');
+  }
+  for (int i = 0; i < n; ++i) {
+    const robot_result *r = &res[i];
+    if (r->model_bytes_end != r->model_bytes && !r->error[0])
+      printf("#   %s: tl_model_free returned %zu bytes, %zu were allocated by the load\n",
+             r->e->label, r->model_bytes_end, r->model_bytes);
+    if (r->world_bytes_end != r->world_bytes && !r->error[0])
+      printf("#   %s: the world held %zu bytes after the timed queries, %zu after creation\n",
+             r->e->label, r->world_bytes_end, r->world_bytes);
+  }
+}
+
+/* |z_mujoco - z_talus| within CONTACT_Z_TOL, both finite and above half the start height */
+static const char *contact_verdict(const contact_result *c, const contact_peer_result *p) {
+  if (!isfinite(c->z) || !isfinite(p->z)) return "no comparison";
+  if (c->z < 0.5 * c->z0 || p->z < 0.5 * c->z0) return "FELL";
+  return fabs(p->z - c->z) <= CONTACT_Z_TOL ? "ok" : "DIFFERENT STANCE";
+}
+
+static const char *const contact_engine[CONTACT_NPEER] = {"mujoco", "mj-ell"};
+static const char *const contact_engine_key[CONTACT_NPEER] = {"mujoco", "mujoco_elliptic"};
+
+static void contact_row(int wl, const char *label, const char *kp, const char *kd,
+                        const char *engine, double us, int ncon, int nact, double z, size_t mb,
+                        size_t wb) {
+  printf("%-*s %6s %5s %-6s", wl, label, kp, kd, engine);
+  if (isnan(us))
+    printf(" %9s", "n/a");
+  else
+    printf(" %9.3f", us);
+  printf(" %8d %6d", ncon, nact);
+  if (isnan(z))
+    printf(" %9s", "n/a");
+  else
+    printf(" %9.5f", z);
+  print_bytes(mb, 12);
+  print_bytes(wb, 12);
+  putchar('\n');
+}
+
+static void contact_ratio_row(int wl, double step, double model, double world, double dz_mm,
+                              const char *verdict) {
+  printf("%-*s %6s %5s %-6s", wl, "", "", "", "ratio");
+  print_ratio(step, 9);
+  printf(" %8s %6s %9s", "", "", "");
+  print_ratio(model, 12);
+  print_ratio(world, 12);
+  if (isnan(dz_mm))
+    printf("  base_z: no comparison\n");
+  else
+    printf("  base_z differs by %.2f mm: %s\n", dz_mm, verdict);
+}
+
+static void print_contact(const robot_result *res, int n, int wl, const char *no_peer) {
+  printf("\n# contact step: microseconds per step of a floating-base legged robot standing on "
+         "the ground plane z = 0 (friction %g), started at rest at its reference configuration "
+         "(joints whose limits leave out 0 moved %g inside them) with its lowest geom %g m "
+         "above the ground, every joint held there by the implicit PD (kp, kd; velocity target "
+         "0); %d steps to settle, then the steps are timed (median of batch means, the "
+         "engines' batches interleaved) while the robot goes on standing (never reset)\n",
+         CONTACT_GROUND_MU, CONTACT_LIMIT_MARGIN, CONTACT_DROP, CONTACT_SETTLE_STEPS);
+  printf("# talus:  tl_world_step, dt 1 ms, tl_world_add_ground, the world's default solver: "
+         "every contact solved on the exact Coulomb cone (Gauss-Seidel over contacts with "
+         "NNCG acceleration, warm-started), rigid contacts, speculative within the 5 mm "
+         "margin, no self-collision; the implicit PD as in the step column\n");
+  if (no_peer) {
+    printf("# peer: none measured (%s)\n", no_peer);
+  } else {
+    printf("# mujoco: %s; PD as in its step column (kp by position actuators, kd as joint "
+           "damping)\n", peer_contact_doc(1));
+    printf("# mj-ell: %s. With MuJoCo's defaults a standing quadruped's feet creep outwards (soft "
+           "friction) and its base sinks by a few mm per second (ANYmal C: 3 to 5), so its "
+           "base_z drifts away from Talus's; mj-ell hardly creeps\n", peer_contact_doc(2));
+    printf("# the contact models differ (Talus: rigid, exact cone; MuJoCo: soft, pyramidal by "
+           "default); which is more exact is not the point: ratio = MuJoCo us / Talus us for "
+           "the same robot standing on the same ground, > 1 means Talus is faster\n");
+  }
+  printf("# contacts: after the last step, all (Talus: speculative ones within the margin "
+         "included; MuJoCo: those it passes to its solver); active: with a positive normal "
+         "impulse / force. base_z: height of the base origin after the timed steps, an engine "
+         "that made fewer while timed catching up untimed, so that all have simulated the same "
+         "time (m); the engines within %g m of each other: the same stance (ok)\n# model / "
+         "world bytes: "
+         "as in the memory table, here with the collision geoms in both engines and the "
+         "ground (Talus world: + tl_world_add_ground; MuJoCo: its model and mjData)\n",
+         CONTACT_Z_TOL);
+  printf("# left out: %s\n", contact_left_out);
+  printf("%-*s %6s %5s %-6s %9s %8s %6s %9s %12s %12s\n", wl, "robot", "kp", "kd", "engine",
+         "step_us", "contacts", "active", "base_z", "model_bytes", "world_bytes");
+  for (int i = 0; i < n; ++i) {
+    const robot_result *r = &res[i];
+    if (!r->has_contact) continue;
+    const contact_result *c = &r->contact;
+    char kp[16], kd[16];
+    snprintf(kp, sizeof kp, "%g", c->spec->kp);
+    snprintf(kd, sizeof kd, "%g", c->spec->kd);
+    if (c->error[0]) {
+      printf("%-*s %6s %5s   talus: %s\n", wl, r->e->label, kp, kd, c->error);
+      continue;
+    }
+    contact_row(wl, r->e->label, kp, kd, "talus", c->us, c->ncontact, c->nactive, c->z,
+                c->model_bytes, c->world_bytes);
+    for (int k = 0; k < CONTACT_NPEER && !no_peer; ++k) {
+      const contact_peer_result *p = &c->peer[k];
+      if (!p->built) {
+        printf("%-*s %6s %5s %-6s no figures: %s\n", wl, "", "", "", contact_engine[k], p->error);
+        continue;
+      }
+      contact_row(wl, "", "", "", contact_engine[k], p->us, p->ncontact, p->nactive, p->z,
+                  p->model_bytes, p->data_bytes);
+      contact_ratio_row(wl, ratio(p->us, c->us), bytes_ratio(p->model_bytes, c->model_bytes),
+                        bytes_ratio(p->data_bytes, c->world_bytes), 1e3 * fabs(p->z - c->z),
+                        contact_verdict(c, p));
+    }
+    printf("#   %s: %s; start base height %.5f m%s; talus: %d of %d active contacts on feet; "
+           "%ld steps simulated (talus)",
+           r->e->label, c->spec->why, c->z0,
+           c->nclamped ? ", joints moved inside their limits" : "", c->nfoot, c->nactive,
+           c->steps);
+    for (int k = 0; k < CONTACT_NPEER && !no_peer; ++k)
+      if (c->peer[k].built && c->peer[k].steps != c->steps)
+        printf(", %ld (%s)", c->peer[k].steps, contact_engine[k]);
+    putchar('\n');
+    if (c->failed[0]) printf("#   %s: talus step failed: %s\n", r->e->label, c->failed);
+    for (int k = 0; k < CONTACT_NPEER && !no_peer; ++k) {
+      const contact_peer_result *p = &c->peer[k];
+      if (p->failed[0])
+        printf("#   %s: %s step failed: %s\n", r->e->label, contact_engine[k], p->failed);
+      if (p->note[0]) printf("#   %s: %s model: %s\n", r->e->label, contact_engine[k], p->note);
+      if (p->built && !(p->xcheck_max <= XCHECK_TOL))
+        printf("#   %s: %s: CROSS-CHECK MISMATCH of the dynamics at the start state (%.3g)\n",
+               r->e->label, contact_engine[k], p->xcheck_max);
+    }
+    if (c->world_bytes_end != c->world_bytes)
+      printf("#   %s: the Talus world held %zu bytes after stepping, %zu after creation\n",
+             r->e->label, c->world_bytes_end, c->world_bytes);
+  }
+}
+
+static void json_string(const char *s);
+static void json_number(double v);
+
+/* A byte count (0: not measured -> null). */
+static void json_bytes(size_t v) {
+  if (v == 0)
+    fputs("null", stdout);
+  else
+    printf("%zu", v);
+}
+
+static void json_memory(const robot_result *r, const char *no_peer) {
+  fputs(", \"memory\": {\"model_bytes\": ", stdout);
+  json_bytes(r->model_bytes);
+  fputs(", \"world_bytes\": ", stdout);
+  json_bytes(r->world_bytes);
+  fputs(", \"model_bytes_freed\": ", stdout);
+  json_bytes(r->model_bytes_end);
+  fputs(", \"world_bytes_freed\": ", stdout);
+  json_bytes(r->world_bytes_end);
+  if (!no_peer) {
+    fputs(", \"peer_model_bytes\": ", stdout);
+    json_bytes(r->peer_model_bytes);
+    fputs(", \"peer_data_bytes\": ", stdout);
+    json_bytes(r->peer_data_bytes);
+    fputs(", \"model_ratio\": ", stdout);
+    json_number(bytes_ratio(r->peer_model_bytes, r->model_bytes));
+    fputs(", \"data_ratio\": ", stdout);
+    json_number(bytes_ratio(r->peer_data_bytes, r->world_bytes));
+    fputs(", \"peer_detail\": ", stdout);
+    json_string(r->peer_mem_detail);
+  }
+  printf(", \"tracking_ok\": %s}", bench_mem_ok() ? "true" : "false");
+}
+
+static void json_contact(const contact_result *c, const char *no_peer) {
+  printf(", \"contact_step\": {\"kp\": %g, \"kd\": %g, \"gains\": ", c->spec->kp, c->spec->kd);
+  json_string(c->spec->why);
+  if (c->error[0]) {
+    fputs(", \"error\": ", stdout);
+    json_string(c->error);
+    putchar('}');
+    return;
+  }
+  fputs(", \"us\": ", stdout);
+  json_number(c->us);
+  printf(", \"contacts\": %d, \"active\": %d, \"active_on_feet\": %d, \"base_z\": ",
+         c->ncontact, c->nactive, c->nfoot);
+  json_number(c->z);
+  fputs(", \"start_z\": ", stdout);
+  json_number(c->z0);
+  printf(", \"joints_moved_into_limits\": %d, \"steps\": %ld, \"model_bytes\": ", c->nclamped,
+         c->steps);
+  json_bytes(c->model_bytes);
+  fputs(", \"world_bytes\": ", stdout);
+  json_bytes(c->world_bytes);
+  fputs(", \"world_bytes_freed\": ", stdout);
+  json_bytes(c->world_bytes_end);
+  if (c->failed[0]) {
+    fputs(", \"error_step\": ", stdout);
+    json_string(c->failed);
+  }
+  if (!no_peer) {
+    fputs(", \"peers\": {", stdout);
+    for (int k = 0; k < CONTACT_NPEER; ++k) {
+      const contact_peer_result *p = &c->peer[k];
+      printf("%s\"%s\": {\"built\": %s", k ? ", " : "", contact_engine_key[k],
+             p->built ? "true" : "false");
+      if (p->built) {
+        fputs(", \"us\": ", stdout);
+        json_number(p->us);
+        fputs(", \"ratio\": ", stdout);
+        json_number(ratio(p->us, c->us));
+        printf(", \"contacts\": %d, \"active\": %d, \"base_z\": ", p->ncontact, p->nactive);
+        json_number(p->z);
+        fputs(", \"base_z_difference_m\": ", stdout);
+        json_number(fabs(p->z - c->z));
+        printf(", \"stance_ok\": %s, \"steps\": %ld, \"model_bytes\": ",
+               strcmp(contact_verdict(c, p), "ok") == 0 ? "true" : "false", p->steps);
+        json_bytes(p->model_bytes);
+        fputs(", \"data_bytes\": ", stdout);
+        json_bytes(p->data_bytes);
+        fputs(", \"model_ratio\": ", stdout);
+        json_number(bytes_ratio(p->model_bytes, c->model_bytes));
+        fputs(", \"data_ratio\": ", stdout);
+        json_number(bytes_ratio(p->data_bytes, c->world_bytes));
+        fputs(", \"crosscheck_max\": ", stdout);
+        json_number(p->xcheck_max);
+      }
+      if (p->failed[0]) {
+        fputs(", \"error_step\": ", stdout);
+        json_string(p->failed);
+      }
+      if (p->error[0]) {
+        fputs(", \"error\": ", stdout);
+        json_string(p->error);
+      }
+      if (p->note[0]) {
+        fputs(", \"note\": ", stdout);
+        json_string(p->note);
+      }
+      putchar('}');
+    }
+    putchar('}');
+  }
+  putchar('}');
 }
 
 /* JSON string with the few escapes our texts can need. */
@@ -822,6 +1122,38 @@ static void print_json(const robot_result *res, int n, int batches, double batch
     }
     printf("\n  }");
   }
+  printf(",\n  \"memory\": ");
+  json_string("bytes allocated for one robot at load / creation; talus: <talus_doc>; peer: "
+              "<peer_doc>; <x>_ratio = peer bytes / Talus bytes (> 1: Talus uses less)");
+  printf(",\n  \"memory_talus_doc\": ");
+  json_string(talus_mem_doc);
+  if (!no_peer) {
+    printf(",\n  \"memory_peer_doc\": ");
+    json_string(peer_mem_doc());
+  }
+  printf(",\n  \"contact_step\": {\"dt\": 0.001, \"ground_friction\": %g, \"drop_m\": %g, "
+         "\"settle_steps\": %d, \"base_height_tolerance_m\": %g, \"left_out\": ",
+         CONTACT_GROUND_MU, CONTACT_DROP, CONTACT_SETTLE_STEPS, CONTACT_Z_TOL);
+  json_string(contact_left_out);
+  fputs(", \"talus\": ", stdout);
+  json_string("tl_world_step with tl_world_add_ground and the world's default solver (exact "
+              "Coulomb cone per contact, speculative contacts within a 5 mm margin), implicit PD "
+              "(kp, kd) holding the reference configuration; timed after settle_steps steps while "
+              "the robot goes on standing");
+  if (!no_peer) {
+    printf(", \"peers\": {\"%s\": ", contact_engine_key[0]);
+    json_string(peer_contact_doc(1));
+    printf(", \"%s\": ", contact_engine_key[1]);
+    json_string(peer_contact_doc(2));
+    putchar('}');
+  }
+  fputs(", \"keys\": ", stdout);
+  json_string("us: microseconds per step (Talus; peers.<name>.us: the peer in those "
+              "settings); ratio = peer us / Talus us; contacts, active: contacts after the last "
+              "step, all and with a positive normal impulse; base_z: base height after the "
+              "timed steps (m); stance_ok: Talus and that peer within base_height_tolerance_m "
+              "and above half the start height");
+  printf("}");
   printf(",\n  \"robots\": [");
   for (int i = 0; i < n; ++i) {
     const robot_result *r = &res[i];
@@ -882,6 +1214,8 @@ static void print_json(const robot_result *res, int n, int batches, double batch
         printf("}, \"crosscheck_ok\": %s", r->xcheck_max <= XCHECK_TOL ? "true" : "false");
       }
     }
+    json_memory(r, no_peer);
+    if (r->has_contact) json_contact(&r->contact, no_peer);
     putchar('}');
   }
   printf("\n  ]\n}\n");
@@ -894,10 +1228,13 @@ static const char usage[] =
     "\n"
     "Time the main queries of the Talus public API on every URDF under\n"
     "SHARED_ROBOTS_DIR (default " TALUS_SHARED_ROBOTS_DIR ")\n"
-    "and on robots/talus_quadruped; print microseconds per call. When built with\n"
-    "MuJoCo, time its equivalents in the same run, on the same robots at the same\n"
-    "state (after checking that both engines agree there) and print the ratio\n"
-    "MuJoCo time / Talus time (> 1: Talus faster).\n"
+    "and on robots/talus_quadruped; print microseconds per call. Then the memory\n"
+    "of each robot's model and world (bytes), and a step with contacts: the\n"
+    "floating-base legged robots standing on a ground plane with their PD.\n"
+    "When built with MuJoCo, measure its equivalents in the same run, on the same\n"
+    "robots at the same state (after checking that both engines agree there) and\n"
+    "print the ratios MuJoCo / Talus (> 1: Talus faster, or smaller).\n"
+    "Also run as `talus bench [ARGS...]`.\n"
     "\n"
     "  --reps N       batches per query (default 15); the median batch mean is reported\n"
     "  --batch-ms X   target duration of a batch in ms (default 2)\n"
@@ -956,6 +1293,13 @@ int main(int argc, char **argv) {
   for (int i = 0; i < list.n; ++i) {
     if (isatty(2)) fprintf(stderr, "\rtiming %d/%d %-60s", i + 1, list.n, list.r[i].label);
     bench_robot(&list.r[i], &res[i], batches, 1e-3 * batch_ms, use_peer);
+    const contact_spec *spec = contact_spec_of(list.r[i].label);
+    if (spec && list.r[i].base == TL_BASE_FLOATING) {
+      if (isatty(2)) fprintf(stderr, "\rcontact step %d/%d %-54s", i + 1, list.n, list.r[i].label);
+      res[i].has_contact = 1;
+      bench_contact_robot(list.r[i].path, spec, &res[i].contact, batches, 1e-3 * batch_ms,
+                          use_peer);
+    }
   }
   if (isatty(2)) fprintf(stderr, "\r%80s\r", "");
   if (json)

@@ -31,11 +31,18 @@ enum {
 
 /* The benchmark state, in Talus's coordinates (q: nq, u, du, tau: nv), the
  * PD gains of the step column (on every non-base DOF, target: q at rest) and
- * the frame of the frame-Jacobian column. */
+ * the frame of the frame-Jacobian column. contact: 0 for the query columns
+ * (no geoms, contacts disabled); 1 for the contact step (bench_contact.c):
+ * the model's collision geoms, a ground plane z = 0 of friction ground_mu,
+ * contacts on, the peer's default contact settings; 2: the same with the
+ * peer's settings against slip (MuJoCo: elliptic cone, impratio 100);
+ * floating-base models only. */
 typedef struct bench_peer_state {
   const double *q, *u, *du, *tau;
   double kp, kd;
   int jac_frame;
+  int contact;
+  double ground_mu;
 } bench_peer_state;
 
 typedef struct bench_peer bench_peer;
@@ -69,5 +76,24 @@ bench_peer_fn bench_peer_query(int col);
 void bench_peer_reset(void *ctx);
 void bench_peer_clear(void *ctx);
 int bench_peer_failed(void *ctx, char *why, size_t len);
+
+/* Memory of the peer's model and data in bytes, as the peer itself
+ * accounts for them; detail: how (one line). */
+void bench_peer_memory(const bench_peer *p, size_t *model_bytes, size_t *data_bytes, char *detail,
+                       size_t len);
+/* How the peer's memory figures are obtained (one paragraph). */
+const char *bench_peer_memory_doc(void);
+
+/* Contact step (a peer created with contact = 1): one step (ctx: the
+ * bench_peer; failures through bench_peer_failed); the contacts of the
+ * last step, all and those with a positive normal force; the base height
+ * (z of the floating base's origin). */
+void bench_peer_step(void *ctx);
+void bench_peer_contacts(const bench_peer *p, int *n, int *active);
+double bench_peer_base_height(const bench_peer *p);
+/* What the peer's contact step simulates with settings `variant` (the
+ * contact value of bench_peer_state: 1 or 2; solver, cone, contact model;
+ * one paragraph, read from the first such model built). */
+const char *bench_peer_contact_doc(int variant);
 
 #endif

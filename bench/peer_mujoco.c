@@ -30,7 +30,16 @@
  *   joint damping, which MuJoCo's Euler integrator treats implicitly
  *   (M + dt D), as Talus treats kd (M + dt Kd + dt^2 Kp). With kd in the
  *   actuator bias instead (explicit), MuJoCo's step diverges on light robots
- *   (solo12) at these gains. No collision geoms, contacts disabled.
+ *   (solo12) at these gains. No collision geoms, contacts disabled;
+ * - the contact step (bench_peer_state.contact 1 or 2) adds the model's
+ *   collision geoms to their bodies (sphere, box, capsule, cylinder with
+ *   MuJoCo's half-length sizes; a mesh as a mesh asset of the vertices of
+ *   Talus's convex hull) and a plane z = 0; contype 1 / conaffinity 0 on the
+ *   robot, 0 / 1 on the plane: only robot-ground pairs, as Talus without
+ *   self-collision; the friction of each robot geom is the pair's Talus
+ *   coefficient (the smaller of geom and ground), the plane's 0 (MuJoCo
+ *   takes the larger of the two); condim 3. Setting 1 keeps MuJoCo's other
+ *   contact defaults; setting 2 has an elliptic cone and impratio 100.
  *
  * Coordinates: MuJoCo's free joint has qpos = position, quaternion (w x y z)
  * like Talus, but qvel = world linear velocity of the body origin and
@@ -54,6 +63,8 @@
 
 #define PEER_SITE "talus_bench_jacobian_frame"
 #define PEER_XML "talus_bench_peer.xml"
+#define PEER_HULL "talus_hull_"
+#define PEER_GROUND "talus_ground"
 
 /* ------------------------------------------------------ small math */
 
@@ -269,6 +280,7 @@ struct bench_peer {
   double *qpos, *qvel, *ctrl, *du, *tau; /* the state in MuJoCo's coordinates */
   double *out, *tmp, *Md, *eye, *jacp, *jacr;
   double *T; /* u_talus = T u_mujoco at the state, nv x nv (row: Talus DOF, column: MuJoCo DOF) */
+  int ngeom, nskipped_geom; /* contact step: robot geoms written, geoms without a MuJoCo counterpart */
   int warn0[mjNWARNING];
 };
 
@@ -506,6 +518,82 @@ static void put_joint(FILE *f, const bench_peer *p, int b, int k) {
   fputs("/>\n", f);
 }
 
+/* Contact step: the collision geoms of body b, in the body frame (Talus's
+ * body frame is the MJCF body's frame). MuJoCo sizes are half lengths;
+ * a mesh geom is the Talus convex hull (asset PEER_HULL<geom>, written by
+ * put_hulls). Robot geoms collide with the ground only: contype 1,
+ * conaffinity 0 here, 0 / 1 on the plane. */
+static void put_geoms(FILE *f, bench_peer *p, int b, int depth) {
+  const tl_model *model = p->model;
+  for (int g = 0; g < tl_model_ngeom(model); ++g) {
+    tl_geom_type type;
+    int body, nvert, nface;
+    double size[3], pos[3], R[9], quat[4], mu = 0.8, rest, stiff, damp, hs[3];
+    const double *vert;
+    const int *face;
+    if (tl_model_geom(model, g, &type, &body, size, pos, R) != 0 || body != b) continue;
+    tl_model_geom_contact(model, g, &mu, &rest, &stiff, &damp);
+    fprintf(f, "%*s<geom", 2 * depth, "");
+    switch (type) {
+      case TL_GEOM_SPHERE: fputs(" type=\"sphere\"", f), put_vec(f, "size", size, 1); break;
+      case TL_GEOM_BOX:
+        for (int k = 0; k < 3; ++k) hs[k] = 0.5 * size[k];
+        fputs(" type=\"box\"", f), put_vec(f, "size", hs, 3);
+        break;
+      case TL_GEOM_CAPSULE:
+      case TL_GEOM_CYLINDER:
+        hs[0] = size[0], hs[1] = 0.5 * size[1];
+        fprintf(f, " type=\"%s\"", type == TL_GEOM_CAPSULE ? "capsule" : "cylinder");
+        put_vec(f, "size", hs, 2);
+        break;
+      case TL_GEOM_MESH:
+        if (tl_model_geom_hull(model, g, &nvert, &vert, &nface, &face) != 0 || nvert < 4) {
+          fputs(" type=\"sphere\" size=\"0.001\" contype=\"0\" conaffinity=\"0\"/>\n", f);
+          ++p->nskipped_geom;
+          continue;
+        }
+        fprintf(f, " type=\"mesh\" mesh=\"" PEER_HULL "%d\"", g);
+        break;
+      default: /* no other geom type on a robot */
+        fputs(" type=\"sphere\" size=\"0.001\" contype=\"0\" conaffinity=\"0\"/>\n", f);
+        ++p->nskipped_geom;
+        continue;
+    }
+    put_vec(f, "pos", pos, 3);
+    mat_to_quat(quat, R);
+    put_vec(f, "quat", quat, 4);
+    /* sliding: the pair's coefficient as Talus combines it (the smaller of the two geoms');
+     * MuJoCo takes the larger, and the plane has 0 */
+    double fr[3] = {fmin(mu, p->s.ground_mu), 0.005, 0.0001};
+    put_vec(f, "friction", fr, 3);
+    fputs(" condim=\"3\" contype=\"1\" conaffinity=\"0\"/>\n", f);
+    ++p->ngeom;
+  }
+}
+
+/* Contact step: one mesh asset per mesh geom with a hull (its vertices in
+ * the geom frame; MuJoCo computes its own hull of them). */
+static void put_hulls(FILE *f, const bench_peer *p) {
+  const tl_model *model = p->model;
+  int any = 0;
+  for (int g = 0; g < tl_model_ngeom(model); ++g) {
+    tl_geom_type type;
+    int body, nvert, nface;
+    double size[3], pos[3], R[9];
+    const double *vert;
+    const int *face;
+    if (tl_model_geom(model, g, &type, &body, size, pos, R) != 0 || type != TL_GEOM_MESH ||
+        tl_model_geom_hull(model, g, &nvert, &vert, &nface, &face) != 0 || nvert < 4)
+      continue;
+    if (!any) fputs("  <asset>\n", f);
+    any = 1;
+    fprintf(f, "    <mesh name=\"" PEER_HULL "%d\"", g);
+    put_vec(f, "vertex", vert, 3 * nvert);
+    fputs("/>\n", f);
+  }
+  if (any) fputs("  </asset>\n", f);
+}
+
 static void put_body(FILE *f, bench_peer *p, int b, int depth) {
   const tl_model *model = p->model;
   peer_body *pb = &p->body[b];
@@ -537,6 +625,7 @@ static void put_body(FILE *f, bench_peer *p, int b, int depth) {
   if (tl_model_frame_body(model, p->s.jac_frame) == b) {
     fprintf(f, "%*s<site name=\"" PEER_SITE "\"/>\n", 2 * depth + 2, ""); /* placed after compiling */
   }
+  if (p->s.contact) put_geoms(f, p, b, depth + 1);
   for (int c = b + 1; c < p->nbody; ++c)
     if (tl_model_body_parent(model, c) == b) put_body(f, p, c, depth + 1);
   fprintf(f, "%*s</body>\n", 2 * depth, "");
@@ -561,9 +650,20 @@ static char *write_mjcf(bench_peer *p) {
   put_name(f, "model", tl_model_name(model), NULL);
   fputs(">\n  <compiler angle=\"radian\" inertiafromgeom=\"false\" fusestatic=\"false\" "
         "balanceinertia=\"false\" boundmass=\"0\" boundinertia=\"0\"/>\n"
-        "  <option timestep=\"0.001\" gravity=\"0 0 -9.81\" integrator=\"Euler\">\n"
-        "    <flag contact=\"disable\"/>\n  </option>\n  <worldbody>\n",
+        "  <option timestep=\"0.001\" gravity=\"0 0 -9.81\" integrator=\"Euler\"",
         f);
+  /* the contact step's second MuJoCo configuration, against slip: an elliptic cone with a
+   * large impratio (stiffer friction), as MuJoCo Menagerie's quadruped models have */
+  if (p->s.contact == 2) fputs(" cone=\"elliptic\" impratio=\"100\"", f);
+  fputs(">\n", f);
+  if (!p->s.contact) fputs("    <flag contact=\"disable\"/>\n", f);
+  fputs("  </option>\n", f);
+  if (p->s.contact) put_hulls(f, p);
+  fputs("  <worldbody>\n", f);
+  if (p->s.contact) { /* the ground: plane z = 0 (size 0: infinite) */
+    fputs("    <geom name=\"" PEER_GROUND "\" type=\"plane\" size=\"0 0 1\" friction=\"0 0 0\""
+          " condim=\"3\" contype=\"0\" conaffinity=\"1\"/>\n", f);
+  }
   if (p->base_floating) {
     put_body(f, p, 0, 2);
   } else {
@@ -717,6 +817,46 @@ void bench_peer_free(bench_peer *p) {
   free(p);
 }
 
+static char contact_doc[2][1200];
+
+/* What the contact step's MuJoCo model leaves at MuJoCo's defaults, read from the compiled model. */
+static void contact_doc_from(const mjModel *m, int variant) {
+  char *doc = contact_doc[variant == 2];
+  if (doc[0]) return;
+  static const char *const solver[] = {"PGS", "CG", "Newton"};
+  static const char *const cone[] = {"pyramidal", "elliptic"};
+  int s = m->opt.solver, c = m->opt.cone, g = m->ngeom > 0 ? 0 : -1;
+  if (variant == 2) {
+    snprintf(doc, sizeof contact_doc[1],
+             "the same model with %s cone and impratio %g (stiffer friction: what MuJoCo "
+             "Menagerie's quadruped models use against slip), "
+             "%s solver as before", c >= 0 && c < 2 ? cone[c] : "?", m->opt.impratio,
+             s >= 0 && s < 3 ? solver[s] : "?");
+    return;
+  }
+  snprintf(doc, sizeof contact_doc[0],
+           "mj_step, dt 1 ms, Euler integrator; the model of the step column plus the Talus "
+           "model's collision geoms (sphere, box, capsule, cylinder as MuJoCo primitives; a mesh "
+           "as the vertices of Talus's convex hull, which MuJoCo hulls again) and a plane z = 0; "
+           "only robot-ground pairs collide (contype/conaffinity; Talus has no self-collision by "
+           "default), condim 3 with the pair's Talus friction coefficient; MuJoCo's defaults "
+           "otherwise: %s cone, %s solver (%d iterations, tolerance %g), impratio %g, soft "
+           "contacts with solref %g %g, solimp %g %g %g, margin %g (no speculative contacts), "
+           "njmax %d, nconmax %d",
+           c >= 0 && c < 2 ? cone[c] : "?", s >= 0 && s < 3 ? solver[s] : "?", m->opt.iterations,
+           m->opt.tolerance, m->opt.impratio, g < 0 ? 0 : m->geom_solref[0],
+           g < 0 ? 0 : m->geom_solref[1], g < 0 ? 0 : m->geom_solimp[0],
+           g < 0 ? 0 : m->geom_solimp[1], g < 0 ? 0 : m->geom_solimp[2],
+           g < 0 ? 0 : m->geom_margin[0], m->njmax, m->nconmax);
+}
+
+const char *bench_peer_contact_doc(int variant) {
+  const char *doc = contact_doc[variant == 2];
+  return doc[0] ? doc
+                : "mj_step with the Talus model's collision geoms and a ground plane (no such "
+                  "MuJoCo model was built in this run)";
+}
+
 int bench_peer_create(const tl_model *model, const bench_peer_state *s, bench_peer **out,
                       char *note, size_t note_len, char *why, size_t why_len) {
   *out = NULL;
@@ -741,6 +881,10 @@ int bench_peer_create(const tl_model *model, const bench_peer_state *s, bench_pe
   }
   for (int b = 0; b < p->nbody; ++b)
     for (int k = 0; k < 2; ++k) p->body[b].mj_joint[k] = -1;
+  if (s->contact && !p->base_floating) {
+    snprintf(why, why_len, "the contact step is for floating-base robots");
+    goto fail;
+  }
   for (int b = 0; b < p->nbody; ++b)
     if (tl_model_joint_type(model, b) == TL_JOINT_PLANAR) {
       snprintf(why, why_len, "planar joint '%s': no MuJoCo counterpart here",
@@ -832,6 +976,12 @@ int bench_peer_create(const tl_model *model, const bench_peer_state *s, bench_pe
              "%s%d massless (or A + B < C) bodies: exact inertial written into mjModel after "
              "compiling a placeholder",
              note[0] ? "; " : "", npatched);
+
+  if (p->s.contact && p->nskipped_geom)
+    snprintf(note + strlen(note), note_len - strlen(note),
+             "%s%d collision geoms without a MuJoCo counterpart (mesh without a hull) left out",
+             note[0] ? "; " : "", p->nskipped_geom);
+  if (p->s.contact) contact_doc_from(m, p->s.contact);
 
   p->site = mj_name2id(m, mjOBJ_SITE, PEER_SITE);
   if (p->site < 0) {
@@ -1129,4 +1279,48 @@ bench_peer_fn bench_peer_query(int col) {
     case C_STEP: return p_step;
     default: return NULL;
   }
+}
+
+/* ----------------------------------------------------------- memory */
+
+void bench_peer_memory(const bench_peer *p, size_t *model_bytes, size_t *data_bytes, char *detail,
+                       size_t len) {
+  const mjModel *m = p->m;
+  const mjData *d = p->d;
+  *model_bytes = sizeof(mjModel) + (size_t)m->nbuffer;
+  *data_bytes = sizeof(mjData) + (size_t)d->nbuffer + (size_t)d->nstack * sizeof(mjtNum);
+  snprintf(detail, len, "mjModel %zu + buffer %d; mjData %zu + buffer %d + stack %d x %zu (njmax %d, "
+           "nconmax %d)",
+           sizeof(mjModel), m->nbuffer, sizeof(mjData), d->nbuffer, d->nstack, sizeof(mjtNum),
+           m->njmax, m->nconmax);
+}
+
+const char *bench_peer_memory_doc(void) {
+  return "from MuJoCo's own size fields (its allocations inside libmujoco are not seen by the "
+         "malloc wrappers): model = sizeof(mjModel) + mjModel.nbuffer; data = sizeof(mjData) + "
+         "mjData.nbuffer + mjData.nstack * sizeof(mjtNum), the buffer and stack mj_makeData "
+         "allocates (2.2: the buffer holds every mjData array, the constraint arrays sized for "
+         "njmax rows and nconmax contacts, the model's defaults)";
+}
+
+/* ----------------------------------------------------------- contact step */
+
+void bench_peer_step(void *ctx) { p_step(ctx); }
+
+void bench_peer_contacts(const bench_peer *p, int *n, int *active) {
+  const mjModel *m = p->m;
+  const mjData *d = p->d;
+  *n = *active = 0;
+  for (int i = 0; i < d->ncon; ++i) {
+    if (d->contact[i].exclude != 0) continue;
+    mjtNum f[6];
+    ++*n;
+    mj_contactForce(m, d, i, f);
+    *active += f[0] > 0;
+  }
+}
+
+double bench_peer_base_height(const bench_peer *p) {
+  int j = p->body[0].mj_joint[0];
+  return j < 0 ? NAN : p->d->qpos[p->m->jnt_qposadr[j] + 2];
 }

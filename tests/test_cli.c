@@ -15,6 +15,10 @@
  *   Exit codes: a missing URDF -> 1 with a message naming the file (info and
  *   simulate); an unknown option -> 2 (info, simulate, top level); an
  *   unknown command -> 2.
+ *   talus bench --help: exit 0, talus_bench's usage on stdout (it runs the
+ *   talus_bench beside the talus binary); talus help bench: exit 0; a copy
+ *   of talus in a folder without talus_bench: bench --help -> 1 with a
+ *   message naming the missing path.
  *
  * Usage: test_cli TALUS_BINARY [SHARED_ROBOTS_DIR]
  *   ($TALUS_SHARED/robots overrides SHARED_ROBOTS_DIR). Without the shared
@@ -270,6 +274,48 @@ static void check_exit(const char *args, int want, const char *must_mention) {
   run_free(&r);
 }
 
+/* --------------------------------------------------------------- bench */
+
+/* Copy the file src to dst with mode 0755; 0 on success. */
+static int copy_executable(const char *src, const char *dst) {
+  FILE *in = fopen(src, "rb"), *out = in ? fopen(dst, "wb") : NULL;
+  int ok = in && out;
+  char buf[65536];
+  size_t n;
+  while (ok && (n = fread(buf, 1, sizeof buf, in)) > 0) ok = fwrite(buf, 1, n, out) == n;
+  if (in) fclose(in);
+  if (out && fclose(out) != 0) ok = 0;
+  return ok && chmod(dst, 0755) == 0 ? 0 : -1;
+}
+
+static void check_bench(void) {
+  run_result r = run("bench --help");
+  printf("talus bench --help -> exit %d, %zu bytes on stdout\n", r.exit_code, strlen(r.out));
+  TL_CHECK(r.exit_code == 0, "talus bench --help: exit %d (stderr: %s)", r.exit_code, r.err);
+  TL_CHECK(strstr(r.out, "talus_bench") && strstr(r.out, "--reps") && strstr(r.out, "--json"),
+           "talus bench --help: talus_bench's usage expected on stdout, got: %.300s", r.out);
+  run_free(&r);
+  r = run("help bench");
+  TL_CHECK(r.exit_code == 0 && strstr(r.out, "talus bench"), "talus help bench: exit %d: %.200s",
+           r.exit_code, r.out);
+  run_free(&r);
+
+  /* a talus without talus_bench beside it */
+  char dir[] = "/tmp/talus_test_cli_bench_XXXXXX", copy[64];
+  if (!TL_CHECK(mkdtemp(dir) != NULL, "mkdtemp failed")) return;
+  snprintf(copy, sizeof copy, "%s/talus", dir);
+  if (TL_CHECK(copy_executable(talus_bin, copy) == 0, "cannot copy %s to %s", talus_bin, copy)) {
+    const char *saved = talus_bin;
+    char missing[96];
+    snprintf(missing, sizeof missing, "%s/talus_bench", dir);
+    talus_bin = copy;
+    check_exit("bench --help", 1, missing);
+    talus_bin = saved;
+  }
+  unlink(copy);
+  rmdir(dir);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: %s TALUS_BINARY [SHARED_ROBOTS_DIR]\n", argv[0]);
@@ -321,6 +367,7 @@ int main(int argc, char **argv) {
   check_exit("--no-such-option", 2, "--no-such-option");
   check_exit("frobnicate", 2, "frobnicate");
   check_exit("simulate --duration abc", 2, NULL);
+  check_bench();
 
   unlink(err_path);
   return tl_test_finish();

@@ -22,12 +22,15 @@ enum {
 int cli_info(int argc, char **argv);
 int cli_simulate(int argc, char **argv);
 int cli_dynamics(int argc, char **argv);
+/* `talus bench`: runs talus_bench (beside the talus binary) with argv[1..]. */
+int cli_bench(int argc, char **argv);
 
 /* ---- usage texts (cli_usage.c) ---- */
 extern const char cli_usage_main[];
 extern const char cli_usage_info[];
 extern const char cli_usage_simulate[];
 extern const char cli_usage_dynamics[];
+extern const char cli_usage_bench[];
 /* Usage text of a command, or NULL if there is no such command. */
 const char *cli_usage_of(const char *command);
 

@@ -14,6 +14,10 @@ const char cli_usage_main[] =
     "  simulate [URDF]  drop a robot on the ground and run it (default: the\n"
     "                   talus_quadruped holding its pose with the stand controller);\n"
     "                   or run a world file (docs/world_format.md)\n"
+    "  dynamics URDF    M, h, poses and Jacobians for the states of a JSON file\n"
+    "  bench [ARGS...]  run the benchmark (talus_bench): speed, memory and a step\n"
+    "                   with contacts, as ratios against MuJoCo measured in the\n"
+    "                   same run ('talus bench --help' for its options)\n"
     "  help COMMAND     print the usage of COMMAND\n"
     "\n"
     "Options:\n"
@@ -168,9 +172,25 @@ const char cli_usage_dynamics[] =
     "invalid (the message names the file, the state index and the reason);\n"
     "nothing is written then.\n";
 
+const char cli_usage_bench[] =
+    "Usage: talus bench [SHARED_ROBOTS_DIR] [--reps N] [--batch-ms X] [--no-peer] [--json]\n"
+    "\n"
+    "Run the benchmark: the talus_bench executable in the folder of this talus\n"
+    "binary (built by the same CMake project), with the same arguments; its output\n"
+    "and exit status are talus_bench's. It times the main queries (FK, CRBA, RNEA,\n"
+    "ABA, M^-1, frame Jacobian, step) on every robot of the shared corpus and\n"
+    "robots/talus_quadruped, measures the memory of a model and of a world, and\n"
+    "times a step with contacts (legged robots standing on the ground); when it\n"
+    "was built with MuJoCo (libmujoco-dev), it measures MuJoCo in the same run and\n"
+    "prints ratios MuJoCo / Talus. 'talus bench --help' prints its options.\n"
+    "\n"
+    "Exit status 1 when talus_bench is missing beside talus (the message names\n"
+    "the path).\n";
+
 const char *cli_usage_of(const char *command) {
   if (strcmp(command, "info") == 0) return cli_usage_info;
   if (strcmp(command, "simulate") == 0) return cli_usage_simulate;
   if (strcmp(command, "dynamics") == 0) return cli_usage_dynamics;
+  if (strcmp(command, "bench") == 0) return cli_usage_bench;
   return NULL;
 }

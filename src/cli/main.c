@@ -4,6 +4,7 @@
  *   talus info URDF [options]
  *   talus simulate [URDF] [options]
  *   talus dynamics URDF --states FILE [options]
+ *   talus bench [ARGS...]          (runs talus_bench, beside this binary)
  *
  * Exit codes: 0 ok, 1 load / engine error, 2 usage error, 3 the simulation
  * diverged (non-finite state). */
@@ -72,6 +73,8 @@ int main(int argc, char **argv) {
     cli_errorf("unknown option '%s' (try 'talus --help')", first);
     return CLI_EXIT_USAGE;
   }
+  /* bench: talus_bench takes the arguments exactly as given (no --var handling) */
+  if (strcmp(first, "bench") == 0) return cli_bench(argc - 1, argv + 1);
   const cli_command *cmd = find_command(first);
   if (!cmd) {
     cli_errorf("unknown command '%s' (try 'talus --help')", first);

@@ -438,7 +438,8 @@ static double eqgroup_update(tl_world *w, const tl_eqgroup *g) {
  * and in *gen the largest change of a system's generalized impulse J^T lambda. */
 static double gauss_seidel_sweep(tl_world *w, int pyramid, double *gen) {
   double change = 0;
-  for (int i = 0; i < w->nsystem; i++) memset(w->systems[i]->gen_change, 0, (size_t)w->systems[i]->m->nv * sizeof(double));
+  for (int i = 0; i < w->nsystem; i++)
+    memset(w->systems[i]->gen_change, 0, (size_t)w->systems[i]->m->nv * sizeof(double));
   for (int n = 0; n < w->nblock; n++) {
     tl_block *b = &w->blocks[n];
     if (!pyramid && b->group >= 0 && w->eqgroups[b->group].factored) {

@@ -1,0 +1,312 @@
+/* talus_bench: a step with contacts (see bench_contact.h).
+ *
+ * Per robot: the model is loaded with a floating base; the base gets the
+ * spec's orientation and is lifted so that its lowest collision geom point
+ * (primitives: their world AABB; meshes: their convex hull's vertices) is
+ * CONTACT_DROP above the ground plane z = 0 (friction CONTACT_GROUND_MU);
+ * every other DOF holds the reference configuration (joints whose limits
+ * leave out 0 moved inside them, clamp_into_limits) with the implicit PD
+ * (the spec's kp, kd; velocity target 0). Talus: tl_world_add_ground and the
+ * world's default solver (the per-contact exact Coulomb cone). The peer
+ * (MuJoCo) gets the same model with collision geoms and a plane (see
+ * peer_mujoco.c) at the same start state, twice: with MuJoCo's default
+ * contact settings, and with those MuJoCo Menagerie's quadrupeds use
+ * against slip (elliptic cone, impratio 100; with the defaults, the feet of a standing
+ * quadruped creep outwards and its base sinks by several mm per second). Both engines step
+ * CONTACT_SETTLE_STEPS times on their own, then their steps are timed
+ * (bench_timing.c, batches interleaved) while the simulation goes on,
+ * never reset; an engine that made fewer steps than another while timed
+ * then catches up, untimed, so that all have simulated the same time.
+ * Reported: microseconds per step, the contacts after the last step, and
+ * the base height at that time in every engine: within CONTACT_Z_TOL of
+ * each other, the engines stand alike. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "bench_contact.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "talus/talus.h"
+
+#include "bench_mem.h"
+#include "bench_peer.h"
+
+#ifdef TALUS_BENCH_MUJOCO
+#define HAVE_PEER 1
+#else
+#define HAVE_PEER 0
+#endif
+
+#define QUARTER_TURN_C 0.70710678118654752440 /* cos 45 deg = sin 45 deg */
+
+static const contact_spec specs[] = {
+    {"anymal_c/anymal", 300, 10, {1, 0, 0, 0}, "FOOT",
+     "kp 300, kd 10: the stand controller's defaults, sized for ANYmal (controllers/stand.h)"},
+    {"hyq", 300, 10, {1, 0, 0, 0}, "foot", "kp 300, kd 10, as for ANYmal (an ANYmal-size robot)"},
+    {"solo12", 3, 0.1, {1, 0, 0, 0}, "FOOT", "kp 3, kd 0.1: tests/test_contact_robots.c, solo12"},
+    {"talus_quadruped", 300, 10, {1, 0, 0, 0}, "FOOT",
+     "kp 300, kd 10: the stand controller's defaults (`talus simulate`)"},
+    {"deepmimic_humanoid", 2000, 100, {QUARTER_TURN_C, QUARTER_TURN_C, 0, 0}, "ankle",
+     "kp 2000, kd 100 and the base turned +90 deg about x (Y-up model): "
+     "tests/test_humanoid_stand.c"},
+};
+
+const char contact_left_out[] =
+    "anymal_c/anymal_c_nolimit (the same ANYmal without joint limits), talos (biped with mesh "
+    "soles; no gains known to make it stand: the test suite only runs it in free flight), husky "
+    "(wheels, no feet) and the fixed-base robots";
+
+const contact_spec *contact_spec_of(const char *label) {
+  for (size_t k = 0; k < sizeof specs / sizeof specs[0]; ++k)
+    if (strcmp(specs[k].label, label) == 0) return &specs[k];
+  return NULL;
+}
+
+/* ------------------------------------------------------------ Talus */
+
+typedef struct talus_stepper {
+  tl_world *world;
+  tl_status st;
+  tl_error err;
+} talus_stepper;
+
+static void t_step(void *ctx) {
+  talus_stepper *c = ctx;
+  tl_status st = tl_world_step(c->world, &c->err);
+  if (st != TL_OK && c->st == TL_OK) c->st = st;
+}
+
+static void t_clear(void *ctx) {
+  talus_stepper *c = ctx;
+  c->st = TL_OK;
+  memset(&c->err, 0, sizeof c->err);
+}
+
+static int t_failed(void *ctx, char *why, size_t len) {
+  talus_stepper *c = ctx;
+  if (c->st == TL_OK) return 0;
+  snprintf(why, len, "%.290s", c->err.message[0] ? c->err.message : tl_status_name(c->st));
+  return 1;
+}
+
+/* Lowest z of the collision geoms (primitives: world AABB; meshes: hull
+ * vertices); INFINITY when there is none. */
+static double lowest_point(tl_system *sys, const tl_model *m) {
+  double minz = INFINITY;
+  for (int g = 0; g < tl_model_ngeom(m); ++g) {
+    tl_geom_type type;
+    int body, nvert, nface;
+    double size[3], pos[3], R[9], lo[3], hi[3], gp[3], gR[9];
+    const double *v;
+    const int *f;
+    if (tl_model_geom(m, g, &type, &body, size, pos, R) != 0) continue;
+    if (type != TL_GEOM_MESH) {
+      if (tl_system_geom_aabb(sys, g, lo, hi, NULL) == TL_OK) minz = fmin(minz, lo[2]);
+      continue;
+    }
+    if (tl_model_geom_hull(m, g, &nvert, &v, &nface, &f) != 0 ||
+        tl_system_geom_pose(sys, g, gp, gR, NULL) != TL_OK)
+      continue;
+    for (int i = 0; i < nvert; ++i)
+      minz = fmin(minz, gp[2] + gR[6] * v[3 * i] + gR[7] * v[3 * i + 1] + gR[8] * v[3 * i + 2]);
+  }
+  return minz;
+}
+
+static int has_tag(const char *s, const char *tag) {
+  if (!s) return 0;
+  size_t n = strlen(tag);
+  for (; *s; ++s)
+    if (strncasecmp(s, tag, n) == 0) return 1;
+  return 0;
+}
+
+/* Contacts of the last step: all, with a positive normal impulse, and of
+ * those, the ones on a foot link. */
+static void talus_contacts(const tl_world *w, const tl_model *m, const char *feet,
+                           contact_result *r) {
+  r->ncontact = tl_world_ncontact(w);
+  r->nactive = r->nfoot = 0;
+  for (int k = 0; k < r->ncontact; ++k) {
+    tl_contact_info c;
+    if (tl_world_contact(w, k, &c, NULL) != TL_OK) continue;
+    double pn = c.impulse[0] * c.normal[0] + c.impulse[1] * c.normal[1] + c.impulse[2] * c.normal[2];
+    if (!(pn > 0)) continue;
+    ++r->nactive;
+    r->nfoot += has_tag(tl_model_geom_link(m, c.geom), feet);
+  }
+}
+
+/* Every 1-DOF joint of q outside its limits (the reference configuration:
+ * HyQ's knees, whose limits leave out 0) moved CONTACT_LIMIT_MARGIN inside
+ * them; returns how many were moved. */
+static int clamp_into_limits(const tl_model *m, double *q) {
+  int n = 0;
+  for (int b = 0; b < tl_model_nbody(m); ++b) {
+    tl_joint_type t = tl_model_joint_type(m, b);
+    if (t != TL_JOINT_REVOLUTE && t != TL_JOINT_PRISMATIC) continue;
+    double lo = -INFINITY, hi = INFINITY, *x = q + tl_model_joint_q_index(m, b);
+    tl_model_dof_limits(m, tl_model_joint_u_index(m, b), &lo, &hi);
+    if (!(hi - lo > 2 * CONTACT_LIMIT_MARGIN) || (*x >= lo && *x <= hi)) continue;
+    *x = *x < lo ? lo + CONTACT_LIMIT_MARGIN : hi - CONTACT_LIMIT_MARGIN;
+    ++n;
+  }
+  return n;
+}
+
+/* ------------------------------------------------------------ per robot */
+
+void bench_contact_robot(const char *path, const contact_spec *spec, contact_result *r,
+                         int batches, double batch_s, int use_peer) {
+  memset(r, 0, sizeof(*r));
+  r->spec = spec;
+  r->us = r->z = r->z0 = NAN;
+  for (int k = 0; k < CONTACT_NPEER; ++k) r->peer[k].us = r->peer[k].z = r->peer[k].xcheck_max = NAN;
+  tl_error err;
+  memset(&err, 0, sizeof err);
+  tl_model *model = NULL;
+  talus_stepper ts;
+  memset(&ts, 0, sizeof ts);
+  tl_system *sys = NULL;
+  double *q = NULL;
+  tl_load_options opt = tl_load_options_default();
+  opt.base = TL_BASE_FLOATING;
+
+  size_t live0 = bench_mem_live();
+  if (tl_model_load_urdf(path, &opt, &model, &err) != TL_OK) {
+    snprintf(r->error, sizeof r->error, "load failed: %.500s", err.message);
+    return;
+  }
+  r->model_bytes = bench_mem_live() - live0;
+  live0 = bench_mem_live();
+  tl_status st = tl_world_create(&ts.world, &err);
+  if (st == TL_OK) st = tl_world_add_ground(ts.world, 0.0, CONTACT_GROUND_MU, &err);
+  if (st == TL_OK) st = tl_world_add_system(ts.world, model, &sys, &err);
+  r->world_bytes = bench_mem_live() - live0;
+  int nq = tl_model_nq(model), nv = tl_model_nv(model);
+  q = calloc((size_t)nq + 4 * (size_t)nv + 1, sizeof(double));
+  double *u = q ? q + nq : NULL, *kp = u ? u + nv : NULL, *kd = kp ? kp + nv : NULL;
+  double *zero = kd ? kd + nv : NULL;
+  if (st == TL_OK && !q) st = TL_ERR_MEMORY;
+  if (st == TL_OK) st = tl_model_reference_q(model, q, nq, &err);
+  if (st == TL_OK) {
+    memcpy(q + 3, spec->quat, 4 * sizeof(double));
+    r->nclamped = clamp_into_limits(model, q);
+    st = tl_system_set_state(sys, q, nq, u, nv, &err);
+  }
+  if (st == TL_OK) {
+    double minz = lowest_point(sys, model);
+    if (!isfinite(minz)) {
+      snprintf(r->error, sizeof r->error, "no collision geom to stand on");
+      goto done;
+    }
+    q[2] += CONTACT_DROP - minz;
+    r->z0 = q[2];
+    st = tl_system_set_state(sys, q, nq, u, nv, &err);
+  }
+  if (st == TL_OK) {
+    for (int k = 6; k < nv; ++k) kp[k] = spec->kp, kd[k] = spec->kd; /* not the base DOFs */
+    st = tl_system_set_pd_gains(sys, kp, kd, nv, &err);
+  }
+  if (st == TL_OK) st = tl_system_set_pd_targets(sys, q, nq, zero, nv, &err);
+  if (st != TL_OK) {
+    snprintf(r->error, sizeof r->error, "setup: %.500s",
+             err.message[0] ? err.message : tl_status_name(st));
+    goto done;
+  }
+
+  /* t[0]: Talus; t[1 + k]: the peer with settings k + 1 */
+  timed t[1 + CONTACT_NPEER];
+  int owner[1 + CONTACT_NPEER], nt = 1;
+  t[0] = (timed){&ts, t_step, timed_no_reset, t_clear, t_failed};
+  owner[0] = -1;
+#if HAVE_PEER
+  bench_peer *peer[CONTACT_NPEER] = {NULL};
+  for (int k = 0; k < CONTACT_NPEER && use_peer; ++k) {
+    contact_peer_result *pr = &r->peer[k];
+    bench_peer_state s = {q, zero, zero, zero, spec->kp, spec->kd, 0, k + 1, CONTACT_GROUND_MU};
+    double rel[NCHECK];
+    if (bench_peer_create(model, &s, &peer[k], pr->note, sizeof pr->note, pr->error,
+                          sizeof pr->error) != 0 ||
+        bench_peer_crosscheck(peer[k], sys, rel, pr->error, sizeof pr->error) != 0)
+      continue;
+    pr->xcheck_max = 0;
+    for (int c = 0; c < NCHECK; ++c)
+      if (!isnan(rel[c])) pr->xcheck_max = fmax(pr->xcheck_max, rel[c]);
+    char detail[300];
+    bench_peer_memory(peer[k], &pr->model_bytes, &pr->data_bytes, detail, sizeof detail);
+    pr->built = 1;
+    owner[nt] = k;
+    t[nt++] = (timed){peer[k], bench_peer_step, timed_no_reset, bench_peer_clear, bench_peer_failed};
+  }
+#else
+  (void)use_peer;
+  (void)owner;
+#endif
+
+  /* settle: every engine from the start state on its own; then time those that did not fail */
+  char why[1 + CONTACT_NPEER][TIMED_WHY];
+  memset(why, 0, sizeof why);
+  double us[1 + CONTACT_NPEER];
+  long calls[1 + CONTACT_NPEER];
+  timed go[1 + CONTACT_NPEER];
+  int idx[1 + CONTACT_NPEER], ngo = 0;
+  for (int k = 0; k < nt; ++k) {
+    us[k] = NAN;
+    calls[k] = 0;
+    t[k].clear(t[k].ctx);
+    for (int i = 0; i < CONTACT_SETTLE_STEPS; ++i) t[k].fn(t[k].ctx);
+    if (!t[k].failed(t[k].ctx, why[k], TIMED_WHY)) idx[ngo] = k, go[ngo++] = t[k];
+  }
+  char gofail[1 + CONTACT_NPEER][TIMED_WHY];
+  memset(gofail, 0, sizeof gofail);
+  double gous[1 + CONTACT_NPEER];
+  long gocalls[1 + CONTACT_NPEER];
+  time_queries(go, ngo, batches, batch_s, gous, gofail, gocalls);
+  for (int i = 0; i < ngo; ++i) {
+    us[idx[i]] = gous[i];
+    calls[idx[i]] = gocalls[i];
+    memcpy(why[idx[i]], gofail[i], TIMED_WHY);
+  }
+  /* the same simulated time in every engine before comparing base heights: those that made
+   * fewer steps while being timed catch up (not timed) */
+  long most = 0;
+  for (int i = 0; i < ngo; ++i) most = calls[idx[i]] > most ? calls[idx[i]] : most;
+  for (int i = 0; i < ngo; ++i) {
+    int k = idx[i];
+    if (!isfinite(us[k])) continue; /* failed while timed */
+    for (; calls[k] < most; ++calls[k]) t[k].fn(t[k].ctx);
+    if (t[k].failed(t[k].ctx, why[k], TIMED_WHY)) us[k] = NAN;
+  }
+  r->us = us[0];
+  r->steps = CONTACT_SETTLE_STEPS + calls[0];
+  memcpy(r->failed, why[0], TIMED_WHY);
+  double pos[3], R[9];
+  if (tl_system_body_pose(sys, 0, pos, R, NULL) == TL_OK) r->z = pos[2];
+  talus_contacts(ts.world, model, spec->feet, r);
+#if HAVE_PEER
+  for (int i = 1; i < nt; ++i) {
+    int k = owner[i];
+    contact_peer_result *pr = &r->peer[k];
+    pr->us = us[i];
+    pr->steps = CONTACT_SETTLE_STEPS + calls[i];
+    memcpy(pr->failed, why[i], TIMED_WHY);
+    pr->z = bench_peer_base_height(peer[k]);
+    bench_peer_contacts(peer[k], &pr->ncontact, &pr->nactive);
+  }
+  for (int k = 0; k < CONTACT_NPEER; ++k) bench_peer_free(peer[k]);
+#endif
+
+done:
+  if (ts.world) { /* what the world holds at the end: the bytes its free returns */
+    size_t before = bench_mem_live();
+    tl_world_free(ts.world);
+    r->world_bytes_end = before - bench_mem_live();
+  }
+  free(q);
+  tl_model_free(model);
+}

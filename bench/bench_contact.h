@@ -1,0 +1,71 @@
+/* talus_bench: a step with contacts (bench_contact.c). Each floating-base
+ * legged robot of the corpus whose feet are identified (contact_spec_of)
+ * stands on a ground plane with its PD, is left to settle, and then its
+ * steps are timed in Talus and in the peer (MuJoCo) alike. */
+#ifndef TALUS_BENCH_CONTACT_H
+#define TALUS_BENCH_CONTACT_H
+
+#include <stddef.h>
+
+#include "bench_timing.h"
+
+#define CONTACT_SETTLE_STEPS 1000 /* 1 s at dt 1 ms before timing */
+#define CONTACT_GROUND_MU 0.8     /* ground plane friction (as `talus simulate`) */
+#define CONTACT_DROP 0.01         /* lowest geom point this high above the ground at the start (m) */
+#define CONTACT_Z_TOL 0.005       /* base heights of the two engines this close: same stance (m) */
+#define CONTACT_LIMIT_MARGIN 0.1  /* start joints at least this far inside their limits (rad, m) */
+#define CONTACT_NPEER 2           /* peer settings: its defaults; against slip (bench_peer.h) */
+
+/* A robot of the contact step: its benchmark label, PD gains on every
+ * non-base DOF (target: its reference configuration, at rest), the base
+ * orientation (w, x, y, z) that stands it up, and how its feet are told
+ * (link names containing `feet`, case-insensitive). */
+typedef struct contact_spec {
+  const char *label;
+  double kp, kd;
+  double quat[4];
+  const char *feet;
+  const char *why; /* where the gains come from */
+} contact_spec;
+
+/* The spec of a benchmark robot label, NULL when it is not in the contact step. */
+const contact_spec *contact_spec_of(const char *label);
+/* The robots of the corpus left out of the contact step, and why (one paragraph). */
+extern const char contact_left_out[];
+
+/* The peer in one of its settings. */
+typedef struct contact_peer_result {
+  int built;                    /* 1: the peer was built and stepped */
+  double us;                    /* microseconds per step (NAN: none) */
+  char failed[TIMED_WHY];
+  double z;                     /* base height after the timed steps (m) */
+  long steps;                   /* steps simulated in all, settling included */
+  int ncontact, nactive;        /* contacts after the last step: all, with a positive normal force */
+  size_t model_bytes, data_bytes;
+  char error[600], note[600];
+  double xcheck_max;            /* its dynamics cross-checked against Talus at the start state */
+} contact_peer_result;
+
+typedef struct contact_result {
+  const contact_spec *spec;
+  char error[600];              /* Talus could not be set up: no figures */
+  double us;                    /* microseconds per step (NAN: none) */
+  char failed[TIMED_WHY];
+  int nclamped;                 /* joints moved inside their limits for the start */
+  double z0;                    /* base height at the start (m) */
+  double z;                     /* base height after the timed steps (m) */
+  long steps;                   /* steps simulated in all, settling included */
+  int ncontact, nactive;        /* Talus contacts after the last step: all (speculative ones
+                                   within the margin included), with a positive normal impulse */
+  int nfoot;                    /* of the active ones, on a foot link */
+  size_t model_bytes, world_bytes, world_bytes_end; /* Talus: tl_model; world + ground + system,
+                                                       after creation and at the end */
+  contact_peer_result peer[CONTACT_NPEER]; /* settings 1 and 2 of bench_peer_state.contact */
+} contact_result;
+
+/* Run the contact step of the robot of URDF `path` (spec: contact_spec_of
+ * its label) into r. use_peer: also in the peer (when built in). */
+void bench_contact_robot(const char *path, const contact_spec *spec, contact_result *r,
+                         int batches, double batch_s, int use_peer);
+
+#endif
