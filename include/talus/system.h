@@ -103,7 +103,9 @@ tl_status tl_system_nonlinear_term(tl_system *sys, double *h, int nv, tl_error *
 /* Nonlinear term for an arbitrary gravity vector g (m/s^2, world). */
 tl_status tl_system_nonlinear_term_gravity(tl_system *sys, const double g[3], double *h, int nv,
                                            tl_error *err);
-/* M^-1 (nv x nv) through the tree-sparse L^T D L factorization. */
+/* M^-1 (nv x nv) through the tree-sparse L^T D L factorization M = L^T D L
+ * (Featherstone 2008, Table 6.3) and M^-1 = L^-1 D^-1 L^-T formed on the
+ * tree sparsity of L^-1 (no per-column solves). */
 tl_status tl_system_inverse_mass_matrix(tl_system *sys, double *Minv, int nv, tl_error *err);
 /* The inverse of the effective mass matrix the integrator uses:
  * (M + dt (Kd + D) + dt^2 (Kp + K))^-1 with the PD gains, joint damping D and
@@ -129,9 +131,12 @@ tl_status tl_system_generalized_momentum(tl_system *sys, double *p, int nv, tl_e
  * included. Featherstone 2008, Table 5.1. */
 tl_status tl_system_inverse_dynamics(tl_system *sys, const double *du, double *tau, int nv,
                                      tl_error *err);
-/* Forward dynamics, ABA: du = M^-1 (tau - h) for the current q, u and the
- * generalized force tau (nv); world gravity; rotor inertia included.
- * Featherstone 2008, Table 7.1. */
+/* Forward dynamics: du = M^-1 (tau - h) for the current q, u and the
+ * generalized force tau (nv); world gravity; rotor inertia included. By the
+ * articulated-body algorithm (Featherstone 2008, Table 7.1), or, when M, h
+ * and the factorization of M are already cached at this state (after
+ * tl_system_inverse_mass_matrix), by a solve with that factorization
+ * (Table 6.4); the two agree to rounding. */
 tl_status tl_system_forward_dynamics(tl_system *sys, const double *tau, double *du, int nv,
                                      tl_error *err);
 

@@ -13,6 +13,7 @@ void tl_dyn_crba(tl_sysdata *d) {
   memcpy(d->crb, d->cinert, (size_t)m->nbody * TL_SPI_SIZE * sizeof(double));
   for (int b = m->nbody - 1; b > 0; b--)
     tl_spi_add(d->crb + TL_SPI_SIZE * m->parent[b], d->crb + TL_SPI_SIZE * b);
+  d->M_stamp++;
   memset(d->M, 0, (size_t)nv * (size_t)nv * sizeof(double));
   for (int k = 0; k < nv; k++) {
     double F[6];

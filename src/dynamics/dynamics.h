@@ -14,6 +14,15 @@ typedef struct tl_sysdata {
   const tl_model *m;
   double *q, *u;          /* [nq], [nv] state */
 
+  /* DOF-tree structure of m (topology only, set by tl_sysdata_init). DOFs are
+   * numbered depth first, so dof_parent[k] < k and every subtree is a
+   * contiguous index range. */
+  int *dof_end;           /* [nv] one past the last DOF of k's subtree: the subtree is [k, dof_end[k]) */
+  int *dof_anc_adr;       /* [nv + 1] the proper ancestors of DOF k, nearest first, are */
+  int *dof_anc;           /* dof_anc[dof_anc_adr[k] .. dof_anc_adr[k + 1]) */
+  int *dof_tmp;           /* [nv] scratch of tl_dyn_inverse */
+  double *vtmp;           /* [nv] scratch of tl_dyn_factor and tl_dyn_inverse */
+
   /* kinematics (tl_dyn_kinematics) */
   double *xpos, *xrot;    /* [nb*3], [nb*9] body frame in the world */
   double *xjpos, *xjrot;  /* [nb*3], [nb*9] joint frame (parent side) in the world */
@@ -27,20 +36,30 @@ typedef struct tl_sysdata {
   double *crb;            /* [nb*10] composite inertia of each subtree */
   double *M;              /* [nv*nv] mass matrix incl. rotor inertia (row-major, full) */
   double *h;              /* [nv] nonlinear term */
-  double *LD;             /* [nv*nv] L^T D L factorization of the effective mass matrix */
-  double *cacc;           /* [nb*6] scratch: spatial accelerations */
+  double *LD;             /* [nv*nv] L^T D L factorization of M + diag(add) (tl_dyn_factor):
+                             D on the diagonal, L[k][i] at (k, i) and again at (i, k) for the
+                             ancestors i of k; no other entry is meaningful */
+  double *LDinv;          /* [nv] 1 / D of that factorization */
+  unsigned long M_stamp;  /* incremented by every tl_dyn_crba (M recomputed) */
+  unsigned long LD_stamp; /* M_stamp of the M that LD factors exactly (no added diagonal), else 0 */
+  double *cacc;           /* [nb*6] scratch: spatial accelerations (after tl_dyn_aba: of its
+                             solution, the base's including the fictitious -g) */
   double *cfrc;           /* [nb*6] scratch: spatial forces */
 
   /* articulated-body algorithm scratch (tl_dyn_aba) */
   double *abaI;           /* [nb*36] articulated inertias, 6x6 row-major */
   double *abap;           /* [nb*6] articulated bias forces */
   double *abaU;           /* [nv*6] U = IA S, one 6-vector per DOF */
-  double *abaDinv;        /* [nb*36] inverse of D = S^T U + rotor inertia (nj x nj) */
+  double *abaDinv;        /* [nb*36] D = S^T U + rotor inertia (nj x nj) of each joint: 1 / D for
+                             nj = 1, else its lower Cholesky factor C (D = C C^T), nj x nj */
   double *abau;           /* [nv] tau - S^T p */
 } tl_sysdata;
 
-/* Allocate the arrays of d for model m (state at the reference configuration).
- * Returns non-zero on allocation failure (d is then freed). */
+/* Allocate the arrays of d for model m (state at the reference configuration)
+ * and fill the DOF-tree tables (dof_end, dof_anc) from
+ * m->dof_parent, which must number DOFs depth first (dof_parent[k] < k,
+ * subtrees contiguous), as the model compiler does. Returns non-zero on
+ * allocation failure (d is then freed). */
 int tl_sysdata_init(tl_sysdata *d, const tl_model *m);
 void tl_sysdata_free(tl_sysdata *d);
 
@@ -51,7 +70,7 @@ void tl_dyn_kinematics(tl_sysdata *d);
 
 /* Mass matrix M (full, symmetric) by the composite rigid body algorithm,
  * Featherstone 2008, Table 6.2; rotor inertia added to the diagonal.
- * Needs tl_dyn_kinematics. */
+ * Increments d->M_stamp. Needs tl_dyn_kinematics. */
 void tl_dyn_crba(tl_sysdata *d);
 
 /* Recursive Newton-Euler: tau = RNEA(q, u, du) for gravity g (3), written to
@@ -66,10 +85,14 @@ void tl_dyn_rnea(tl_sysdata *d, const double g[3], const double *du, int u_on, d
 void tl_dyn_accelerations(tl_sysdata *d, const double *g, const double *du, int u_on);
 
 /* Forward dynamics by the articulated-body algorithm (Featherstone 2008,
- * Table 7.1) in world axes about the world origin: du = M^-1 (tau - h), with
- * rotor inertia added to the joint-space inertia D of each joint. tau and du
- * have nv entries. Needs tl_dyn_kinematics. Returns non-zero if an
- * articulated joint inertia is not positive definite. */
+ * Table 7.1) in world axes about the world origin: du = M^-1 (tau - h) with
+ * h for gravity g, rotor inertia added to the joint-space inertia D of each
+ * joint. tau: [nv] generalized forces (N, N m), g: [3] (m/s^2), du: [nv]
+ * generalized accelerations (m/s^2, rad/s^2). O(nbody) with 6 x 6 articulated
+ * inertias; multi-DOF joints through the Cholesky factor of their nj x nj D;
+ * a welded base is skipped. Uses the aba* scratch and d->cacc (left holding
+ * the bodies' spatial accelerations). Needs tl_dyn_kinematics. Returns
+ * non-zero if a joint's articulated inertia D is not positive definite. */
 int tl_dyn_aba(tl_sysdata *d, const double g[3], const double *tau, double *du);
 
 /* Classical acceleration of the world point p fixed to body b, and the body's
@@ -77,12 +100,43 @@ int tl_dyn_aba(tl_sysdata *d, const double g[3], const double *tau, double *du);
  * terms dJp/dt u and dJr/dt u. Uses d->cacc. Needs tl_dyn_kinematics. */
 void tl_dyn_point_bias(tl_sysdata *d, int b, const double p[3], double acc[3], double alpha[3]);
 
-/* Factorize A = M + diag(add) (add may be NULL) in place into d->LD as
- * L^T D L exploiting the branch-induced sparsity (Featherstone 2008,
- * Table 6.3). Returns 0, or k + 1 when the pivot of DOF k is not positive. */
+/* Factorize A = M + diag(add) (add: [nv] or NULL, in M's units: kg m^2, kg)
+ * into d->LD as A = L^T D L, L unit lower triangular with the tree sparsity
+ * of M (L[k][i] != 0 only for i an ancestor DOF of k), D diagonal (1 / D in
+ * d->LDinv). Featherstone, Rigid Body Dynamics Algorithms, 2008, Table 6.3
+ * (Featherstone, IJRR 2005), in its left-looking form: only the tree-sparse
+ * entries are computed, O(sum_k depth(k)^2); systems of at most 8 DOFs run
+ * the same formulas dense (the entries off the pattern come out exactly 0).
+ * Returns 0, or k + 1 when the pivot of DOF k is not positive. Sets
+ * d->LD_stamp to d->M_stamp when add is NULL and it succeeds, else to 0.
+ * Needs d->M (tl_dyn_crba). */
 int tl_dyn_factor(tl_sysdata *d, const double *add);
-/* Solve (L^T D L) x = x in place (Featherstone 2008, Table 6.4). */
+/* Solve A x = b in place (x: [nv], b on entry, x on return) with the
+ * factorization of tl_dyn_factor: x <- L^-1 D^-1 L^-T x, touching only the
+ * tree-sparse entries, O(sum_k depth(k)). Featherstone 2008, Table 6.4,
+ * with both sweeps run over each DOF's descendants (a contiguous range)
+ * through the copy of L^T in LD's upper triangle. */
 void tl_dyn_solve(const tl_sysdata *d, double *x);
+/* Non-zero when d->LD holds the factorization of exactly the current d->M
+ * (factored with no added diagonal since M was last computed). */
+static inline int tl_dyn_factor_of_M(const tl_sysdata *d) {
+  return d->LD_stamp != 0 && d->LD_stamp == d->M_stamp;
+}
+/* Dense inverse X = A^-1 (nv x nv, row-major, symmetric, units of M^-1:
+ * 1/kg, 1/(kg m^2), 1/(kg m)) of the matrix A = L^T D L factored by
+ * tl_dyn_factor, as A^-1 = W D^-1 W^T with W = L^-1. W has L's
+ * branch-induced sparsity (W[i][k] != 0 only for k an ancestor DOF of i or
+ * k = i: column k of W solves L w = e_k, which only reaches k's subtree), so
+ * it is computed on that pattern alone, and
+ * (A^-1)[i][j] = sum over the common ancestor DOFs k of i and j of
+ * W[i][k] W[j][k] / D[k], each entry formed once in the lower triangle and
+ * mirrored. Cost O(sum_k depth(k)^2 + sum_{i<=j} #common ancestors(i, j)),
+ * no per-column solve. Factorization and sparsity: Featherstone, Rigid Body
+ * Dynamics Algorithms, 2008, sec. 6.5; Featherstone, "Efficient
+ * factorization of the joint-space inertia matrix for branched kinematic
+ * trees", IJRR 24(6), 2005. X needs no initialisation; besides X only the
+ * scratch d->dof_tmp and d->vtmp are written. */
+void tl_dyn_inverse(tl_sysdata *d, double *X);
 
 /* Positional (3 x nv) and rotational (3 x nv) Jacobians of the world point p
  * fixed to body b; either may be NULL. Only ancestor columns are written:

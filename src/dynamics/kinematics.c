@@ -25,6 +25,31 @@ int tl_sysdata_init(tl_sysdata *d, const tl_model *m) {
       return -1;
     }
   }
+  d->dof_end = malloc((nv ? nv : 1) * sizeof(int));
+  d->dof_tmp = malloc((nv ? nv : 1) * sizeof(int));
+  d->dof_anc_adr = malloc((nv + 1) * sizeof(int));
+  size_t nanc = 0;
+  for (int k = 0; k < m->nv; k++)
+    for (int i = m->dof_parent[k]; i >= 0; i = m->dof_parent[i]) nanc++;
+  d->dof_anc = malloc((nanc ? nanc : 1) * sizeof(int));
+  d->vtmp = calloc(nv ? nv : 1, sizeof(double));
+  d->LDinv = calloc(nv ? nv : 1, sizeof(double));
+  if (!d->dof_end || !d->dof_tmp || !d->vtmp || !d->LDinv || !d->dof_anc_adr || !d->dof_anc) {
+    tl_sysdata_free(d);
+    return -1;
+  }
+  d->dof_anc_adr[0] = 0;
+  for (int k = 0; k < m->nv; k++) {
+    int a = d->dof_anc_adr[k];
+    for (int i = m->dof_parent[k]; i >= 0; i = m->dof_parent[i]) d->dof_anc[a++] = i;
+    d->dof_anc_adr[k + 1] = a;
+  }
+  /* subtree ends (dof_parent[k] < k: children after their parent) */
+  for (int k = 0; k < m->nv; k++) d->dof_end[k] = k + 1;
+  for (int k = m->nv - 1; k >= 0; k--) {
+    int p = m->dof_parent[k];
+    if (p >= 0 && d->dof_end[k] > d->dof_end[p]) d->dof_end[p] = d->dof_end[k];
+  }
   memcpy(d->q, m->q0, nq * sizeof(double));
   return 0;
 }
@@ -34,6 +59,12 @@ void tl_sysdata_free(tl_sysdata *d) {
                    d->cdof, d->cvel, d->cdof_dot, d->crb, d->M, d->h, d->LD, d->cacc, d->cfrc,
                    d->abaI, d->abap, d->abaU, d->abaDinv, d->abau};
   for (size_t i = 0; i < sizeof(arr) / sizeof(arr[0]); i++) free(arr[i]);
+  free(d->dof_end);
+  free(d->dof_tmp);
+  free(d->dof_anc_adr);
+  free(d->dof_anc);
+  free(d->vtmp);
+  free(d->LDinv);
   memset(d, 0, sizeof(*d));
 }
 

@@ -181,6 +181,11 @@ tl_status tl_system_nonlinear_term_gravity(tl_system *s, const double g[3], doub
   return TL_OK;
 }
 
+/* (M + diag(diag))^-1 (nv x nv, row-major; diag: [nv] or NULL) from M (cached
+ * lazily): tree-sparse L^T D L factorization (Featherstone 2008, Table 6.3)
+ * into d.LD, then tl_dyn_inverse (W D^-1 W^T with W = L^-1 on L's sparsity).
+ * The factorization is always recomputed: the cost does not depend on what
+ * an earlier call left in d.LD. */
 static tl_status inverse_with(tl_system *s, const double *diag, double *Minv, int nv, tl_error *err) {
   if (!Minv || nv != s->m->nv)
     return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "Minv", "Minv must be %d x %d", s->m->nv, s->m->nv);
@@ -188,12 +193,7 @@ static tl_status inverse_with(tl_system *s, const double *diag, double *Minv, in
   if (tl_dyn_factor(&s->d, diag))
     return tl_error_set(err, TL_ERR_INVALID, s->m->source, 0, NULL,
                         "the mass matrix of '%s' is not positive definite", s->m->name);
-  for (int k = 0; k < nv; k++) {
-    double *col = Minv + (size_t)k * (size_t)nv; /* symmetric: row k == column k */
-    memset(col, 0, (size_t)nv * sizeof(double));
-    col[k] = 1.0;
-    tl_dyn_solve(&s->d, col);
-  }
+  tl_dyn_inverse(&s->d, Minv); /* L^-1 D^-1 L^-T on the tree sparsity */
   return TL_OK;
 }
 
@@ -284,10 +284,21 @@ tl_status tl_system_inverse_dynamics(tl_system *s, const double *du, double *tau
   return TL_OK;
 }
 
+/* du = M^-1 (tau - h) (nv, m/s^2 or rad/s^2) for tau (nv, N or N m). When M,
+ * h and the L^T D L factorization of exactly this M are all cached (e.g.
+ * after tl_system_inverse_mass_matrix at this state), by the O(sum depth)
+ * solve with that factorization (Featherstone 2008, Table 6.4); otherwise by
+ * the articulated-body algorithm (Table 7.1), which needs only kinematics
+ * and never computes M. Both are exact: they differ by rounding. */
 tl_status tl_system_forward_dynamics(tl_system *s, const double *tau, double *du, int nv, tl_error *err) {
   tl_status st;
   if ((st = bad_vec(tau, nv, s->m->nv, "tau", err))) return st;
   if (!du) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "du", "du must not be NULL");
+  if (s->dyn_valid && tl_dyn_factor_of_M(&s->d)) {
+    for (int k = 0; k < nv; k++) du[k] = tau[k] - s->d.h[k];
+    tl_dyn_solve(&s->d, du);
+    return TL_OK;
+  }
   tl_system_update_kinematics(s);
   if (tl_dyn_aba(&s->d, s->world->gravity, tau, du))
     return tl_error_set(err, TL_ERR_INVALID, s->m->source, 0, NULL,
