@@ -37,23 +37,6 @@ static char g_tmp[256];         /* scratch folder */
 
 /* ---------------------------------------------------------------- helpers */
 
-static char *read_text(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  char *buf = NULL;
-  long n = -1;
-  if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
-    buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-      free(buf);
-      buf = NULL;
-    }
-    if (buf) buf[n] = '\0';
-  }
-  fclose(f);
-  return buf;
-}
-
 static int write_text(const char *path, const char *text) {
   FILE *f = fopen(path, "wb");
   if (!f) return -1;
@@ -62,7 +45,7 @@ static int write_text(const char *path, const char *text) {
 }
 
 static cJSON *read_json(const char *path) {
-  char *text = read_text(path);
+  char *text = tl_test_read_text(path, NULL);
   cJSON *root = text ? cJSON_Parse(text) : NULL;
   free(text);
   return root;
@@ -108,7 +91,7 @@ static int run_dynamics(char **err, const char *arg0, ...) {
   }
   int status = 0;
   if (waitpid(pid, &status, 0) != pid) return -1;
-  if (err) *err = read_text(err_path);
+  if (err) *err = tl_test_read_text(err_path, NULL);
   if (err && !*err) *err = strdup("");
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }

@@ -571,22 +571,6 @@ static double urand(void) { /* xorshift64*, uniform in [0, 1) */
   return (double)((rng_state * 0x2545F4914F6CDD1Dull) >> 11) * (1.0 / 9007199254740992.0);
 }
 
-static char *read_file(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = malloc((size_t)n + 1);
-  if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-    free(buf);
-    buf = NULL;
-  }
-  fclose(f);
-  if (buf) buf[n] = 0, *len = (size_t)n;
-  return buf;
-}
-
 /* Replace text [a, b) of src by rep; returns a new string. */
 static char *splice(const char *src, size_t a, size_t b, const char *rep) {
   size_t n = strlen(src), r = strlen(rep);
@@ -653,7 +637,7 @@ static void check_mass(const char *dir) {
   char *slash = strrchr(mesh_dir, '/');
   if (slash) *slash = 0;
   size_t len = 0;
-  char *text = read_file(path, &len);
+  char *text = tl_test_read_text(path, &len);
   tl_model *m = NULL;
   tl_world *w = NULL;
   tl_system *s = NULL, *ref = NULL;

@@ -136,23 +136,6 @@ static const char *jstr(const cJSON *obj, const char *key) {
   return cJSON_IsString(it) ? it->valuestring : NULL;
 }
 
-static char *read_text(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  char *buf = NULL;
-  long n = -1;
-  if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
-    buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-      free(buf);
-      buf = NULL;
-    }
-    if (buf) buf[n] = '\0';
-  }
-  fclose(f);
-  return buf;
-}
-
 /* ------------------------------------------------------------ model checks */
 
 /* Structure of the model against the reference. Returns 1 if nq and nv
@@ -385,7 +368,7 @@ static void run_file(const char *ref_dir, const char *robots_dir, const char *fn
   r.name = name;
 
   snprintf(path, sizeof path, "%s/%s", ref_dir, fname);
-  char *text = read_text(path);
+  char *text = tl_test_read_text(path, NULL);
   cJSON *root = text ? cJSON_Parse(text) : NULL;
   free(text);
   const char *urdf = jstr(root, "urdf"), *base = jstr(root, "base");

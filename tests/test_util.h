@@ -88,6 +88,26 @@ static inline int tl_test_finish(void) {
   return c->failed == 0 ? 0 : 1;
 }
 
+/* The whole file at path, NUL-terminated (malloc'd; the caller frees), its
+ * length in *len when len is not NULL; NULL if it cannot be read. */
+static inline char *tl_test_read_text(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  char *buf = NULL;
+  long n = -1;
+  if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
+    buf = malloc((size_t)n + 1);
+    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+      free(buf);
+      buf = NULL;
+    }
+    if (buf) buf[n] = '\0';
+  }
+  fclose(f);
+  if (buf && len) *len = (size_t)n;
+  return buf;
+}
+
 /* The shared folder (robots/, reference/): $TALUS_SHARED when set and not
  * empty, else argv[i] when given, else NULL. */
 static inline const char *tl_test_shared_dir(int argc, char **argv, int i) {

@@ -49,17 +49,22 @@ int cli_json_add_numbers(cJSON *obj, const char *key, const double *v, int n) {
   return 0;
 }
 
-int cli_json_print_and_free(cJSON *root) {
+/* The text of root (cJSON_Print; the caller cJSON_free's it), root freed;
+ * NULL after reporting the error. */
+static char *json_text_and_free(cJSON *root) {
   if (!root) {
     cli_errorf("out of memory while building JSON");
-    return CLI_EXIT_FAIL;
+    return NULL;
   }
   char *text = cJSON_Print(root);
   cJSON_Delete(root);
-  if (!text) {
-    cli_errorf("out of memory while printing JSON");
-    return CLI_EXIT_FAIL;
-  }
+  if (!text) cli_errorf("out of memory while printing JSON");
+  return text;
+}
+
+int cli_json_print_and_free(cJSON *root) {
+  char *text = json_text_and_free(root);
+  if (!text) return CLI_EXIT_FAIL;
   fputs(text, stdout);
   fputc('\n', stdout);
   cJSON_free(text);
@@ -68,16 +73,8 @@ int cli_json_print_and_free(cJSON *root) {
 
 int cli_json_write_and_free(cJSON *root, const char *path) {
   if (!path) return cli_json_print_and_free(root);
-  if (!root) {
-    cli_errorf("out of memory while building JSON");
-    return CLI_EXIT_FAIL;
-  }
-  char *text = cJSON_Print(root);
-  cJSON_Delete(root);
-  if (!text) {
-    cli_errorf("out of memory while printing JSON");
-    return CLI_EXIT_FAIL;
-  }
+  char *text = json_text_and_free(root);
+  if (!text) return CLI_EXIT_FAIL;
   FILE *f = fopen(path, "w");
   if (!f) {
     cli_errorf("%s: cannot write: %s", path, strerror(errno));
