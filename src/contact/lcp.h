@@ -20,12 +20,15 @@ typedef struct tl_lcp_stats {
   int pivots;        /* pivot steps taken */
   int outer;         /* friction-bound updates (findex outer iterations) */
   double residual;   /* largest complementarity violation of the result */
+  int relaxations;   /* PGS: times the stagnation safeguard reduced sor (0 for Dantzig) */
+  double sor;        /* PGS: the relaxation factor of the last sweep (0 for Dantzig) */
 } tl_lcp_stats;
 
 /* Dantzig's principal pivoting method for the boxed LCP (Cottle and Dantzig
  * 1968; the form used by ODE's dSolveLCP, after Baraff, "Fast contact force
  * computation for nonpenetrating rigid bodies", SIGGRAPH 1994), with
- * LAPACKE for the factorizations. Friction rows (findex) are handled by
+ * fixed-order dense kernels (math/tl_dense.h, so the result does not depend
+ * on the CPU's BLAS kernel) for the factorizations. Friction rows (findex) are handled by
  * outer iterations that update their bounds from the normal impulses.
  * x: result (n); returns 0 on success, -1 if no solution was found within
  * the pivot budget (x then holds the best iterate). No allocation: uses w.
@@ -45,8 +48,21 @@ int tl_lcp_dantzig(tl_lcp_work *w, int n, const double *A, const double *b, cons
  * (clamped into the bounds), result out. Stops when, over one sweep, every
  * row's natural-map residual |x_i - clamp(x_i - w_i, lo_i, hi_i)| (taken
  * before its update) is <= tol, or after max_iter sweeps. sor in (0, 2).
+ * Stagnation safeguard: the friction bounds follow the normal impulses, so
+ * a sweep is not a projection for one fixed convex problem, and when A is
+ * singular (more contact rows than DOFs: normal impulses not unique) plain
+ * sweeps (sor = 1) can wander for ever along the null space of A instead of
+ * converging (tests/test_lcp: over-constrained seeds 105 and 159, from a
+ * cold start and from Dantzig's best iterate). Whenever 50 sweeps pass
+ * without a new smallest sweep residual, sor is multiplied by 0.7 (down to
+ * 0.3): under-relaxed sweeps x_i <- x_i - sor w_i / A_ii are the proximal
+ * point iteration (Rockafellar 1976) with weight A_ii (1 - sor) / sor, which
+ * damps the cycling between rows that share a normal impulse. Monotone
+ * convergence never triggers it. Rows are summed in a fixed order
+ * (tl_dense_dot): the result is the same on every CPU.
  * stats (may be NULL): outer = sweeps done, pivots = 0, residual = the
- * residual of tl_lcp_residual at the result. Returns 0 when converged, -1
+ * residual of tl_lcp_residual at the result, relaxations and the final sor.
+ * Returns 0 when converged, -1
  * when not (x then holds the last sweep) or on invalid input
  * (tl_lcp_check, sor outside (0, 2)). No allocation. */
 int tl_lcp_pgs(int n, const double *A, const double *b, const double *lo, const double *hi,

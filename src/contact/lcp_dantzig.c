@@ -23,7 +23,7 @@
  * appending a row costs one triangular solve; removing index p is a rank-1
  * update of the trailing block (Gill, Golub, Murray and Saunders, "Methods
  * for modifying matrix factorizations", Math. Comp. 28, 1974). A full
- * factorization (LAPACKE dpotrf) is used for the unbounded block and when a
+ * factorization (tl_dense_cholesky) is used for the unbounded block and when a
  * regularization 1e-12 trace(A)/n must be added because A_CC is singular (A
  * positive semi-definite, e.g. duplicate rows).
  *
@@ -36,7 +36,7 @@
  * hence three additions:
  *  - after each solve, the index sets it found are solved exactly with the
  *    friction bounds tied to the normal impulses (x_i = +-mu_i x_n as linear
- *    equations, LAPACKE dgesv), a Newton step on the piecewise-linear
+ *    equations, LU with partial pivoting), a Newton step on the piecewise-linear
  *    fixed-point map; it replaces x when its residual is below the accepted
  *    one, and then the bounds no longer change;
  *  - the bounds of the second and third solves come from that Newton
@@ -47,13 +47,12 @@
  *    proximal point algorithm", SIAM J. Control Optim. 14, 1976).
  * The result is accepted when its natural-map residual (tl_lcp_residual) is
  * at most 1e-10 max(1, |b|_inf); otherwise -1 and the best iterate. */
-#include <cblas.h>
-#include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "contact/lcp.h"
+#include "math/tl_dense.h"
 
 enum { ST_FREE = 0, ST_C, ST_LO, ST_HI, ST_FIXED };
 enum { PV_NONE = 0, PV_I_TO_C, PV_I_TO_BOUND, PV_C_TO_N, PV_N_TO_C };
@@ -162,7 +161,7 @@ double tl_lcp_residual(int n, const double *A, const double *b, const double *lo
                        const int *findex, const double *mu, const double *x) {
   double r = 0;
   for (int i = 0; i < n; i++) {
-    double wi = b[i] + cblas_ddot(n, A + (size_t)i * n, 1, x, 1), l, h;
+    double wi = b[i] + tl_dense_dot(n, A + (size_t)i * n, x), l, h;
     row_bounds(i, lo, hi, findex, mu, x, &l, &h);
     double ri = fabs(x[i] - clampd(x[i] - wi, l, h));
     if (!(ri <= r)) r = ri; /* a NaN wins */
@@ -182,21 +181,19 @@ static double aeff(const tl_lcp_work *W, int i, int j) {
 /* Solve A_CC y = y in place with the factor L (forward, then backward). */
 static void c_solve(tl_lcp_work *W, double *y) {
   if (W->nc == 0) return;
-  cblas_dtrsv(CblasRowMajor, CblasLower, CblasNoTrans, CblasNonUnit, W->nc, W->L, W->nmax, y, 1);
-  cblas_dtrsv(CblasRowMajor, CblasLower, CblasTrans, CblasNonUnit, W->nc, W->L, W->nmax, y, 1);
+  tl_dense_trsv_lower(W->nc, W->L, W->nmax, y);
+  tl_dense_trsv_lower_trans(W->nc, W->L, W->nmax, y);
 }
 
-/* Factor A_CC + reg I from scratch with LAPACK dpotrf. The row-major lower
- * triangle is the column-major upper triangle, so the column-major call
- * works in place without LAPACKE's transposing copy (no allocation).
- * Returns 0 on success. */
+/* Factor A_CC + reg I from scratch (Cholesky, tl_dense_cholesky, in place
+ * on the row-major lower triangle). Returns 0 on success. */
 static int chol_refactor(tl_lcp_work *W) {
   int k = W->nc, ld = W->nmax;
   for (int r = 0; r < k; r++)
     for (int c = 0; c <= r; c++)
       W->L[(size_t)r * ld + c] = aeff(W, W->cidx[r], W->cidx[c]) + (r == c ? W->reg : 0);
   if (k == 0) return 0;
-  return LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'U', k, W->L, ld) == 0 ? 0 : -1;
+  return tl_dense_cholesky(k, W->L, ld);
 }
 
 /* Append index j as the last row of L (a bordered factorization). Returns 0
@@ -206,10 +203,9 @@ static int chol_append(tl_lcp_work *W, int j) {
   int k = W->nc, ld = W->nmax;
   double *row = W->L + (size_t)k * ld;
   for (int c = 0; c < k; c++) row[c] = aeff(W, W->cidx[c], j);
-  if (k > 0)
-    cblas_dtrsv(CblasRowMajor, CblasLower, CblasNoTrans, CblasNonUnit, k, W->L, ld, row, 1);
+  tl_dense_trsv_lower(k, W->L, ld, row);
   double ajj = aeff(W, j, j) + W->reg;
-  double d = ajj - (k > 0 ? cblas_ddot(k, row, 1, row, 1) : 0);
+  double d = ajj - tl_dense_dot(k, row, row);
   if (!(d > LCP_TINY_REL * ajj)) return -1;
   row[k] = sqrt(d);
   return 0;
@@ -272,7 +268,7 @@ static void c_drop(tl_lcp_work *W, int j, int st) {
 /* w = A x + b + rho (x - prox) for every row. */
 static void refresh_w(tl_lcp_work *W) {
   memcpy(W->w, W->b, (size_t)W->n * sizeof(double));
-  cblas_dgemv(CblasRowMajor, CblasNoTrans, W->n, W->n, 1.0, W->A, W->n, W->x, 1, 1.0, W->w, 1);
+  tl_dense_gemv_add(W->n, W->n, W->A, W->n, W->x, W->w);
   if (W->rho > 0)
     for (int i = 0; i < W->n; i++) W->w[i] += W->rho * (W->x[i] - W->prox[i]);
 }
@@ -312,7 +308,7 @@ static double direction(tl_lcp_work *W, int i, double s) {
   for (int j = 0; j < n; j++) W->dw[j] = s * aeff(W, i, j);
   for (int r = 0; r < k; r++) {
     if (fabs(W->y[r]) > dxmax) dxmax = fabs(W->y[r]);
-    cblas_daxpy(n, W->y[r], W->A + (size_t)W->cidx[r] * n, 1, W->dw, 1);
+    tl_dense_axpy(n, W->y[r], W->A + (size_t)W->cidx[r] * n, W->dw);
     W->dw[W->cidx[r]] += W->rho * W->y[r];
   }
   return dxmax;
@@ -362,7 +358,7 @@ static void take_step(tl_lcp_work *W, int i, double s, double t) {
   if (t == 0) return;
   for (int r = 0; r < W->nc; r++) W->x[W->cidx[r]] += t * W->y[r];
   W->x[i] += t * s;
-  cblas_daxpy(W->n, t, W->dw, 1, W->w, 1);
+  tl_dense_axpy(W->n, t, W->dw, W->w);
 }
 
 /* Apply the pivot p; returns 1 when index i is done, 0 to keep driving,
@@ -482,23 +478,23 @@ static double update_bounds(tl_lcp_work *W, const double *lo, const double *hi, 
 static int polish_solve(tl_lcp_work *W, double reg) {
   int n = W->n, ld = W->nmax;
   double *M = W->L, *r = W->xp;
-  for (int c = 0; c < n; c++) memset(M + (size_t)c * ld, 0, (size_t)n * sizeof(double));
+  for (int i = 0; i < n; i++) memset(M + (size_t)i * ld, 0, (size_t)n * sizeof(double));
   for (int i = 0; i < n; i++) {
     int st = W->state[i];
     if (st == ST_C) {
-      for (int j = 0; j < n; j++) M[i + (size_t)j * ld] = aij(W, i, j);
-      M[i + (size_t)i * ld] += reg;
+      for (int j = 0; j < n; j++) M[(size_t)i * ld + j] = aij(W, i, j);
+      M[(size_t)i * ld + i] += reg;
       r[i] = -W->b[i];
       continue;
     }
-    M[i + (size_t)i * ld] = 1;
+    M[(size_t)i * ld + i] = 1;
     r[i] = W->x[i];
     if (is_friction(W, i) && (st == ST_LO || st == ST_HI)) {
-      M[i + (size_t)W->findex[i] * ld] = st == ST_LO ? W->mu[i] : -W->mu[i];
+      M[(size_t)i * ld + W->findex[i]] = st == ST_LO ? W->mu[i] : -W->mu[i];
       r[i] = 0;
     }
   }
-  if (LAPACKE_dgesv_work(LAPACK_COL_MAJOR, n, 1, M, ld, W->ipiv, r, n) != 0) return -1;
+  if (tl_dense_lu_solve(n, M, ld, W->ipiv, r) != 0) return -1;
   for (int i = 0; i < n; i++)
     if (!isfinite(r[i])) return -1;
   return 0;
@@ -566,7 +562,7 @@ static int has_friction(int n, const int *findex) {
 int tl_lcp_dantzig(tl_lcp_work *W, int n, const double *A, const double *b, const double *lo,
                    const double *hi, const int *findex, const double *mu, double *x,
                    tl_lcp_stats *stats) {
-  tl_lcp_stats st = {0, 0, INFINITY};
+  tl_lcp_stats st = {0, 0, INFINITY, 0, 0};
   if (!W || !x || n > W->nmax || tl_lcp_check(n, A, b, lo, hi, findex, mu) != 0) {
     if (x && n > 0) memset(x, 0, (size_t)n * sizeof(double));
     if (stats) *stats = st;

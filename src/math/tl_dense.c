@@ -1,0 +1,97 @@
+/* Small dense linear algebra with a fixed summation order (tl_dense.h). */
+#include "math/tl_dense.h"
+
+#include <math.h>
+#include <stddef.h>
+
+double tl_dense_dot(int n, const double *a, const double *b) {
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  int i = 0;
+  for (; i + 4 <= n; i += 4) {
+    s0 += a[i] * b[i];
+    s1 += a[i + 1] * b[i + 1];
+    s2 += a[i + 2] * b[i + 2];
+    s3 += a[i + 3] * b[i + 3];
+  }
+  double s = (s0 + s1) + (s2 + s3);
+  for (; i < n; i++) s += a[i] * b[i];
+  return s;
+}
+
+void tl_dense_axpy(int n, double alpha, const double *x, double *y) {
+  for (int i = 0; i < n; i++) y[i] += alpha * x[i];
+}
+
+void tl_dense_gemv_add(int m, int n, const double *A, int ld, const double *x, double *y) {
+  for (int i = 0; i < m; i++) y[i] += tl_dense_dot(n, A + (size_t)i * ld, x);
+}
+
+void tl_dense_trsv_lower(int n, const double *L, int ld, double *y) {
+  for (int i = 0; i < n; i++) {
+    const double *Li = L + (size_t)i * ld;
+    y[i] = (y[i] - tl_dense_dot(i, Li, y)) / Li[i];
+  }
+}
+
+/* Column-oriented backward substitution: L^T's rows are L's columns, so after
+ * z_i is known its multiples are taken off the rows above (row i of L is
+ * contiguous). */
+void tl_dense_trsv_lower_trans(int n, const double *L, int ld, double *y) {
+  for (int i = n - 1; i >= 0; i--) {
+    const double *Li = L + (size_t)i * ld;
+    y[i] /= Li[i];
+    for (int k = 0; k < i; k++) y[k] -= Li[k] * y[i];
+  }
+}
+
+int tl_dense_cholesky(int n, double *L, int ld) {
+  for (int i = 0; i < n; i++) {
+    double *Li = L + (size_t)i * ld;
+    for (int j = 0; j < i; j++) {
+      const double *Lj = L + (size_t)j * ld;
+      Li[j] = (Li[j] - tl_dense_dot(j, Li, Lj)) / Lj[j];
+    }
+    double d = Li[i] - tl_dense_dot(i, Li, Li);
+    if (!(d > 0)) return -1;
+    Li[i] = sqrt(d);
+  }
+  return 0;
+}
+
+static void swap_rows(double *M, int ld, int n, int a, int b, double *r) {
+  double *Ra = M + (size_t)a * ld, *Rb = M + (size_t)b * ld;
+  for (int j = 0; j < n; j++) {
+    double t = Ra[j];
+    Ra[j] = Rb[j];
+    Rb[j] = t;
+  }
+  double t = r[a];
+  r[a] = r[b];
+  r[b] = t;
+}
+
+int tl_dense_lu_solve(int n, double *M, int ld, int *piv, double *r) {
+  for (int k = 0; k < n; k++) {
+    int p = k;
+    for (int i = k + 1; i < n; i++)
+      if (fabs(M[(size_t)i * ld + k]) > fabs(M[(size_t)p * ld + k])) p = i;
+    piv[k] = p;
+    if (M[(size_t)p * ld + k] == 0) return -1;
+    if (p != k) swap_rows(M, ld, n, p, k, r);
+    const double *Rk = M + (size_t)k * ld;
+    for (int i = k + 1; i < n; i++) {
+      double *Ri = M + (size_t)i * ld, f = Ri[k] / Rk[k];
+      Ri[k] = f;
+      if (f == 0) continue;
+      for (int j = k + 1; j < n; j++) Ri[j] -= f * Rk[j];
+      r[i] -= f * r[k];
+    }
+  }
+  for (int i = n - 1; i >= 0; i--) { /* back substitution with U */
+    const double *Ri = M + (size_t)i * ld;
+    double s = r[i];
+    for (int j = i + 1; j < n; j++) s -= Ri[j] * r[j];
+    r[i] = s / Ri[i];
+  }
+  return 0;
+}
