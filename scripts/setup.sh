@@ -15,8 +15,25 @@ PACKAGES=(
   libassimp-dev     # mesh files (STL, OBJ, DAE) of URDF collision geometry
   libqhull-dev      # convex hulls of collision meshes (reentrant libqhull_r)
   libccd-dev        # convex-convex collision (MPR)
-  libmujoco-dev     # benchmark peer: talus_bench times MuJoCo 2.2 beside Talus (optional; bookworm main)
+  libmujoco-dev     # benchmark peer and engine plugin: MuJoCo 2.2 (bookworm main)
+  libode-dev        # engine plugin: ODE 0.16 in maximal coordinates
+  openmpi-bin       # sweeps over several processes / hosts (mpirun)
+  libopenmpi-dev    # MPI headers and library for `talus sweep`
+  libwebsockets-dev # live viewer: poses streamed to the browser
+  python3-dev       # the CPython extension module `talus`
+  python3-numpy     # NumPy C API (arrays of the Python module)
+  python3-pytest    # Python tests
+  python3-torch     # examples: PPO training (CPU)
+  python3-matplotlib # examples and `--plot`: static figures
+  chromium          # browser tests of the viewer (headless, SwiftShader WebGL)
 )
+
+# Node.js and npm (the web viewer's three.js and uPlot, pinned in web/package-lock.json): Debian's
+# nodejs + npm, unless an npm is already on PATH (e.g. a NodeSource nodejs, which bundles npm and
+# conflicts with Debian's npm package).
+if ! command -v npm >/dev/null 2>&1; then
+  PACKAGES+=(nodejs npm)
+fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -79,6 +79,18 @@ void tl_model_planar_axes(const double n[3], double t1[3], double t2[3]);
  * into q (length nq). Returns TL_ERR_ARGUMENT if nq is wrong. */
 tl_status tl_model_reference_q(const tl_model *model, double *q, int nq, tl_error *err);
 
+/* Default configuration, the state a system starts in (tl_world_add_system,
+ * `talus simulate`, world files without q, Python's Model.default_q): the
+ * reference configuration with every limited scalar coordinate (revolute,
+ * prismatic, universal and planar DOFs with finite lower < upper) clamped into
+ * [lower + m, upper - m], m = TL_DEFAULT_Q_MARGIN (upper - lower), then the
+ * <mimic> relations applied again (a follower takes mult * leader + offset).
+ * So a quadruped whose calf limits exclude 0 (e.g. [-2.8, -0.9] rad) starts
+ * with its calves at -0.995 rad, not at 0 outside the limits. q: length nq.
+ * Returns TL_ERR_ARGUMENT if q is NULL or nq is wrong. */
+#define TL_DEFAULT_Q_MARGIN 0.05
+tl_status tl_model_default_q(const tl_model *model, double *q, int nq, tl_error *err);
+
 /* Warnings produced while loading (e.g. inertia breaking the triangle inequality). */
 int tl_model_nwarning(const tl_model *model);
 const char *tl_model_warning(const tl_model *model, int i);

@@ -160,7 +160,10 @@ tl_integrator tl_system_integrator(const tl_system *sys);
  * vectors: log(q_target q^-1) in the parent joint frame for ball joints and
  * in the world frame for the floating base (whose position error is the
  * world-frame difference; base gains act like a spring to the world and are
- * usually zero). */
+ * usually zero). A scalar position target outside the joint's position limits
+ * is used at the nearer limit (the stored target is kept as given), so the PD
+ * never pushes into a limit it cannot pass. The targets start at the default
+ * configuration (tl_model_default_q). */
 tl_status tl_system_set_pd_gains(tl_system *sys, const double *kp, const double *kd, int nv,
                                  tl_error *err);
 tl_status tl_system_set_pd_targets(tl_system *sys, const double *q_target, int nq,

@@ -93,8 +93,8 @@ tl_status tl_world_set_contact_compliance(tl_world *world, double relative, tl_e
 tl_status tl_world_solver_stats(const tl_world *world, tl_solver_stats *out, tl_error *err);
 
 /* Add an articulated system built from `model` (copied: the model may be
- * freed afterwards). The state starts at the model's reference configuration
- * with zero velocity. *out is owned by the world. */
+ * freed afterwards). The state starts at the model's default configuration
+ * (tl_model_default_q: inside the joint limits) with zero velocity. *out is owned by the world. */
 tl_status tl_world_add_system(tl_world *world, const tl_model *model, tl_system **out,
                               tl_error *err);
 

@@ -65,12 +65,13 @@ static int build_link_table(cli_sim *s) {
   return 0;
 }
 
-/* Reference q with the --q values written over the joint coordinates. */
+/* Default q (inside the joint limits, tl_model_default_q) with the --q values written over the
+ * joint coordinates. */
 static int initial_q(cli_sim *s) {
   tl_error err;
   memset(&err, 0, sizeof(err));
-  if (tl_model_reference_q(s->model, s->q, s->nq, &err) != TL_OK)
-    return engine_error("reference configuration", &err);
+  if (tl_model_default_q(s->model, s->q, s->nq, &err) != TL_OK)
+    return engine_error("default configuration", &err);
   const cli_sim_options *o = s->opt;
   if (!o->q) return CLI_EXIT_OK;
   int njoint = is_floating(s) ? s->nq - 7 : s->nq;

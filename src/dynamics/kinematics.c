@@ -50,7 +50,7 @@ int tl_sysdata_init(tl_sysdata *d, const tl_model *m) {
     int p = m->dof_parent[k];
     if (p >= 0 && d->dof_end[k] > d->dof_end[p]) d->dof_end[p] = d->dof_end[k];
   }
-  memcpy(d->q, m->q0, nq * sizeof(double));
+  tl_model_default_q_fill(m, d->q);
   return 0;
 }
 

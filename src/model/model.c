@@ -253,6 +253,45 @@ tl_status tl_model_reference_q(const tl_model *m, double *q, int nq, tl_error *e
   return TL_OK;
 }
 
+void tl_model_default_q_fill(const tl_model *m, double *q) {
+  memcpy(q, m->q0, (size_t)m->nq * sizeof(double));
+  for (int b = 1; b < m->nbody; b++) {
+    tl_joint_type t = m->jnt_type[b];
+    if (t != TL_JOINT_REVOLUTE && t != TL_JOINT_PRISMATIC && t != TL_JOINT_UNIVERSAL && t != TL_JOINT_PLANAR)
+      continue; /* scalar coordinates only: q index = q_adr + (dof - v_adr) */
+    for (int i = 0; i < m->jnt_nv[b]; i++) {
+      int k = m->v_adr[b] + i;
+      double lo = m->dof_lower[k], hi = m->dof_upper[k], *qi = q + m->q_adr[b] + i;
+      if (!(isfinite(lo) && isfinite(hi) && lo < hi)) continue;
+      double margin = TL_DEFAULT_Q_MARGIN * (hi - lo);
+      if (*qi < lo + margin) *qi = lo + margin;
+      if (*qi > hi - margin) *qi = hi - margin;
+    }
+  }
+  /* mimic followers after their (possibly clamped) leaders; chains are finite and acyclic
+   * (urdf_parse.c), so at most nv passes */
+  for (int pass = 0; pass < m->nv; pass++) {
+    int changed = 0;
+    for (int k = 0; k < m->nv; k++) {
+      int f = m->dof_mimic[k];
+      if (f < 0) continue;
+      double v = m->dof_mimic_mult[k] * q[m->q_adr[m->dof_body[f]]] + m->dof_mimic_offset[k];
+      double *qk = q + m->q_adr[m->dof_body[k]];
+      if (*qk != v) *qk = v, changed = 1;
+    }
+    if (!changed) break;
+  }
+}
+
+tl_status tl_model_default_q(const tl_model *m, double *q, int nq, tl_error *err) {
+  if (!m || !q) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "q", "q must not be NULL");
+  if (nq != m->nq)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "q",
+                        "q has length %d, the model '%s' has nq = %d", nq, m->name, m->nq);
+  tl_model_default_q_fill(m, q);
+  return TL_OK;
+}
+
 int tl_model_nwarning(const tl_model *m) { return m->nwarning; }
 const char *tl_model_warning(const tl_model *m, int i) {
   int kept = m->nwarning < 16 ? m->nwarning : 16;

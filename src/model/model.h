@@ -152,6 +152,8 @@ int tl_model_add_hull(tl_model *m, int g, int nvert, const double *vert, int nfa
 int tl_model_set_extra_counts(tl_model *m, int nvisual, int nmaterial);
 /* Deep copy (for per-system mutable parameters). NULL on allocation failure. */
 tl_model *tl_model_copy(const tl_model *m);
+/* q (nq) = the default configuration (tl_model_default_q, no checks). */
+void tl_model_default_q_fill(const tl_model *m, double *q);
 void tl_model_free(tl_model *m);
 /* Append a frame (user frame, rigidly attached to `body` at pos / rot in the
  * body frame). Returns its index, or -1 on allocation failure (the model is

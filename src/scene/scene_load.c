@@ -435,11 +435,12 @@ static tl_status read_object(sc_state *s, const xmlNode *node) {
   return TL_OK;
 }
 
-/* Initial q of a system: reference, then base pose, then the q attribute. */
+/* Initial q of a system: the default configuration (inside the joint limits,
+ * tl_model_default_q), then base pose, then the q attribute. */
 static tl_status system_q(sc_parser *p, const xmlNode *node, const tl_model *m, int floating,
                           double *q, int nq) {
   tl_error e = {0};
-  tl_status st = tl_model_reference_q(m, q, nq, &e);
+  tl_status st = tl_model_default_q(m, q, nq, &e);
   if (st) return engine(p, node, st, &e);
   double pos[3] = {0, 0, 0}, quat[4], R[9];
   int has_pos = 0, has_rot = 0;

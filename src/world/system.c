@@ -54,7 +54,7 @@ tl_system *tl_system_create(tl_world *w, const tl_model *model, int index) {
                             s->m->hull_nface[h], s->m->hull_face + 3 * s->m->hull_face_adr[h], {0}, {0}};
     tl_hull_bounds(&s->hulls[h]);
   }
-  memcpy(s->q_target, s->m->q0, nq * sizeof(double));
+  tl_model_default_q_fill(s->m, s->q_target);
   return s;
 }
 

@@ -408,9 +408,18 @@ static void joint_error(const tl_model *m, int b, const double *q, const double 
   }
 }
 
+/* PD error of body b's joint. A scalar target outside the joint's position
+ * limits is taken at the nearer limit, so the PD never pushes into a limit
+ * it cannot pass (the limit row and the PD would otherwise fight). */
 void tl_system_pd_error(const tl_system *s, int b, double *e) {
   const tl_model *m = s->m;
-  joint_error(m, b, s->d.q + m->q_adr[b], s->q_target + m->q_adr[b], e);
+  const double *q = s->d.q + m->q_adr[b], *qt = s->q_target + m->q_adr[b];
+  joint_error(m, b, q, qt, e);
+  if (m->jnt_type[b] == TL_JOINT_SPHERICAL || m->jnt_type[b] == TL_JOINT_FLOATING) return;
+  for (int k = 0, v = m->v_adr[b]; k < m->jnt_nv[b]; k++, v++) {
+    if (qt[k] < m->dof_lower[v]) e[k] = m->dof_lower[v] - q[k];
+    else if (qt[k] > m->dof_upper[v]) e[k] = m->dof_upper[v] - q[k];
+  }
 }
 
 /* Deflection of body b's joint spring from its rest position (spring_mount). */
