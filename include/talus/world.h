@@ -98,6 +98,11 @@ tl_status tl_world_solver_stats(const tl_world *world, tl_solver_stats *out, tl_
 tl_status tl_world_add_system(tl_world *world, const tl_model *model, tl_system **out,
                               tl_error *err);
 
+/* Number of systems (articulated systems and single rigid objects) and
+ * system i in order of addition (tl_system_index); NULL for a bad index. */
+int tl_world_nsystem(const tl_world *world);
+tl_system *tl_world_system(tl_world *world, int i);
+
 /* The two phases and the whole step. TL_ERR_DIVERGED if a state became
  * non-finite (the state is then left as it was before the step). */
 tl_status tl_world_integrate1(tl_world *world, tl_error *err);

@@ -689,6 +689,14 @@ tl_status tl_world_step(tl_world *w, tl_error *err) {
   return st ? st : tl_world_integrate2(w, err);
 }
 
+/* ---------------- systems ---------------- */
+
+int tl_world_nsystem(const tl_world *w) { return w->nsystem; }
+
+tl_system *tl_world_system(tl_world *w, int i) {
+  return i >= 0 && i < w->nsystem ? w->systems[i] : NULL;
+}
+
 /* ---------------- contacts ---------------- */
 
 int tl_world_ncontact(const tl_world *w) { return w->ncontact; }
