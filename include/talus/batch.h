@@ -95,8 +95,10 @@ void tl_batch_seed(tl_batch *b, uint64_t seed);
  * (row-major), valid while the batch lives. */
 const double *tl_batch_q(const tl_batch *b);
 const double *tl_batch_u(const tl_batch *b);
-/* Copy every world's state into the mirror (after direct changes). */
+/* Copy every world's state into the mirror (after direct changes); _env: one
+ * environment's (safe to call for different environments from different threads). */
 void tl_batch_sync(tl_batch *b);
+void tl_batch_sync_env(tl_batch *b, int env);
 
 /* Batched setters, n = nenv x (nq or nv) values row-major. All values are
  * checked (finite; for set_state every quaternion non-zero) before any

@@ -9,6 +9,9 @@
 #include "talus/contact.h"
 #include "talus/world.h"
 #include "talus/scene.h"
+#include "talus/rng.h"
+#include "talus/batch.h"
+#include "talus/task.h"
 
 #define TALUS_VERSION "0.1.0"
 

@@ -70,6 +70,8 @@ int tl_vecenv_obs_dim(const tl_vecenv *v);
 int tl_vecenv_act_dim(const tl_vecenv *v);
 int tl_vecenv_max_episode_steps(const tl_vecenv *v); /* control steps before truncation */
 double tl_vecenv_control_dt(const tl_vecenv *v);      /* s per control step */
+/* The URDF file the task loaded. */
+const char *tl_vecenv_robot(const tl_vecenv *v);
 /* Bounds of one environment's action and observation (act_dim / obs_dim
  * values; +-INFINITY where unbounded). Actions are clipped to them. */
 void tl_vecenv_action_bounds(const tl_vecenv *v, double *low, double *high);

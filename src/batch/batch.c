@@ -282,6 +282,10 @@ static void sync_env(tl_batch *b, int e) {
   }
 }
 
+void tl_batch_sync_env(tl_batch *b, int env) {
+  if (env >= 0 && env < b->nenv) sync_env(b, env);
+}
+
 void tl_batch_sync(tl_batch *b) {
   for (int e = 0; e < b->nenv; e++) sync_env(b, e);
 }

@@ -1,11 +1,13 @@
 /* `talus simulate [URDF | WORLD.xml] [options]`: argument parsing and the command. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli_sim.h"
 
-#define SIM_DEFAULT_URDF TALUS_ROBOTS_DIR "/talus_quadruped/talus_quadruped.urdf"
+/* The default robot, in Talus's data folder (cli_data_file). */
+#define SIM_DEFAULT_URDF "robots/talus_quadruped/talus_quadruped.urdf"
 #define SIM_DEFAULT_DURATION 5.0
 #define SIM_DEFAULT_DT 0.001
 
@@ -119,7 +121,11 @@ static int parse_sim_args(int argc, char **argv, cli_sim_options *o) {
       o->urdf = arg;
     }
   }
-  if (!o->urdf) o->urdf = SIM_DEFAULT_URDF;
+  if (!o->urdf) {
+    static char default_urdf[4096];
+    if (cli_data_file(SIM_DEFAULT_URDF, default_urdf, sizeof default_urdf) != 0) return CLI_EXIT_FAIL;
+    o->urdf = default_urdf;
+  }
   if (check_ranges(o) != 0) return CLI_EXIT_USAGE;
   return check_world(o);
 }

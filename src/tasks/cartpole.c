@@ -81,6 +81,7 @@ static tl_status init(tl_vecenv *v, tl_opts *o, int nenv, int nthread, uint64_t 
   if ((st = read_options(c, o, &v->max_steps, err)) ||
       (st = tl_task_robot_path(o, "cartpole/cartpole.urdf", path, sizeof(path), err)))
     return st;
+  snprintf(v->robot, sizeof(v->robot), "%s", path);
   tl_load_options lo = tl_load_options_default();
   lo.base = TL_BASE_FIXED;
   if ((st = tl_model_load_urdf(path, &lo, &c->model, err))) return st;

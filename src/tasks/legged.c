@@ -141,11 +141,10 @@ static int anymal_stance(const legged *L, double *pos) {
   return found == 12 && L->na == 12;
 }
 
-static tl_status read_model(legged *L, tl_opts *o, tl_error *err) {
-  char path[1024];
+static tl_status read_model(legged *L, tl_opts *o, char *path, size_t cap, tl_error *err) {
   const char *base = NULL;
   tl_status st;
-  if ((st = tl_task_robot_path(o, L->locomotion ? "anymal_c/urdf/anymal.urdf" : NULL, path, sizeof(path), err)) ||
+  if ((st = tl_task_robot_path(o, L->locomotion ? "anymal_c/urdf/anymal.urdf" : NULL, path, cap, err)) ||
       (st = tl_opts_string(o, "base", &base, err)))
     return st;
   tl_load_options lo = tl_load_options_default();
@@ -317,7 +316,7 @@ static tl_status init_common(tl_vecenv *v, tl_opts *o, int nenv, int nthread, ui
   v->task = L;
   L->locomotion = locomotion;
   tl_status st;
-  if ((st = read_model(L, o, err)) || (st = alloc_task(L, nenv, err)) || (st = setup_dofs(L, o, err)) ||
+  if ((st = read_model(L, o, v->robot, sizeof(v->robot), err)) || (st = alloc_task(L, nenv, err)) || (st = setup_dofs(L, o, err)) ||
       (st = read_options(L, o, v, err)))
     return st;
   tl_batch_options bo = tl_batch_options_default();

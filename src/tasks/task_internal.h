@@ -132,6 +132,7 @@ struct tl_vecenv {
   tl_batch *batch;
   int nenv, obs_dim, act_dim, nterm, max_steps;
   double control_dt;
+  char robot[1024];    /* the URDF the task loaded */
   double *act_low, *act_high, *obs_low, *obs_high; /* [act_dim], [obs_dim] */
   char (*obs_names)[TL_TASK_NAME_LEN];
   char (*act_names)[TL_TASK_NAME_LEN];

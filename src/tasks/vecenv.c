@@ -97,6 +97,7 @@ int tl_vecenv_act_dim(const tl_vecenv *v) { return v->act_dim; }
 int tl_vecenv_max_episode_steps(const tl_vecenv *v) { return v->max_steps; }
 double tl_vecenv_control_dt(const tl_vecenv *v) { return v->control_dt; }
 tl_batch *tl_vecenv_batch(tl_vecenv *v) { return v->batch; }
+const char *tl_vecenv_robot(const tl_vecenv *v) { return v->robot; }
 
 void tl_vecenv_action_bounds(const tl_vecenv *v, double *low, double *high) {
   if (low) memcpy(low, v->act_low, (size_t)v->act_dim * sizeof(double));
@@ -126,6 +127,7 @@ static void reset_env(tl_vecenv *v, int e) {
   v->cls->reset(v, e, v->obs + (size_t)e * v->obs_dim, v->params + (size_t)e * TL_RAND_NPARAM);
   v->slot[e].steps = 0;
   v->slot[e].ret = 0;
+  tl_batch_sync_env(v->batch, e);
 }
 
 static void reset_job(void *vv, int e, int t) {
@@ -190,6 +192,8 @@ static void step_job(void *vv, int e, int t) {
     if (out->episode_return) out->episode_return[e] = s->ret;
     if (out->episode_length) out->episode_length[e] = s->steps;
     reset_env(v, e);
+  } else {
+    tl_batch_sync_env(v->batch, e);
   }
   to_float(out->obs + e * no, obs, no);
 }
