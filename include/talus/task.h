@@ -87,7 +87,8 @@ int tl_vecenv_nparam(const tl_vecenv *v);
 const char *tl_vecenv_param_name(const tl_vecenv *v, int i);
 const double *tl_vecenv_params(const tl_vecenv *v);
 /* Reward terms: nterm names and each environment's weighted term of the
- * last step (nenv x nterm; they sum to the reward). */
+ * last step (nenv x nterm; they sum to the reward, except where a task
+ * clips the sum at zero: anymal-locomotion and urdf by default). */
 int tl_vecenv_nterm(const tl_vecenv *v);
 const char *tl_vecenv_term_name(const tl_vecenv *v, int i);
 const double *tl_vecenv_terms(const tl_vecenv *v);

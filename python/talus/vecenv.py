@@ -77,7 +77,8 @@ class VecEnv:
       (= terminated or truncated), as in Gymnasium's vector environments.
     - infos also has ``episode_return`` and ``episode_length`` (valid where
       ``_final_observation``), ``nonfinite_action`` and ``diverged`` (bool), ``reward_terms``
-      ({term: float64 (num_envs,)}, the weighted terms summing to the reward) and the
+      ({term: float64 (num_envs,)}, the weighted terms; the reward is their sum, clipped at 0 by
+      the legged tasks unless ``only_positive_rewards=False``) and the
       randomized parameters of each environment's current episode (``mass_scale``,
       ``added_base_mass``, ``com_offset_x/y/z``, ``friction``, ``motor_strength``,
       ``kp_scale``, ``kd_scale``: float64 (num_envs,)).

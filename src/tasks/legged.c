@@ -19,7 +19,9 @@
  *   implicit PD is evaluated every physics step; targets outside the joint
  *   limits are used at the limit by the engine).
  * Reward: control_dt * sum of weighted terms (legged_gym's convention; the
- *   weights are options reward_<term>): tracking_lin_vel exp(-|cmd_xy -
+ *   weights are options reward_<term>), clipped at 0 from below
+ *   (legged_gym's only_positive_rewards, option only_positive_rewards=1: with
+ *   penalties only, ending an episode early would pay): tracking_lin_vel exp(-|cmd_xy -
  *   v_xy|^2 / 0.25), tracking_ang_vel exp(-(cmd_yaw - w_z)^2 / 0.25),
  *   lin_vel_z v_z^2, ang_vel_xy |w_xy|^2, orientation |g_xy|^2 (tilt),
  *   torques |tau|^2 (actuated DOFs, last physics step), dof_acc |(qd -
@@ -254,6 +256,8 @@ static tl_status read_options(legged *L, tl_opts *o, tl_vecenv *v, tl_error *err
   for (int k = 0; k < NTERM; k++)
     if ((st = tl_opts_double(o, weight_keys[k], -1e9, 1e9, &L->w[k], err))) return st;
   if ((st = tl_opts_int(o, "ground", 0, 1, &L->ground, err))) return st;
+  v->positive_reward = 1;
+  if ((st = tl_opts_int(o, "only_positive_rewards", 0, 1, &v->positive_reward, err))) return st;
   if ((st = tl_rand_options(o, TL_RAND_ALL, 1, L->friction, &L->rand, err))) return st;
   L->friction = L->rand.friction[0];
   v->control_dt = L->dt * L->decimation;

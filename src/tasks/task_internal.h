@@ -132,6 +132,7 @@ struct tl_vecenv {
   tl_batch *batch;
   int nenv, obs_dim, act_dim, nterm, max_steps;
   double control_dt;
+  int positive_reward; /* 1: reward = max(0, sum of terms) (legged_gym's only_positive_rewards) */
   char robot[1024];    /* the URDF the task loaded */
   double *act_low, *act_high, *obs_low, *obs_high; /* [act_dim], [obs_dim] */
   char (*obs_names)[TL_TASK_NAME_LEN];

@@ -171,6 +171,7 @@ static void step_job(void *vv, int e, int t) {
     tl_status status = TL_OK;
     terminated = v->cls->step(v, e, act, obs, terms, &status);
     for (int k = 0; k < v->nterm; k++) reward += terms[k];
+    if (v->positive_reward && reward < 0) reward = 0;
     if (status) {
       flags |= TL_VECENV_DIVERGED;
       terminated = 1;
