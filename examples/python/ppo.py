@@ -123,6 +123,7 @@ class PPO:
         done_buf = torch.zeros(T, N)
         val_buf = torch.zeros(T, N)
         t_env = 0.0
+        env_reward = 0.0
         for t in range(T):
             obs_t = self._obs(self.raw_obs, update=True)
             with torch.no_grad():
@@ -133,6 +134,7 @@ class PPO:
             t0 = time.perf_counter()
             raw, rew, term, trunc, infos = self.env.step(a.numpy())
             t_env += time.perf_counter() - t0
+            env_reward += float(rew.mean()) / T
             rew_t = torch.as_tensor(rew, dtype=torch.float32)
             if trunc.any():  # time limit: bootstrap from the value of the final observation
                 idx = np.flatnonzero(trunc & ~term)
@@ -162,7 +164,7 @@ class PPO:
         ret = adv + val_buf
         stats = self._update(obs_buf.reshape(T * N, -1), act_buf.reshape(T * N, -1), logp_buf.reshape(-1),
                              adv.reshape(-1), ret.reshape(-1), val_buf.reshape(-1))
-        stats.update(env_time=t_env, mean_reward=float(rew_buf.mean()))
+        stats.update(env_time=t_env, mean_reward=env_reward)  # the environment's reward, no bootstrap
         return stats
 
     def _update(self, obs, act, logp_old, adv, ret, val_old):

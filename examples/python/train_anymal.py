@@ -32,10 +32,11 @@ import talus  # noqa: E402
 from ppo import PPO, plot_curve  # noqa: E402
 
 
-def train(minutes, num_envs, num_steps, seed, threads, out, log=print, max_iterations=None):
-    env = talus.VecEnv("anymal-locomotion", num_envs, num_threads=threads, seed=seed)
-    ppo = PPO(env, num_steps=num_steps, epochs=5, minibatches=4, lr=3e-4, ent_coef=0.0,
-              hidden=(128, 128), act=nn.ELU, init_std=0.3, seed=seed)
+def train(minutes, num_envs, num_steps, seed, threads, out, log=print, max_iterations=None, lr=1e-3,
+          init_std=0.5, **task_options):
+    env = talus.VecEnv("anymal-locomotion", num_envs, num_threads=threads, seed=seed, **task_options)
+    ppo = PPO(env, num_steps=num_steps, epochs=5, minibatches=4, lr=lr, ent_coef=0.0,
+              hidden=(128, 128), act=nn.ELU, init_std=init_std, seed=seed)
     t0 = time.perf_counter()
     history = []
     it = 0
@@ -116,6 +117,10 @@ def main():
     ap.add_argument("--steps", type=int, default=24, help="steps per environment per iteration")
     ap.add_argument("--threads", type=int, default=None, help="VecEnv threads (default: all CPUs)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--lr", type=float, default=1e-3)
+    ap.add_argument("--init-std", type=float, default=0.5, help="initial policy standard deviation")
+    ap.add_argument("--forward-only", action="store_true",
+                    help="commands vx in [0, 1] m/s, vy = yaw rate = 0 (an easier task)")
     ap.add_argument("--play", action="store_true", help="run the saved policy and report the tracked velocity")
     ap.add_argument("--smoke", action="store_true", help="2 short iterations (test suite)")
     args = ap.parse_args()
@@ -128,7 +133,9 @@ def main():
     if args.smoke:
         env, ppo, history = train(1, 4, 8, args.seed, 1, out, max_iterations=2)
     else:
-        env, ppo, history = train(args.minutes, args.envs, args.steps, args.seed, args.threads, out)
+        opts = dict(command_vx=(0.0, 1.0), command_vy=0.0, command_yaw=0.0) if args.forward_only else {}
+        env, ppo, history = train(args.minutes, args.envs, args.steps, args.seed, args.threads, out, lr=args.lr,
+                                  init_std=args.init_std, **opts)
     print(json.dumps(save(ppo, env, history, out, load), indent=2))
 
 

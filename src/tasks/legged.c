@@ -83,6 +83,8 @@ typedef struct legged {
   double dt, kp, kd, action_scale, clip, tilt, friction;
   int decimation, cmd_steps, push_steps;
   int ground;             /* a ground plane (default: floating base only) */
+  int solver_iter;        /* contact solver: most Gauss-Seidel sweeps per step, */
+  double solver_tol;      /* and the impulse tolerance (N s) (tl_world_set_solver_params) */
   double cmd[3][2], cmd_resample_s;
   double w[NTERM];
   double joint_noise, base_vel_noise, drop_height;
@@ -106,6 +108,7 @@ static tl_status build(void *ctx, int env, tl_world **out, tl_error *err) {
   tl_system *sys = NULL;
   tl_status st = tl_world_create(&w, err);
   if (!st) st = tl_world_set_timestep(w, L->dt, err);
+  if (!st) st = tl_world_set_solver_params(w, L->solver_iter, L->solver_tol, 1.0, err);
   if (!st && L->ground) st = tl_world_add_ground(w, 0.0, L->friction, err);
   if (!st) st = tl_world_add_system(w, L->model, &sys, err);
   /* one material for the whole robot, so the robot-ground friction is one pair entry */
@@ -232,6 +235,8 @@ static tl_status read_options(legged *L, tl_opts *o, tl_vecenv *v, tl_error *err
   L->base_vel_noise = L->locomotion ? 0.5 : 0.1;
   L->drop_height = 0.02;
   L->ground = L->floating;
+  L->solver_iter = 100; /* the world's defaults */
+  L->solver_tol = 1e-10;
   L->cmd_resample_s = 10.0;
   for (int k = 0; k < 3; k++) {
     L->cmd[k][0] = L->locomotion ? -1.0 : 0.0;
@@ -255,7 +260,10 @@ static tl_status read_options(legged *L, tl_opts *o, tl_vecenv *v, tl_error *err
     return st;
   for (int k = 0; k < NTERM; k++)
     if ((st = tl_opts_double(o, weight_keys[k], -1e9, 1e9, &L->w[k], err))) return st;
-  if ((st = tl_opts_int(o, "ground", 0, 1, &L->ground, err))) return st;
+  if ((st = tl_opts_int(o, "ground", 0, 1, &L->ground, err)) ||
+      (st = tl_opts_int(o, "solver_max_iter", 1, 100000, &L->solver_iter, err)) ||
+      (st = tl_opts_double(o, "solver_tol", 0, 1, &L->solver_tol, err)))
+    return st;
   v->positive_reward = 1;
   if ((st = tl_opts_int(o, "only_positive_rewards", 0, 1, &v->positive_reward, err))) return st;
   if ((st = tl_rand_options(o, TL_RAND_ALL, 1, L->friction, &L->rand, err))) return st;

@@ -83,7 +83,9 @@ int tl_rand_active(const tl_rand_ranges *r, int param);
 void tl_rand_sample(const tl_rand_ranges *r, tl_rng *rng, double values[TL_RAND_NPARAM]);
 
 /* The URDF links of a model with their nominal inertials, for mass and COM
- * randomization of each system copy. */
+ * randomization of each system copy. A link the run-time setter refuses at
+ * its nominal values (a singular inertia with a positive mass, loaded with a
+ * warning) is left out: it keeps its values. */
 typedef struct tl_rand_links {
   int n;
   char (*name)[128];
@@ -94,8 +96,9 @@ typedef struct tl_rand_links {
 tl_status tl_rand_links_init(tl_rand_links *l, tl_system *sys, tl_error *err);
 void tl_rand_links_free(tl_rand_links *l);
 /* Set sys's link inertials from the nominal ones and values (mass scale,
- * added base mass, COM offset). Skipped when all are nominal and were
- * nominal before (`was_nominal`). */
+ * added base mass at the base link's COM, COM offset of the base link);
+ * massless links other than the base are left alone. Tasks call it only
+ * when one of these randomizations is on. */
 tl_status tl_rand_apply_inertia(const tl_rand_links *l, tl_system *sys, const double values[TL_RAND_NPARAM],
                                 tl_error *err);
 
