@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -100,6 +101,17 @@ static double jnum(const cJSON *o, const char *k) {
 
 /* ------------------------------------------------------------ simulate */
 
+/* 1 if s contains "foot" in any case. */
+static int names_foot(const char *s) {
+  for (; s && *s; s++)
+    if (strncasecmp(s, "foot", 4) == 0) return 1;
+  return 0;
+}
+
+/* `talus simulate ... --json` of a standing quadruped: exit 0, no NaN, base
+ * height band < 2 cm and roll / pitch < 0.2 rad over the last 80%, no joint
+ * coordinate outside its limits at any step (the default configuration lies
+ * inside them, issue 11), penetration < 5 mm, only feet touch the ground. */
 static void check_simulate(const char *label, const char *args, double duration, double dt) {
   run_result r = run(args);
   printf("%s: talus %s -> exit %d\n", label, args, r.exit_code);
@@ -121,18 +133,21 @@ static void check_simulate(const char *label, const char *args, double duration,
            hmax - hmin, hmin, hmax);
   TL_CHECK(hmin > 0.2, "%s: base_height.min %.4g m: the robot fell", label, hmin);
   TL_CHECK(pen < 0.005, "%s: max_penetration_m %.4g", label, pen);
+  double rp = jnum(j, "max_roll_pitch_rad"), lim = jnum(j, "max_limit_violation");
+  TL_CHECK(rp < 0.2, "%s: max_roll_pitch_rad %.4g: the robot tipped", label, rp);
+  TL_CHECK(lim <= 1e-6, "%s: a joint was %.4g outside its limits", label, lim);
   const cJSON *links = jget(j, "contact_links"), *it;
   int nlinks = 0, nbad = 0;
   char names[512] = "";
   cJSON_ArrayForEach(it, links) {
     nlinks++;
-    if (!it->string || !strstr(it->string, "FOOT")) nbad++;
+    if (!it->string || !names_foot(it->string)) nbad++;
     size_t len = strlen(names);
     snprintf(names + len, sizeof names - len, "%s%s=%.3f", len ? " " : "",
              it->string ? it->string : "?", cJSON_IsNumber(it) ? it->valuedouble : NAN);
   }
   TL_CHECK(cJSON_IsObject(links) && nlinks >= 4 && nbad == 0,
-           "%s: contact_links {%s}: want >= 4 links, all containing FOOT", label, names);
+           "%s: contact_links {%s}: want >= 4 links, all named *foot*", label, names);
   double steps = jnum(j, "steps"), jdt = jnum(j, "dt");
   TL_CHECK(jdt == dt, "%s: dt %g, asked %g", label, jdt, dt);
   TL_CHECK(steps == (double)lround(duration / dt), "%s: steps %.0f, duration / dt = %ld", label,
@@ -148,9 +163,9 @@ static void check_simulate(const char *label, const char *args, double duration,
     TL_CHECK(fabs(cJSON_GetArrayItem(gc, 2)->valuedouble - hfin) <= 1e-12 * fabs(hfin),
              "%s: final_gc[2] %.17g != base_height.final %.17g", label,
              cJSON_GetArrayItem(gc, 2)->valuedouble, hfin);
-  printf("%s: steps %.0f, base height [%.6f, %.6f] (range %.2e), max penetration %.2e, contact_links "
-         "{%s}\n",
-         label, steps, hmin, hmax, hmax - hmin, pen, names);
+  printf("%s: steps %.0f, base height [%.6f, %.6f] (range %.2e), roll/pitch %.3g rad, limit "
+         "violation %.2g, max penetration %.2e, contact_links {%s}\n",
+         label, steps, hmin, hmax, hmax - hmin, rp, lim, pen, names);
   cJSON_Delete(j);
   run_free(&r);
 }
@@ -336,6 +351,12 @@ int main(int argc, char **argv) {
     snprintf(shared, sizeof shared, "%s", argv[2]);
 
   check_simulate("default robot", "simulate --duration 2 --json", 2.0, 0.001);
+  if (argc >= 4) { /* calf limits [-2.8, -0.9]: q = 0 lies outside them */
+    char small[4608];
+    snprintf(small, sizeof small, "simulate '%s/talus_small_quadruped/talus_small_quadruped.urdf' "
+             "--duration 5 --json", argv[3]);
+    check_simulate("talus_small_quadruped", small, 5.0, 0.001);
+  }
 
   char anymal[4608], args[4800];
   snprintf(anymal, sizeof anymal, "%s/anymal_c/urdf/anymal.urdf", shared);
@@ -343,6 +364,8 @@ int main(int argc, char **argv) {
   if (shared[0] && stat(anymal, &sb) == 0) {
     snprintf(args, sizeof args, "simulate '%s' --duration 10 --json", anymal);
     check_simulate("anymal_c", args, 10.0, 0.001);
+    snprintf(args, sizeof args, "simulate '%s/hyq/robots/hyq_no_sensors.urdf' --duration 5 --json", shared);
+    check_simulate("hyq (knee limits exclude 0)", args, 5.0, 0.001);
   } else {
     tl_test_skip("ANYmal C not found at '%s' (shared robot corpus absent): simulate not tested",
                  shared[0] ? anymal : "(no shared folder given)");

@@ -89,6 +89,16 @@ tl_status tl_world_set_erp_cfm(tl_world *world, double erp, double cfm, tl_error
  * inside another; costs about 2 x compliance x (1 + restitution) of an
  * impact's rebound speed. 0 makes contacts exactly rigid. */
 tl_status tl_world_set_contact_compliance(tl_world *world, double relative, tl_error *err);
+/* Joint velocity limits (URDF <limit velocity>, tl_system_set_joint_limits):
+ * when enabled, every DOF with a finite limit v_max gets a unilateral
+ * constraint row in the step's solve so that |u_k| <= v_max after the step
+ * (per DOF of u; the floating base has none). Default: disabled (0), as in
+ * most simulators, because URDF velocity limits are often placeholders; a
+ * world file turns them on with <solver velocity_limits="true">. The rows
+ * cost one scalar row per limited DOF. enabled: 0 or 1, else TL_ERR_ARGUMENT. */
+tl_status tl_world_set_velocity_limits(tl_world *world, int enabled, tl_error *err);
+int tl_world_velocity_limits(const tl_world *world);
+
 /* Statistics of the last solve. */
 tl_status tl_world_solver_stats(const tl_world *world, tl_solver_stats *out, tl_error *err);
 

@@ -64,6 +64,7 @@ typedef struct cli_sim_stats {
   double wall_time;       /* s, stepping loop only */
   double hmin, hmax, hfinal; /* z of body 0 (m) */
   double max_penetration; /* m */
+  double max_limit_violation; /* largest distance of a joint coordinate outside its limits (rad, m) */
   double contact_sum;     /* sum over observed steps of the number of contacts */
   int nan_detected;
   /* over the last 80% of the steps (like hmin / hmax): */

@@ -25,7 +25,8 @@
 
 /* ---------------- capacity ---------------- */
 
-static int max_joint_blocks(const tl_system *s) { return 5 * s->m->nv; }
+/* Per DOF: two position limits, friction, PD, velocity limit, mimic. */
+static int max_joint_blocks(const tl_system *s) { return 6 * s->m->nv; }
 
 int tl_world_reserve_constraints(tl_world *w) {
   int nvmax = 0, nblock = w->cap_contact;
@@ -148,13 +149,14 @@ static void contact_blocks(tl_world *w) {
 }
 
 /* A 1-row block on DOF k; slot (0 lower limit, 1 upper limit, 2 friction,
- * 3 PD, -1 none) selects the warm-start impulse kept from the last step. */
+ * 3 PD, 4 velocity limit, -1 none) selects the warm-start impulse kept from
+ * the last step. */
 static tl_block *dof_block(tl_world *w, int si, tl_row_kind kind, int k, double sign, int slot) {
   tl_block *b = new_block(w, kind, 1, si, -1);
   b->dof = k;
   b->slot = slot;
   w->pool[b->jadr_a + k] = sign;
-  if (slot >= 0) b->lambda[0] = w->systems[si]->lambda_joint[4 * k + slot];
+  if (slot >= 0) b->lambda[0] = w->systems[si]->lambda_joint[TL_JOINT_SLOTS * k + slot];
   return b;
 }
 
@@ -172,6 +174,21 @@ static void limit_blocks(tl_world *w, int si, int k, double q, double u) {
     b->lo = 0;
     b->target[0] = gap > 0 ? -gap / dt : fmin(w->erp * (-gap) / dt, w->max_recovery_speed);
   }
+}
+
+/* Velocity limit of DOF k (URDF <limit velocity>, when the world enforces
+ * them): |u_k+| <= vmax as one unilateral row on the side the free velocity
+ * u points to (u >= -vmax, or -u >= -vmax), lambda >= 0. Every limited DOF
+ * gets its row, also below the limit, because contact and limit impulses of
+ * the same solve can push a joint past it. The warm-start slot keeps the
+ * impulse signed by its side, so a row whose side flipped starts at 0. */
+static void velocity_limit_block(tl_world *w, int si, int k, double u) {
+  double vmax = w->systems[si]->m->dof_velocity[k], side = u >= 0 ? -1.0 : 1.0;
+  if (!isfinite(vmax)) return;
+  tl_block *b = dof_block(w, si, TL_ROW_LIMIT, k, side, 4);
+  b->lambda[0] = fmax(0.0, side * b->lambda[0]);
+  b->lo = 0;
+  b->target[0] = -vmax;
 }
 
 /* Effort-limited PD of DOF k as a boxed row with compliance: the PD impulse
@@ -231,6 +248,7 @@ static void joint_blocks(tl_world *w, int si) {
         b->hi = m->dof_friction[k] * w->dt;
       }
       if (!tl_system_pd_implicit(s, k) && (s->kp[k] > 0 || s->kd[k] > 0)) pd_block(w, si, k, e[i]);
+      if (w->velocity_limits) velocity_limit_block(w, si, k, s->d.u[k]);
     }
   }
   mimic_blocks(w, si);
@@ -663,10 +681,13 @@ void tl_world_solve_constraints(tl_world *w) {
     solve_gauss_seidel(w, w->solver == TL_SOLVER_PGS);
   }
   contact_residuals(w);
-  for (int i = 0; i < w->nsystem; i++) memset(w->systems[i]->lambda_joint, 0, 4 * (size_t)w->systems[i]->m->nv * sizeof(double));
+  for (int i = 0; i < w->nsystem; i++)
+    memset(w->systems[i]->lambda_joint, 0, TL_JOINT_SLOTS * (size_t)w->systems[i]->m->nv * sizeof(double));
   for (int i = 0; i < w->nblock; i++) {
     const tl_block *b = &w->blocks[i];
     if (b->contact >= 0) memcpy(w->contacts[b->contact].lambda, b->lambda, sizeof(b->lambda));
-    if (b->slot >= 0) w->systems[b->sa]->lambda_joint[4 * b->dof + b->slot] = b->lambda[0];
+    if (b->slot >= 0) /* the velocity limit's impulse signed by its side (its J entry) */
+      w->systems[b->sa]->lambda_joint[TL_JOINT_SLOTS * b->dof + b->slot] =
+          b->slot == 4 ? w->pool[b->jadr_a + b->dof] * b->lambda[0] : b->lambda[0];
   }
 }
