@@ -84,10 +84,16 @@ tl_status tl_world_set_solver_params(tl_world *world, int max_iter, double tol, 
  * (compliance added to contact normal rows, default 0). */
 tl_status tl_world_set_erp_cfm(tl_world *world, double erp, double cfm, tl_error *err);
 /* Normal compliance of contacts relative to their Delassus diagonal
- * (default 3e-3): lets redundant contact sets (a box face) settle in few
- * Gauss-Seidel sweeps and keeps impulses bounded when a body starts deep
- * inside another; costs about 2 x compliance x (1 + restitution) of an
- * impact's rebound speed. 0 makes contacts exactly rigid. */
+ * (default 3e-3; world files: <solver compliance>): lets redundant contact
+ * sets (a box face) settle in few Gauss-Seidel sweeps and keeps impulses
+ * bounded when a body starts deep inside another. It does not touch
+ * restitution: impacts (contacts with restitution > 0 approaching faster
+ * than their threshold) are resolved before the solve by sequential
+ * impulses on the exact Delassus block, which keep the kinetic energy of
+ * elastic frictionless impacts exactly, also through chains of contacts
+ * (Newton's cradle). On resting contacts it lets a body sink by about
+ * compliance x (its weight's impulse per step) / G, far below the contact
+ * margin. 0 makes contacts exactly rigid. */
 tl_status tl_world_set_contact_compliance(tl_world *world, double relative, tl_error *err);
 /* Joint velocity limits (URDF <limit velocity>, tl_system_set_joint_limits):
  * when enabled, every DOF with a finite limit v_max gets a unilateral

@@ -718,6 +718,6 @@ tl_status tl_world_contact(const tl_world *w, int k, tl_contact_info *out, tl_er
   tl_v3_copy(out->normal, c->frame + 6);
   out->depth = c->depth;
   out->mu = c->mu;
-  for (int r = 0; r < 3; r++) tl_v3_addscl(out->impulse, c->frame + 3 * r, c->lambda[r]);
+  for (int r = 0; r < 3; r++) tl_v3_addscl(out->impulse, c->frame + 3 * r, c->lambda[r] + c->impact[r]);
   return TL_OK;
 }

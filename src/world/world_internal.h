@@ -71,8 +71,9 @@ typedef struct tl_wcontact {
   double pos[3];        /* midpoint between the surfaces (world) */
   double frame[9];      /* rows t1, t2, n; n from b into a */
   double depth;         /* > 0 penetration, < 0 gap */
-  double mu, restitution, vtarget, cfm, erp;
-  double lambda[3];     /* impulse on a in the contact frame (N s); -lambda on b */
+  double mu, restitution, threshold, vtarget, cfm, erp;
+  double lambda[3];     /* impulse on a in the contact frame (N s) of the solve; -lambda on b */
+  double impact[3];     /* restitution impulse of the impact pass (same frame), 0 if none */
   double vn_pre;        /* normal velocity at detection (m/s) */
 } tl_wcontact;
 
