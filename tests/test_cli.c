@@ -331,6 +331,44 @@ static void check_bench(void) {
   rmdir(dir);
 }
 
+/* final_gc of `talus ARGS` (JSON) into gc (at most n); returns its length or -1. */
+static int final_gc(const char *args, double *gc, int n) {
+  run_result r = run(args);
+  cJSON *j = r.exit_code == 0 ? cJSON_Parse(r.out) : NULL;
+  const cJSON *a = j ? jget(j, "final_gc") : NULL, *it;
+  int k = a && cJSON_IsArray(a) ? 0 : -1;
+  if (k == 0)
+    cJSON_ArrayForEach(it, a) if (k < n) gc[k++] = it->valuedouble;
+  if (k < 0) TL_CHECK(0, "talus %s: exit %d, stderr %s", args, r.exit_code, r.err);
+  cJSON_Delete(j);
+  run_free(&r);
+  return k;
+}
+
+/* --save-state / --load-state: 1 s, saved, then 1 s from the snapshot ends
+ * where one 2 s run ends, bit for bit (the stand controller holds fixed
+ * targets); a snapshot of another robot and an unwritable path are refused
+ * before anything runs. */
+static void check_state_files(const char *robots) {
+  char path[] = "/tmp/talus_test_cli_state_XXXXXX", args[4800];
+  int fd = mkstemp(path);
+  if (!TL_CHECK(fd >= 0, "mkstemp")) return;
+  close(fd);
+  double a[64], b[64];
+  int na = final_gc("simulate --duration 2 --json", a, 64);
+  snprintf(args, sizeof args, "simulate --duration 1 --save-state '%s' --json", path);
+  final_gc(args, b, 64);
+  snprintf(args, sizeof args, "simulate --duration 1 --load-state '%s' --json", path);
+  int nb = final_gc(args, b, 64);
+  TL_CHECK(na > 0 && na == nb && memcmp(a, b, (size_t)na * sizeof(double)) == 0,
+           "2 s run and 1 s + snapshot + 1 s differ (%d / %d coordinates)", na, nb);
+  printf("--save-state / --load-state: 1 s + 1 s from the snapshot == one 2 s run, %d coordinates bit for bit\n", na);
+  snprintf(args, sizeof args, "simulate '%s/pendulum/pendulum.urdf' --duration 0.01 --load-state '%s'", robots, path);
+  check_exit(args, 1, "another world or model");
+  check_exit("simulate --duration 0.01 --save-state /nonexistent/dir/x.state", 1, "/nonexistent/dir/x.state");
+  unlink(path);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: %s TALUS_BINARY [SHARED_ROBOTS_DIR]\n", argv[0]);
@@ -391,6 +429,7 @@ int main(int argc, char **argv) {
   check_exit("frobnicate", 2, "frobnicate");
   check_exit("simulate --duration abc", 2, NULL);
   check_bench();
+  if (argc >= 4) check_state_files(argv[3]);
 
   unlink(err_path);
   return tl_test_finish();

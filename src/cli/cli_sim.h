@@ -54,6 +54,8 @@ typedef struct cli_sim_options {
   double kp, kd;
   int json;
   int verbose;
+  const char *save_state; /* --save-state FILE: snapshot at the end (tl_world_save_state), or NULL */
+  const char *load_state; /* --load-state FILE: snapshot restored before the first step, or NULL */
 } cli_sim_options;
 
 /* Statistics gathered while stepping. */
