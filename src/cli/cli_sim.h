@@ -54,6 +54,7 @@ typedef struct cli_sim_options {
   double kp, kd;
   int json;
   int verbose;
+  const char *engine; /* --engine NAME[:OPTIONS] (talus/engine.h), NULL: the native engine */
 } cli_sim_options;
 
 /* Statistics gathered while stepping. */

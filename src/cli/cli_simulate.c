@@ -47,6 +47,9 @@ static int parse_valued(int argc, char **argv, int *i, cli_sim_options *o, int *
   } else if ((r = cli_option_value(argc, argv, i, "--kd", &v)) != 0) {
     *bad = r < 0 || parse_gain("--kd", v, &o->kd) != 0;
     o->kd_given = 1;
+  } else if ((r = cli_option_value(argc, argv, i, "--engine", &v)) != 0) {
+    *bad = r < 0;
+    o->engine = v;
   } else if ((r = cli_option_value(argc, argv, i, "--q", &v)) != 0) {
     free(o->q);
     o->q = NULL;

@@ -53,7 +53,7 @@ const char cli_usage_info[] =
 
 const char cli_usage_simulate[] =
     "Usage: talus simulate [URDF] [options]\n"
-    "       talus simulate WORLD.xml [--duration S] [--dt S] [--json] [--verbose]\n"
+    "       talus simulate WORLD.xml [--duration S] [--dt S] [--engine NAME] [--json] [--verbose]\n"
     "\n"
     "Load URDF (default: " TALUS_ROBOTS_DIR "/talus_quadruped/talus_quadruped.urdf),\n"
     "add it to a world with the ground plane z = 0 (friction 0.8), start it at its\n"
@@ -72,6 +72,13 @@ const char cli_usage_simulate[] =
     "Options:\n"
     "  --duration S         simulated time in seconds, >= 0 (default 5)\n"
     "  --dt S               time step in seconds, > 0 (default 0.001)\n"
+    "  --engine NAME[:OPTIONS]\n"
+    "                       the physics engine (include/talus/engine.h): talus\n"
+    "                       (default, the native engine), ode or mujoco (plugins\n"
+    "                       talus-engine-NAME.so found next to this program or on\n"
+    "                       TALUS_PLUGIN_PATH), e.g. mujoco:cone=pyramidal; the\n"
+    "                       same controllers run on any engine; the report names\n"
+    "                       the engine and what it approximates (engine_notes)\n"
     "  --controller NAME[:KEY=VALUE,...]\n"
     "                       the controller (default stand), its parameters after\n"
     "                       a colon (controllers/*.h document every key):\n"
