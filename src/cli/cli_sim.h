@@ -113,6 +113,11 @@ typedef struct cli_sim {
   cli_sim_stats stats;
 } cli_sim;
 
+/* cli_simulate.c: the options of `simulate` (argv[0] is the command name) into *o
+ * (defaults first; o->q is allocated). Returns -1 to go on, else an exit code
+ * (a usage error was printed, or --help). */
+int cli_sim_parse(int argc, char **argv, cli_sim_options *o);
+
 /* cli_controller.c: the controllers of `simulate`. */
 /* Parse "NAME[:key=value,...]" into o->controller / o->ctrl_param; 0 or -1
  * (after printing an error). */

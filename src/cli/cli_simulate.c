@@ -127,6 +127,11 @@ static int parse_sim_args(int argc, char **argv, cli_sim_options *o) {
   return check_world(o);
 }
 
+int cli_sim_parse(int argc, char **argv, cli_sim_options *o) {
+  sim_defaults(o);
+  return parse_sim_args(argc, argv, o);
+}
+
 static int sim_report(const cli_sim *s, int run_rc) {
   int rc = s->opt->json ? cli_sim_print_json(s) : cli_sim_print_text(s);
   if (rc != CLI_EXIT_OK) return rc;
