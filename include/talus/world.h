@@ -35,8 +35,12 @@ void tl_world_free(tl_world *world);
  * the next step); "talus" returns to the native engine. Errors:
  * TL_ERR_UNSUPPORTED when the plugin is missing or of another ABI (the
  * message lists the engines found and the folders searched) or does not
- * offer the world's solver; TL_ERR_ARGUMENT for a malformed name. On error
- * the world keeps its engine. */
+ * offer the world's solver; TL_ERR_ARGUMENT for a malformed name; when the
+ * world already has systems, the plugin builds its world at once, so a scene
+ * it cannot run is refused here (TL_ERR_UNSUPPORTED naming the feature). On
+ * error the world keeps its engine. A plugin that does not offer the world's
+ * solver gives the world its own default solver (ODE: TL_SOLVER_PGS, its
+ * QuickStep); tl_world_set_solver then refuses solvers the engine lacks. */
 tl_status tl_world_create_with_engine(tl_world **out, const char *engine, tl_error *err);
 tl_status tl_world_set_engine(tl_world *world, const char *engine, tl_error *err);
 /* Name of the world's engine as given ("talus" for the native engine). */
