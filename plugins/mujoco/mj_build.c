@@ -4,6 +4,7 @@
 #include "mj_build.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -449,6 +450,10 @@ static char *write_mjcf(builder *B) {
   return text;
 }
 
+/* MuJoCo 2.2's XML loader keeps global parser state: one load at a time (worlds may be built
+ * on several threads, e.g. batched environments). */
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static mjModel *load_mjcf(const char *text, char *why, size_t len) {
   mjVFS *vfs = malloc(sizeof(mjVFS));
   if (!vfs) {
@@ -464,7 +469,9 @@ static mjModel *load_mjcf(const char *text, char *why, size_t len) {
     int i = mj_findFileVFS(vfs, MJB_XML);
     memcpy(vfs->filedata[i], text, (size_t)size);
     char err[1000] = "";
+    pthread_mutex_lock(&load_lock);
     m = mj_loadXML(MJB_XML, vfs, err, sizeof err);
+    pthread_mutex_unlock(&load_lock);
     if (!m) {
       for (char *c = err; *c; ++c)
         if (*c == '\n') *c = ' ';

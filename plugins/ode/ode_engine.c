@@ -71,6 +71,10 @@
  *   dJointFeedback (force on the system's body x dt); the applied actuator
  *   force from the motor law at the end-of-step velocity (clamped to the
  *   effort limit), exact while the joint is not at a stop.
+ * - determinism: QuickStep reorders its rows at random with ODE's process-wide
+ *   generator; each world keeps its own generator state and steps under a
+ *   plugin-wide lock, so its trajectory is the same whatever other worlds or
+ *   threads do (ODE worlds on several threads step one at a time).
  * Unsupported (TL_ERR_UNSUPPORTED): planar joints, mimic joints, the RK4
  * integrator, PD gains on the floating base, massless bodies, rotor inertia
  * off revolute joints, joint friction on sliders, the per-contact solver. */
@@ -142,11 +146,16 @@ struct tl_engine_world {
   int contacts_fresh;   /* contact joints of the last integrate1 still to be stepped */
   char notes[NOTES_LEN];
   tl_error cb_err;      /* failure inside the collision callback */
+  unsigned long seed;   /* this world's state of ODE's random generator (see ode_integrate2) */
 };
 
 /* ------------------------------------------------------------ small helpers */
 
 static pthread_once_t ode_once = PTHREAD_ONCE_INIT;
+/* QuickStep reorders its constraint rows at random with ODE's one process-wide generator
+ * (dRandInt, not thread-safe): each world keeps its own generator state and steps under this
+ * lock, so a world's trajectory depends neither on other worlds nor on threads. */
+static pthread_mutex_t step_lock = PTHREAD_MUTEX_INITIALIZER;
 static void ode_init(void) { dInitODE2(0); }
 
 static void to_ode_R(dMatrix3 out, const double R[9]) {
@@ -1001,8 +1010,12 @@ static tl_status ode_integrate2(tl_engine_world *e, tl_error *err) {
     if (st) return st;
   }
   for (int i = 0; i < e->nsys; i++) apply_control(e, &e->sys[i]);
+  pthread_mutex_lock(&step_lock);
+  dRandSetSeed(e->seed);
   int ok = e->scene.solver == TL_SOLVER_DANTZIG ? dWorldStep(e->world, e->scene.dt)
                                                  : dWorldQuickStep(e->world, e->scene.dt);
+  e->seed = dRandGetSeed();
+  pthread_mutex_unlock(&step_lock);
   e->contacts_fresh = 0;
   if (!ok) return tl_engine_error(err, TL_ERR_MEMORY, NULL, "ODE's step failed (out of memory)");
   for (int i = 0; i < e->nsys; i++) {
