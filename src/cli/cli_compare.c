@@ -109,7 +109,7 @@ static void run_engine(const cli_sim_options *base, cmp_result *r) {
   cli_sim s;
   int rc = cli_sim_setup(&s, &o);
   if (rc != CLI_EXIT_OK) {
-    snprintf(r->error, sizeof r->error, "setup failed (the message is above)");
+    snprintf(r->error, sizeof r->error, "setup failed (the message is on stderr)");
     cli_sim_free(&s);
     return;
   }
@@ -212,8 +212,12 @@ static void print_num(double v, int w, int prec) {
 
 static void print_table(const cli_sim_options *o, const cmp_result *r, int n) {
   printf("compare        %s\n", o->urdf);
-  printf("controller     %s", cli_ctrl_name(o->controller));
-  for (int i = 0; i < o->nctrl_param; ++i) printf("%s%s=%s", i ? "," : ":", o->ctrl_param[i].key, o->ctrl_param[i].value);
+  if (o->world) {
+    printf("controller     the world file's");
+  } else {
+    printf("controller     %s", cli_ctrl_name(o->controller));
+    for (int i = 0; i < o->nctrl_param; ++i) printf("%s%s=%s", i ? "," : ":", o->ctrl_param[i].key, o->ctrl_param[i].value);
+  }
   printf(", %g s at dt %g s; statistics over the last %.0f%% of the run\n", o->duration, o->dt,
          100 * (1 - CLI_SIM_SETTLE_FRACTION));
   printf("%-22s %8s %8s %8s %8s %8s %8s %9s %9s %10s %4s\n", "engine", "height", "band", "speed", "distance",
@@ -256,7 +260,7 @@ static int print_json(const cli_sim_options *o, const cmp_result *r, int n) {
   cJSON *root = cJSON_CreateObject();
   int ok = root != NULL;
   ok = ok && cli_json_add_string(root, "scene", o->urdf) == 0;
-  ok = ok && cli_json_add_string(root, "controller", cli_ctrl_name(o->controller)) == 0;
+  ok = ok && cli_json_add_string(root, "controller", o->world ? "world file" : cli_ctrl_name(o->controller)) == 0;
   ok = ok && cli_json_add_number(root, "duration", o->duration) == 0;
   ok = ok && cli_json_add_number(root, "dt", o->dt) == 0;
   cJSON *arr = ok ? cJSON_AddArrayToObject(root, "engines") : NULL;
@@ -452,7 +456,7 @@ int cli_compare(int argc, char **argv) {
       csv = fd >= 0 && write_csv(tmp, res, n) == 0 ? tmp : NULL;
     }
     char title[600];
-    snprintf(title, sizeof title, "%s, %s", o.urdf, cli_ctrl_name(o.controller));
+    snprintf(title, sizeof title, "%s, %s", o.urdf, o.world ? "the world file's controllers" : cli_ctrl_name(o.controller));
     if (!csv || draw_plot(csv, c.plot, title) != 0) rc = CLI_EXIT_FAIL;
     if (fd >= 0) remove(tmp);
   }
