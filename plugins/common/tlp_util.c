@@ -218,12 +218,6 @@ const char *tlp_feature_name(unsigned feature) {
   return "?";
 }
 
-int tlp_any(const tl_engine_model *m, const double *x) {
-  for (int k = 0; k < m->nv; k++)
-    if (x[k] != 0) return 1;
-  return 0;
-}
-
 int tlp_option(const char *options, const char *key, char *val, size_t cap) {
   size_t kl = strlen(key);
   for (const char *p = options; p && *p;) {

@@ -45,9 +45,6 @@ const char *tlp_joint_name(tl_joint_type t);
 const char *tlp_geom_name(tl_geom_type t);
 const char *tlp_feature_name(unsigned feature);
 
-/* 1 if body b of m carries a DOF with a nonzero value in x (nv), else 0. */
-int tlp_any(const tl_engine_model *m, const double *x);
-
 /* Value of key in "k1=v1,k2=v2" (copied into val, cap bytes): 1 found, 0 not. */
 int tlp_option(const char *options, const char *key, char *val, size_t cap);
 /* The first key of options not in the NULL-terminated list known, into bad

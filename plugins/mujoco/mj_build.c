@@ -203,6 +203,8 @@ static void put_body(builder *B, int si, int b, int depth) {
   double d[3], V[9], iq[4];
   sym3_eig(m->body_inertia + 9 * b, d, V);
   tl_quat_from_m3(iq, V);
+  int welded = b == 0 && t == TL_JOINT_FIXED; /* a fixed base does not move: no inertial needed */
+  if (welded && !inertial_ok(m->body_mass[b], d)) goto children;
   fprintf(f, "%*s<inertial", 2 * depth + 2, "");
   if (inertial_ok(m->body_mass[b], d)) {
     put_vec(f, "pos", m->body_com + 3 * b, 3);
@@ -214,6 +216,7 @@ static void put_body(builder *B, int si, int b, int depth) {
     B->patched[si][b] = 1;
   }
   fputs("/>\n", f);
+children:
   if (B->o->site_sys == si && B->o->site_body == b) {
     fprintf(f, "%*s<site name=\"" MJB_SITE "\"", 2 * depth + 2, "");
     put_vec(f, "pos", B->o->site_pos, 3);

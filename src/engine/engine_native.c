@@ -1,7 +1,9 @@
 /* The native Talus engine behind the engine interface (talus/engine.h): a
  * tl_world built from the scene (its settings, static geometry, heightmaps,
  * material pairs, ignore list, and one system per scene system from its
- * compiled model), every table function a call of the public API. A world
+ * compiled model), every table function a call of the public API (the
+ * friction and filters of static geoms and the one-step external generalized
+ * force, which have no public setter, are written into the world directly). A world
  * created with the native engine (tl_world_create) does not go through this
  * table: it is the interface's reference implementation, used wherever code
  * handles engines generically (tests: the table gives bit-identical results
