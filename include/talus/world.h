@@ -27,6 +27,27 @@ typedef struct tl_world tl_world;
 tl_status tl_world_create(tl_world **out, tl_error *err);
 void tl_world_free(tl_world *world);
 
+/* ---- engines (talus/engine.h) ----
+ * A world runs on the native Talus engine unless created with, or switched
+ * to, another: "talus", or a plugin name ("ode", "mujoco"), optionally
+ * followed by ':' and engine options ("mujoco:cone=elliptic,impratio=100").
+ * The public API is the same on every engine: controllers, world files and
+ * the command line run unchanged. tl_world_set_engine may be called at any
+ * time (the engine's world is built from this world's objects and state at
+ * the next step); "talus" returns to the native engine. Errors:
+ * TL_ERR_UNSUPPORTED when the plugin is missing or of another ABI (the
+ * message lists the engines found and the folders searched) or does not
+ * offer the world's solver; TL_ERR_ARGUMENT for a malformed name; when the
+ * world already has systems, the plugin builds its world at once, so a scene
+ * it cannot run is refused here (TL_ERR_UNSUPPORTED naming the feature). On
+ * error the world keeps its engine. A plugin that does not offer the world's
+ * solver gives the world its own default solver (ODE: TL_SOLVER_PGS, its
+ * QuickStep); tl_world_set_solver then refuses solvers the engine lacks. */
+tl_status tl_world_create_with_engine(tl_world **out, const char *engine, tl_error *err);
+tl_status tl_world_set_engine(tl_world *world, const char *engine, tl_error *err);
+/* Name of the world's engine as given ("talus" for the native engine). */
+const char *tl_world_engine_name(const tl_world *world);
+
 /* Time step in seconds, finite and > 0. */
 tl_status tl_world_set_timestep(tl_world *world, double dt, tl_error *err);
 double tl_world_timestep(const tl_world *world);

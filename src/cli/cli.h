@@ -22,6 +22,7 @@ enum {
 int cli_info(int argc, char **argv);
 int cli_simulate(int argc, char **argv);
 int cli_dynamics(int argc, char **argv);
+int cli_compare(int argc, char **argv);
 /* `talus bench`: runs talus_bench (beside the talus binary) with argv[1..]. */
 int cli_bench(int argc, char **argv);
 
@@ -31,6 +32,7 @@ extern const char cli_usage_info[];
 extern const char cli_usage_simulate[];
 extern const char cli_usage_dynamics[];
 extern const char cli_usage_bench[];
+extern const char cli_usage_compare[];
 /* Usage text of a command, or NULL if there is no such command. */
 const char *cli_usage_of(const char *command);
 

@@ -56,6 +56,7 @@ typedef struct cli_sim_options {
   int verbose;
   const char *save_state; /* --save-state FILE: snapshot at the end (tl_world_save_state), or NULL */
   const char *load_state; /* --load-state FILE: snapshot restored before the first step, or NULL */
+  const char *engine; /* --engine NAME[:OPTIONS] (talus/engine.h), NULL: the native engine */
 } cli_sim_options;
 
 /* Statistics gathered while stepping. */
@@ -114,6 +115,11 @@ typedef struct cli_sim {
   unsigned char *link_flag;
   cli_sim_stats stats;
 } cli_sim;
+
+/* cli_simulate.c: the options of `simulate` (argv[0] is the command name) into *o
+ * (defaults first; o->q is allocated). Returns -1 to go on, else an exit code
+ * (a usage error was printed, or --help). */
+int cli_sim_parse(int argc, char **argv, cli_sim_options *o);
 
 /* cli_controller.c: the controllers of `simulate`. */
 /* Parse "NAME[:key=value,...]" into o->controller / o->ctrl_param; 0 or -1

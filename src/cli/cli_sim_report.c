@@ -86,6 +86,8 @@ static int add_run(cJSON *root, const cli_sim *s) {
   ok = ok && cJSON_AddNumberToObject(root, "realtime_factor",
                                      ratio(st->sim_time, st->wall_time)) != NULL;
   ok = ok && cli_json_add_string(root, "controller", controller_name(s)) == 0;
+  ok = ok && cli_json_add_string(root, "engine", tl_world_engine_name(s->world)) == 0;
+  ok = ok && cli_json_add_string(root, "engine_notes", tl_world_engine_notes(s->world)) == 0;
   return ok ? 0 : -1;
 }
 
@@ -155,6 +157,14 @@ static void print_run(const cli_sim *s) {
   printf("steps          %lld x %g s = %.6g s simulated\n", st->steps, s->dt, st->sim_time);
   printf("wall time      %.6g s (%.6g steps/s, %.4g x real time)\n", st->wall_time,
          ratio((double)st->steps, st->wall_time), ratio(st->sim_time, st->wall_time));
+  printf("engine         %s\n", tl_world_engine_name(s->world));
+  const char *notes = tl_world_engine_notes(s->world);
+  for (const char *p = notes; p && *p;) { /* one line per note */
+    const char *nl = strchr(p, '\n');
+    int len = nl ? (int)(nl - p) : (int)strlen(p);
+    printf("  note: %.*s\n", len, p);
+    p = nl ? nl + 1 : NULL;
+  }
   if (!s->model) {
     printf("penetration    max %.6g m\n", st->max_penetration);
     printf("contacts       %.4g per step on average\n", mean_contacts(s));

@@ -55,6 +55,9 @@ static int parse_valued(int argc, char **argv, int *i, cli_sim_options *o, int *
   } else if ((r = cli_option_value(argc, argv, i, "--load-state", &v)) != 0) {
     *bad = r < 0;
     o->load_state = v;
+  } else if ((r = cli_option_value(argc, argv, i, "--engine", &v)) != 0) {
+    *bad = r < 0;
+    o->engine = v;
   } else if ((r = cli_option_value(argc, argv, i, "--q", &v)) != 0) {
     free(o->q);
     o->q = NULL;
@@ -159,6 +162,11 @@ static int sim_state_file(cli_sim *s, int save) {
   if (st == TL_OK) return CLI_EXIT_OK;
   cli_errorf("%s: %s", save ? "--save-state" : "--load-state", err.message);
   return CLI_EXIT_FAIL;
+}
+
+int cli_sim_parse(int argc, char **argv, cli_sim_options *o) {
+  sim_defaults(o);
+  return parse_sim_args(argc, argv, o);
 }
 
 static int sim_report(const cli_sim *s, int run_rc) {

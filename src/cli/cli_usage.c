@@ -15,6 +15,9 @@ const char cli_usage_main[] =
     "                   talus_quadruped holding its pose with the stand controller);\n"
     "                   or run a world file (docs/world_format.md)\n"
     "  dynamics URDF    M, h, poses and Jacobians for the states of a JSON file\n"
+    "  compare URDF|WORLD.xml\n"
+    "                   run the same scene and controller on several engines\n"
+    "                   (talus, ode, mujoco) and compare them (sim-to-sim)\n"
     "  bench [ARGS...]  run the benchmark (talus_bench): speed, memory and a step\n"
     "                   with contacts, as ratios against MuJoCo measured in the\n"
     "                   same run ('talus bench --help' for its options)\n"
@@ -53,7 +56,7 @@ const char cli_usage_info[] =
 
 const char cli_usage_simulate[] =
     "Usage: talus simulate [URDF] [options]\n"
-    "       talus simulate WORLD.xml [--duration S] [--dt S] [--json] [--verbose]\n"
+    "       talus simulate WORLD.xml [--duration S] [--dt S] [--engine NAME] [--json] [--verbose]\n"
     "\n"
     "Load URDF (default: " TALUS_ROBOTS_DIR "/talus_quadruped/talus_quadruped.urdf),\n"
     "add it to a world with the ground plane z = 0 (friction 0.8), start it at its\n"
@@ -73,6 +76,13 @@ const char cli_usage_simulate[] =
     "Options:\n"
     "  --duration S         simulated time in seconds, >= 0 (default 5)\n"
     "  --dt S               time step in seconds, > 0 (default 0.001)\n"
+    "  --engine NAME[:OPTIONS]\n"
+    "                       the physics engine (include/talus/engine.h): talus\n"
+    "                       (default, the native engine), ode or mujoco (plugins\n"
+    "                       talus-engine-NAME.so found next to this program or on\n"
+    "                       TALUS_PLUGIN_PATH), e.g. mujoco:cone=pyramidal; the\n"
+    "                       same controllers run on any engine; the report names\n"
+    "                       the engine and what it approximates (engine_notes)\n"
     "  --controller NAME[:KEY=VALUE,...]\n"
     "                       the controller (default stand), its parameters after\n"
     "                       a colon (controllers/*.h document every key):\n"
@@ -181,6 +191,48 @@ const char cli_usage_dynamics[] =
     "invalid (the message names the file, the state index and the reason);\n"
     "nothing is written then.\n";
 
+const char cli_usage_compare[] =
+    "Usage: talus compare URDF|WORLD.xml [--engines E1,E2,...] [--controller NAME[:K=V,...]]\n"
+    "                     [--duration S] [--dt S] [--plot FILE] [--csv FILE] [--json]\n"
+    "                     [any other option of talus simulate]\n"
+    "\n"
+    "Sim-to-sim comparison: run the same robot (or world file), start state and\n"
+    "controller, exactly as `talus simulate` sets them up, on each engine in turn\n"
+    "(include/talus/engine.h; default --engines talus,ode,mujoco; each may carry\n"
+    "options, e.g. mujoco:cone=pyramidal) and print one row per engine, measured on\n"
+    "body 0 of the robot (a world file's first <system>) over the last 80% of the run:\n"
+    "  height_mean, height_band  mean base height and its max - min (m)\n"
+    "  speed        mean forward speed: base velocity along its heading (m/s)\n"
+    "  distance     horizontal distance of the base from start to end (m)\n"
+    "  roll_pitch   largest |roll| or |pitch| (rad)\n"
+    "  slip         mean horizontal speed of the robot's contact points while in\n"
+    "               contact (m/s)\n"
+    "  force        mean total normal contact force on the robot (N), against m g\n"
+    "  energy       actuator work: sum over the steps of |tau . u| dt (J), tau the\n"
+    "               applied actuator force\n"
+    "  steps/s      wall-clock steps per second of the whole loop\n"
+    "  fell         yes when the base dropped below half its start height, tilted\n"
+    "               beyond 1 rad or the state diverged\n"
+    "An engine that is missing or cannot run the scene gets a row with its error.\n"
+    "\n"
+    "Options (besides those of simulate):\n"
+    "  --engines LIST   engines to compare, ','-separated (default talus,ode,mujoco)\n"
+    "  --plot FILE      overlay each engine's time series (base height, forward\n"
+    "                   speed, roll and pitch, normal contact force) in FILE (.png,\n"
+    "                   .svg or .pdf), drawn by matplotlib in Python ($TALUS_PYTHON,\n"
+    "                   default /usr/bin/python3)\n"
+    "  --csv FILE       write the time series (one row per engine and 10 ms): engine,\n"
+    "                   t, x, y, z, speed, roll, pitch (at t), force, slip (means over\n"
+    "                   the 10 ms)\n"
+    "  --json           print one JSON object: robot, controller, duration, dt,\n"
+    "                   engines [{engine, version, notes, error, height_mean,\n"
+    "                   height_band, speed, distance, roll_pitch_max, slip, force,\n"
+    "                   weight, energy, steps_per_second, fell}]\n"
+    "  -h, --help       print this help\n"
+    "\n"
+    "Exit status 1 when an engine failed or the plot could not be drawn (the table\n"
+    "is still printed).\n";
+
 const char cli_usage_bench[] =
     "Usage: talus bench [SHARED_ROBOTS_DIR] [--reps N] [--batch-ms X] [--no-peer] [--json]\n"
     "\n"
@@ -200,6 +252,7 @@ const char *cli_usage_of(const char *command) {
   if (strcmp(command, "info") == 0) return cli_usage_info;
   if (strcmp(command, "simulate") == 0) return cli_usage_simulate;
   if (strcmp(command, "dynamics") == 0) return cli_usage_dynamics;
+  if (strcmp(command, "compare") == 0) return cli_usage_compare;
   if (strcmp(command, "bench") == 0) return cli_usage_bench;
   return NULL;
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "engine/engine_internal.h"
 #include "math/tl_math.h"
 #include "world/world_internal.h"
 
@@ -48,6 +49,7 @@ tl_status tl_world_create(tl_world **out, tl_error *err) {
 
 void tl_world_free(tl_world *w) {
   if (!w) return;
+  tl_engine_link_free(w->engine);
   for (int i = 0; i < w->nsystem; i++) tl_system_destroy(w->systems[i]);
   for (int i = 0; i < w->nheightmap; i++) free((double *)w->heightmaps[i].heights);
   void *arr[] = {w->systems, w->statics, w->heightmaps, w->pairs, w->geomrefs, w->sap_order,
@@ -106,6 +108,10 @@ static int reserve_dantzig(tl_world *w, int rows) {
 tl_status tl_world_set_solver(tl_world *w, tl_solver solver, tl_error *err) {
   if (solver != TL_SOLVER_PER_CONTACT && solver != TL_SOLVER_PGS && solver != TL_SOLVER_DANTZIG)
     return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "solver", "unknown solver %d", (int)solver);
+  if (w->engine) {
+    tl_status st = tl_engine_link_check_solver(w, solver, err);
+    if (st) return st;
+  }
   if (solver == TL_SOLVER_DANTZIG && reserve_dantzig(w, TL_DANTZIG_MAX_ROWS))
     return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory for the Dantzig solver");
   w->solver = solver;
@@ -142,6 +148,10 @@ tl_status tl_world_set_contact_compliance(tl_world *w, double relative, tl_error
 tl_status tl_world_set_velocity_limits(tl_world *w, int enabled, tl_error *err) {
   if (enabled != 0 && enabled != 1)
     return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "enabled", "velocity limits: enabled must be 0 or 1, got %d", enabled);
+  if (enabled && w->engine) { /* a plugin engine must offer them: refused now, not at the next step */
+    tl_status st = tl_engine_link_check_feature(w, TL_ENGINE_VELOCITY_LIMITS, err);
+    if (st) return st;
+  }
   w->velocity_limits = enabled;
   return TL_OK;
 }
@@ -149,6 +159,7 @@ tl_status tl_world_set_velocity_limits(tl_world *w, int enabled, tl_error *err) 
 int tl_world_velocity_limits(const tl_world *w) { return w->velocity_limits; }
 
 tl_status tl_world_solver_stats(const tl_world *w, tl_solver_stats *out, tl_error *err) {
+  if (w->engine) return tl_engine_link_solver_stats(w, out, err);
   if (!out) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "out", "out must not be NULL");
   *out = w->stats;
   return TL_OK;
@@ -386,6 +397,7 @@ tl_status tl_world_ignore_collision(tl_world *w, int sa, int ba, int sb, int bb,
 /* ---------------- integrate1 ---------------- */
 
 tl_status tl_world_integrate1(tl_world *w, tl_error *err) {
+  if (w->engine) return tl_engine_link_integrate1(w, err);
   for (int i = 0; i < w->nsystem; i++) tl_system_update_dynamics(w->systems[i]);
   tl_world_collide(w);
   return TL_OK;
@@ -655,6 +667,7 @@ static tl_status free_step(tl_world *w, int first_pass, tl_error *err) {
 }
 
 tl_status tl_world_integrate2(tl_world *w, tl_error *err) {
+  if (w->engine) return tl_engine_link_integrate2(w, err);
   for (int i = 0; i < w->nsystem; i++) {
     tl_system *s = w->systems[i];
     tl_system_update_dynamics(s);
@@ -700,9 +713,10 @@ tl_status tl_world_step(tl_world *w, tl_error *err) {
 
 /* ---------------- contacts ---------------- */
 
-int tl_world_ncontact(const tl_world *w) { return w->ncontact; }
+int tl_world_ncontact(const tl_world *w) { return w->engine ? tl_engine_link_ncontact(w) : w->ncontact; }
 
 tl_status tl_world_contact(const tl_world *w, int k, tl_contact_info *out, tl_error *err) {
+  if (w->engine) return tl_engine_link_contact(w, k, out, err);
   if (!out) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "out", "out must not be NULL");
   if (k < 0 || k >= w->ncontact)
     return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "k", "contact index %d out of range [0, %d)", k, w->ncontact);

@@ -180,6 +180,9 @@ struct tl_world {
   int solver_max_iter;
   double solver_tol;     /* N s */
   double sor;            /* over-relaxation of the PGS solver */
+
+  struct tl_engine_link *engine; /* NULL: the native engine; else the plugin serving this world
+                                    (src/engine/engine_link.c) */
 };
 
 /* Bring d's kinematics / M and h up to date with the state (lazy caches). */
