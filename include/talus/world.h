@@ -156,7 +156,9 @@ tl_status tl_world_step(tl_world *world, tl_error *err);
  * tl_system_set_*), which the world it is restored into keeps: a study can
  * restore one state and randomize parameters after. The buffer is a
  * versioned byte layout (src/world/snapshot.c), in the byte order of the
- * machine that wrote it. No allocation in get/set. */
+ * machine that wrote it. No allocation in get/set. Native engine only: on a
+ * plugin engine (talus/engine.h), whose solver state a snapshot cannot hold,
+ * get and set return TL_ERR_UNSUPPORTED. */
 
 /* Bytes of a snapshot of the world's current state (changes with the number
  * of contacts). */

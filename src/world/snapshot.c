@@ -123,9 +123,18 @@ static void put_system(wbuf *b, const tl_system *s) {
   put_f64s(b, s->lambda_joint, TL_JOINT_SLOTS * nv);
 }
 
+/* A plugin engine keeps solver state (warm starts, its own contacts) the
+ * snapshot cannot hold, so a restore would not replay bit for bit: refused. */
+static tl_status plugin_refused(const tl_world *w, tl_error *err) {
+  return tl_error_set(err, TL_ERR_UNSUPPORTED, NULL, 0, "engine",
+                      "snapshots hold the native engine's state; this world runs on engine '%s' (set q and u "
+                      "with tl_system_set_state instead)", tl_world_engine_name(w));
+}
+
 tl_status tl_world_get_state(const tl_world *w, void *buf, size_t size, size_t *written, tl_error *err) {
   if (written) *written = 0;
   if (!w || !buf) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "buf", "world and buffer must not be NULL");
+  if (w->engine) return plugin_refused(w, err);
   size_t need = tl_world_state_size(w);
   if (size < need)
     return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "size",
@@ -288,6 +297,7 @@ static void apply_system(rbuf *b, tl_system *s) {
 
 tl_status tl_world_set_state(tl_world *w, const void *buf, size_t size, tl_error *err) {
   if (!w || !buf) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "buf", "world and buffer must not be NULL");
+  if (w->engine) return plugin_refused(w, err);
   rbuf b = {buf, (const unsigned char *)buf + size};
   char magic[8];
   uint32_t version = 0, order = 0, ns = 0, nc = 0, ng = 0;
