@@ -9,6 +9,7 @@
 #include "talus/contact.h"
 #include "talus/world.h"
 #include "talus/scene.h"
+#include "talus/record.h"
 
 #define TALUS_VERSION "0.1.0"
 
