@@ -110,6 +110,9 @@ class Browser:
 
     def open(self, url, timeout=60):
         """Navigate and wait for data-talus-frames or data-talus-error; returns (frames, error)."""
+        # a new document every time (a change of the #hash alone would not reload the page)
+        self.call("Page.navigate", url="about:blank")
+        self.pump(0.1)
         self.call("Page.navigate", url=url)
         end = time.monotonic() + timeout
         probe = ("document.body ? [document.body.getAttribute('data-talus-frames'), "

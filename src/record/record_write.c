@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,27 +213,40 @@ tl_status tl_recorder_write_csv(const tl_recorder *r, const char *path, tl_error
 
 /* ------------------------------------------------------------ path check */
 
+/* An I/O error about `path`: the message names it (no "FILE: <element>:" prefix), err->file holds it. */
+static tl_status path_error(tl_error *err, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static tl_status path_error(tl_error *err, const char *path, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char msg[900];
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  tl_error_set(err, TL_ERR_IO, NULL, 0, NULL, "%s", msg);
+  if (err) snprintf(err->file, sizeof err->file, "%s", path);
+  return TL_ERR_IO;
+}
+
 tl_status tl_record_check_path(const char *path, const char *what, tl_error *err) {
   if (!what) what = "output";
-  if (!path || !path[0]) return tl_error_set(err, TL_ERR_IO, NULL, 0, what, "%s: the path is empty", what);
+  if (!path || !path[0]) return path_error(err, "", "%s: the path is empty", what);
   struct stat st;
   if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-    return tl_error_set(err, TL_ERR_IO, path, 0, what, "%s '%s' is a folder: expected a file path", what, path);
+    return path_error(err, path, "%s '%s' is a folder: expected a file path", what, path);
   char dir[PATH_MAX];
   const char *slash = strrchr(path, '/');
   if (!slash) snprintf(dir, sizeof dir, ".");
   else if (slash == path) snprintf(dir, sizeof dir, "/");
   else if ((size_t)(slash - path) >= sizeof dir)
-    return tl_error_set(err, TL_ERR_IO, path, 0, what, "%s '%s': the path is too long", what, path);
+    return path_error(err, path, "%s '%s': the path is too long", what, path);
   else snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
   if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-    return tl_error_set(err, TL_ERR_IO, path, 0, what, "cannot write %s '%s': folder '%s' %s", what, path, dir,
+    return path_error(err, path, "cannot write %s '%s': folder '%s' %s", what, path, dir,
                         stat(dir, &st) != 0 ? "does not exist" : "is not a folder");
   char probe[PATH_MAX + 32];
   snprintf(probe, sizeof probe, "%s/.talus-probe-XXXXXX", dir);
   int fd = mkstemp(probe);
   if (fd < 0)
-    return tl_error_set(err, TL_ERR_IO, path, 0, what, "cannot write %s '%s': cannot create a file in folder '%s': %s",
+    return path_error(err, path, "cannot write %s '%s': cannot create a file in folder '%s': %s",
                         what, path, dir, strerror(errno));
   close(fd);
   unlink(probe);

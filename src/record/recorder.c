@@ -241,8 +241,10 @@ static int due(tl_recorder *r) {
 tl_status tl_recorder_update(tl_recorder *r, int *taken, tl_error *err) {
   if (taken) *taken = 0;
   if (!r) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "rec", "rec must not be NULL");
+  tl_status st = check_world(r, err);
+  if (st) return st;
   if (!due(r)) return TL_OK;
-  tl_status st = tl_recorder_capture(r, err);
+  st = tl_recorder_capture(r, err);
   if (st == TL_OK && taken) *taken = 1;
   return st;
 }
