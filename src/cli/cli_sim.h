@@ -183,7 +183,7 @@ int cli_rec_check(const cli_sim_options *o);
 int cli_rec_setup(cli_sim *s);
 /* After each step: a frame when due, published to the live view; real-time pacing. */
 tl_status cli_rec_step(cli_sim *s, tl_error *err);
-/* 1 once SIGINT (Ctrl-C) was received during a live view. */
+/* 1 once SIGINT (Ctrl-C) or SIGTERM was received while recording or serving the live view. */
 int cli_rec_interrupted(void);
 /* `talus view --pose`: serve the initial state until Ctrl-C. */
 void cli_rec_hold(cli_sim *s);

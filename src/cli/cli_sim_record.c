@@ -120,13 +120,18 @@ static int start_viewer(cli_sim *s) {
   fprintf(stderr, "talus: live view at http://%s:%d/ (%s; Ctrl-C stops)\n", o->bind ? o->bind : "127.0.0.1",
           tl_viewer_port(s->viewer), o->pose ? "the initial state" : s->pace ? "real time" : "as fast as possible");
   fflush(stderr);
+  return CLI_EXIT_OK;
+}
+
+/* Ctrl-C (or SIGTERM) ends the stepping loop early; the files are still written and the report
+ * printed. Only while recording or serving: otherwise the signal ends talus as usual. */
+static void catch_interrupt(void) {
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_sigint;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
-  return CLI_EXIT_OK;
 }
 
 int cli_rec_setup(cli_sim *s) {
@@ -148,6 +153,7 @@ int cli_rec_setup(cli_sim *s) {
   for (int i = 0; i < tl_recorder_nwarning(s->rec); ++i)
     if (o->verbose || strstr(tl_recorder_warning(s->rec, i), "left out"))
       cli_errorf("warning: %s", tl_recorder_warning(s->rec, i));
+  catch_interrupt();
   return o->view ? start_viewer(s) : CLI_EXIT_OK;
 }
 
@@ -193,7 +199,8 @@ int cli_rec_finish(cli_sim *s) {
   if (o->plot && cli_plot_write(s->rec, o->plot, s->model ? tl_model_name(s->model) : o->urdf) != CLI_EXIT_OK)
     rc = CLI_EXIT_FAIL;
   if (rc == CLI_EXIT_OK && (o->record || o->csv || o->plot) && !o->json)
-    fprintf(stderr, "talus: recorded %lld frames%s%s%s%s%s%s\n", tl_recorder_nframe(s->rec),
+    fprintf(stderr, "talus: recorded %lld frame%s%s%s%s%s%s%s\n", tl_recorder_nframe(s->rec),
+            tl_recorder_nframe(s->rec) == 1 ? "" : "s",
             o->record ? " -> " : "", o->record ? o->record : "", o->csv ? " -> " : "", o->csv ? o->csv : "",
             o->plot ? " -> " : "", o->plot ? o->plot : "");
   return rc;

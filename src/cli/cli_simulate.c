@@ -152,8 +152,8 @@ static int sim_main(cli_sim *s) {
   if (rc != CLI_EXIT_OK) return rc;
   rc = cli_sim_run(s);
   if (rc != CLI_EXIT_OK && rc != CLI_EXIT_DIVERGED) return rc;
-  if (s->opt->pose) cli_rec_hold(s);
   int rec_rc = cli_rec_finish(s);
+  if (s->opt->pose) cli_rec_hold(s); /* `talus view --pose`: serve the state until Ctrl-C */
   rc = sim_report(s, rc);
   return rc == CLI_EXIT_OK ? rec_rc : rc;
 }
