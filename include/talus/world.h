@@ -12,6 +12,8 @@
 #ifndef TALUS_WORLD_H
 #define TALUS_WORLD_H
 
+#include <stddef.h>
+
 #include "talus/contact.h"
 #include "talus/system.h"
 
@@ -106,11 +108,27 @@ tl_status tl_world_set_solver_params(tl_world *world, int max_iter, double tol, 
  * (compliance added to contact normal rows, default 0). */
 tl_status tl_world_set_erp_cfm(tl_world *world, double erp, double cfm, tl_error *err);
 /* Normal compliance of contacts relative to their Delassus diagonal
- * (default 3e-3): lets redundant contact sets (a box face) settle in few
- * Gauss-Seidel sweeps and keeps impulses bounded when a body starts deep
- * inside another; costs about 2 x compliance x (1 + restitution) of an
- * impact's rebound speed. 0 makes contacts exactly rigid. */
+ * (default 3e-3; world files: <solver compliance>): lets redundant contact
+ * sets (a box face) settle in few Gauss-Seidel sweeps and keeps impulses
+ * bounded when a body starts deep inside another. It does not touch
+ * restitution: impacts (contacts with restitution > 0 approaching faster
+ * than their threshold) are resolved before the solve by sequential
+ * impulses on the exact Delassus block, which keep the kinetic energy of
+ * elastic frictionless impacts exactly, also through chains of contacts
+ * (Newton's cradle). On resting contacts it lets a body sink by about
+ * compliance x (its weight's impulse per step) / G, far below the contact
+ * margin. 0 makes contacts exactly rigid. */
 tl_status tl_world_set_contact_compliance(tl_world *world, double relative, tl_error *err);
+/* Joint velocity limits (URDF <limit velocity>, tl_system_set_joint_limits):
+ * when enabled, every DOF with a finite limit v_max gets a unilateral
+ * constraint row in the step's solve so that |u_k| <= v_max after the step
+ * (per DOF of u; the floating base has none). Default: disabled (0), as in
+ * most simulators, because URDF velocity limits are often placeholders; a
+ * world file turns them on with <solver velocity_limits="true">. The rows
+ * cost one scalar row per limited DOF. enabled: 0 or 1, else TL_ERR_ARGUMENT. */
+tl_status tl_world_set_velocity_limits(tl_world *world, int enabled, tl_error *err);
+int tl_world_velocity_limits(const tl_world *world);
+
 /* Statistics of the last solve. */
 tl_status tl_world_solver_stats(const tl_world *world, tl_solver_stats *out, tl_error *err);
 
@@ -125,6 +143,39 @@ tl_status tl_world_add_system(tl_world *world, const tl_model *model, tl_system 
 tl_status tl_world_integrate1(tl_world *world, tl_error *err);
 tl_status tl_world_integrate2(tl_world *world, tl_error *err);
 tl_status tl_world_step(tl_world *world, tl_error *err);
+
+/* ---- snapshots: save and restore the whole simulation state ----
+ * A snapshot holds everything that influences the next step: the time; each
+ * system's q, u, PD gains and targets, feedforward force, pending external
+ * forces, last applied force, integrator and joint-row impulses (warm
+ * start); the contacts of the last step with their impulses (the next step
+ * warm-starts from them) and the broadphase order (which decides the order
+ * of contacts, hence of the Gauss-Seidel sweeps). Restoring it and stepping
+ * gives the original trajectory bit for bit. Not in a snapshot: the world's
+ * settings (time step, gravity, solver, materials, static geometry) and the
+ * systems' model parameters (masses, limits, ... as changed by
+ * tl_system_set_*), which the world it is restored into keeps: a study can
+ * restore one state and randomize parameters after. The buffer is a
+ * versioned byte layout (src/world/snapshot.c), in the byte order of the
+ * machine that wrote it. No allocation in get/set. */
+
+/* Bytes of a snapshot of the world's current state (changes with the number
+ * of contacts). */
+size_t tl_world_state_size(const tl_world *world);
+/* Write the snapshot into buf (size bytes, at least tl_world_state_size);
+ * *written (may be NULL) receives its length. TL_ERR_ARGUMENT if buf is
+ * too small. */
+tl_status tl_world_get_state(const tl_world *world, void *buf, size_t size, size_t *written, tl_error *err);
+/* Restore a snapshot of exactly `size` bytes. Everything is checked before
+ * anything changes (header, version, byte order, length, finite numbers,
+ * and each system's model structure against a fingerprint: joint types,
+ * tree, link, joint and geom names); a snapshot of another world or model is
+ * refused with TL_ERR_INVALID saying what differs, and the world is left as
+ * it was. */
+tl_status tl_world_set_state(tl_world *world, const void *buf, size_t size, tl_error *err);
+/* The same through a file (errors name the file). */
+tl_status tl_world_save_state(const tl_world *world, const char *path, tl_error *err);
+tl_status tl_world_load_state(tl_world *world, const char *path, tl_error *err);
 
 /* Contacts found by the last integrate1 (impulses from the last integrate2). */
 int tl_world_ncontact(const tl_world *world);

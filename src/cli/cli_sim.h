@@ -56,6 +56,8 @@ typedef struct cli_sim_options {
   double kp, kd;
   int json;
   int verbose;
+  const char *save_state; /* --save-state FILE: snapshot at the end (tl_world_save_state), or NULL */
+  const char *load_state; /* --load-state FILE: snapshot restored before the first step, or NULL */
   /* recordings, plots and the live view (cli_sim_record.c) */
   const char *record;  /* --record FILE.html */
   const char *csv;     /* --csv FILE.csv */
@@ -82,6 +84,7 @@ typedef struct cli_sim_stats {
   double wall_time;       /* s, stepping loop only */
   double hmin, hmax, hfinal; /* z of body 0 (m) */
   double max_penetration; /* m */
+  double max_limit_violation; /* largest distance of a joint coordinate outside its limits (rad, m) */
   double contact_sum;     /* sum over observed steps of the number of contacts */
   int nan_detected;
   /* over the last 80% of the steps (like hmin / hmax): */

@@ -104,6 +104,7 @@ static cJSON *sim_json(const cli_sim *s) {
   ok = ok && add_height(root, &s->stats) == 0;
   ok = ok && cJSON_AddNumberToObject(root, "max_penetration_m", s->stats.max_penetration) != NULL;
   ok = ok && cJSON_AddNumberToObject(root, "mean_contacts", mean_contacts(s)) != NULL;
+  ok = ok && cJSON_AddNumberToObject(root, "max_limit_violation", s->stats.max_limit_violation) != NULL;
   ok = ok && add_contact_links(root, s) == 0;
   double vmean[3];
   velocity_mean(s, vmean);
@@ -169,6 +170,7 @@ static void print_run(const cli_sim *s) {
     printf("tracking error mean %.4g  max %.4g m  (last 80%%)\n",
            ratio(st->track_sum, (double)st->window_steps), st->track_max);
   printf("penetration    max %.6g m\n", st->max_penetration);
+  printf("joint limits   max violation %.6g (rad or m, whole run)\n", st->max_limit_violation);
   printf("contacts       %.4g per step on average\n", mean_contacts(s));
 }
 

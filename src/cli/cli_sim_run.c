@@ -46,6 +46,23 @@ static void observe_base_motion(cli_sim *s) {
   s->stats.window_steps += 1;
 }
 
+/* Largest distance of a scalar joint coordinate (revolute, prismatic,
+ * universal, planar) outside its position limits, over the run. */
+static void observe_limits(cli_sim *s) {
+  if (!s->sys || tl_system_get_state(s->sys, s->q, s->nq, s->u, s->nv, NULL) != TL_OK) return;
+  for (int b = 1; b < tl_model_nbody(s->model); ++b) {
+    tl_joint_type t = tl_model_joint_type(s->model, b);
+    if (t == TL_JOINT_SPHERICAL || t == TL_JOINT_FLOATING) continue;
+    int qi = tl_model_joint_q_index(s->model, b), ui = tl_model_joint_u_index(s->model, b);
+    for (int i = 0; i < tl_joint_nv(t); ++i) {
+      double lo, hi, q = s->q[qi + i];
+      if (tl_model_dof_limits(s->model, ui + i, &lo, &hi) != 0) continue;
+      double v = fmax(lo - q, q - hi);
+      if (v > s->stats.max_limit_violation) s->stats.max_limit_violation = v;
+    }
+  }
+}
+
 /* z of body 0 (m); NAN if it cannot be read. */
 static double base_height(cli_sim *s) {
   double pos[3], R[9];
@@ -79,6 +96,7 @@ static tl_status step_once(cli_sim *s, int in_window, tl_error *err) {
   tl_status st = tl_world_integrate1(s->world, err);
   if (st != TL_OK) return st;
   observe_contacts(s);
+  observe_limits(s);
   if (in_window) {
     observe_height(s, base_height(s));
     observe_base_motion(s);

@@ -1,5 +1,7 @@
 /* `talus simulate [URDF | WORLD.xml] [options]`: argument parsing and the command. */
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +52,12 @@ static int parse_valued(int argc, char **argv, int *i, cli_sim_options *o, int *
   } else if ((r = cli_option_value(argc, argv, i, "--kd", &v)) != 0) {
     *bad = r < 0 || parse_gain("--kd", v, &o->kd) != 0;
     o->kd_given = 1;
+  } else if ((r = cli_option_value(argc, argv, i, "--save-state", &v)) != 0) {
+    *bad = r < 0;
+    o->save_state = v;
+  } else if ((r = cli_option_value(argc, argv, i, "--load-state", &v)) != 0) {
+    *bad = r < 0;
+    o->load_state = v;
   } else if ((r = cli_option_value(argc, argv, i, "--q", &v)) != 0) {
     free(o->q);
     o->q = NULL;
@@ -138,6 +146,35 @@ static int parse_sim_args(int argc, char **argv, cli_sim_options *o) {
   return check_world(o);
 }
 
+/* --save-state: the file must be writable before the simulation starts (a
+ * file created by this check is removed again). */
+static int check_save_path(const char *path) {
+  if (!path) return 0;
+  FILE *e = fopen(path, "rb");
+  int existed = e != NULL;
+  if (e) fclose(e);
+  FILE *f = fopen(path, "ab");
+  if (!f) {
+    cli_errorf("--save-state: cannot write '%s': %s", path, strerror(errno));
+    return -1;
+  }
+  fclose(f);
+  if (!existed) remove(path);
+  return 0;
+}
+
+/* --load-state before the run, --save-state after it. */
+static int sim_state_file(cli_sim *s, int save) {
+  const char *path = save ? s->opt->save_state : s->opt->load_state;
+  if (!path) return CLI_EXIT_OK;
+  tl_error err;
+  memset(&err, 0, sizeof(err));
+  tl_status st = save ? tl_world_save_state(s->world, path, &err) : tl_world_load_state(s->world, path, &err);
+  if (st == TL_OK) return CLI_EXIT_OK;
+  cli_errorf("%s: %s", save ? "--save-state" : "--load-state", err.message);
+  return CLI_EXIT_FAIL;
+}
+
 static int sim_report(const cli_sim *s, int run_rc) {
   if (s->opt->pose && !s->opt->json) return run_rc; /* `talus view --pose`: nothing was simulated */
   int rc = s->opt->json ? cli_sim_print_json(s) : cli_sim_print_text(s);
@@ -151,6 +188,7 @@ static int sim_main(cli_sim *s) {
   int rc = cli_rec_setup(s);
   if (rc != CLI_EXIT_OK) return rc;
   rc = cli_sim_run(s);
+  if (rc == CLI_EXIT_OK) rc = sim_state_file(s, 1); /* --save-state */
   if (rc != CLI_EXIT_OK && rc != CLI_EXIT_DIVERGED) return rc;
   int rec_rc = cli_rec_finish(s);
   if (s->opt->pose) cli_rec_hold(s); /* `talus view --pose`: serve the state until Ctrl-C */
@@ -169,8 +207,13 @@ static int sim_command(int argc, char **argv, int view) {
     free(o.q);
     return rc < 0 ? CLI_EXIT_OK : rc;
   }
+  if (check_save_path(o.save_state) != 0) {
+    free(o.q);
+    return CLI_EXIT_FAIL;
+  }
   cli_sim s;
   rc = cli_sim_setup(&s, &o);
+  if (rc == CLI_EXIT_OK) rc = sim_state_file(&s, 0); /* --load-state: before frame 0 is taken */
   if (rc == CLI_EXIT_OK) rc = sim_main(&s);
   cli_rec_free(&s);
   cli_sim_free(&s);

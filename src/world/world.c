@@ -139,6 +139,15 @@ tl_status tl_world_set_contact_compliance(tl_world *w, double relative, tl_error
   return TL_OK;
 }
 
+tl_status tl_world_set_velocity_limits(tl_world *w, int enabled, tl_error *err) {
+  if (enabled != 0 && enabled != 1)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "enabled", "velocity limits: enabled must be 0 or 1, got %d", enabled);
+  w->velocity_limits = enabled;
+  return TL_OK;
+}
+
+int tl_world_velocity_limits(const tl_world *w) { return w->velocity_limits; }
+
 tl_status tl_world_solver_stats(const tl_world *w, tl_solver_stats *out, tl_error *err) {
   if (!out) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "out", "out must not be NULL");
   *out = w->stats;
@@ -748,6 +757,6 @@ tl_status tl_world_contact(const tl_world *w, int k, tl_contact_info *out, tl_er
   tl_v3_copy(out->normal, c->frame + 6);
   out->depth = c->depth;
   out->mu = c->mu;
-  for (int r = 0; r < 3; r++) tl_v3_addscl(out->impulse, c->frame + 3 * r, c->lambda[r]);
+  for (int r = 0; r < 3; r++) tl_v3_addscl(out->impulse, c->frame + 3 * r, c->lambda[r] + c->impact[r]);
   return TL_OK;
 }
