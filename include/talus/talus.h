@@ -10,6 +10,7 @@
 #include "talus/world.h"
 #include "talus/scene.h"
 #include "talus/engine.h"
+#include "talus/record.h"
 
 #define TALUS_VERSION "0.1.0"
 

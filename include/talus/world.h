@@ -74,6 +74,28 @@ tl_status tl_world_add_heightmap(tl_world *world, int nx, int ny, double x0, dou
                                  double dy, const double *heights, int n, const char *material,
                                  int *index, tl_error *err);
 
+/* ---- reading the world back (viewers, recorders, bindings) ---- */
+/* Systems in the order they were added (tl_system_index); NULL for a bad index. */
+int tl_world_nsystem(const tl_world *world);
+tl_system *tl_world_system(tl_world *world, int index);
+/* Static geoms in the order they were added (the static geom index of
+ * tl_contact_info.other_geom). tl_world_static_geom fills any non-NULL
+ * output: type, size (as in tl_geom_type; zeros for planes and heightmaps),
+ * world pose pos (m) and R (row-major), material name (points into the
+ * world, valid while it lives) and *heightmap, the heightmap index for a
+ * TL_GEOM_HEIGHTMAP geom, else -1. TL_ERR_ARGUMENT for a bad index. */
+int tl_world_nstatic(const tl_world *world);
+tl_status tl_world_static_geom(const tl_world *world, int index, tl_geom_type *type, double size[3],
+                               double pos[3], double R[9], const char **material, int *heightmap,
+                               tl_error *err);
+/* Heightmap `index` (0 <= index < number of heightmaps, see
+ * tl_world_static_geom): grid nx x ny from (x0, y0) with spacings dx, dy (m)
+ * and its heights[iy * nx + ix] (m; points into the world). Any output may
+ * be NULL. TL_ERR_ARGUMENT for a bad index. */
+tl_status tl_world_heightmap(const tl_world *world, int index, int *nx, int *ny, double *x0,
+                             double *y0, double *dx, double *dy, const double **heights,
+                             tl_error *err);
+
 /* ---- materials and collision filters ---- */
 /* Friction, restitution and restitution threshold (m/s: slower impacts do
  * not bounce) for contacts between geoms of materials a and b (either

@@ -21,6 +21,8 @@ enum {
 /* ---- commands (argv[0] is the command name) ---- */
 int cli_info(int argc, char **argv);
 int cli_simulate(int argc, char **argv);
+/* `talus view`: simulate with the live view (--pose: the initial state only), until Ctrl-C. */
+int cli_view(int argc, char **argv);
 int cli_dynamics(int argc, char **argv);
 int cli_compare(int argc, char **argv);
 /* `talus bench`: runs talus_bench (beside the talus binary) with argv[1..]. */
@@ -30,6 +32,7 @@ int cli_bench(int argc, char **argv);
 extern const char cli_usage_main[];
 extern const char cli_usage_info[];
 extern const char cli_usage_simulate[];
+extern const char cli_usage_view[];
 extern const char cli_usage_dynamics[];
 extern const char cli_usage_bench[];
 extern const char cli_usage_compare[];

@@ -1,5 +1,6 @@
 /* `talus simulate`: the stepping loop (integrate1, controller, integrate2)
  * and its statistics. Nothing here allocates. */
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -104,16 +105,21 @@ static tl_status step_once(cli_sim *s, int in_window, tl_error *err) {
   if (st == TL_OK) st = cli_scene_ctrl_update(s, err);
   if (st == TL_OK) st = tl_world_integrate2(s->world, err);
   if (st == TL_OK) observe_solver(s);
+  if (st == TL_OK) st = cli_rec_step(s, err);
   return st;
 }
 
 static tl_status step_loop(cli_sim *s, tl_error *err) {
-  long long window = (long long)ceil(CLI_SIM_SETTLE_FRACTION * (double)s->nsteps);
+  /* an endless run (`talus view`, stopped by Ctrl-C) has its statistics over every step */
+  long long window = s->nsteps == LLONG_MAX ? 0 : (long long)ceil(CLI_SIM_SETTLE_FRACTION * (double)s->nsteps);
   cli_progress bar;
   cli_progress_begin(&bar);
+  if (s->opt->view) bar.enabled = 0; /* the live view's address stays readable */
   tl_status st = TL_OK;
   double t0 = cli_now();
-  for (long long k = 0; k < s->nsteps; ++k) {
+  s->wall0 = t0;
+  s->sim0 = tl_world_time(s->world);
+  for (long long k = 0; k < s->nsteps && !cli_rec_interrupted(); ++k) {
     st = step_once(s, k >= window, err);
     if (st != TL_OK) break;
     s->stats.steps += 1;

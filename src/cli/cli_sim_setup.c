@@ -1,4 +1,5 @@
 /* `talus simulate`: model, world, initial state and controller; or a world file. */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,7 +206,7 @@ int cli_sim_setup(cli_sim *s, const cli_sim_options *opt) {
     if (rc == CLI_EXIT_OK) rc = setup_state(s);
     if (rc == CLI_EXIT_OK) rc = cli_ctrl_setup(s);
   }
-  s->nsteps = llround(opt->duration / s->dt);
+  s->nsteps = isinf(opt->duration) ? LLONG_MAX : llround(opt->duration / s->dt);
   return rc;
 }
 

@@ -14,6 +14,8 @@ const char cli_usage_main[] =
     "  simulate [URDF]  drop a robot on the ground and run it (default: the\n"
     "                   talus_quadruped holding its pose with the stand controller);\n"
     "                   or run a world file (docs/world_format.md)\n"
+    "  view [URDF]      watch a robot or world file in the browser while it is\n"
+    "                   simulated (live view), or inspect a model (--pose)\n"
     "  dynamics URDF    M, h, poses and Jacobians for the states of a JSON file\n"
     "  compare URDF|WORLD.xml\n"
     "                   run the same scene and controller on several engines\n"
@@ -141,8 +143,57 @@ const char cli_usage_simulate[] =
     "  --verbose            let the loader print skipped elements and warnings\n"
     "  -h, --help           print this help\n"
     "\n"
+    "Seeing the run (docs/viewer.md):\n"
+    "  --record FILE.html   write one self-contained web page (three.js and uPlot\n"
+    "                       embedded; opens from disk, no network): the run in 3D\n"
+    "                       (visual and collision geometry, contacts and forces,\n"
+    "                       joint frames, axes and limits, centre of mass) and\n"
+    "                       plots of base height and velocity, joint positions\n"
+    "                       and torques, contact normal forces and energy\n"
+    "  --csv FILE.csv       write the same time series as CSV\n"
+    "  --plot FILE          draw them as a static figure (.png, .svg or .pdf;\n"
+    "                       Python 3 with matplotlib: /usr/bin/python3 or\n"
+    "                       $TALUS_PYTHON)\n"
+    "  --fps X              frames recorded per second of simulated time\n"
+    "                       (default 60)\n"
+    "  --view               serve the live view on http://127.0.0.1:PORT/ while\n"
+    "                       simulating (in real time unless --fast); closing the\n"
+    "                       browser does not stop the run, Ctrl-C does\n"
+    "  --port N             port of the live view (default 7070; 0: any free port)\n"
+    "  --bind ADDRESS       address to serve on (default 127.0.0.1, this machine\n"
+    "                       only)\n"
+    "  --realtime | --fast  pace simulated time to the wall clock, or not\n"
+    "                       (default: real time with --view, else as fast as\n"
+    "                       possible)\n"
+    "Output paths are checked before the simulation starts: a folder that does\n"
+    "not exist or cannot be written is an error (exit status 1) at once.\n"
+    "\n"
     "A progress bar is drawn on stderr when it is a terminal. Exit status 3 when\n"
     "the state became non-finite (the report is still printed, nan_detected true).\n";
+
+const char cli_usage_view[] =
+    "Usage: talus view [URDF | WORLD.xml] [--pose] [--port N] [--bind ADDRESS]\n"
+    "                  [--realtime | --fast] [simulate options...]\n"
+    "\n"
+    "Serve the Talus viewer on http://127.0.0.1:PORT/ and open that address in a\n"
+    "browser: the robot (or world file) is simulated as by 'talus simulate' (same\n"
+    "options: --controller, --q, --dt, --record, ...) and its poses, contacts and\n"
+    "time series stream to the page over a WebSocket, until Ctrl-C (or\n"
+    "--duration S). Browsers may come and go; the simulation never waits for one.\n"
+    "\n"
+    "  --pose          inspect the model: show its initial state (the default\n"
+    "                  configuration, tl_model_default_q, dropped 1 cm onto the\n"
+    "                  ground) with joint frames, collision geoms, joint axes and\n"
+    "                  limits and a table of joint positions; nothing is simulated.\n"
+    "                  With --record FILE.html the same page is written to a file.\n"
+    "  --port N        port (default 7070; 0: any free port, printed on stderr)\n"
+    "  --bind ADDRESS  address to serve on (default 127.0.0.1: this machine only)\n"
+    "  --realtime      keep simulated time with the wall clock (default)\n"
+    "  --fast          simulate as fast as possible (the page shows the newest\n"
+    "                  frame it can)\n"
+    "  -h, --help      print this help\n"
+    "\n"
+    "The address is printed on stderr: 'talus: live view at http://HOST:PORT/'.\n";
 
 const char cli_usage_dynamics[] =
     "Usage: talus dynamics URDF --states STATES.json [--out RESULT.json]\n"
@@ -251,6 +302,7 @@ const char cli_usage_bench[] =
 const char *cli_usage_of(const char *command) {
   if (strcmp(command, "info") == 0) return cli_usage_info;
   if (strcmp(command, "simulate") == 0) return cli_usage_simulate;
+  if (strcmp(command, "view") == 0) return cli_usage_view;
   if (strcmp(command, "dynamics") == 0) return cli_usage_dynamics;
   if (strcmp(command, "compare") == 0) return cli_usage_compare;
   if (strcmp(command, "bench") == 0) return cli_usage_bench;

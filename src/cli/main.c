@@ -3,6 +3,7 @@
  *   talus --help | --version | help [COMMAND]
  *   talus info URDF [options]
  *   talus simulate [URDF] [options]
+ *   talus view [URDF | WORLD.xml] [options]
  *   talus dynamics URDF --states FILE [options]
  *   talus compare URDF|WORLD.xml --engines talus,ode,mujoco [options]
  *   talus bench [ARGS...]          (runs talus_bench, beside this binary)
@@ -23,6 +24,7 @@ typedef struct cli_command {
 static const cli_command commands[] = {
     {"info", cli_info},
     {"simulate", cli_simulate},
+    {"view", cli_view},
     {"dynamics", cli_dynamics},
     {"compare", cli_compare},
 };

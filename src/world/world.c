@@ -280,6 +280,45 @@ tl_status tl_world_add_heightmap(tl_world *w, int nx, int ny, double x0, double 
   return refresh(w, err);
 }
 
+int tl_world_nsystem(const tl_world *w) { return w->nsystem; }
+
+tl_system *tl_world_system(tl_world *w, int index) {
+  return index >= 0 && index < w->nsystem ? w->systems[index] : NULL;
+}
+
+int tl_world_nstatic(const tl_world *w) { return w->nstatic; }
+
+tl_status tl_world_static_geom(const tl_world *w, int index, tl_geom_type *type, double size[3], double pos[3],
+                               double R[9], const char **material, int *heightmap, tl_error *err) {
+  if (index < 0 || index >= w->nstatic)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "index", "static geom %d does not exist (the world has %d)",
+                        index, w->nstatic);
+  const tl_static_geom *g = &w->statics[index];
+  if (type) *type = g->type;
+  if (size) tl_v3_copy(size, g->size);
+  if (pos) tl_v3_copy(pos, g->pos);
+  if (R) tl_m3_copy(R, g->rot);
+  if (material) *material = g->material;
+  if (heightmap) *heightmap = g->heightmap;
+  return TL_OK;
+}
+
+tl_status tl_world_heightmap(const tl_world *w, int index, int *nx, int *ny, double *x0, double *y0, double *dx,
+                             double *dy, const double **heights, tl_error *err) {
+  if (index < 0 || index >= w->nheightmap)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "index", "heightmap %d does not exist (the world has %d)",
+                        index, w->nheightmap);
+  const tl_heightmap *h = &w->heightmaps[index];
+  if (nx) *nx = h->nx;
+  if (ny) *ny = h->ny;
+  if (x0) *x0 = h->x0;
+  if (y0) *y0 = h->y0;
+  if (dx) *dx = h->dx;
+  if (dy) *dy = h->dy;
+  if (heights) *heights = h->heights;
+  return TL_OK;
+}
+
 tl_status tl_world_add_system(tl_world *w, const tl_model *model, tl_system **out, tl_error *err) {
   if (!model) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "model", "model must not be NULL");
   if (w->nsystem == w->cap_system) {
