@@ -823,8 +823,8 @@ static const char *contact_verdict(const contact_result *c, const contact_peer_r
   return fabs(p->z - c->z) <= CONTACT_Z_TOL ? "ok" : "DIFFERENT STANCE";
 }
 
-static const char *const contact_engine[CONTACT_NPEER] = {"mujoco", "mj-ell"};
-static const char *const contact_engine_key[CONTACT_NPEER] = {"mujoco", "mujoco_elliptic"};
+static const char *const contact_engine[CONTACT_NPEER] = {"mujoco", "mj-ell", "ode"};
+static const char *const contact_engine_key[CONTACT_NPEER] = {"mujoco", "mujoco_elliptic", "ode"};
 
 static void contact_row(int wl, const char *label, const char *kp, const char *kd,
                         const char *engine, double us, int ncon, int nact, double z, size_t mb,
@@ -877,9 +877,12 @@ static void print_contact(const robot_result *res, int n, int wl, const char *no
     printf("# mj-ell: %s. With MuJoCo's defaults a standing quadruped's feet creep outwards (soft "
            "friction) and its base sinks by a few mm per second (ANYmal C: 3 to 5), so its "
            "base_z drifts away from Talus's; mj-ell hardly creeps\n", peer_contact_doc(2));
+    printf("# ode: %s\n", bench_contact_ode_doc());
     printf("# the contact models differ (Talus: rigid, exact cone; MuJoCo: soft, pyramidal by "
-           "default); which is more exact is not the point: ratio = MuJoCo us / Talus us for "
-           "the same robot standing on the same ground, > 1 means Talus is faster\n");
+           "default; ODE: maximal coordinates, contacts at penetration, friction pyramid); which "
+           "is more exact is not the point: ratio = peer us / Talus us for the same robot "
+           "standing on the same ground, > 1 means Talus is faster; ODE's model and world bytes "
+           "are inside libode and not measured\n");
   }
   printf("# contacts: after the last step, all (Talus: speculative ones within the margin "
          "included; MuJoCo: those it passes to its solver); active: with a positive normal "
@@ -906,8 +909,9 @@ static void print_contact(const robot_result *res, int n, int wl, const char *no
     }
     contact_row(wl, r->e->label, kp, kd, "talus", c->us, c->ncontact, c->nactive, c->z,
                 c->model_bytes, c->world_bytes);
-    for (int k = 0; k < CONTACT_NPEER && !no_peer; ++k) {
+    for (int k = 0; k < CONTACT_NPEER; ++k) {
       const contact_peer_result *p = &c->peer[k];
+      if (!p->attempted) continue;
       if (!p->built) {
         printf("%-*s %6s %5s %-6s no figures: %s\n", wl, "", "", "", contact_engine[k], p->error);
         continue;
@@ -923,17 +927,17 @@ static void print_contact(const robot_result *res, int n, int wl, const char *no
            r->e->label, c->spec->why, c->z0,
            c->nclamped ? ", joints moved inside their limits" : "", c->nfoot, c->nactive,
            c->steps);
-    for (int k = 0; k < CONTACT_NPEER && !no_peer; ++k)
+    for (int k = 0; k < CONTACT_NPEER; ++k)
       if (c->peer[k].built && c->peer[k].steps != c->steps)
         printf(", %ld (%s)", c->peer[k].steps, contact_engine[k]);
     putchar('\n');
     if (c->failed[0]) printf("#   %s: talus step failed: %s\n", r->e->label, c->failed);
-    for (int k = 0; k < CONTACT_NPEER && !no_peer; ++k) {
+    for (int k = 0; k < CONTACT_NPEER; ++k) {
       const contact_peer_result *p = &c->peer[k];
       if (p->failed[0])
         printf("#   %s: %s step failed: %s\n", r->e->label, contact_engine[k], p->failed);
       if (p->note[0]) printf("#   %s: %s model: %s\n", r->e->label, contact_engine[k], p->note);
-      if (p->built && !(p->xcheck_max <= XCHECK_TOL))
+      if (p->built && k != CONTACT_ODE && !(p->xcheck_max <= XCHECK_TOL))
         printf("#   %s: %s: CROSS-CHECK MISMATCH of the dynamics at the start state (%.3g)\n",
                r->e->label, contact_engine[k], p->xcheck_max);
     }
@@ -1007,10 +1011,12 @@ static void json_contact(const contact_result *c, const char *no_peer) {
   }
   if (!no_peer) {
     fputs(", \"peers\": {", stdout);
-    for (int k = 0; k < CONTACT_NPEER; ++k) {
+    for (int k = 0, first = 1; k < CONTACT_NPEER; ++k) {
       const contact_peer_result *p = &c->peer[k];
-      printf("%s\"%s\": {\"built\": %s", k ? ", " : "", contact_engine_key[k],
+      if (!p->attempted) continue;
+      printf("%s\"%s\": {\"built\": %s", first ? "" : ", ", contact_engine_key[k],
              p->built ? "true" : "false");
+      first = 0;
       if (p->built) {
         fputs(", \"us\": ", stdout);
         json_number(p->us);
@@ -1145,6 +1151,8 @@ static void print_json(const robot_result *res, int n, int batches, double batch
     json_string(peer_contact_doc(1));
     printf(", \"%s\": ", contact_engine_key[1]);
     json_string(peer_contact_doc(2));
+    printf(", \"%s\": ", contact_engine_key[CONTACT_ODE]);
+    json_string(bench_contact_ode_doc());
     putchar('}');
   }
   fputs(", \"keys\": ", stdout);

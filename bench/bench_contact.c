@@ -158,6 +158,58 @@ static int clamp_into_limits(const tl_model *m, double *q) {
   return n;
 }
 
+/* Contacts of a world after its last step: all, and with a positive normal impulse. */
+static void count_contacts(const tl_world *w, int *n, int *active) {
+  *n = tl_world_ncontact(w);
+  *active = 0;
+  for (int k = 0; k < *n; ++k) {
+    tl_contact_info c;
+    if (tl_world_contact(w, k, &c, NULL) != TL_OK) continue;
+    *active += c.impulse[0] * c.normal[0] + c.impulse[1] * c.normal[1] + c.impulse[2] * c.normal[2] > 0;
+  }
+}
+
+static char ode_doc[1600];
+
+const char *bench_contact_ode_doc(void) {
+  return ode_doc[0] ? ode_doc : "no ODE world was built in this run";
+}
+
+/* The ODE peer: the same robot, state, gains and ground in a world on the ODE engine plugin
+ * (talus-engine-ode, through include/talus/engine.h): a Talus world whose step ODE serves, so
+ * its time includes the interface's per-step exchange of state and control. */
+static tl_system *ode_world(const tl_model *model, const double *q, const double *u, const double *kp,
+                            const double *kd, const double *zero, talus_stepper *os, char *error,
+                            size_t len) {
+  tl_error err;
+  memset(&err, 0, sizeof err);
+  tl_system *sys = NULL;
+  int nq = tl_model_nq(model), nv = tl_model_nv(model);
+  tl_status st = tl_world_create_with_engine(&os->world, "ode", &err);
+  if (st == TL_OK) st = tl_world_add_ground(os->world, 0.0, CONTACT_GROUND_MU, &err);
+  if (st == TL_OK) st = tl_world_add_system(os->world, model, &sys, &err);
+  if (st == TL_OK) st = tl_system_set_state(sys, q, nq, u, nv, &err);
+  if (st == TL_OK) st = tl_system_set_pd_gains(sys, kp, kd, nv, &err);
+  if (st == TL_OK) st = tl_system_set_pd_targets(sys, q, nq, zero, nv, &err);
+  if (st == TL_OK) st = tl_world_integrate1(os->world, &err); /* builds the ODE world: errors now */
+  if (st != TL_OK) {
+    snprintf(error, len, "%.590s", err.message[0] ? err.message : tl_status_name(st));
+    tl_world_free(os->world);
+    os->world = NULL;
+    return NULL;
+  }
+  if (!ode_doc[0]) {
+    const tl_engine_api *api = NULL;
+    tl_engine_find("ode", &api, NULL);
+    snprintf(ode_doc, sizeof ode_doc, "%s through Talus's engine interface (plugin talus-engine-ode: %s; "
+             "its notes for this scene: %s); the PD's kp, kd as in the step column",
+             api ? api->version : "ODE", api ? api->description : "", tl_world_engine_notes(os->world));
+    for (char *c = ode_doc; *c; ++c)
+      if (*c == '\n') *c = ';';
+  }
+  return sys;
+}
+
 /* ------------------------------------------------------------ per robot */
 
 void bench_contact_robot(const char *path, const contact_spec *spec, contact_result *r,
@@ -219,15 +271,29 @@ void bench_contact_robot(const char *path, const contact_spec *spec, contact_res
     goto done;
   }
 
-  /* t[0]: Talus; t[1 + k]: the peer with settings k + 1 */
+  /* t[0]: Talus; then the peers (owner: their index in r->peer) */
   timed t[1 + CONTACT_NPEER];
   int owner[1 + CONTACT_NPEER], nt = 1;
   t[0] = (timed){&ts, t_step, timed_no_reset, t_clear, t_failed};
   owner[0] = -1;
+  talus_stepper os;
+  memset(&os, 0, sizeof os);
+  tl_system *ode_sys = NULL;
+  if (use_peer) {
+    contact_peer_result *pr = &r->peer[CONTACT_ODE];
+    pr->attempted = 1;
+    ode_sys = ode_world(model, q, u, kp, kd, zero, &os, pr->error, sizeof pr->error);
+    if (ode_sys) {
+      pr->built = 1;
+      owner[nt] = CONTACT_ODE;
+      t[nt++] = (timed){&os, t_step, timed_no_reset, t_clear, t_failed};
+    }
+  }
 #if HAVE_PEER
   bench_peer *peer[CONTACT_NPEER] = {NULL};
-  for (int k = 0; k < CONTACT_NPEER && use_peer; ++k) {
+  for (int k = 0; k < CONTACT_ODE && use_peer; ++k) {
     contact_peer_result *pr = &r->peer[k];
+    pr->attempted = 1;
     bench_peer_state s = {q, zero, zero, zero, spec->kp, spec->kd, 0, k + 1, CONTACT_GROUND_MU};
     double rel[NCHECK];
     if (bench_peer_create(model, &s, &peer[k], pr->note, sizeof pr->note, pr->error,
@@ -243,9 +309,6 @@ void bench_contact_robot(const char *path, const contact_spec *spec, contact_res
     owner[nt] = k;
     t[nt++] = (timed){peer[k], bench_peer_step, timed_no_reset, bench_peer_clear, bench_peer_failed};
   }
-#else
-  (void)use_peer;
-  (void)owner;
 #endif
 
   /* settle: every engine from the start state on its own; then time those that did not fail */
@@ -288,18 +351,26 @@ void bench_contact_robot(const char *path, const contact_spec *spec, contact_res
   double pos[3], R[9];
   if (tl_system_body_pose(sys, 0, pos, R, NULL) == TL_OK) r->z = pos[2];
   talus_contacts(ts.world, model, spec->feet, r);
-#if HAVE_PEER
   for (int i = 1; i < nt; ++i) {
     int k = owner[i];
     contact_peer_result *pr = &r->peer[k];
     pr->us = us[i];
     pr->steps = CONTACT_SETTLE_STEPS + calls[i];
     memcpy(pr->failed, why[i], TIMED_WHY);
+    if (k == CONTACT_ODE) {
+      if (tl_system_body_pose(ode_sys, 0, pos, R, NULL) == TL_OK) pr->z = pos[2];
+      count_contacts(os.world, &pr->ncontact, &pr->nactive);
+      continue;
+    }
+#if HAVE_PEER
     pr->z = bench_peer_base_height(peer[k]);
     bench_peer_contacts(peer[k], &pr->ncontact, &pr->nactive);
-  }
-  for (int k = 0; k < CONTACT_NPEER; ++k) bench_peer_free(peer[k]);
 #endif
+  }
+#if HAVE_PEER
+  for (int k = 0; k < CONTACT_ODE; ++k) bench_peer_free(peer[k]);
+#endif
+  tl_world_free(os.world);
 
 done:
   if (ts.world) { /* what the world holds at the end: the bytes its free returns */

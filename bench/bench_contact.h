@@ -14,7 +14,9 @@
 #define CONTACT_DROP 0.01         /* lowest geom point this high above the ground at the start (m) */
 #define CONTACT_Z_TOL 0.005       /* base heights of the two engines this close: same stance (m) */
 #define CONTACT_LIMIT_MARGIN 0.1  /* start joints at least this far inside their limits (rad, m) */
-#define CONTACT_NPEER 2           /* peer settings: its defaults; against slip (bench_peer.h) */
+#define CONTACT_NPEER 3           /* peers: MuJoCo with its defaults, MuJoCo against slip (bench_peer.h),
+                                     ODE through Talus's engine interface (CONTACT_ODE) */
+#define CONTACT_ODE 2             /* index of the ODE peer */
 
 /* A robot of the contact step: its benchmark label, PD gains on every
  * non-base DOF (target: its reference configuration, at rest), the base
@@ -35,6 +37,7 @@ extern const char contact_left_out[];
 
 /* The peer in one of its settings. */
 typedef struct contact_peer_result {
+  int attempted;                /* 1: this peer was tried in this run */
   int built;                    /* 1: the peer was built and stepped */
   double us;                    /* microseconds per step (NAN: none) */
   char failed[TIMED_WHY];
@@ -67,5 +70,8 @@ typedef struct contact_result {
  * its label) into r. use_peer: also in the peer (when built in). */
 void bench_contact_robot(const char *path, const contact_spec *spec, contact_result *r,
                          int batches, double batch_s, int use_peer);
+/* What the ODE peer simulates (one paragraph; its engine's description and notes, from the
+ * first ODE world built, or why there is none). */
+const char *bench_contact_ode_doc(void);
 
 #endif

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Install the Debian packages Talus needs to build and test, if any is missing.
+# Install the Debian packages Talus needs to build and test, if any is missing, and the web viewer's
+# npm packages (web/node_modules, `npm ci` from web/package-lock.json).
 # Idempotent: when everything is installed it only checks (dpkg -s) and prints a summary.
 # Runs apt-get as root, or through sudo when not root and sudo exists.
 set -euo pipefail
@@ -25,6 +26,7 @@ PACKAGES=(
   python3-pytest    # Python tests
   python3-torch     # examples: PPO training (CPU)
   python3-matplotlib # examples and `--plot`: static figures
+  python3-pil       # viewer tests: pixel statistics of browser screenshots
   chromium          # browser tests of the viewer (headless, SwiftShader WebGL)
 )
 
@@ -43,8 +45,27 @@ for p in "${PACKAGES[@]}"; do
   fi
 done
 
+# The web viewer's npm packages (three, uplot, esbuild; exact versions in web/package-lock.json):
+# `npm ci` into web/node_modules, which CMake bundles into the viewer page. Run when node_modules is
+# missing or older than the lockfile. --ignore-scripts: no package needs an install script (esbuild
+# finds its platform binary through its optional dependency @esbuild/<platform>).
+web_setup() {
+  local web
+  web="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/web"
+  if [[ -f "$web/node_modules/.package-lock.json" && ! "$web/package-lock.json" -nt "$web/node_modules/.package-lock.json" ]]; then
+    echo "setup: web viewer packages already installed (web/node_modules)"
+    return 0
+  fi
+  echo "setup: npm ci in web/ (three.js, uPlot, esbuild for the viewer)"
+  if ! (cd "$web" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error); then
+    echo "setup: npm ci in web/ failed (log above); the viewer (--record, --view) will not be built" >&2
+    return 1
+  fi
+}
+
 if [[ ${#missing[@]} -eq 0 ]]; then
   echo "setup: all ${#PACKAGES[@]} packages already installed (${PACKAGES[*]})"
+  web_setup
   exit 0
 fi
 
@@ -69,3 +90,4 @@ if ! { "${SUDO[@]}" apt-get update -qq &&
   exit 1
 fi
 echo "setup: installed ${#missing[@]} package(s); all ${#PACKAGES[@]} present"
+web_setup

@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -100,6 +101,17 @@ static double jnum(const cJSON *o, const char *k) {
 
 /* ------------------------------------------------------------ simulate */
 
+/* 1 if s contains "foot" in any case. */
+static int names_foot(const char *s) {
+  for (; s && *s; s++)
+    if (strncasecmp(s, "foot", 4) == 0) return 1;
+  return 0;
+}
+
+/* `talus simulate ... --json` of a standing quadruped: exit 0, no NaN, base
+ * height band < 2 cm and roll / pitch < 0.2 rad over the last 80%, no joint
+ * coordinate outside its limits at any step (the default configuration lies
+ * inside them, issue 11), penetration < 5 mm, only feet touch the ground. */
 static void check_simulate(const char *label, const char *args, double duration, double dt) {
   run_result r = run(args);
   printf("%s: talus %s -> exit %d\n", label, args, r.exit_code);
@@ -121,18 +133,21 @@ static void check_simulate(const char *label, const char *args, double duration,
            hmax - hmin, hmin, hmax);
   TL_CHECK(hmin > 0.2, "%s: base_height.min %.4g m: the robot fell", label, hmin);
   TL_CHECK(pen < 0.005, "%s: max_penetration_m %.4g", label, pen);
+  double rp = jnum(j, "max_roll_pitch_rad"), lim = jnum(j, "max_limit_violation");
+  TL_CHECK(rp < 0.2, "%s: max_roll_pitch_rad %.4g: the robot tipped", label, rp);
+  TL_CHECK(lim <= 1e-6, "%s: a joint was %.4g outside its limits", label, lim);
   const cJSON *links = jget(j, "contact_links"), *it;
   int nlinks = 0, nbad = 0;
   char names[512] = "";
   cJSON_ArrayForEach(it, links) {
     nlinks++;
-    if (!it->string || !strstr(it->string, "FOOT")) nbad++;
+    if (!it->string || !names_foot(it->string)) nbad++;
     size_t len = strlen(names);
     snprintf(names + len, sizeof names - len, "%s%s=%.3f", len ? " " : "",
              it->string ? it->string : "?", cJSON_IsNumber(it) ? it->valuedouble : NAN);
   }
   TL_CHECK(cJSON_IsObject(links) && nlinks >= 4 && nbad == 0,
-           "%s: contact_links {%s}: want >= 4 links, all containing FOOT", label, names);
+           "%s: contact_links {%s}: want >= 4 links, all named *foot*", label, names);
   double steps = jnum(j, "steps"), jdt = jnum(j, "dt");
   TL_CHECK(jdt == dt, "%s: dt %g, asked %g", label, jdt, dt);
   TL_CHECK(steps == (double)lround(duration / dt), "%s: steps %.0f, duration / dt = %ld", label,
@@ -148,9 +163,9 @@ static void check_simulate(const char *label, const char *args, double duration,
     TL_CHECK(fabs(cJSON_GetArrayItem(gc, 2)->valuedouble - hfin) <= 1e-12 * fabs(hfin),
              "%s: final_gc[2] %.17g != base_height.final %.17g", label,
              cJSON_GetArrayItem(gc, 2)->valuedouble, hfin);
-  printf("%s: steps %.0f, base height [%.6f, %.6f] (range %.2e), max penetration %.2e, contact_links "
-         "{%s}\n",
-         label, steps, hmin, hmax, hmax - hmin, pen, names);
+  printf("%s: steps %.0f, base height [%.6f, %.6f] (range %.2e), roll/pitch %.3g rad, limit "
+         "violation %.2g, max penetration %.2e, contact_links {%s}\n",
+         label, steps, hmin, hmax, hmax - hmin, rp, lim, pen, names);
   cJSON_Delete(j);
   run_free(&r);
 }
@@ -316,6 +331,44 @@ static void check_bench(void) {
   rmdir(dir);
 }
 
+/* final_gc of `talus ARGS` (JSON) into gc (at most n); returns its length or -1. */
+static int final_gc(const char *args, double *gc, int n) {
+  run_result r = run(args);
+  cJSON *j = r.exit_code == 0 ? cJSON_Parse(r.out) : NULL;
+  const cJSON *a = j ? jget(j, "final_gc") : NULL, *it;
+  int k = a && cJSON_IsArray(a) ? 0 : -1;
+  if (k == 0)
+    cJSON_ArrayForEach(it, a) if (k < n) gc[k++] = it->valuedouble;
+  if (k < 0) TL_CHECK(0, "talus %s: exit %d, stderr %s", args, r.exit_code, r.err);
+  cJSON_Delete(j);
+  run_free(&r);
+  return k;
+}
+
+/* --save-state / --load-state: 1 s, saved, then 1 s from the snapshot ends
+ * where one 2 s run ends, bit for bit (the stand controller holds fixed
+ * targets); a snapshot of another robot and an unwritable path are refused
+ * before anything runs. */
+static void check_state_files(const char *robots) {
+  char path[] = "/tmp/talus_test_cli_state_XXXXXX", args[4800];
+  int fd = mkstemp(path);
+  if (!TL_CHECK(fd >= 0, "mkstemp")) return;
+  close(fd);
+  double a[64], b[64];
+  int na = final_gc("simulate --duration 2 --json", a, 64);
+  snprintf(args, sizeof args, "simulate --duration 1 --save-state '%s' --json", path);
+  final_gc(args, b, 64);
+  snprintf(args, sizeof args, "simulate --duration 1 --load-state '%s' --json", path);
+  int nb = final_gc(args, b, 64);
+  TL_CHECK(na > 0 && na == nb && memcmp(a, b, (size_t)na * sizeof(double)) == 0,
+           "2 s run and 1 s + snapshot + 1 s differ (%d / %d coordinates)", na, nb);
+  printf("--save-state / --load-state: 1 s + 1 s from the snapshot == one 2 s run, %d coordinates bit for bit\n", na);
+  snprintf(args, sizeof args, "simulate '%s/pendulum/pendulum.urdf' --duration 0.01 --load-state '%s'", robots, path);
+  check_exit(args, 1, "another world or model");
+  check_exit("simulate --duration 0.01 --save-state /nonexistent/dir/x.state", 1, "/nonexistent/dir/x.state");
+  unlink(path);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: %s TALUS_BINARY [SHARED_ROBOTS_DIR]\n", argv[0]);
@@ -336,6 +389,12 @@ int main(int argc, char **argv) {
     snprintf(shared, sizeof shared, "%s", argv[2]);
 
   check_simulate("default robot", "simulate --duration 2 --json", 2.0, 0.001);
+  if (argc >= 4) { /* calf limits [-2.8, -0.9]: q = 0 lies outside them */
+    char small[4608];
+    snprintf(small, sizeof small, "simulate '%s/talus_small_quadruped/talus_small_quadruped.urdf' "
+             "--duration 5 --json", argv[3]);
+    check_simulate("talus_small_quadruped", small, 5.0, 0.001);
+  }
 
   char anymal[4608], args[4800];
   snprintf(anymal, sizeof anymal, "%s/anymal_c/urdf/anymal.urdf", shared);
@@ -343,6 +402,8 @@ int main(int argc, char **argv) {
   if (shared[0] && stat(anymal, &sb) == 0) {
     snprintf(args, sizeof args, "simulate '%s' --duration 10 --json", anymal);
     check_simulate("anymal_c", args, 10.0, 0.001);
+    snprintf(args, sizeof args, "simulate '%s/hyq/robots/hyq_no_sensors.urdf' --duration 5 --json", shared);
+    check_simulate("hyq (knee limits exclude 0)", args, 5.0, 0.001);
   } else {
     tl_test_skip("ANYmal C not found at '%s' (shared robot corpus absent): simulate not tested",
                  shared[0] ? anymal : "(no shared folder given)");
@@ -368,6 +429,7 @@ int main(int argc, char **argv) {
   check_exit("frobnicate", 2, "frobnicate");
   check_exit("simulate --duration abc", 2, NULL);
   check_bench();
+  if (argc >= 4) check_state_files(argv[3]);
 
   unlink(err_path);
   return tl_test_finish();

@@ -79,6 +79,15 @@ static void scene(const char *robots, tl_solver solver, const char *label) {
     int n = count_steps(w, 1500);
     printf("%s: %d allocations in 1500 steps (%d contacts at the end)\n", label, n, tl_world_ncontact(w));
     TL_CHECK(n == 0, "%s: %d allocations while stepping", label, n);
+    /* snapshots: get and set into a caller's buffer allocate nothing */
+    static unsigned char buf[1 << 16];
+    size_t len = 0;
+    nalloc = 0;
+    counting = 1;
+    int snap_ok = tl_world_get_state(w, buf, sizeof buf, &len, &err) == TL_OK &&
+                  tl_world_set_state(w, buf, len, &err) == TL_OK;
+    counting = 0;
+    TL_CHECK(snap_ok && nalloc == 0, "%s: snapshot get/set: %s, %d allocations", label, err.message, nalloc);
   }
   tl_stand_free(&stand);
   tl_world_free(w);

@@ -225,6 +225,10 @@ tl_status tl_system_set_spherical_spring_mount(tl_system *sys, int body, const d
  * universal joints) of DOF `dof`. */
 tl_status tl_system_set_joint_limits(tl_system *sys, int dof, double lower, double upper, double effort,
                                      tl_error *err);
+/* Velocity limit of DOF `dof` (rad/s or m/s, > 0, INFINITY: none; URDF
+ * <limit velocity>), enforced when the world's velocity limits are on
+ * (tl_world_set_velocity_limits). */
+tl_status tl_system_set_joint_velocity_limit(tl_system *sys, int dof, double velocity, tl_error *err);
 
 /* ---- collision properties ---- */
 /* Material name of geom `geom` (see tl_world_set_material_pair). */

@@ -9,6 +9,8 @@
 #include "talus/contact.h"
 #include "talus/world.h"
 #include "talus/scene.h"
+#include "talus/engine.h"
+#include "talus/record.h"
 #include "talus/rng.h"
 #include "talus/batch.h"
 #include "talus/task.h"

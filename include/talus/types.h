@@ -112,6 +112,8 @@ typedef struct tl_solver_stats {
   int converged;        /* 1 if the tolerance was met within the iteration budget */
   double last_change;   /* largest impulse change of the last sweep (N s) */
   double signorini, cone, dissipation;
+  int impacts;          /* restitution impulses applied before the solve (see README, Restitution) */
+  int impact_sweeps;    /* sweeps of that impact pass (0: no contact with restitution touched) */
 } tl_solver_stats;
 
 /* Number of generalized coordinates / velocities of a joint type. */

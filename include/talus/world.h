@@ -12,6 +12,8 @@
 #ifndef TALUS_WORLD_H
 #define TALUS_WORLD_H
 
+#include <stddef.h>
+
 #include "talus/contact.h"
 #include "talus/system.h"
 
@@ -24,6 +26,27 @@ typedef struct tl_world tl_world;
 /* Create an empty world: dt = 1e-3 s, gravity (0, 0, -9.81), no ground. */
 tl_status tl_world_create(tl_world **out, tl_error *err);
 void tl_world_free(tl_world *world);
+
+/* ---- engines (talus/engine.h) ----
+ * A world runs on the native Talus engine unless created with, or switched
+ * to, another: "talus", or a plugin name ("ode", "mujoco"), optionally
+ * followed by ':' and engine options ("mujoco:cone=elliptic,impratio=100").
+ * The public API is the same on every engine: controllers, world files and
+ * the command line run unchanged. tl_world_set_engine may be called at any
+ * time (the engine's world is built from this world's objects and state at
+ * the next step); "talus" returns to the native engine. Errors:
+ * TL_ERR_UNSUPPORTED when the plugin is missing or of another ABI (the
+ * message lists the engines found and the folders searched) or does not
+ * offer the world's solver; TL_ERR_ARGUMENT for a malformed name; when the
+ * world already has systems, the plugin builds its world at once, so a scene
+ * it cannot run is refused here (TL_ERR_UNSUPPORTED naming the feature). On
+ * error the world keeps its engine. A plugin that does not offer the world's
+ * solver gives the world its own default solver (ODE: TL_SOLVER_PGS, its
+ * QuickStep); tl_world_set_solver then refuses solvers the engine lacks. */
+tl_status tl_world_create_with_engine(tl_world **out, const char *engine, tl_error *err);
+tl_status tl_world_set_engine(tl_world *world, const char *engine, tl_error *err);
+/* Name of the world's engine as given ("talus" for the native engine). */
+const char *tl_world_engine_name(const tl_world *world);
 
 /* Time step in seconds, finite and > 0. */
 tl_status tl_world_set_timestep(tl_world *world, double dt, tl_error *err);
@@ -50,6 +73,28 @@ tl_status tl_world_add_static_geom(tl_world *world, tl_geom_type type, const dou
 tl_status tl_world_add_heightmap(tl_world *world, int nx, int ny, double x0, double y0, double dx,
                                  double dy, const double *heights, int n, const char *material,
                                  int *index, tl_error *err);
+
+/* ---- reading the world back (viewers, recorders, bindings) ---- */
+/* Systems in the order they were added (tl_system_index); NULL for a bad index. */
+int tl_world_nsystem(const tl_world *world);
+tl_system *tl_world_system(tl_world *world, int index);
+/* Static geoms in the order they were added (the static geom index of
+ * tl_contact_info.other_geom). tl_world_static_geom fills any non-NULL
+ * output: type, size (as in tl_geom_type; zeros for planes and heightmaps),
+ * world pose pos (m) and R (row-major), material name (points into the
+ * world, valid while it lives) and *heightmap, the heightmap index for a
+ * TL_GEOM_HEIGHTMAP geom, else -1. TL_ERR_ARGUMENT for a bad index. */
+int tl_world_nstatic(const tl_world *world);
+tl_status tl_world_static_geom(const tl_world *world, int index, tl_geom_type *type, double size[3],
+                               double pos[3], double R[9], const char **material, int *heightmap,
+                               tl_error *err);
+/* Heightmap `index` (0 <= index < number of heightmaps, see
+ * tl_world_static_geom): grid nx x ny from (x0, y0) with spacings dx, dy (m)
+ * and its heights[iy * nx + ix] (m; points into the world). Any output may
+ * be NULL. TL_ERR_ARGUMENT for a bad index. */
+tl_status tl_world_heightmap(const tl_world *world, int index, int *nx, int *ny, double *x0,
+                             double *y0, double *dx, double *dy, const double **heights,
+                             tl_error *err);
 
 /* ---- materials and collision filters ---- */
 /* Friction, restitution and restitution threshold (m/s: slower impacts do
@@ -84,11 +129,27 @@ tl_status tl_world_set_solver_params(tl_world *world, int max_iter, double tol, 
  * (compliance added to contact normal rows, default 0). */
 tl_status tl_world_set_erp_cfm(tl_world *world, double erp, double cfm, tl_error *err);
 /* Normal compliance of contacts relative to their Delassus diagonal
- * (default 3e-3): lets redundant contact sets (a box face) settle in few
- * Gauss-Seidel sweeps and keeps impulses bounded when a body starts deep
- * inside another; costs about 2 x compliance x (1 + restitution) of an
- * impact's rebound speed. 0 makes contacts exactly rigid. */
+ * (default 3e-3; world files: <solver compliance>): lets redundant contact
+ * sets (a box face) settle in few Gauss-Seidel sweeps and keeps impulses
+ * bounded when a body starts deep inside another. It does not touch
+ * restitution: impacts (contacts with restitution > 0 approaching faster
+ * than their threshold) are resolved before the solve by sequential
+ * impulses on the exact Delassus block, which keep the kinetic energy of
+ * elastic frictionless impacts exactly, also through chains of contacts
+ * (Newton's cradle). On resting contacts it lets a body sink by about
+ * compliance x (its weight's impulse per step) / G, far below the contact
+ * margin. 0 makes contacts exactly rigid. */
 tl_status tl_world_set_contact_compliance(tl_world *world, double relative, tl_error *err);
+/* Joint velocity limits (URDF <limit velocity>, tl_system_set_joint_limits):
+ * when enabled, every DOF with a finite limit v_max gets a unilateral
+ * constraint row in the step's solve so that |u_k| <= v_max after the step
+ * (per DOF of u; the floating base has none). Default: disabled (0), as in
+ * most simulators, because URDF velocity limits are often placeholders; a
+ * world file turns them on with <solver velocity_limits="true">. The rows
+ * cost one scalar row per limited DOF. enabled: 0 or 1, else TL_ERR_ARGUMENT. */
+tl_status tl_world_set_velocity_limits(tl_world *world, int enabled, tl_error *err);
+int tl_world_velocity_limits(const tl_world *world);
+
 /* Statistics of the last solve. */
 tl_status tl_world_solver_stats(const tl_world *world, tl_solver_stats *out, tl_error *err);
 
@@ -98,16 +159,46 @@ tl_status tl_world_solver_stats(const tl_world *world, tl_solver_stats *out, tl_
 tl_status tl_world_add_system(tl_world *world, const tl_model *model, tl_system **out,
                               tl_error *err);
 
-/* Number of systems (articulated systems and single rigid objects) and
- * system i in order of addition (tl_system_index); NULL for a bad index. */
-int tl_world_nsystem(const tl_world *world);
-tl_system *tl_world_system(tl_world *world, int i);
-
 /* The two phases and the whole step. TL_ERR_DIVERGED if a state became
  * non-finite (the state is then left as it was before the step). */
 tl_status tl_world_integrate1(tl_world *world, tl_error *err);
 tl_status tl_world_integrate2(tl_world *world, tl_error *err);
 tl_status tl_world_step(tl_world *world, tl_error *err);
+
+/* ---- snapshots: save and restore the whole simulation state ----
+ * A snapshot holds everything that influences the next step: the time; each
+ * system's q, u, PD gains and targets, feedforward force, pending external
+ * forces, last applied force, integrator and joint-row impulses (warm
+ * start); the contacts of the last step with their impulses (the next step
+ * warm-starts from them) and the broadphase order (which decides the order
+ * of contacts, hence of the Gauss-Seidel sweeps). Restoring it and stepping
+ * gives the original trajectory bit for bit. Not in a snapshot: the world's
+ * settings (time step, gravity, solver, materials, static geometry) and the
+ * systems' model parameters (masses, limits, ... as changed by
+ * tl_system_set_*), which the world it is restored into keeps: a study can
+ * restore one state and randomize parameters after. The buffer is a
+ * versioned byte layout (src/world/snapshot.c), in the byte order of the
+ * machine that wrote it. No allocation in get/set. Native engine only: on a
+ * plugin engine (talus/engine.h), whose solver state a snapshot cannot hold,
+ * get and set return TL_ERR_UNSUPPORTED. */
+
+/* Bytes of a snapshot of the world's current state (changes with the number
+ * of contacts). */
+size_t tl_world_state_size(const tl_world *world);
+/* Write the snapshot into buf (size bytes, at least tl_world_state_size);
+ * *written (may be NULL) receives its length. TL_ERR_ARGUMENT if buf is
+ * too small. */
+tl_status tl_world_get_state(const tl_world *world, void *buf, size_t size, size_t *written, tl_error *err);
+/* Restore a snapshot of exactly `size` bytes. Everything is checked before
+ * anything changes (header, version, byte order, length, finite numbers,
+ * and each system's model structure against a fingerprint: joint types,
+ * tree, link, joint and geom names); a snapshot of another world or model is
+ * refused with TL_ERR_INVALID saying what differs, and the world is left as
+ * it was. */
+tl_status tl_world_set_state(tl_world *world, const void *buf, size_t size, tl_error *err);
+/* The same through a file (errors name the file). */
+tl_status tl_world_save_state(const tl_world *world, const char *path, tl_error *err);
+tl_status tl_world_load_state(tl_world *world, const char *path, tl_error *err);
 
 /* Contacts found by the last integrate1 (impulses from the last integrate2). */
 int tl_world_ncontact(const tl_world *world);

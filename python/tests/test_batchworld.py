@@ -142,3 +142,22 @@ def test_world_api(anymal_urdf):
     assert sys.total_mass == pytest.approx(model.total_mass + mass)
     kinetic, potential = sys.energy()
     assert kinetic >= 0 and potential > 0
+
+
+def test_world_files():
+    path = str(ROBOTS / "worlds" / "two_quadrupeds.xml")
+    world = talus.World.from_file(path)
+    left, right = world.systems
+    assert left.nq == right.nq == 19 and world.dt == 0.001
+    assert left.q[1] == pytest.approx(0.75) and right.q[1] == pytest.approx(-0.75)
+    world.step(500)  # both stand (the file's stand controller): bases stay up
+    assert 0.3 < left.q[2] < 0.7 and 0.3 < right.q[2] < 0.7
+    # a batch of the same world file: both systems of each env, concatenated
+    bw = talus.BatchWorld(path, 3, num_threads=2)
+    assert bw.nq == 38 and bw.nv == 36 and bw.q.shape == (3, 38)
+    bw.step(500)
+    assert np.array_equal(bw.q[0], np.concatenate([left.q, right.q]))
+    assert np.array_equal(bw.q[0], bw.q[2])
+    with pytest.raises(talus.Error) as info:
+        talus.World.from_file(str(ROBOTS / "talus_quadruped" / "talus_quadruped.urdf"))
+    assert "talus_world" in str(info.value) or info.value.file

@@ -21,7 +21,10 @@ enum {
 /* ---- commands (argv[0] is the command name) ---- */
 int cli_info(int argc, char **argv);
 int cli_simulate(int argc, char **argv);
+/* `talus view`: simulate with the live view (--pose: the initial state only), until Ctrl-C. */
+int cli_view(int argc, char **argv);
 int cli_dynamics(int argc, char **argv);
+int cli_compare(int argc, char **argv);
 /* `talus bench`: runs talus_bench (beside the talus binary) with argv[1..]. */
 int cli_bench(int argc, char **argv);
 
@@ -37,8 +40,10 @@ int cli_data_file(const char *rel, char *out, size_t len);
 extern const char cli_usage_main[];
 extern const char cli_usage_info[];
 extern const char cli_usage_simulate[];
+extern const char cli_usage_view[];
 extern const char cli_usage_dynamics[];
 extern const char cli_usage_bench[];
+extern const char cli_usage_compare[];
 /* Usage text of a command, or NULL if there is no such command. */
 const char *cli_usage_of(const char *command);
 

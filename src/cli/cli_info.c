@@ -1,4 +1,5 @@
 /* `talus info URDF`: print the compiled model (tables or JSON). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -128,6 +129,15 @@ static int add_warnings(cJSON *root, const tl_model *m) {
   return 0;
 }
 
+/* The default configuration (tl_model_default_q) as "default_gc" [nq]. */
+static int add_default_q(cJSON *root, const tl_model *m) {
+  int nq = tl_model_nq(m);
+  double *q = malloc((size_t)(nq > 0 ? nq : 1) * sizeof(double));
+  int rc = q && tl_model_default_q(m, q, nq, NULL) == TL_OK ? cli_json_add_numbers(root, "default_gc", q, nq) : -1;
+  free(q);
+  return rc;
+}
+
 static cJSON *info_json(const tl_model *m) {
   cJSON *root = cJSON_CreateObject();
   if (!root) return NULL;
@@ -141,6 +151,7 @@ static cJSON *info_json(const tl_model *m) {
   ok = ok && add_item_array(root, "joints", m, tl_model_nbody(m), joint_json) == 0;
   ok = ok && add_item_array(root, "frames", m, tl_model_nframe(m), frame_json) == 0;
   ok = ok && add_item_array(root, "geoms", m, tl_model_ngeom(m), geom_json) == 0;
+  ok = ok && add_default_q(root, m) == 0;
   ok = ok && add_warnings(root, m) == 0;
   if (!ok) cJSON_Delete(root);
   return ok ? root : NULL;
@@ -185,6 +196,32 @@ static void print_joints(const tl_model *m) {
            tl_model_joint_u_index(m, b), wb, or_dash(tl_model_body_name(m, b)),
            tl_model_body_mass(m, b));
   }
+}
+
+/* Each scalar DOF's limits and its default coordinate (tl_model_default_q). */
+static void print_default_q(const tl_model *m) {
+  int nq = tl_model_nq(m), n = tl_model_nbody(m);
+  double *q = malloc((size_t)(nq > 0 ? nq : 1) * sizeof(double));
+  if (!q || tl_model_default_q(m, q, nq, NULL) != TL_OK) {
+    free(q);
+    return;
+  }
+  int wj = name_width(m, n, tl_model_joint_name, 5);
+  printf("\ndefault configuration (inside the joint limits: 0 clamped into [lower + %g r, "
+         "upper - %g r], r = upper - lower; rad or m)\n", TL_DEFAULT_Q_MARGIN, TL_DEFAULT_Q_MARGIN);
+  printf("  %-*s  %3s  %10s  %10s  %10s\n", wj, "joint", "q", "lower", "upper", "default");
+  for (int b = 1; b < n; ++b) {
+    tl_joint_type t = tl_model_joint_type(m, b);
+    if (t == TL_JOINT_SPHERICAL || t == TL_JOINT_FLOATING) continue;
+    for (int i = 0; i < tl_joint_nv(t); ++i) {
+      double lo, hi;
+      int qi = tl_model_joint_q_index(m, b) + i;
+      tl_model_dof_limits(m, tl_model_joint_u_index(m, b) + i, &lo, &hi);
+      printf("  %-*s  %3d  %10.6g  %10.6g  %10.6g\n", wj, or_dash(tl_model_joint_name(m, b)), qi, lo,
+             hi, q[qi]);
+    }
+  }
+  free(q);
 }
 
 static void print_frames(const tl_model *m) {
@@ -233,6 +270,7 @@ static void print_warnings(const tl_model *m) {
 static void print_info_text(const tl_model *m) {
   print_summary(m);
   print_joints(m);
+  print_default_q(m);
   print_frames(m);
   print_geoms(m);
   print_warnings(m);

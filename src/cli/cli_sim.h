@@ -5,7 +5,9 @@
  *   cli_sim_report.c  text and JSON reports
  *   cli_sim_scene.c   world files (talus/scene.h): their controllers, the
  *                     per-object poses and the solver statistics of the reports
- *   cli_progress.c    progress bar on stderr */
+ *   cli_progress.c    progress bar on stderr
+ *   cli_sim_record.c  --record, --csv, --plot, --view and `talus view` (talus/record.h)
+ *   cli_plot.c        --plot: the time series drawn by matplotlib (src/cli/talus_plot.py) */
 #ifndef TALUS_CLI_SIM_H
 #define TALUS_CLI_SIM_H
 
@@ -54,7 +56,26 @@ typedef struct cli_sim_options {
   double kp, kd;
   int json;
   int verbose;
+  const char *save_state; /* --save-state FILE: snapshot at the end (tl_world_save_state), or NULL */
+  const char *load_state; /* --load-state FILE: snapshot restored before the first step, or NULL */
+  const char *engine; /* --engine NAME[:OPTIONS] (talus/engine.h), NULL: the native engine */
+  /* recordings, plots and the live view (cli_sim_record.c) */
+  const char *record;  /* --record FILE.html */
+  const char *csv;     /* --csv FILE.csv */
+  const char *plot;    /* --plot FILE.png|svg|pdf */
+  double fps;          /* --fps: frames per second of simulated time recorded */
+  int view;            /* --view, or `talus view` */
+  int view_cmd;        /* the command is `talus view` */
+  int pose;            /* view --pose: show the initial state, no stepping */
+  int port;            /* --port (0: any free port) */
+  const char *bind;    /* --bind ADDRESS (default 127.0.0.1) */
+  int pace;            /* -1: default (real time with a live view), 0: --fast, 1: --realtime */
+  int duration_given;
 } cli_sim_options;
+
+/* Default --port of the live view, and --fps. */
+#define CLI_VIEW_DEFAULT_PORT 7070
+#define CLI_RECORD_DEFAULT_FPS 60.0
 
 /* Statistics gathered while stepping. */
 typedef struct cli_sim_stats {
@@ -64,6 +85,7 @@ typedef struct cli_sim_stats {
   double wall_time;       /* s, stepping loop only */
   double hmin, hmax, hfinal; /* z of body 0 (m) */
   double max_penetration; /* m */
+  double max_limit_violation; /* largest distance of a joint coordinate outside its limits (rad, m) */
   double contact_sum;     /* sum over observed steps of the number of contacts */
   int nan_detected;
   /* over the last 80% of the steps (like hmin / hmax): */
@@ -110,7 +132,17 @@ typedef struct cli_sim {
   long long *link_steps;
   unsigned char *link_flag;
   cli_sim_stats stats;
+  /* recording and live view (cli_sim_record.c) */
+  tl_recorder *rec;
+  tl_viewer *viewer;
+  int pace;               /* 1: keep simulated time at most wall time */
+  double wall0, sim0;     /* wall clock and simulated time when stepping started */
 } cli_sim;
+
+/* cli_simulate.c: the options of `simulate` (argv[0] is the command name) into *o
+ * (defaults first; o->q is allocated). Returns -1 to go on, else an exit code
+ * (a usage error was printed, or --help). */
+int cli_sim_parse(int argc, char **argv, cli_sim_options *o);
 
 /* cli_controller.c: the controllers of `simulate`. */
 /* Parse "NAME[:key=value,...]" into o->controller / o->ctrl_param; 0 or -1
@@ -149,6 +181,28 @@ void cli_sim_print_objects(const cli_sim *s);
 
 /* cli_sim_run.c: run the loop; CLI_EXIT_OK, CLI_EXIT_DIVERGED or CLI_EXIT_FAIL. */
 int cli_sim_run(cli_sim *s);
+
+/* cli_sim_record.c */
+/* Options of recordings, plots and the live view: 1 if argv[*i] was one (*bad set on a bad value). */
+int cli_rec_option(int argc, char **argv, int *i, cli_sim_options *o, int *bad);
+/* Before anything is loaded: the output paths can be written, --plot's Python has matplotlib.
+ * CLI_EXIT_OK or an exit code (after a message). */
+int cli_rec_check(const cli_sim_options *o);
+/* After cli_sim_setup: the recorder and the live view when asked for; CLI_EXIT_*. */
+int cli_rec_setup(cli_sim *s);
+/* After each step: a frame when due, published to the live view; real-time pacing. */
+tl_status cli_rec_step(cli_sim *s, tl_error *err);
+/* 1 once SIGINT (Ctrl-C) or SIGTERM was received while recording or serving the live view. */
+int cli_rec_interrupted(void);
+/* `talus view --pose`: serve the initial state until Ctrl-C. */
+void cli_rec_hold(cli_sim *s);
+/* After the run: write --record, --csv, --plot; CLI_EXIT_*. */
+int cli_rec_finish(cli_sim *s);
+void cli_rec_free(cli_sim *s);
+
+/* cli_plot.c: draw the recorder's time series into `path` (png, svg, pdf) with matplotlib. */
+int cli_plot_check(const char *path);
+int cli_plot_write(const tl_recorder *rec, const char *path, const char *title);
 
 /* cli_sim_report.c */
 int cli_sim_print_json(const cli_sim *s);

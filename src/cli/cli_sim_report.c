@@ -86,6 +86,8 @@ static int add_run(cJSON *root, const cli_sim *s) {
   ok = ok && cJSON_AddNumberToObject(root, "realtime_factor",
                                      ratio(st->sim_time, st->wall_time)) != NULL;
   ok = ok && cli_json_add_string(root, "controller", controller_name(s)) == 0;
+  ok = ok && cli_json_add_string(root, "engine", tl_world_engine_name(s->world)) == 0;
+  ok = ok && cli_json_add_string(root, "engine_notes", tl_world_engine_notes(s->world)) == 0;
   return ok ? 0 : -1;
 }
 
@@ -104,6 +106,7 @@ static cJSON *sim_json(const cli_sim *s) {
   ok = ok && add_height(root, &s->stats) == 0;
   ok = ok && cJSON_AddNumberToObject(root, "max_penetration_m", s->stats.max_penetration) != NULL;
   ok = ok && cJSON_AddNumberToObject(root, "mean_contacts", mean_contacts(s)) != NULL;
+  ok = ok && cJSON_AddNumberToObject(root, "max_limit_violation", s->stats.max_limit_violation) != NULL;
   ok = ok && add_contact_links(root, s) == 0;
   double vmean[3];
   velocity_mean(s, vmean);
@@ -154,6 +157,14 @@ static void print_run(const cli_sim *s) {
   printf("steps          %lld x %g s = %.6g s simulated\n", st->steps, s->dt, st->sim_time);
   printf("wall time      %.6g s (%.6g steps/s, %.4g x real time)\n", st->wall_time,
          ratio((double)st->steps, st->wall_time), ratio(st->sim_time, st->wall_time));
+  printf("engine         %s\n", tl_world_engine_name(s->world));
+  const char *notes = tl_world_engine_notes(s->world);
+  for (const char *p = notes; p && *p;) { /* one line per note */
+    const char *nl = strchr(p, '\n');
+    int len = nl ? (int)(nl - p) : (int)strlen(p);
+    printf("  note: %.*s\n", len, p);
+    p = nl ? nl + 1 : NULL;
+  }
   if (!s->model) {
     printf("penetration    max %.6g m\n", st->max_penetration);
     printf("contacts       %.4g per step on average\n", mean_contacts(s));
@@ -169,6 +180,7 @@ static void print_run(const cli_sim *s) {
     printf("tracking error mean %.4g  max %.4g m  (last 80%%)\n",
            ratio(st->track_sum, (double)st->window_steps), st->track_max);
   printf("penetration    max %.6g m\n", st->max_penetration);
+  printf("joint limits   max violation %.6g (rad or m, whole run)\n", st->max_limit_violation);
   printf("contacts       %.4g per step on average\n", mean_contacts(s));
 }
 

@@ -1,5 +1,6 @@
 /* `talus simulate`: the stepping loop (integrate1, controller, integrate2)
  * and its statistics. Nothing here allocates. */
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -45,6 +46,23 @@ static void observe_base_motion(cli_sim *s) {
   s->stats.window_steps += 1;
 }
 
+/* Largest distance of a scalar joint coordinate (revolute, prismatic,
+ * universal, planar) outside its position limits, over the run. */
+static void observe_limits(cli_sim *s) {
+  if (!s->sys || tl_system_get_state(s->sys, s->q, s->nq, s->u, s->nv, NULL) != TL_OK) return;
+  for (int b = 1; b < tl_model_nbody(s->model); ++b) {
+    tl_joint_type t = tl_model_joint_type(s->model, b);
+    if (t == TL_JOINT_SPHERICAL || t == TL_JOINT_FLOATING) continue;
+    int qi = tl_model_joint_q_index(s->model, b), ui = tl_model_joint_u_index(s->model, b);
+    for (int i = 0; i < tl_joint_nv(t); ++i) {
+      double lo, hi, q = s->q[qi + i];
+      if (tl_model_dof_limits(s->model, ui + i, &lo, &hi) != 0) continue;
+      double v = fmax(lo - q, q - hi);
+      if (v > s->stats.max_limit_violation) s->stats.max_limit_violation = v;
+    }
+  }
+}
+
 /* z of body 0 (m); NAN if it cannot be read. */
 static double base_height(cli_sim *s) {
   double pos[3], R[9];
@@ -78,6 +96,7 @@ static tl_status step_once(cli_sim *s, int in_window, tl_error *err) {
   tl_status st = tl_world_integrate1(s->world, err);
   if (st != TL_OK) return st;
   observe_contacts(s);
+  observe_limits(s);
   if (in_window) {
     observe_height(s, base_height(s));
     observe_base_motion(s);
@@ -86,16 +105,21 @@ static tl_status step_once(cli_sim *s, int in_window, tl_error *err) {
   if (st == TL_OK) st = cli_scene_ctrl_update(s, err);
   if (st == TL_OK) st = tl_world_integrate2(s->world, err);
   if (st == TL_OK) observe_solver(s);
+  if (st == TL_OK) st = cli_rec_step(s, err);
   return st;
 }
 
 static tl_status step_loop(cli_sim *s, tl_error *err) {
-  long long window = (long long)ceil(CLI_SIM_SETTLE_FRACTION * (double)s->nsteps);
+  /* an endless run (`talus view`, stopped by Ctrl-C) has its statistics over every step */
+  long long window = s->nsteps == LLONG_MAX ? 0 : (long long)ceil(CLI_SIM_SETTLE_FRACTION * (double)s->nsteps);
   cli_progress bar;
   cli_progress_begin(&bar);
+  if (s->opt->view) bar.enabled = 0; /* the live view's address stays readable */
   tl_status st = TL_OK;
   double t0 = cli_now();
-  for (long long k = 0; k < s->nsteps; ++k) {
+  s->wall0 = t0;
+  s->sim0 = tl_world_time(s->world);
+  for (long long k = 0; k < s->nsteps && !cli_rec_interrupted(); ++k) {
     st = step_once(s, k >= window, err);
     if (st != TL_OK) break;
     s->stats.steps += 1;

@@ -148,6 +148,9 @@ int cli_sim_add_objects(cJSON *root, const cli_sim *s) {
 int cli_sim_add_solver(cJSON *root, const cli_sim *s) {
   const cli_sim_stats *st = &s->stats;
   const tl_solver_stats *ss = &st->solver;
+  tl_solver_stats probe;
+  if (tl_world_solver_stats(s->world, &probe, NULL) != TL_OK) /* an engine without statistics */
+    return cJSON_AddNullToObject(root, "solver") ? 0 : -1;
   cJSON *o = cJSON_AddObjectToObject(root, "solver");
   int ok = o != NULL;
   ok = ok && cJSON_AddNumberToObject(o, "iterations", ss->iterations) != NULL;
@@ -164,12 +167,17 @@ int cli_sim_add_solver(cJSON *root, const cli_sim *s) {
 
 void cli_sim_print_objects(const cli_sim *s) {
   const tl_solver_stats *ss = &s->stats.solver;
-  printf("solver         last step: %d iterations%s, %d rows, %d contacts; residuals signorini "
+  tl_solver_stats probe;
+  if (tl_world_solver_stats(s->world, &probe, NULL) != TL_OK)
+    printf("solver         no statistics from engine %s\n", tl_world_engine_name(s->world));
+  else
+    printf("solver         last step: %d iterations%s, %d rows, %d contacts; residuals signorini "
          "%.3g, cone %.3g, dissipation %.3g\n",
          ss->iterations, ss->converged ? "" : " (not converged)", ss->nrow, ss->ncontact,
          ss->signorini, ss->cone, ss->dissipation);
-  printf("               max over the run: signorini %.3g, cone %.3g\n", s->stats.max_signorini,
-         s->stats.max_cone);
+  if (tl_world_solver_stats(s->world, &probe, NULL) == TL_OK)
+    printf("               max over the run: signorini %.3g, cone %.3g\n", s->stats.max_signorini,
+           s->stats.max_cone);
   if (!s->opt->world) return;
   printf("objects        final base position (m) and quaternion (w x y z)\n");
   for (int k = 0; k < object_count(s); ++k) {

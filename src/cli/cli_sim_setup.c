@@ -1,4 +1,5 @@
 /* `talus simulate`: model, world, initial state and controller; or a world file. */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,9 @@ static int is_floating(const cli_sim *s) {
 static int build_world(cli_sim *s) {
   tl_error err;
   memset(&err, 0, sizeof(err));
-  if (tl_world_create(&s->world, &err) != TL_OK) return engine_error("world", &err);
+  if ((s->opt->engine ? tl_world_create_with_engine(&s->world, s->opt->engine, &err)
+                      : tl_world_create(&s->world, &err)) != TL_OK)
+    return engine_error(s->opt->engine ? "--engine" : "world", &err);
   if (tl_world_set_timestep(s->world, s->opt->dt, &err) != TL_OK)
     return engine_error("--dt", &err);
   s->dt = tl_world_timestep(s->world);
@@ -165,6 +168,8 @@ static int setup_world_file(cli_sim *s) {
   }
   if (s->opt->dt_given && tl_world_set_timestep(s->world, s->opt->dt, &err) != TL_OK)
     return engine_error("--dt", &err);
+  if (s->opt->engine && tl_world_set_engine(s->world, s->opt->engine, &err) != TL_OK)
+    return engine_error("--engine", &err);
   s->dt = tl_world_timestep(s->world);
   s->sys_index = -1;
   if (s->scene.first_articulated >= 0) {
@@ -201,7 +206,7 @@ int cli_sim_setup(cli_sim *s, const cli_sim_options *opt) {
     if (rc == CLI_EXIT_OK) rc = setup_state(s);
     if (rc == CLI_EXIT_OK) rc = cli_ctrl_setup(s);
   }
-  s->nsteps = llround(opt->duration / s->dt);
+  s->nsteps = isinf(opt->duration) ? LLONG_MAX : llround(opt->duration / s->dt);
   return rc;
 }
 

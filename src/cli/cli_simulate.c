@@ -1,4 +1,5 @@
 /* `talus simulate [URDF | WORLD.xml] [options]`: argument parsing and the command. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,8 @@ static void sim_defaults(cli_sim_options *o) {
   o->base = TL_BASE_AUTO;
   o->kp = TL_STAND_DEFAULT_KP;
   o->kd = TL_STAND_DEFAULT_KD;
+  o->port = CLI_VIEW_DEFAULT_PORT;
+  o->pace = -1;
 }
 
 static int parse_gain(const char *opt, const char *text, double *out) {
@@ -37,6 +40,7 @@ static int parse_valued(int argc, char **argv, int *i, cli_sim_options *o, int *
   int r;
   if ((r = cli_option_value(argc, argv, i, "--duration", &v)) != 0) {
     *bad = r < 0 || cli_parse_double("--duration", v, &o->duration) != 0;
+    o->duration_given = 1;
   } else if ((r = cli_option_value(argc, argv, i, "--dt", &v)) != 0) {
     *bad = r < 0 || cli_parse_double("--dt", v, &o->dt) != 0;
     o->dt_given = 1;
@@ -49,11 +53,20 @@ static int parse_valued(int argc, char **argv, int *i, cli_sim_options *o, int *
   } else if ((r = cli_option_value(argc, argv, i, "--kd", &v)) != 0) {
     *bad = r < 0 || parse_gain("--kd", v, &o->kd) != 0;
     o->kd_given = 1;
+  } else if ((r = cli_option_value(argc, argv, i, "--save-state", &v)) != 0) {
+    *bad = r < 0;
+    o->save_state = v;
+  } else if ((r = cli_option_value(argc, argv, i, "--load-state", &v)) != 0) {
+    *bad = r < 0;
+    o->load_state = v;
+  } else if ((r = cli_option_value(argc, argv, i, "--engine", &v)) != 0) {
+    *bad = r < 0;
+    o->engine = v;
   } else if ((r = cli_option_value(argc, argv, i, "--q", &v)) != 0) {
     free(o->q);
     o->q = NULL;
     *bad = r < 0 || cli_parse_double_list("--q", v, &o->q, &o->nq_given) != 0;
-  } else {
+  } else if (!cli_rec_option(argc, argv, i, o, bad)) {
     return 0;
   }
   return 1;
@@ -78,6 +91,7 @@ static int check_ranges(const cli_sim_options *o) {
     cli_errorf("option --duration: must be >= 0 (got %g)", o->duration);
     return -1;
   }
+  if (isinf(o->duration) && o->view_cmd) return 0; /* `talus view`: until Ctrl-C */
   if (o->duration / o->dt > 1e12) {
     cli_errorf("--duration / --dt = %g steps is too many", o->duration / o->dt);
     return -1;
@@ -101,11 +115,12 @@ static int check_world(cli_sim_options *o) {
 
 /* Parse the arguments of `simulate`; returns -1 to continue, else an exit code. */
 static int parse_sim_args(int argc, char **argv, cli_sim_options *o) {
+  const char *command = o->view_cmd ? "view" : "simulate";
   for (int i = 1; i < argc; ++i) {
     const char *arg = argv[i];
     int bad = 0;
     if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-      fputs(cli_usage_simulate, stdout);
+      fputs(o->view_cmd ? cli_usage_view : cli_usage_simulate, stdout);
       return CLI_EXIT_OK;
     }
     if (parse_valued(argc, argv, &i, o, &bad)) {
@@ -113,9 +128,9 @@ static int parse_sim_args(int argc, char **argv, cli_sim_options *o) {
     } else if (parse_flag(arg, o)) {
       continue;
     } else if (arg[0] == '-' && arg[1] != '\0') {
-      return cli_unknown_option("simulate", arg);
+      return cli_unknown_option(command, arg);
     } else if (o->urdf) {
-      cli_errorf("simulate: more than one URDF given ('%s' and '%s')", o->urdf, arg);
+      cli_errorf("%s: more than one URDF given ('%s' and '%s')", command, o->urdf, arg);
       return CLI_EXIT_USAGE;
     } else {
       o->urdf = arg;
@@ -126,31 +141,99 @@ static int parse_sim_args(int argc, char **argv, cli_sim_options *o) {
     if (cli_data_file(SIM_DEFAULT_URDF, default_urdf, sizeof default_urdf) != 0) return CLI_EXIT_FAIL;
     o->urdf = default_urdf;
   }
+  if (o->view_cmd) {
+    o->view = 1;
+    if (o->pose && o->duration_given) {
+      cli_errorf("view: --pose shows the initial state: --duration does not apply");
+      return CLI_EXIT_USAGE;
+    }
+    if (o->pose) o->duration = 0;
+    else if (!o->duration_given) o->duration = INFINITY;
+  }
   if (check_ranges(o) != 0) return CLI_EXIT_USAGE;
   return check_world(o);
 }
 
+/* --save-state: the file must be writable before the simulation starts (a
+ * file created by this check is removed again). */
+static int check_save_path(const char *path) {
+  if (!path) return 0;
+  FILE *e = fopen(path, "rb");
+  int existed = e != NULL;
+  if (e) fclose(e);
+  FILE *f = fopen(path, "ab");
+  if (!f) {
+    cli_errorf("--save-state: cannot write '%s': %s", path, strerror(errno));
+    return -1;
+  }
+  fclose(f);
+  if (!existed) remove(path);
+  return 0;
+}
+
+/* --load-state before the run, --save-state after it. */
+static int sim_state_file(cli_sim *s, int save) {
+  const char *path = save ? s->opt->save_state : s->opt->load_state;
+  if (!path) return CLI_EXIT_OK;
+  tl_error err;
+  memset(&err, 0, sizeof(err));
+  tl_status st = save ? tl_world_save_state(s->world, path, &err) : tl_world_load_state(s->world, path, &err);
+  if (st == TL_OK) return CLI_EXIT_OK;
+  cli_errorf("%s: %s", save ? "--save-state" : "--load-state", err.message);
+  return CLI_EXIT_FAIL;
+}
+
+int cli_sim_parse(int argc, char **argv, cli_sim_options *o) {
+  sim_defaults(o);
+  return parse_sim_args(argc, argv, o);
+}
+
 static int sim_report(const cli_sim *s, int run_rc) {
+  if (s->opt->pose && !s->opt->json) return run_rc; /* `talus view --pose`: nothing was simulated */
   int rc = s->opt->json ? cli_sim_print_json(s) : cli_sim_print_text(s);
   if (rc != CLI_EXIT_OK) return rc;
   return run_rc;
 }
 
-int cli_simulate(int argc, char **argv) {
+/* Run the simulation, then write the recording files (also after a divergence: that is when
+ * one wants to see it) and the report. */
+static int sim_main(cli_sim *s) {
+  int rc = cli_rec_setup(s);
+  if (rc != CLI_EXIT_OK) return rc;
+  rc = cli_sim_run(s);
+  if (rc == CLI_EXIT_OK) rc = sim_state_file(s, 1); /* --save-state */
+  if (rc != CLI_EXIT_OK && rc != CLI_EXIT_DIVERGED) return rc;
+  int rec_rc = cli_rec_finish(s);
+  if (s->opt->pose) cli_rec_hold(s); /* `talus view --pose`: serve the state until Ctrl-C */
+  rc = sim_report(s, rc);
+  return rc == CLI_EXIT_OK ? rec_rc : rc;
+}
+
+static int sim_command(int argc, char **argv, int view) {
   cli_sim_options o;
   sim_defaults(&o);
-  int rc = parse_sim_args(argc, argv, &o);
-  if (rc >= 0) {
+  o.view_cmd = view;
+  int rc = parse_sim_args(argc, argv, &o); /* -1: go on, else the exit code (0 after --help) */
+  if (rc < 0) rc = cli_rec_check(&o);       /* output paths first: a bad one never costs a run */
+  else if (rc == CLI_EXIT_OK) rc = -1;
+  if (rc != CLI_EXIT_OK) {
     free(o.q);
-    return rc;
+    return rc < 0 ? CLI_EXIT_OK : rc;
+  }
+  if (check_save_path(o.save_state) != 0) {
+    free(o.q);
+    return CLI_EXIT_FAIL;
   }
   cli_sim s;
   rc = cli_sim_setup(&s, &o);
-  if (rc == CLI_EXIT_OK) {
-    rc = cli_sim_run(&s);
-    if (rc == CLI_EXIT_OK || rc == CLI_EXIT_DIVERGED) rc = sim_report(&s, rc);
-  }
+  if (rc == CLI_EXIT_OK) rc = sim_state_file(&s, 0); /* --load-state: before frame 0 is taken */
+  if (rc == CLI_EXIT_OK) rc = sim_main(&s);
+  cli_rec_free(&s);
   cli_sim_free(&s);
   free(o.q);
   return rc;
 }
+
+int cli_simulate(int argc, char **argv) { return sim_command(argc, argv, 0); }
+
+int cli_view(int argc, char **argv) { return sim_command(argc, argv, 1); }

@@ -3,7 +3,9 @@
  *   talus --help | --version | help [COMMAND]
  *   talus info URDF [options]
  *   talus simulate [URDF] [options]
+ *   talus view [URDF | WORLD.xml] [options]
  *   talus dynamics URDF --states FILE [options]
+ *   talus compare URDF|WORLD.xml --engines talus,ode,mujoco [options]
  *   talus bench [ARGS...]          (runs talus_bench, beside this binary)
  *
  * Exit codes: 0 ok, 1 load / engine error, 2 usage error, 3 the simulation
@@ -22,7 +24,9 @@ typedef struct cli_command {
 static const cli_command commands[] = {
     {"info", cli_info},
     {"simulate", cli_simulate},
+    {"view", cli_view},
     {"dynamics", cli_dynamics},
+    {"compare", cli_compare},
 };
 
 static const cli_command *find_command(const char *name) {

@@ -28,6 +28,7 @@
 #define SC_DEFAULT_MAX_ITER 100
 #define SC_DEFAULT_TOL 1e-10
 #define SC_DEFAULT_ERP 0.2
+#define SC_DEFAULT_COMPLIANCE 3e-3 /* tl_world_create's relative contact compliance */
 
 #define TRY(expr)                                                                                  \
   do {                                                                                             \
@@ -90,29 +91,36 @@ static tl_status read_timestep(sc_state *s, const xmlNode *node) {
 }
 
 static tl_status read_solver(sc_state *s, const xmlNode *node) {
-  static const char *const attrs[] = {"type", "max_iter", "tol", "sor", "erp", "cfm", NULL};
+  static const char *const attrs[] = {"type", "max_iter", "tol", "sor", "erp", "cfm",
+                                      "compliance", "velocity_limits", NULL};
   static const char *const types[] = {"per_contact", "pgs", "dantzig", NULL};
   sc_parser *p = s->p;
   TRY(once(p, node, &s->line_solver));
   TRY(start(p, node, attrs));
-  int type, max_iter;
-  double tol, sor, erp, cfm;
+  int type, max_iter, vlim;
+  double tol, sor, erp, cfm, compliance;
   TRY(sc_choice(p, node, "type", types, TL_SOLVER_PER_CONTACT, &type));
   TRY(sc_integer(p, node, "max_iter", 0, SC_DEFAULT_MAX_ITER, 1, 100000000, &max_iter));
   TRY(sc_number(p, node, "tol", 0, SC_DEFAULT_TOL, &tol));
   TRY(sc_number(p, node, "sor", 0, 1.0, &sor));
   TRY(sc_number(p, node, "erp", 0, SC_DEFAULT_ERP, &erp));
   TRY(sc_number(p, node, "cfm", 0, 0.0, &cfm));
+  TRY(sc_number(p, node, "compliance", 0, SC_DEFAULT_COMPLIANCE, &compliance));
+  TRY(sc_boolean(p, node, "velocity_limits", 0, &vlim));
   if (!(tol >= 0)) return sc_fail(p, TL_ERR_INVALID, node, "tol %g: must be >= 0", tol);
   if (!(sor > 0 && sor < 2))
     return sc_fail(p, TL_ERR_INVALID, node, "sor %g: must be in (0, 2)", sor);
   if (!(erp >= 0 && erp <= 1))
     return sc_fail(p, TL_ERR_INVALID, node, "erp %g: must be in [0, 1]", erp);
   if (!(cfm >= 0)) return sc_fail(p, TL_ERR_INVALID, node, "cfm %g: must be >= 0", cfm);
+  if (!(compliance >= 0 && compliance <= 1))
+    return sc_fail(p, TL_ERR_INVALID, node, "compliance %g: must be in [0, 1]", compliance);
   tl_error e = {0};
   tl_status st = tl_world_set_solver(p->world, (tl_solver)type, &e);
   if (!st) st = tl_world_set_solver_params(p->world, max_iter, tol, sor, &e);
   if (!st) st = tl_world_set_erp_cfm(p->world, erp, cfm, &e);
+  if (!st) st = tl_world_set_contact_compliance(p->world, compliance, &e);
+  if (!st) st = tl_world_set_velocity_limits(p->world, vlim, &e);
   return st ? engine(p, node, st, &e) : TL_OK;
 }
 

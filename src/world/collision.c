@@ -201,13 +201,12 @@ static double normal_velocity(const tl_world *w, const tl_wcontact *c) {
   return tl_v3_dot(va, c->frame + 6);
 }
 
-/* Target normal velocity: stop a speculative gap from closing, bounce with
- * restitution when the approach is fast enough, else remove the penetration
- * beyond `slop` at rate erp / dt (capped). */
-static double target_velocity(const tl_world *w, const tl_wcontact *c, double threshold) {
+/* Target normal velocity of the solve: stop a speculative gap from closing,
+ * else remove the penetration beyond `slop` at rate erp / dt (capped).
+ * Restitution is not a target: impacts are resolved before the solve by the
+ * impact pass (constraint.c, solve_impacts). */
+static double target_velocity(const tl_world *w, const tl_wcontact *c) {
   double gap = -c->depth, dt = w->dt;
-  int touching = gap <= 0 || -c->vn_pre * dt >= gap;
-  if (touching && c->restitution > 0 && c->vn_pre < -threshold) return -c->restitution * c->vn_pre;
   if (gap > 0) return -gap / dt;
   return fmin(c->erp * fmax(c->depth - w->slop, 0.0) / dt, w->max_recovery_speed);
 }
@@ -244,10 +243,11 @@ static void add_contacts(tl_world *w, const tl_geom_ref *a, const tl_geom_ref *b
     c->depth = pts[i].depth;
     c->mu = mu;
     c->restitution = e;
+    c->threshold = thr;
     c->cfm = cfm;
     c->erp = erp;
     c->vn_pre = normal_velocity(w, c);
-    c->vtarget = target_velocity(w, c, thr);
+    c->vtarget = target_velocity(w, c);
     warm_start(w, c);
   }
 }

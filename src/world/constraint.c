@@ -25,7 +25,8 @@
 
 /* ---------------- capacity ---------------- */
 
-static int max_joint_blocks(const tl_system *s) { return 5 * s->m->nv; }
+/* Per DOF: two position limits, friction, PD, velocity limit, mimic. */
+static int max_joint_blocks(const tl_system *s) { return 6 * s->m->nv; }
 
 int tl_world_reserve_constraints(tl_world *w) {
   int nvmax = 0, nblock = w->cap_contact;
@@ -148,13 +149,14 @@ static void contact_blocks(tl_world *w) {
 }
 
 /* A 1-row block on DOF k; slot (0 lower limit, 1 upper limit, 2 friction,
- * 3 PD, -1 none) selects the warm-start impulse kept from the last step. */
+ * 3 PD, 4 velocity limit, -1 none) selects the warm-start impulse kept from
+ * the last step. */
 static tl_block *dof_block(tl_world *w, int si, tl_row_kind kind, int k, double sign, int slot) {
   tl_block *b = new_block(w, kind, 1, si, -1);
   b->dof = k;
   b->slot = slot;
   w->pool[b->jadr_a + k] = sign;
-  if (slot >= 0) b->lambda[0] = w->systems[si]->lambda_joint[4 * k + slot];
+  if (slot >= 0) b->lambda[0] = w->systems[si]->lambda_joint[TL_JOINT_SLOTS * k + slot];
   return b;
 }
 
@@ -172,6 +174,21 @@ static void limit_blocks(tl_world *w, int si, int k, double q, double u) {
     b->lo = 0;
     b->target[0] = gap > 0 ? -gap / dt : fmin(w->erp * (-gap) / dt, w->max_recovery_speed);
   }
+}
+
+/* Velocity limit of DOF k (URDF <limit velocity>, when the world enforces
+ * them): |u_k+| <= vmax as one unilateral row on the side the free velocity
+ * u points to (u >= -vmax, or -u >= -vmax), lambda >= 0. Every limited DOF
+ * gets its row, also below the limit, because contact and limit impulses of
+ * the same solve can push a joint past it. The warm-start slot keeps the
+ * impulse signed by its side, so a row whose side flipped starts at 0. */
+static void velocity_limit_block(tl_world *w, int si, int k, double u) {
+  double vmax = w->systems[si]->m->dof_velocity[k], side = u >= 0 ? -1.0 : 1.0;
+  if (!isfinite(vmax)) return;
+  tl_block *b = dof_block(w, si, TL_ROW_LIMIT, k, side, 4);
+  b->lambda[0] = fmax(0.0, side * b->lambda[0]);
+  b->lo = 0;
+  b->target[0] = -vmax;
 }
 
 /* Effort-limited PD of DOF k as a boxed row with compliance: the PD impulse
@@ -231,6 +248,7 @@ static void joint_blocks(tl_world *w, int si) {
         b->hi = m->dof_friction[k] * w->dt;
       }
       if (!tl_system_pd_implicit(s, k) && (s->kp[k] > 0 || s->kd[k] > 0)) pd_block(w, si, k, e[i]);
+      if (w->velocity_limits) velocity_limit_block(w, si, k, s->d.u[k]);
     }
   }
   mimic_blocks(w, si);
@@ -257,8 +275,8 @@ static void finish_block(tl_world *w, tl_block *b) {
   /* relative compliance of contact normals: keeps the problem strictly
    * monotone, so redundant contact sets (a box face: 4 points) converge in few
    * Gauss-Seidel sweeps and infeasible recovery targets (a body deep inside
-   * another) give bounded impulses instead of diverging ones. It softens an
-   * impact by about 2 x compliance x (1 + restitution) of its speed. */
+   * another) give bounded impulses instead of diverging ones. Contacts that
+   * take a restitution impulse drop it again (solve_impacts). */
   b->R += rel * b->G[b->nrow * b->nrow - 1];
 }
 
@@ -643,6 +661,88 @@ static void contact_residuals(tl_world *w) {
   w->stats.dissipation = dis;
 }
 
+/* ---------------- impact pass (restitution) ---------------- */
+
+/* Impulse of one impact on contact block b at the current velocities: if
+ * the contact approaches faster than its restitution threshold and touches
+ * within the step (gap <= -v_n dt), the impulse lambda (exact cone, Delassus
+ * block G without compliance) after which v_n = -e v_n and the tangential
+ * velocity is stopped or slides; returns 1 and applies it, else 0. */
+static int impact_pulse(tl_world *w, tl_block *b) {
+  tl_wcontact *c = &w->contacts[b->contact];
+  double v[3], bb[3], l[3] = {0, 0, 0};
+  block_velocity(w, b, v);
+  double gap = -c->depth;
+  if (!(v[2] < -c->threshold) || (gap > 0 && -v[2] * w->dt < gap)) return 0;
+  memcpy(bb, v, sizeof(bb));
+  bb[2] += c->restitution * v[2];
+  tl_cone_contact_solve(b->G, bb, b->mu, l);
+  if (!(l[2] > 0)) return 0;
+  apply_impulse(w, b, l);
+  for (int r = 0; r < 3; r++) c->impact[r] += l[r];
+  return 1;
+}
+
+/* Restitution as a pass of its own before the solve, on the velocities at
+ * the start of the step (Guendelman, Bridson, Fedkiw, "Nonconvex rigid bodies
+ * with stacking", SIGGRAPH 2003: collisions, then contact): sweeps over the
+ * contacts with restitution > 0 apply an impulse to each one that approaches
+ * (impact_pulse, Newton's law on its current approach velocity), until a
+ * sweep applies none. One such impulse with e = 1 and no friction keeps the
+ * kinetic energy exactly (dT = lambda (v_n + G lambda / 2) = 0), so any
+ * sequence of them does: an impact travels through a chain of bodies one
+ * contact after the other, as in Newton's cradle, instead of being shared
+ * among simultaneous contacts. The impulses use the exact Delassus block, so
+ * they do not depend on the contact compliance. The step's forces are added
+ * after the pass (u = u_start + impulses + (u_free - u_start)), and each
+ * contact that took an impulse keeps its normal velocity after the pass as
+ * the lower bound of its target in the solve, which absorbs what the forces
+ * of the step (gravity) would change of it: as if the impact ended the step,
+ * so that with semi-implicit Euler a bouncing body keeps its energy (the
+ * integrator's invariant E - dt g . v / 2 holds across the bounce). At most
+ * 10 x max_iter sweeps; what is left then is solved inelastically. */
+static void solve_impacts(tl_world *w) {
+  int any = 0;
+  for (int i = 0; i < w->ncontact; i++) { /* integrate2 may solve a step more than once */
+    memset(w->contacts[i].impact, 0, sizeof(w->contacts[i].impact));
+    any |= w->contacts[i].restitution > 0;
+  }
+  if (!any) return;
+  for (int i = 0; i < w->nsystem; i++) {
+    tl_system *s = w->systems[i];
+    if (s->integrator == TL_INTEGRATOR_EULER) memcpy(s->d.u, s->u_prev, (size_t)s->m->nv * sizeof(double));
+  }
+  int sweeps = 0, applied = 1;
+  while (applied && sweeps < 10 * w->solver_max_iter) {
+    applied = 0;
+    for (int i = 0; i < w->nblock; i++) {
+      tl_block *b = &w->blocks[i];
+      if (b->kind != TL_ROW_CONTACT || !(w->contacts[b->contact].restitution > 0)) continue;
+      if (impact_pulse(w, b)) applied = 1, w->stats.impacts++;
+    }
+    sweeps++;
+  }
+  w->stats.impact_sweeps = sweeps;
+  for (int i = 0; i < w->nblock && w->stats.impacts > 0; i++) {
+    tl_block *b = &w->blocks[i];
+    const double *imp = b->kind == TL_ROW_CONTACT ? w->contacts[b->contact].impact : NULL;
+    if (!imp || (imp[0] == 0 && imp[1] == 0 && imp[2] == 0)) continue;
+    double v[3];
+    block_velocity(w, b, v);
+    b->target[2] = fmax(b->target[2], v[2]);
+    b->R = w->contacts[b->contact].cfm; /* rigid while it ends the impact: no relative compliance */
+  }
+  for (int i = 0; i < w->nsystem; i++) {
+    tl_system *s = w->systems[i];
+    if (s->integrator != TL_INTEGRATOR_EULER) continue;
+    if (w->stats.impacts == 0) {
+      memcpy(s->d.u, s->u_free, (size_t)s->m->nv * sizeof(double));
+    } else {
+      for (int k = 0; k < s->m->nv; k++) s->d.u[k] += s->u_free[k] - s->u_prev[k];
+    }
+  }
+}
+
 void tl_world_solve_constraints(tl_world *w) {
   memset(&w->stats, 0, sizeof(w->stats));
   w->stats.nblock = w->nblock;
@@ -652,6 +752,7 @@ void tl_world_solve_constraints(tl_world *w) {
     w->stats.converged = 1;
     return;
   }
+  solve_impacts(w);
   if (w->solver == TL_SOLVER_DANTZIG) {
     solve_dantzig(w);
   } else {
@@ -663,10 +764,13 @@ void tl_world_solve_constraints(tl_world *w) {
     solve_gauss_seidel(w, w->solver == TL_SOLVER_PGS);
   }
   contact_residuals(w);
-  for (int i = 0; i < w->nsystem; i++) memset(w->systems[i]->lambda_joint, 0, 4 * (size_t)w->systems[i]->m->nv * sizeof(double));
+  for (int i = 0; i < w->nsystem; i++)
+    memset(w->systems[i]->lambda_joint, 0, TL_JOINT_SLOTS * (size_t)w->systems[i]->m->nv * sizeof(double));
   for (int i = 0; i < w->nblock; i++) {
     const tl_block *b = &w->blocks[i];
     if (b->contact >= 0) memcpy(w->contacts[b->contact].lambda, b->lambda, sizeof(b->lambda));
-    if (b->slot >= 0) w->systems[b->sa]->lambda_joint[4 * b->dof + b->slot] = b->lambda[0];
+    if (b->slot >= 0) /* the velocity limit's impulse signed by its side (its J entry) */
+      w->systems[b->sa]->lambda_joint[TL_JOINT_SLOTS * b->dof + b->slot] =
+          b->slot == 4 ? w->pool[b->jadr_a + b->dof] * b->lambda[0] : b->lambda[0];
   }
 }

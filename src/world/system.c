@@ -35,7 +35,7 @@ tl_system *tl_system_create(tl_world *w, const tl_model *model, int index) {
   double **arr[] = {&s->kp, &s->kd, &s->q_target, &s->u_target, &s->tau_ff, &s->tau_applied, &s->ext,
                     &s->force, &s->diag, &s->u_prev, &s->q_prev, &s->u_free, &s->rk, &s->Jtmp,
                     &s->lambda_joint, &s->gen_change};
-  size_t len[] = {nv, nv, nq, nv, nv, nv, nv, nv, nv, nv, nq, nv, nq + 9 * nv, 3 * nv, 4 * nv, nv};
+  size_t len[] = {nv, nv, nq, nv, nv, nv, nv, nv, nv, nv, nq, nv, nq + 9 * nv, 3 * nv, TL_JOINT_SLOTS * nv, nv};
   for (size_t i = 0; i < sizeof(len) / sizeof(len[0]); i++) {
     *arr[i] = calloc(len[i] ? len[i] : 1, sizeof(double));
     if (!*arr[i]) {

@@ -166,6 +166,16 @@ tl_status tl_system_set_joint_limits(tl_system *s, int k, double lower, double u
   return TL_OK;
 }
 
+tl_status tl_system_set_joint_velocity_limit(tl_system *s, int k, double velocity, tl_error *err) {
+  if (k < 0 || k >= s->m->nv)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "dof", "DOF %d out of range [0, %d)", k, s->m->nv);
+  if (!(velocity > 0))
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "velocity",
+                        "velocity limit of DOF %d: %g, expected > 0 (inf: none)", k, velocity);
+  s->m->dof_velocity[k] = velocity;
+  return TL_OK;
+}
+
 tl_status tl_system_set_spherical_spring_mount(tl_system *s, int b, const double quat[4], tl_error *err) {
   tl_status st = check_movable(s, b, err);
   if (st) return st;

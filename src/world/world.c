@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "engine/engine_internal.h"
 #include "math/tl_math.h"
 #include "world/world_internal.h"
 
@@ -48,6 +49,7 @@ tl_status tl_world_create(tl_world **out, tl_error *err) {
 
 void tl_world_free(tl_world *w) {
   if (!w) return;
+  tl_engine_link_free(w->engine);
   for (int i = 0; i < w->nsystem; i++) tl_system_destroy(w->systems[i]);
   for (int i = 0; i < w->nheightmap; i++) free((double *)w->heightmaps[i].heights);
   void *arr[] = {w->systems, w->statics, w->heightmaps, w->pairs, w->geomrefs, w->sap_order,
@@ -106,6 +108,10 @@ static int reserve_dantzig(tl_world *w, int rows) {
 tl_status tl_world_set_solver(tl_world *w, tl_solver solver, tl_error *err) {
   if (solver != TL_SOLVER_PER_CONTACT && solver != TL_SOLVER_PGS && solver != TL_SOLVER_DANTZIG)
     return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "solver", "unknown solver %d", (int)solver);
+  if (w->engine) {
+    tl_status st = tl_engine_link_check_solver(w, solver, err);
+    if (st) return st;
+  }
   if (solver == TL_SOLVER_DANTZIG && reserve_dantzig(w, TL_DANTZIG_MAX_ROWS))
     return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory for the Dantzig solver");
   w->solver = solver;
@@ -139,7 +145,21 @@ tl_status tl_world_set_contact_compliance(tl_world *w, double relative, tl_error
   return TL_OK;
 }
 
+tl_status tl_world_set_velocity_limits(tl_world *w, int enabled, tl_error *err) {
+  if (enabled != 0 && enabled != 1)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "enabled", "velocity limits: enabled must be 0 or 1, got %d", enabled);
+  if (enabled && w->engine) { /* a plugin engine must offer them: refused now, not at the next step */
+    tl_status st = tl_engine_link_check_feature(w, TL_ENGINE_VELOCITY_LIMITS, err);
+    if (st) return st;
+  }
+  w->velocity_limits = enabled;
+  return TL_OK;
+}
+
+int tl_world_velocity_limits(const tl_world *w) { return w->velocity_limits; }
+
 tl_status tl_world_solver_stats(const tl_world *w, tl_solver_stats *out, tl_error *err) {
+  if (w->engine) return tl_engine_link_solver_stats(w, out, err);
   if (!out) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "out", "out must not be NULL");
   *out = w->stats;
   return TL_OK;
@@ -260,6 +280,45 @@ tl_status tl_world_add_heightmap(tl_world *w, int nx, int ny, double x0, double 
   return refresh(w, err);
 }
 
+int tl_world_nsystem(const tl_world *w) { return w->nsystem; }
+
+tl_system *tl_world_system(tl_world *w, int index) {
+  return index >= 0 && index < w->nsystem ? w->systems[index] : NULL;
+}
+
+int tl_world_nstatic(const tl_world *w) { return w->nstatic; }
+
+tl_status tl_world_static_geom(const tl_world *w, int index, tl_geom_type *type, double size[3], double pos[3],
+                               double R[9], const char **material, int *heightmap, tl_error *err) {
+  if (index < 0 || index >= w->nstatic)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "index", "static geom %d does not exist (the world has %d)",
+                        index, w->nstatic);
+  const tl_static_geom *g = &w->statics[index];
+  if (type) *type = g->type;
+  if (size) tl_v3_copy(size, g->size);
+  if (pos) tl_v3_copy(pos, g->pos);
+  if (R) tl_m3_copy(R, g->rot);
+  if (material) *material = g->material;
+  if (heightmap) *heightmap = g->heightmap;
+  return TL_OK;
+}
+
+tl_status tl_world_heightmap(const tl_world *w, int index, int *nx, int *ny, double *x0, double *y0, double *dx,
+                             double *dy, const double **heights, tl_error *err) {
+  if (index < 0 || index >= w->nheightmap)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "index", "heightmap %d does not exist (the world has %d)",
+                        index, w->nheightmap);
+  const tl_heightmap *h = &w->heightmaps[index];
+  if (nx) *nx = h->nx;
+  if (ny) *ny = h->ny;
+  if (x0) *x0 = h->x0;
+  if (y0) *y0 = h->y0;
+  if (dx) *dx = h->dx;
+  if (dy) *dy = h->dy;
+  if (heights) *heights = h->heights;
+  return TL_OK;
+}
+
 tl_status tl_world_add_system(tl_world *w, const tl_model *model, tl_system **out, tl_error *err) {
   if (!model) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "model", "model must not be NULL");
   if (w->nsystem == w->cap_system) {
@@ -377,6 +436,7 @@ tl_status tl_world_ignore_collision(tl_world *w, int sa, int ba, int sb, int bb,
 /* ---------------- integrate1 ---------------- */
 
 tl_status tl_world_integrate1(tl_world *w, tl_error *err) {
+  if (w->engine) return tl_engine_link_integrate1(w, err);
   for (int i = 0; i < w->nsystem; i++) tl_system_update_dynamics(w->systems[i]);
   tl_world_collide(w);
   return TL_OK;
@@ -646,6 +706,7 @@ static tl_status free_step(tl_world *w, int first_pass, tl_error *err) {
 }
 
 tl_status tl_world_integrate2(tl_world *w, tl_error *err) {
+  if (w->engine) return tl_engine_link_integrate2(w, err);
   for (int i = 0; i < w->nsystem; i++) {
     tl_system *s = w->systems[i];
     tl_system_update_dynamics(s);
@@ -689,19 +750,12 @@ tl_status tl_world_step(tl_world *w, tl_error *err) {
   return st ? st : tl_world_integrate2(w, err);
 }
 
-/* ---------------- systems ---------------- */
-
-int tl_world_nsystem(const tl_world *w) { return w->nsystem; }
-
-tl_system *tl_world_system(tl_world *w, int i) {
-  return i >= 0 && i < w->nsystem ? w->systems[i] : NULL;
-}
-
 /* ---------------- contacts ---------------- */
 
-int tl_world_ncontact(const tl_world *w) { return w->ncontact; }
+int tl_world_ncontact(const tl_world *w) { return w->engine ? tl_engine_link_ncontact(w) : w->ncontact; }
 
 tl_status tl_world_contact(const tl_world *w, int k, tl_contact_info *out, tl_error *err) {
+  if (w->engine) return tl_engine_link_contact(w, k, out, err);
   if (!out) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "out", "out must not be NULL");
   if (k < 0 || k >= w->ncontact)
     return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "k", "contact index %d out of range [0, %d)", k, w->ncontact);
@@ -717,6 +771,6 @@ tl_status tl_world_contact(const tl_world *w, int k, tl_contact_info *out, tl_er
   tl_v3_copy(out->normal, c->frame + 6);
   out->depth = c->depth;
   out->mu = c->mu;
-  for (int r = 0; r < 3; r++) tl_v3_addscl(out->impulse, c->frame + 3 * r, c->lambda[r]);
+  for (int r = 0; r < 3; r++) tl_v3_addscl(out->impulse, c->frame + 3 * r, c->lambda[r] + c->impact[r]);
   return TL_OK;
 }

@@ -38,9 +38,13 @@ struct tl_system {
   double *gen_change;   /* [nv] J^T dlambda of the current Gauss-Seidel sweep (N s, N m s) */
   tl_hull *hulls;       /* [m->nhull] views of the model's hull pools */
   unsigned char *pd_row; /* [nv] 1: this step the PD of the DOF is a boxed row (it saturates) */
-  double *lambda_joint;  /* [4 nv] last impulses of joint rows (lower limit, upper limit,
-                            friction, PD) for warm starting */
+  double *lambda_joint;  /* [TL_JOINT_SLOTS nv] last impulses of joint rows (lower limit,
+                            upper limit, friction, PD, velocity limit signed by its side) for
+                            warm starting */
 };
+
+/* Warm-start slots per DOF of tl_system.lambda_joint. */
+#define TL_JOINT_SLOTS 5
 
 /* A geom of the world that is not part of a system (ground, terrain, obstacles). */
 typedef struct tl_static_geom {
@@ -67,8 +71,9 @@ typedef struct tl_wcontact {
   double pos[3];        /* midpoint between the surfaces (world) */
   double frame[9];      /* rows t1, t2, n; n from b into a */
   double depth;         /* > 0 penetration, < 0 gap */
-  double mu, restitution, vtarget, cfm, erp;
-  double lambda[3];     /* impulse on a in the contact frame (N s); -lambda on b */
+  double mu, restitution, threshold, vtarget, cfm, erp;
+  double lambda[3];     /* impulse on a in the contact frame (N s) of the solve; -lambda on b */
+  double impact[3];     /* restitution impulse of the impact pass (same frame), 0 if none */
   double vn_pre;        /* normal velocity at detection (m/s) */
 } tl_wcontact;
 
@@ -171,9 +176,13 @@ struct tl_world {
   double slop;           /* m: penetration tolerated without correction */
   double max_recovery_speed; /* m/s: cap of the penetration-recovery velocity */
   double limit_margin;   /* rad or m: joint limits closer than this become rows */
+  int velocity_limits;   /* 1: URDF <limit velocity> enforced as constraint rows (default 0) */
   int solver_max_iter;
   double solver_tol;     /* N s */
   double sor;            /* over-relaxation of the PGS solver */
+
+  struct tl_engine_link *engine; /* NULL: the native engine; else the plugin serving this world
+                                    (src/engine/engine_link.c) */
 };
 
 /* Bring d's kinematics / M and h up to date with the state (lazy caches). */

@@ -1,0 +1,68 @@
+/* Shared helpers of the project's engine plugins (plugins/ode, plugins/mujoco),
+ * compiled into each plugin: kinematics of a tl_engine_model in Talus's
+ * conventions (q, u -> body poses and velocities, and back from a maximal-
+ * coordinate state), the PD and spring errors exactly as the native engine
+ * computes them (src/world/world.c), option parsing. No Talus library calls. */
+#ifndef TALUS_PLUGIN_UTIL_H
+#define TALUS_PLUGIN_UTIL_H
+
+#include "talus/engine.h"
+
+/* Body poses and velocities at (q, u): for each body b, the world position
+ * xpos[3b] of its frame origin, its rotation xrot[9b] (world from body),
+ * its angular velocity w[3b] and the linear velocity v[3b] of its frame
+ * origin (world). u may be NULL (w, v not written; they may be NULL too).
+ * A fixed base sits at jnt_pos[0], jnt_rot[0] at rest. Featherstone, Rigid
+ * Body Dynamics Algorithms, 2008, sec. 4.3 (the same joint transforms as
+ * src/dynamics/kinematics.c). */
+void tlp_fk(const tl_engine_model *m, const double *q, const double *u, double *xpos, double *xrot,
+            double *w, double *v);
+
+/* Joint coordinates q and velocities u (the joint's own entries) of body b
+ * from the world pose and velocity (origin velocity v, angular velocity w)
+ * of its parent body (p*) and of itself (c*): the inverse of tlp_fk for one
+ * joint, used to read a maximal-coordinate state back. Revolute and
+ * universal angles are unwrapped to the nearest multiple of 2 pi of q_prev
+ * (the joint's previous coordinates; NULL: in (-pi, pi]). The parent's
+ * values are ignored for the root. */
+void tlp_joint_state(const tl_engine_model *m, int b, const double pp[3], const double pR[9],
+                     const double pw[3], const double pv[3], const double cp[3], const double cR[9],
+                     const double cw[3], const double cv[3], const double *q_prev, double *q, double *u);
+
+/* PD position error of body b's joint (velocity dimension): q_target - q for
+ * scalar coordinates, a target outside the position limits taken at the
+ * nearer limit; log(q_target q^-1) in the parent joint frame for a ball
+ * joint; for the floating base the world position difference and rotation
+ * vector (as tl_system_set_pd_targets documents). */
+void tlp_pd_error(const tl_engine_model *m, int b, const double *q, const double *q_target, double *e);
+/* Deflection of body b's joint spring from its rest position (zero for the base). */
+void tlp_spring_error(const tl_engine_model *m, int b, const double *q, double *e);
+
+/* Names of joint and geom types and of an engine feature bit, as the
+ * library's tl_joint_type_name / tl_geom_type_name / tl_engine_feature_name
+ * ("?" if unknown), for plugins that do not call into the library. */
+const char *tlp_joint_name(tl_joint_type t);
+const char *tlp_geom_name(tl_geom_type t);
+const char *tlp_feature_name(unsigned feature);
+
+/* Value of key in "k1=v1,k2=v2" (copied into val, cap bytes): 1 found, 0 not. */
+int tlp_option(const char *options, const char *key, char *val, size_t cap);
+/* The first key of options not in the NULL-terminated list known, into bad
+ * (cap bytes): 1 if there is one, 0 if every key is known. */
+int tlp_unknown_option(const char *options, const char *const *known, char *bad, size_t cap);
+
+/* Effective friction, restitution, threshold, erp and cfm of a contact
+ * between geoms of materials ma, mb with friction coefficients fa, fb (the
+ * native rule: the pair table, else the smaller friction and the defaults). */
+void tlp_pair_material(const tl_engine_scene *s, const char *ma, const char *mb, double fa, double fb,
+                       double *mu, double *restitution, double *threshold, double *erp, double *cfm);
+
+/* 1 if geoms (system sa, body ba, group ga / mask ma) and (sb, bb, gb / mb)
+ * may collide under the native rules: not two static geoms, not one body,
+ * not bodies of one system unless its self-collision is on (never a body
+ * and its parent), the filter (ga & mb) && (gb & ma), the ignore list.
+ * sb = -1: static geometry (bb ignored). */
+int tlp_may_collide(const tl_engine_scene *s, int sa, int ba, unsigned ga, unsigned maska, int sb, int bb,
+                    unsigned gb, unsigned maskb);
+
+#endif

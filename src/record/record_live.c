@@ -1,0 +1,306 @@
+/* The live view (talus/record.h, tl_viewer): the viewer page served over
+ * HTTP and the frames streamed over a WebSocket, both on one local port,
+ * with libwebsockets (a server thread runs its event loop).
+ *
+ * Protocol (one WebSocket per browser, any path, subprotocol "talus": browsers
+ * refuse a handshake that names a subprotocol they did not ask for, and
+ * libwebsockets names its protocol): the server first sends the
+ * scene as one text message (the recording's JSON without frame arrays,
+ * fragmented in 64 KiB pieces), then, whenever a newer frame has been
+ * published, one binary message: uint32 frame counter, uint32 number of
+ * contacts nc, the frame's F float32, then 9 nc float32 (little-endian, as
+ * the machine). A browser that reads slowly gets only the newest frame when
+ * it is ready again; messages from browsers are ignored.
+ *
+ * Threads: tl_viewer_publish (the simulation's thread) copies the frame into
+ * a buffer under a mutex and wakes the server with lws_cancel_service, the
+ * only libwebsockets call that is safe from another thread; every other
+ * libwebsockets call runs on the server thread. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "record/record_internal.h"
+
+#ifdef TALUS_HAVE_LWS
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+
+#include <libwebsockets.h>
+
+/* Contacts sent per frame at most (the rest of a frame's contacts are left out of the live view). */
+#define TL_LIVE_MAX_CONTACTS 4096
+#define TL_LIVE_CHUNK 65536
+
+struct tl_viewer {
+  struct lws_context *ctx;
+  pthread_t thread;
+  atomic_int stop, nclient, running;
+  atomic_llong nconnection;
+  int port;
+  char *page;             /* the page without the data marker */
+  size_t page_len;
+  const char *scene;      /* the recorder's scene JSON (the recorder outlives the viewer) */
+  size_t scene_len;
+  int floats;             /* F */
+  pthread_mutex_t lock;
+  unsigned char *pending; /* LWS_PRE + message, written by publish under lock */
+  size_t pending_len;
+  long long seq;          /* frames published (under lock) */
+  unsigned char *out;     /* LWS_PRE + message: the server thread's copy */
+  size_t out_len;
+  long long out_seq;
+  unsigned char chunk[LWS_PRE + TL_LIVE_CHUNK];
+};
+
+typedef struct live_session {
+  int websocket;
+  size_t pos;             /* bytes of the page (HTTP) or of the scene (WebSocket) sent */
+  long long sent_seq;     /* last frame sent */
+} live_session;
+
+static size_t message_cap(int floats) {
+  return 8 + ((size_t)floats + (size_t)TL_LIVE_MAX_CONTACTS * TL_REC_CONTACT_FLOATS) * sizeof(float);
+}
+
+/* ------------------------------------------------------------ HTTP */
+
+static int http_start(struct lws *wsi, tl_viewer *v, live_session *s, const char *uri) {
+  if (strcmp(uri, "/") != 0 && strcmp(uri, "/index.html") != 0) {
+    if (lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL)) return -1;
+    return lws_http_transaction_completed(wsi) ? -1 : 0;
+  }
+  unsigned char buf[LWS_PRE + 1024], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
+  if (lws_add_http_common_headers(wsi, HTTP_STATUS_OK, "text/html; charset=utf-8", (lws_filepos_t)v->page_len, &p,
+                                  end))
+    return 1;
+  if (lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL, (const unsigned char *)"no-store", 8, &p, end))
+    return 1;
+  if (lws_finalize_write_http_header(wsi, start, &p, end)) return 1;
+  s->pos = 0;
+  lws_callback_on_writable(wsi);
+  return 0;
+}
+
+static int http_more(struct lws *wsi, tl_viewer *v, live_session *s) {
+  size_t n = v->page_len - s->pos < TL_LIVE_CHUNK ? v->page_len - s->pos : TL_LIVE_CHUNK;
+  int last = s->pos + n == v->page_len;
+  memcpy(v->chunk + LWS_PRE, v->page + s->pos, n);
+  if (lws_write(wsi, v->chunk + LWS_PRE, n, last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP) != (int)n) return 1;
+  s->pos += n;
+  if (last) return lws_http_transaction_completed(wsi) ? -1 : 0;
+  lws_callback_on_writable(wsi);
+  return 0;
+}
+
+/* ------------------------------------------------------------ WebSocket */
+
+static int ws_scene(struct lws *wsi, tl_viewer *v, live_session *s) {
+  size_t n = v->scene_len - s->pos < TL_LIVE_CHUNK ? v->scene_len - s->pos : TL_LIVE_CHUNK;
+  int first = s->pos == 0, last = s->pos + n == v->scene_len;
+  int mode = (first ? LWS_WRITE_TEXT : LWS_WRITE_CONTINUATION) | (last ? 0 : LWS_WRITE_NO_FIN);
+  memcpy(v->chunk + LWS_PRE, v->scene + s->pos, n);
+  if (lws_write(wsi, v->chunk + LWS_PRE, n, (enum lws_write_protocol)mode) != (int)n) return -1;
+  s->pos += n;
+  lws_callback_on_writable(wsi);
+  return 0;
+}
+
+static int ws_writable(struct lws *wsi, tl_viewer *v, live_session *s) {
+  if (s->pos < v->scene_len) return ws_scene(wsi, v, s);
+  if (v->out_seq <= s->sent_seq || v->out_len == 0) return 0;
+  if (lws_write(wsi, v->out + LWS_PRE, v->out_len, LWS_WRITE_BINARY) != (int)v->out_len) return -1;
+  s->sent_seq = v->out_seq;
+  return 0;
+}
+
+/* A frame was published: take the newest into the server's own buffer and wake every browser. */
+static void take_pending(tl_viewer *v) {
+  pthread_mutex_lock(&v->lock);
+  if (v->seq > v->out_seq) {
+    memcpy(v->out + LWS_PRE, v->pending + LWS_PRE, v->pending_len);
+    v->out_len = v->pending_len;
+    v->out_seq = v->seq;
+  }
+  pthread_mutex_unlock(&v->lock);
+}
+
+static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len) {
+  tl_viewer *v = lws_context_user(lws_get_context(wsi));
+  live_session *s = user;
+  switch (reason) {
+  case LWS_CALLBACK_HTTP:
+    return http_start(wsi, v, s, in ? (const char *)in : "/");
+  case LWS_CALLBACK_HTTP_WRITEABLE:
+    return s ? http_more(wsi, v, s) : 0;
+  case LWS_CALLBACK_ESTABLISHED:
+    memset(s, 0, sizeof(*s));
+    s->websocket = 1;
+    atomic_fetch_add(&v->nclient, 1);
+    atomic_fetch_add(&v->nconnection, 1);
+    lws_callback_on_writable(wsi);
+    return 0;
+  case LWS_CALLBACK_SERVER_WRITEABLE:
+    return ws_writable(wsi, v, s);
+  case LWS_CALLBACK_CLOSED:
+    if (s && s->websocket) atomic_fetch_sub(&v->nclient, 1), s->websocket = 0;
+    return 0;
+  case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+    take_pending(v);
+    lws_callback_on_writable_all_protocol(v->ctx, lws_get_protocol(wsi));
+    return 0;
+  default:
+    break;
+  }
+  (void)len;
+  return lws_callback_http_dummy(wsi, reason, user, in, len);
+}
+
+static const struct lws_protocols protocols[] = {
+    {"talus", callback, sizeof(live_session), 4096, 0, NULL, 0},
+    {NULL, NULL, 0, 0, 0, NULL, 0},
+};
+
+static void *serve(void *arg) {
+  tl_viewer *v = arg;
+  while (!atomic_load(&v->stop))
+    if (lws_service(v->ctx, 0) < 0) break;
+  atomic_store(&v->running, 0);
+  return NULL;
+}
+
+/* The page with the data marker removed: a page without data connects to the server. */
+static char *live_page(size_t *len) {
+  const char *page = (const char *)tl_viewer_page;
+  const char *mark = strstr(page, TL_REC_PAGE_MARKER);
+  size_t ml = strlen(TL_REC_PAGE_MARKER);
+  char *out = malloc(tl_viewer_page_len + 1);
+  if (!out || !mark) {
+    free(out);
+    return NULL;
+  }
+  size_t head = (size_t)(mark - page);
+  memcpy(out, page, head);
+  memcpy(out + head, mark + ml, tl_viewer_page_len - head - ml);
+  *len = tl_viewer_page_len - ml;
+  out[*len] = '\0';
+  return out;
+}
+
+static tl_status create_fail(tl_viewer *v, tl_status st) {
+  tl_viewer_free(v);
+  return st;
+}
+
+tl_status tl_viewer_create(const tl_recorder *rec, const char *host, int port, tl_viewer **out, tl_error *err) {
+  if (out) *out = NULL;
+  if (!rec || !out)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, rec ? "out" : "rec", "%s must not be NULL", rec ? "out" : "rec");
+  if (port < 0 || port > 65535)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "port", "port %d: expected 0 (any free port) .. 65535", port);
+  if (!tl_record_have_viewer())
+    return tl_error_set(err, TL_ERR_UNSUPPORTED, NULL, 0, NULL,
+                        "the live view needs the web viewer, and this Talus was built without it (web/node_modules "
+                        "was missing when CMake ran: run scripts/setup.sh, then CMake again)");
+  tl_viewer *v = calloc(1, sizeof(*v));
+  if (!v) return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
+  pthread_mutex_init(&v->lock, NULL);
+  v->scene = rec->scene;
+  v->scene_len = rec->scene_len;
+  v->floats = rec->L.floats;
+  v->page = live_page(&v->page_len);
+  v->pending = malloc(LWS_PRE + message_cap(v->floats));
+  v->out = malloc(LWS_PRE + message_cap(v->floats));
+  if (!v->page || !v->pending || !v->out) {
+    create_fail(v, TL_ERR_MEMORY);
+    return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
+  }
+  signal(SIGPIPE, SIG_IGN); /* a browser closing its socket must never end the simulation */
+  lws_set_log_level(LLL_ERR, NULL);
+  struct lws_context_creation_info info;
+  memset(&info, 0, sizeof info);
+  info.port = port;
+  info.iface = host ? host : "127.0.0.1";
+  info.protocols = protocols;
+  info.user = v;
+  info.gid = -1;
+  info.uid = -1;
+  info.options = LWS_SERVER_OPTION_DISABLE_IPV6;
+  v->ctx = lws_create_context(&info);
+  struct lws_vhost *vh = v->ctx ? lws_get_vhost_by_name(v->ctx, "default") : NULL;
+  v->port = vh ? lws_get_vhost_listen_port(vh) : -1;
+  if (!v->ctx || v->port <= 0) {
+    create_fail(v, TL_ERR_IO);
+    return tl_error_set(err, TL_ERR_IO, NULL, 0, "port",
+                        "cannot serve the live view on %s port %d (address in use, or not an address of this "
+                        "machine?)", info.iface, port);
+  }
+  atomic_store(&v->running, 1);
+  if (pthread_create(&v->thread, NULL, serve, v) != 0) {
+    atomic_store(&v->running, 0);
+    create_fail(v, TL_ERR_MEMORY);
+    return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "cannot start the live view's server thread");
+  }
+  *out = v;
+  tl_viewer_publish(v, rec);
+  return TL_OK;
+}
+
+int tl_viewer_port(const tl_viewer *v) { return v ? v->port : -1; }
+int tl_viewer_nclient(const tl_viewer *v) { return v ? atomic_load(&v->nclient) : 0; }
+long long tl_viewer_nconnection(const tl_viewer *v) { return v ? atomic_load(&v->nconnection) : 0; }
+
+void tl_viewer_publish(tl_viewer *v, const tl_recorder *rec) {
+  if (!v || !rec || rec->L.floats != v->floats) return;
+  const float *contacts;
+  int nc;
+  const float *frame = tl_rec_latest(rec, &contacts, &nc);
+  if (!frame) return;
+  if (nc > TL_LIVE_MAX_CONTACTS) nc = TL_LIVE_MAX_CONTACTS;
+  pthread_mutex_lock(&v->lock);
+  unsigned char *m = v->pending + LWS_PRE;
+  uint32_t head[2] = {(uint32_t)(rec->taken & 0xffffffffu), (uint32_t)nc};
+  memcpy(m, head, sizeof head);
+  memcpy(m + 8, frame, (size_t)v->floats * sizeof(float));
+  memcpy(m + 8 + (size_t)v->floats * sizeof(float), contacts, (size_t)nc * TL_REC_CONTACT_FLOATS * sizeof(float));
+  v->pending_len = 8 + ((size_t)v->floats + (size_t)nc * TL_REC_CONTACT_FLOATS) * sizeof(float);
+  v->seq++;
+  pthread_mutex_unlock(&v->lock);
+  if (v->ctx) lws_cancel_service(v->ctx);
+}
+
+void tl_viewer_free(tl_viewer *v) {
+  if (!v) return;
+  if (atomic_load(&v->running)) {
+    atomic_store(&v->stop, 1);
+    lws_cancel_service(v->ctx);
+    pthread_join(v->thread, NULL);
+  }
+  if (v->ctx) lws_context_destroy(v->ctx);
+  pthread_mutex_destroy(&v->lock);
+  free(v->page);
+  free(v->pending);
+  free(v->out);
+  free(v);
+}
+
+#else /* built without libwebsockets */
+
+tl_status tl_viewer_create(const tl_recorder *rec, const char *host, int port, tl_viewer **out, tl_error *err) {
+  (void)rec, (void)host, (void)port;
+  if (out) *out = NULL;
+  return tl_error_set(err, TL_ERR_UNSUPPORTED, NULL, 0, NULL,
+                      "this Talus was built without libwebsockets (Debian: libwebsockets-dev), so without the "
+                      "live view; recordings (--record) still work");
+}
+int tl_viewer_port(const tl_viewer *v) { (void)v; return -1; }
+int tl_viewer_nclient(const tl_viewer *v) { (void)v; return 0; }
+long long tl_viewer_nconnection(const tl_viewer *v) { (void)v; return 0; }
+void tl_viewer_publish(tl_viewer *v, const tl_recorder *rec) { (void)v, (void)rec; }
+void tl_viewer_free(tl_viewer *v) { (void)v; }
+
+#endif

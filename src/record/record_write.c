@@ -1,0 +1,254 @@
+/* Writing recordings: base64, the self-contained HTML page, CSV, and the
+ * check that a path can be written before a long run. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/error.h"
+#include "record/record_internal.h"
+
+static const char b64chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/* Base64 of n bytes into out (4 * ceil(n / 3) characters, no NUL). */
+static void base64(const unsigned char *in, size_t n, char *out) {
+  size_t i = 0, k = 0;
+  for (; i + 2 < n; i += 3) {
+    unsigned v = (unsigned)in[i] << 16 | (unsigned)in[i + 1] << 8 | in[i + 2];
+    out[k++] = b64chars[v >> 18], out[k++] = b64chars[(v >> 12) & 63];
+    out[k++] = b64chars[(v >> 6) & 63], out[k++] = b64chars[v & 63];
+  }
+  if (i < n) {
+    unsigned v = (unsigned)in[i] << 16 | (i + 1 < n ? (unsigned)in[i + 1] << 8 : 0);
+    out[k++] = b64chars[v >> 18], out[k++] = b64chars[(v >> 12) & 63];
+    out[k++] = i + 1 < n ? b64chars[(v >> 6) & 63] : '=';
+    out[k++] = '=';
+  }
+}
+
+cJSON *tl_rec_base64_item(const void *data, size_t n) {
+  size_t len = 4 * ((n + 2) / 3);
+  char *s = malloc(len + 1);
+  if (!s) return NULL;
+  base64(data, n, s);
+  s[len] = '\0';
+  cJSON *item = cJSON_CreateString(s);
+  free(s);
+  return item;
+}
+
+char *tl_rec_json_print(const cJSON *root, size_t *len) {
+  char *text = cJSON_PrintUnformatted(root);
+  if (!text) return NULL;
+  size_t n = 0, lt = 0;
+  for (const char *p = text; *p; ++p) n++, lt += *p == '<';
+  char *out = malloc(n + 5 * lt + 1);
+  if (out) {
+    size_t k = 0;
+    for (const char *p = text; *p; ++p) {
+      if (*p == '<') memcpy(out + k, "\\u003c", 6), k += 6;
+      else out[k++] = *p;
+    }
+    out[k] = '\0';
+    if (len) *len = k;
+  }
+  free(text);
+  return out;
+}
+
+int tl_record_have_viewer(void) { return tl_viewer_page_len > 0; }
+
+/* ------------------------------------------------------------ files */
+
+/* A temporary file beside `path` (same folder, so rename is atomic). */
+typedef struct out_file {
+  FILE *f;
+  char tmp[PATH_MAX + 32];
+  const char *path;
+} out_file;
+
+static tl_status out_open(out_file *o, const char *path, const char *what, tl_error *err) {
+  memset(o, 0, sizeof(*o));
+  o->path = path;
+  if (!path || !path[0]) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "path", "%s: the path is empty", what);
+  if (snprintf(o->tmp, sizeof o->tmp, "%s.tmpXXXXXX", path) >= (int)sizeof o->tmp)
+    return tl_error_set(err, TL_ERR_IO, path, 0, NULL, "cannot write %s '%s': the path is too long", what, path);
+  int fd = mkstemp(o->tmp);
+  if (fd < 0)
+    return tl_error_set(err, TL_ERR_IO, path, 0, NULL, "cannot write %s '%s': %s", what, path, strerror(errno));
+  mode_t mask = umask(0);
+  umask(mask);
+  if (fchmod(fd, 0666 & ~mask) != 0) { /* mkstemp makes 0600; a recording is an ordinary file */
+  }
+  o->f = fdopen(fd, "w");
+  if (!o->f) {
+    int e = errno;
+    close(fd);
+    unlink(o->tmp);
+    return tl_error_set(err, TL_ERR_IO, path, 0, NULL, "cannot write %s '%s': %s", what, path, strerror(e));
+  }
+  return TL_OK;
+}
+
+/* Close and move into place; on any earlier write error (ok 0) remove the temporary file. */
+static tl_status out_close(out_file *o, int ok, const char *what, tl_error *err) {
+  int e = ferror(o->f) ? errno : 0;
+  ok = ok && !ferror(o->f);
+  if (fclose(o->f) != 0 && ok) ok = 0, e = errno;
+  if (ok && rename(o->tmp, o->path) != 0) ok = 0, e = errno;
+  if (!ok) {
+    unlink(o->tmp);
+    return tl_error_set(err, TL_ERR_IO, o->path, 0, NULL, "cannot write %s '%s': %s", what, o->path,
+                        e ? strerror(e) : "write error");
+  }
+  return TL_OK;
+}
+
+/* Base64 of n bytes streamed to f. */
+static int write_base64(FILE *f, const void *data, size_t n) {
+  enum { CHUNK = 3 * 4096 };
+  char buf[4 * (CHUNK / 3)];
+  const unsigned char *p = data;
+  for (size_t i = 0; i < n; i += CHUNK) {
+    size_t m = n - i < CHUNK ? n - i : CHUNK;
+    base64(p + i, m, buf);
+    if (fwrite(buf, 1, 4 * ((m + 2) / 3), f) != 4 * ((m + 2) / 3)) return -1;
+  }
+  return 0;
+}
+
+static int write_blob(FILE *f, const char *key, const void *data, size_t n) {
+  if (fprintf(f, ",\"%s\":\"", key) < 0) return -1;
+  if (write_base64(f, data, n)) return -1;
+  return fputc('"', f) == EOF ? -1 : 0;
+}
+
+/* The recording's JSON: the scene, then the frame arrays. */
+static int write_data(FILE *f, const tl_recorder *r) {
+  if (fwrite(r->scene, 1, r->scene_len - 1, f) != r->scene_len - 1) return -1; /* without its '}' */
+  if (fprintf(f, ",\"nframe\":%lld,\"ncontact\":%lld", r->nframe, r->ncontact) < 0) return -1;
+  if (write_blob(f, "frames", r->frames, (size_t)r->nframe * (size_t)r->L.floats * sizeof(float))) return -1;
+  if (write_blob(f, "contact_start", r->cstart, (size_t)(r->nframe + 1) * sizeof(uint32_t))) return -1;
+  if (write_blob(f, "contacts", r->contacts, (size_t)r->ncontact * TL_REC_CONTACT_FLOATS * sizeof(float)))
+    return -1;
+  return fputc('}', f) == EOF ? -1 : 0;
+}
+
+tl_status tl_recorder_write_html(const tl_recorder *r, const char *path, tl_error *err) {
+  if (!r) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "rec", "rec must not be NULL");
+  if (!tl_record_have_viewer())
+    return tl_error_set(err, TL_ERR_UNSUPPORTED, NULL, 0, NULL,
+                        "cannot write '%s': this Talus was built without the web viewer (web/node_modules was "
+                        "missing when CMake ran: run scripts/setup.sh, or `npm ci` in web/, then CMake again)",
+                        path ? path : "");
+  const char *page = (const char *)tl_viewer_page;
+  const char *mark = strstr(page, TL_REC_PAGE_MARKER);
+  if (!mark) return tl_error_set(err, TL_ERR_UNSUPPORTED, NULL, 0, NULL, "the embedded viewer page has no data marker");
+  out_file o;
+  tl_status st = out_open(&o, path, "the recording", err);
+  if (st) return st;
+  size_t head = (size_t)(mark - page);
+  const char *tail = mark + strlen(TL_REC_PAGE_MARKER);
+  int ok = fwrite(page, 1, head, o.f) == head;
+  ok = ok && fputs("<script type=\"application/json\" id=\"talus-data\">", o.f) >= 0;
+  ok = ok && write_data(o.f, r) == 0;
+  ok = ok && fputs("</script>", o.f) >= 0;
+  ok = ok && fwrite(tail, 1, tl_viewer_page_len - (size_t)(tail - page), o.f) == tl_viewer_page_len - (size_t)(tail - page);
+  return out_close(&o, ok, "the recording", err);
+}
+
+/* ------------------------------------------------------------ CSV */
+
+/* Column names of the main system's part, from the scene's plot names. */
+static int csv_names(FILE *f, const tl_recorder *r) {
+  cJSON *root = cJSON_Parse(r->scene);
+  cJSON *plots = cJSON_GetObjectItem(root, "plots");
+  static const char *const keys[3] = {"joint_q", "joint_tau", "body"};
+  static const char *const prefix[3] = {"q_", "tau_", "fn_"};
+  int ok = plots != NULL;
+  for (int k = 0; ok && k < 3; ++k) {
+    const cJSON *x;
+    cJSON_ArrayForEach(x, cJSON_GetObjectItem(plots, keys[k])) {
+      ok = ok && fprintf(f, ",%s%s", prefix[k], cJSON_GetStringValue(x) ? cJSON_GetStringValue(x) : "") >= 0;
+    }
+  }
+  cJSON_Delete(root);
+  return ok ? 0 : -1;
+}
+
+static int csv_row(FILE *f, const tl_recorder *r, const float *x) {
+  const tl_rec_layout *L = &r->L;
+  int ok = fprintf(f, "%.9g", x[L->time]) >= 0;
+  if (r->main >= 0) {
+    const float *base = x + L->poses + 7 * r->body0[r->main];
+    for (int i = 0; i < 3; ++i) ok = ok && fprintf(f, ",%.9g", base[i]) >= 0;
+    for (int i = 0; i < 3; ++i) ok = ok && fprintf(f, ",%.9g", x[L->base_vel + i]) >= 0;
+    for (int i = 0; i < L->njq; ++i) ok = ok && fprintf(f, ",%.9g", x[L->joint_q + i]) >= 0;
+    for (int i = 0; i < L->njv; ++i) ok = ok && fprintf(f, ",%.9g", x[L->joint_tau + i]) >= 0;
+    for (int i = 0; i < L->nbm; ++i) ok = ok && fprintf(f, ",%.9g", x[L->body_fn + i]) >= 0;
+  }
+  double ke = x[L->energy], pe = x[L->energy + 1];
+  ok = ok && fprintf(f, ",%.9g,%.9g,%.9g\n", ke, pe, ke + pe) >= 0;
+  return ok ? 0 : -1;
+}
+
+tl_status tl_recorder_write_csv(const tl_recorder *r, const char *path, tl_error *err) {
+  if (!r) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "rec", "rec must not be NULL");
+  out_file o;
+  tl_status st = out_open(&o, path, "the CSV file", err);
+  if (st) return st;
+  int ok = fputs("t", o.f) >= 0;
+  if (r->main >= 0) ok = ok && fputs(",base_x,base_y,base_z,base_vx,base_vy,base_vz", o.f) >= 0 && csv_names(o.f, r) == 0;
+  ok = ok && fputs(",kinetic,potential,energy\n", o.f) >= 0;
+  for (long long k = 0; ok && k < r->nframe; ++k) ok = csv_row(o.f, r, r->frames + k * r->L.floats) == 0;
+  return out_close(&o, ok, "the CSV file", err);
+}
+
+/* ------------------------------------------------------------ path check */
+
+/* An I/O error about `path`: the message names it (no "FILE: <element>:" prefix), err->file holds it. */
+static tl_status path_error(tl_error *err, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static tl_status path_error(tl_error *err, const char *path, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char msg[900];
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  tl_error_set(err, TL_ERR_IO, NULL, 0, NULL, "%s", msg);
+  if (err) snprintf(err->file, sizeof err->file, "%s", path);
+  return TL_ERR_IO;
+}
+
+tl_status tl_record_check_path(const char *path, const char *what, tl_error *err) {
+  if (!what) what = "output";
+  if (!path || !path[0]) return path_error(err, "", "%s: the path is empty", what);
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+    return path_error(err, path, "%s '%s' is a folder: expected a file path", what, path);
+  char dir[PATH_MAX];
+  const char *slash = strrchr(path, '/');
+  if (!slash) snprintf(dir, sizeof dir, ".");
+  else if (slash == path) snprintf(dir, sizeof dir, "/");
+  else if ((size_t)(slash - path) >= sizeof dir)
+    return path_error(err, path, "%s '%s': the path is too long", what, path);
+  else snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+  if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+    return path_error(err, path, "cannot write %s '%s': folder '%s' %s", what, path, dir,
+                        stat(dir, &st) != 0 ? "does not exist" : "is not a folder");
+  char probe[PATH_MAX + 32];
+  snprintf(probe, sizeof probe, "%s/.talus-probe-XXXXXX", dir);
+  int fd = mkstemp(probe);
+  if (fd < 0)
+    return path_error(err, path, "cannot write %s '%s': cannot create a file in folder '%s': %s",
+                        what, path, dir, strerror(errno));
+  close(fd);
+  unlink(probe);
+  return TL_OK;
+}

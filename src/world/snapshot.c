@@ -1,0 +1,381 @@
+/* World snapshots: the whole state that influences the next step, as a
+ * versioned byte buffer (talus/world.h, tl_world_get_state).
+ *
+ * Layout (version 1; every number in the byte order of the machine that
+ * wrote it, which the header's order mark records; doubles IEEE-754):
+ *   header   char magic[8] "TLSTATE", u32 version, u32 order mark 0x01020304,
+ *            u64 total size, f64 time, u32 nsystem, u32 ncontact, u32 ngeom
+ *   world    i32 sap_order[ngeom] (broadphase order: it decides the order in
+ *            which contacts are found, hence the Gauss-Seidel order)
+ *   contacts ncontact x { i32 sa, ba, ga, sb, bb, gb; f64 pos[3], frame[9],
+ *            depth, mu, restitution, threshold, vtarget, cfm, erp, lambda[3],
+ *            impact[3], vn_pre } (the last step's contacts: the next step
+ *            warm-starts from their impulses)
+ *   systems  nsystem x { u64 fingerprint; i32 nq, nv, integrator, 0;
+ *            f64 q[nq], u[nv], kp[nv], kd[nv], q_target[nq], u_target[nv],
+ *            tau_ff[nv], ext[nv], tau_applied[nv],
+ *            lambda_joint[TL_JOINT_SLOTS nv] }
+ * The fingerprint hashes each system's structure (joint types, tree, names,
+ * geoms), not its parameters: a snapshot restores into a world built the
+ * same way, also after its masses or gains were randomized. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "world/world_internal.h"
+
+#define SNAP_MAGIC "TLSTATE"
+#define SNAP_VERSION 1u
+#define SNAP_ORDER 0x01020304u
+#define SNAP_HEADER (8 + 4 + 4 + 8 + 8 + 4 * 3)
+#define SNAP_CONTACT (6 * 4 + 29 * 8)
+
+/* ---------------- fingerprint ---------------- */
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n) {
+  const unsigned char *c = p;
+  for (size_t i = 0; i < n; i++) h = (h ^ c[i]) * 0x100000001b3ull;
+  return h;
+}
+
+static uint64_t fingerprint(const tl_model *m) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  int dims[4] = {m->nq, m->nv, m->nbody, m->ngeom};
+  h = fnv(h, dims, sizeof dims);
+  for (int b = 0; b < m->nbody; b++) {
+    int t[2] = {(int)m->jnt_type[b], m->parent[b]};
+    h = fnv(h, t, sizeof t);
+    h = fnv(h, m->body_name[b], strlen(m->body_name[b]));
+    h = fnv(h, m->joint_name[b], strlen(m->joint_name[b]));
+  }
+  for (int g = 0; g < m->ngeom; g++) {
+    int t[2] = {(int)m->geom_type[g], m->geom_body[g]};
+    h = fnv(h, t, sizeof t);
+  }
+  return h;
+}
+
+/* ---------------- sizes ---------------- */
+
+static size_t system_bytes(const tl_system *s) {
+  size_t nq = (size_t)s->m->nq, nv = (size_t)s->m->nv;
+  return 8 + 4 * 4 + 8 * (2 * nq + (7 + TL_JOINT_SLOTS) * nv);
+}
+
+size_t tl_world_state_size(const tl_world *w) {
+  if (!w) return 0;
+  size_t n = SNAP_HEADER + 4 * (size_t)w->ngeomref + SNAP_CONTACT * (size_t)w->ncontact;
+  for (int i = 0; i < w->nsystem; i++) n += system_bytes(w->systems[i]);
+  return n;
+}
+
+/* ---------------- writing ---------------- */
+
+typedef struct wbuf {
+  unsigned char *p;
+} wbuf;
+
+static void put(wbuf *b, const void *src, size_t n) {
+  memcpy(b->p, src, n);
+  b->p += n;
+}
+static void put_u32(wbuf *b, uint32_t v) { put(b, &v, 4); }
+static void put_i32(wbuf *b, int v) {
+  int32_t x = v;
+  put(b, &x, 4);
+}
+static void put_f64s(wbuf *b, const double *v, size_t n) { put(b, v, n * sizeof(double)); }
+
+static void put_contact(wbuf *b, const tl_wcontact *c) {
+  int ids[6] = {c->sa, c->ba, c->ga, c->sb, c->bb, c->gb};
+  for (int i = 0; i < 6; i++) put_i32(b, ids[i]);
+  double f[29];
+  memcpy(f, c->pos, 3 * sizeof(double));
+  memcpy(f + 3, c->frame, 9 * sizeof(double));
+  double s[7] = {c->depth, c->mu, c->restitution, c->threshold, c->vtarget, c->cfm, c->erp};
+  memcpy(f + 12, s, sizeof s);
+  memcpy(f + 19, c->lambda, 3 * sizeof(double));
+  memcpy(f + 22, c->impact, 3 * sizeof(double));
+  f[25] = c->vn_pre;
+  f[26] = f[27] = f[28] = 0; /* reserved */
+  put_f64s(b, f, 29);
+}
+
+static void put_system(wbuf *b, const tl_system *s) {
+  size_t nq = (size_t)s->m->nq, nv = (size_t)s->m->nv;
+  uint64_t fp = fingerprint(s->m);
+  put(b, &fp, 8);
+  put_i32(b, s->m->nq);
+  put_i32(b, s->m->nv);
+  put_i32(b, (int)s->integrator);
+  put_i32(b, 0);
+  put_f64s(b, s->d.q, nq);
+  put_f64s(b, s->d.u, nv);
+  put_f64s(b, s->kp, nv);
+  put_f64s(b, s->kd, nv);
+  put_f64s(b, s->q_target, nq);
+  put_f64s(b, s->u_target, nv);
+  put_f64s(b, s->tau_ff, nv);
+  put_f64s(b, s->ext, nv);
+  put_f64s(b, s->tau_applied, nv);
+  put_f64s(b, s->lambda_joint, TL_JOINT_SLOTS * nv);
+}
+
+/* A plugin engine keeps solver state (warm starts, its own contacts) the
+ * snapshot cannot hold, so a restore would not replay bit for bit: refused. */
+static tl_status plugin_refused(const tl_world *w, tl_error *err) {
+  return tl_error_set(err, TL_ERR_UNSUPPORTED, NULL, 0, "engine",
+                      "snapshots hold the native engine's state; this world runs on engine '%s' (set q and u "
+                      "with tl_system_set_state instead)", tl_world_engine_name(w));
+}
+
+tl_status tl_world_get_state(const tl_world *w, void *buf, size_t size, size_t *written, tl_error *err) {
+  if (written) *written = 0;
+  if (!w || !buf) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "buf", "world and buffer must not be NULL");
+  if (w->engine) return plugin_refused(w, err);
+  size_t need = tl_world_state_size(w);
+  if (size < need)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "size",
+                        "snapshot buffer of %zu bytes, the world's state needs %zu (tl_world_state_size)", size, need);
+  wbuf b = {buf};
+  put(&b, SNAP_MAGIC, 8);
+  put_u32(&b, SNAP_VERSION);
+  put_u32(&b, SNAP_ORDER);
+  uint64_t total = need;
+  put(&b, &total, 8);
+  put_f64s(&b, &w->time, 1);
+  put_u32(&b, (uint32_t)w->nsystem);
+  put_u32(&b, (uint32_t)w->ncontact);
+  put_u32(&b, (uint32_t)w->ngeomref);
+  for (int i = 0; i < w->ngeomref; i++) put_i32(&b, w->sap_order[i]);
+  for (int i = 0; i < w->ncontact; i++) put_contact(&b, &w->contacts[i]);
+  for (int i = 0; i < w->nsystem; i++) put_system(&b, w->systems[i]);
+  if (written) *written = need;
+  return TL_OK;
+}
+
+/* ---------------- reading (check everything, then apply) ---------------- */
+
+typedef struct rbuf {
+  const unsigned char *p, *end;
+} rbuf;
+
+static int get(rbuf *b, void *dst, size_t n) {
+  if ((size_t)(b->end - b->p) < n) return -1;
+  memcpy(dst, b->p, n);
+  b->p += n;
+  return 0;
+}
+
+static int get_i32(rbuf *b, int *v) {
+  int32_t x;
+  if (get(b, &x, 4)) return -1;
+  *v = x;
+  return 0;
+}
+
+/* A pointer to n doubles in the buffer (copied out later), all finite. */
+static const unsigned char *get_f64s(rbuf *b, size_t n, int *finite) {
+  if ((size_t)(b->end - b->p) < n * sizeof(double)) return NULL;
+  const unsigned char *at = b->p;
+  for (size_t i = 0; i < n; i++) {
+    double x;
+    memcpy(&x, at + i * sizeof(double), sizeof x);
+    if (!isfinite(x)) *finite = 0;
+  }
+  b->p += n * sizeof(double);
+  return at;
+}
+
+static tl_status bad(tl_error *err, const char *what) {
+  return tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot", "%s", what);
+}
+
+static int geom_ok(const tl_world *w, int s, int b, int g) {
+  if (s < 0) return b == -1 && g >= 0 && g < w->nstatic;
+  if (s >= w->nsystem) return 0;
+  const tl_model *m = w->systems[s]->m;
+  return b >= 0 && b < m->nbody && g >= 0 && g < m->ngeom;
+}
+
+/* 0 if the next n ints are a permutation of 0..n-1 (quadratic: n is the
+ * number of geoms, and nothing is allocated). */
+static int check_permutation(rbuf *b, int n) {
+  const unsigned char *at = b->p;
+  for (int i = 0; i < n; i++) {
+    int v;
+    if (get_i32(b, &v) || v < 0 || v >= n) return -1;
+    for (int j = 0; j < i; j++) {
+      int32_t u;
+      memcpy(&u, at + 4 * (size_t)j, 4);
+      if (u == v) return -1;
+    }
+  }
+  return 0;
+}
+
+/* Check the contacts' records (indices in range, numbers finite). */
+static tl_status check_contacts(const tl_world *w, rbuf *b, int n, tl_error *err) {
+  for (int i = 0; i < n; i++) {
+    int id[6], finite = 1;
+    for (int k = 0; k < 6; k++)
+      if (get_i32(b, &id[k])) return bad(err, "truncated contact records");
+    if (!get_f64s(b, 29, &finite)) return bad(err, "truncated contact records");
+    if (!geom_ok(w, id[0], id[1], id[2]) || id[0] < 0 || !geom_ok(w, id[3], id[4], id[5]) || !finite)
+      return tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot",
+                          "contact %d names a geom this world does not have, or is not finite: the snapshot "
+                          "comes from another world", i);
+  }
+  return TL_OK;
+}
+
+/* Check one system's record against system s. */
+static tl_status check_system(const tl_system *s, int i, rbuf *b, tl_error *err) {
+  uint64_t fp;
+  int nq, nv, integ, pad, finite = 1;
+  if (get(b, &fp, 8) || get_i32(b, &nq) || get_i32(b, &nv) || get_i32(b, &integ) || get_i32(b, &pad))
+    return bad(err, "truncated system record");
+  if (fp != fingerprint(s->m) || nq != s->m->nq || nv != s->m->nv)
+    return tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot",
+                        "system %d: the snapshot was taken of another model (nq %d, nv %d, structure "
+                        "%016llx) than '%s' (nq %d, nv %d, structure %016llx)",
+                        i, nq, nv, (unsigned long long)fp, s->m->name, s->m->nq, s->m->nv,
+                        (unsigned long long)fingerprint(s->m));
+  if (integ != TL_INTEGRATOR_EULER && integ != TL_INTEGRATOR_RK4)
+    return tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot", "system %d: unknown integrator %d", i, integ);
+  if (!get_f64s(b, 2 * (size_t)nq + (7 + TL_JOINT_SLOTS) * (size_t)nv, &finite))
+    return bad(err, "truncated system record");
+  if (!finite)
+    return tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot", "system %d: a state value is not finite", i);
+  return TL_OK;
+}
+
+static void take(rbuf *b, double *dst, size_t n) {
+  memcpy(dst, b->p, n * sizeof(double));
+  b->p += n * sizeof(double);
+}
+
+static void apply_contact(rbuf *b, tl_wcontact *c) {
+  int id[6];
+  for (int k = 0; k < 6; k++) get_i32(b, &id[k]);
+  double f[29];
+  take(b, f, 29);
+  memset(c, 0, sizeof *c);
+  c->sa = id[0], c->ba = id[1], c->ga = id[2], c->sb = id[3], c->bb = id[4], c->gb = id[5];
+  memcpy(c->pos, f, 3 * sizeof(double));
+  memcpy(c->frame, f + 3, 9 * sizeof(double));
+  c->depth = f[12], c->mu = f[13], c->restitution = f[14], c->threshold = f[15];
+  c->vtarget = f[16], c->cfm = f[17], c->erp = f[18];
+  memcpy(c->lambda, f + 19, 3 * sizeof(double));
+  memcpy(c->impact, f + 22, 3 * sizeof(double));
+  c->vn_pre = f[25];
+}
+
+static void apply_system(rbuf *b, tl_system *s) {
+  size_t nq = (size_t)s->m->nq, nv = (size_t)s->m->nv;
+  int skip, integ = TL_INTEGRATOR_EULER;
+  b->p += 8;
+  get_i32(b, &skip);
+  get_i32(b, &skip);
+  get_i32(b, &integ);
+  get_i32(b, &skip);
+  s->integrator = (tl_integrator)integ;
+  take(b, s->d.q, nq);
+  take(b, s->d.u, nv);
+  take(b, s->kp, nv);
+  take(b, s->kd, nv);
+  take(b, s->q_target, nq);
+  take(b, s->u_target, nv);
+  take(b, s->tau_ff, nv);
+  take(b, s->ext, nv);
+  take(b, s->tau_applied, nv);
+  take(b, s->lambda_joint, TL_JOINT_SLOTS * nv);
+  s->kin_valid = s->dyn_valid = 0;
+}
+
+tl_status tl_world_set_state(tl_world *w, const void *buf, size_t size, tl_error *err) {
+  if (!w || !buf) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "buf", "world and buffer must not be NULL");
+  if (w->engine) return plugin_refused(w, err);
+  rbuf b = {buf, (const unsigned char *)buf + size};
+  char magic[8];
+  uint32_t version = 0, order = 0, ns = 0, nc = 0, ng = 0;
+  uint64_t total = 0;
+  double time = 0;
+  if (get(&b, magic, 8) || memcmp(magic, SNAP_MAGIC, 8) != 0)
+    return bad(err, "not a Talus snapshot (no TLSTATE header)");
+  if (get(&b, &version, 4) || version != SNAP_VERSION)
+    return tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot", "snapshot version %u, this Talus reads version %u",
+                        version, SNAP_VERSION);
+  if (get(&b, &order, 4) || order != SNAP_ORDER)
+    return bad(err, "snapshot written on a machine of the other byte order");
+  if (get(&b, &total, 8) || total != size)
+    return tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot", "snapshot of %zu bytes, its header says %llu",
+                        size, (unsigned long long)total);
+  if (get(&b, &time, 8) || get(&b, &ns, 4) || get(&b, &nc, 4) || get(&b, &ng, 4)) return bad(err, "truncated header");
+  if (!isfinite(time) || ns != (uint32_t)w->nsystem || ng != (uint32_t)w->ngeomref)
+    return tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot",
+                        "the snapshot comes from another world or model: it has %u systems and %u geoms, this "
+                        "world %d and %d", ns, ng, w->nsystem, w->ngeomref);
+  if (nc > (uint32_t)w->cap_contact)
+    return tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot", "%u contacts, this world holds at most %d", nc,
+                        w->cap_contact);
+  const unsigned char *sap = b.p;
+  tl_status st = check_permutation(&b, w->ngeomref) ? bad(err, "broadphase order is not a permutation") : TL_OK;
+  if (!st) st = check_contacts(w, &b, (int)nc, err);
+  for (int i = 0; i < w->nsystem && !st; i++) st = check_system(w->systems[i], i, &b, err);
+  if (!st && b.p != b.end) st = bad(err, "trailing bytes after the last system");
+  if (st) return st;
+  /* everything checked: apply */
+  b.p = sap;
+  w->time = time;
+  for (int i = 0; i < w->ngeomref; i++) get_i32(&b, &w->sap_order[i]);
+  w->ncontact = (int)nc;
+  for (int i = 0; i < w->ncontact; i++) apply_contact(&b, &w->contacts[i]);
+  w->nprev = 0;
+  for (int i = 0; i < w->nsystem; i++) apply_system(&b, w->systems[i]);
+  return TL_OK;
+}
+
+/* ---------------- files ---------------- */
+
+tl_status tl_world_save_state(const tl_world *w, const char *path, tl_error *err) {
+  if (!w || !path) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "path", "world and path must not be NULL");
+  size_t n = tl_world_state_size(w);
+  void *buf = malloc(n);
+  if (!buf) return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
+  tl_status st = tl_world_get_state(w, buf, n, NULL, err);
+  FILE *f = st ? NULL : fopen(path, "wb");
+  if (!st && !f) st = tl_error_set(err, TL_ERR_IO, path, 0, NULL, "cannot write the snapshot file");
+  if (f) {
+    int bad_write = fwrite(buf, 1, n, f) != n;
+    if (fclose(f) != 0 || bad_write) st = tl_error_set(err, TL_ERR_IO, path, 0, NULL, "writing the snapshot failed");
+  }
+  free(buf);
+  return st;
+}
+
+tl_status tl_world_load_state(tl_world *w, const char *path, tl_error *err) {
+  if (!w || !path) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "path", "world and path must not be NULL");
+  FILE *f = fopen(path, "rb");
+  if (!f) return tl_error_set(err, TL_ERR_IO, path, 0, NULL, "cannot open the snapshot file");
+  size_t cap = 1 << 16, n = 0;
+  unsigned char *buf = malloc(cap);
+  while (buf) {
+    n += fread(buf + n, 1, cap - n, f);
+    if (n < cap) break;
+    unsigned char *nb = realloc(buf, cap *= 2);
+    if (!nb) free(buf);
+    buf = nb;
+  }
+  int read_error = ferror(f);
+  fclose(f);
+  if (!buf) return tl_error_set(err, TL_ERR_MEMORY, path, 0, NULL, "out of memory");
+  tl_error e;
+  memset(&e, 0, sizeof e);
+  tl_status st = read_error ? TL_ERR_IO : tl_world_set_state(w, buf, n, &e);
+  free(buf);
+  if (st) return tl_error_set(err, st, path, 0, NULL, "%s", read_error ? "reading the snapshot failed" : e.message);
+  return TL_OK;
+}
