@@ -3,6 +3,9 @@
 # AddressSanitizer + UndefinedBehaviorSanitizer (TALUS_SANITIZE=ON).
 # This is the README's test command and what CI (.ci/run) runs after scripts/setup.sh.
 # ctest --no-tests=error: a build that registers no test fails instead of passing silently.
+# The Python tests (pytest, python/tests) are ctest tests too (python, python_install,
+# python_train_smoke): in the sanitizer build they run with libasan preloaded into the
+# interpreter (tests/CMakeLists.txt), the PyTorch smoke run only in the Release build.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 

@@ -11,6 +11,9 @@
 #include "talus/scene.h"
 #include "talus/engine.h"
 #include "talus/record.h"
+#include "talus/rng.h"
+#include "talus/batch.h"
+#include "talus/task.h"
 
 #define TALUS_VERSION "0.1.0"
 

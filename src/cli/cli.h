@@ -28,6 +28,14 @@ int cli_compare(int argc, char **argv);
 /* `talus bench`: runs talus_bench (beside the talus binary) with argv[1..]. */
 int cli_bench(int argc, char **argv);
 
+/* ---- files beside the binary (cli_data.c) ---- */
+/* The folder of the running talus binary (/proc/self/exe) into out. -1 after an error message. */
+int cli_exe_dir(char *out, size_t len);
+/* The path of `rel` (e.g. "robots/talus_quadruped/talus_quadruped.urdf") in Talus's data folder:
+ * $TALUS_DATA_DIR, <bin>/../share/talus (installed), <bin>/share/talus (build tree), the first
+ * where it exists. -1 after an error message naming every place looked in. */
+int cli_data_file(const char *rel, char *out, size_t len);
+
 /* ---- usage texts (cli_usage.c) ---- */
 extern const char cli_usage_main[];
 extern const char cli_usage_info[];

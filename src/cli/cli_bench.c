@@ -1,5 +1,8 @@
 /* `talus bench [ARGS...]`: run the benchmark, talus_bench, with the same
- * arguments and output.
+ * arguments and output. `talus bench --python [ARGS...]` runs the Python
+ * vectorized-environment benchmark (bench/vecenv_bench.py from Talus's data
+ * folder) with the Python interpreter CMake found (or $TALUS_PYTHON) and the
+ * talus package built or installed beside this binary on PYTHONPATH.
  *
  * talus_bench is its own executable (bench/, built beside `talus` by the
  * same CMake project): it links MuJoCo when it is installed, to time it as
@@ -12,6 +15,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -20,27 +24,63 @@
 
 #define CLI_BENCH_BINARY "talus_bench"
 
+#ifndef TALUS_PYTHON_EXECUTABLE
+#define TALUS_PYTHON_EXECUTABLE "python3"
+#endif
+#ifndef TALUS_PYTHON_INSTALL_DIR
+#define TALUS_PYTHON_INSTALL_DIR "lib/python3/site-packages"
+#endif
+
 /* The path of talus_bench beside the running binary into out; -1 (after an
  * error message) when the running binary cannot be found. */
 static int bench_path(char *out, size_t len) {
   char self[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n <= 0) {
-    cli_errorf("bench: cannot find the talus binary (/proc/self/exe: %s), so not "
-               CLI_BENCH_BINARY " beside it either", strerror(errno));
-    return -1;
-  }
-  self[n] = '\0';
-  char *slash = strrchr(self, '/');
-  if (slash) *slash = '\0';
-  if ((size_t)snprintf(out, len, "%s/" CLI_BENCH_BINARY, slash ? self : ".") >= len) {
+  if (cli_exe_dir(self, sizeof self) != 0) return -1;
+  if ((size_t)snprintf(out, len, "%s/" CLI_BENCH_BINARY, self) >= len) {
     cli_errorf("bench: the path of " CLI_BENCH_BINARY " is too long");
     return -1;
   }
   return 0;
 }
 
+/* Put the talus package beside this binary first on PYTHONPATH: <bin>/python (build tree) or
+ * <bin>/../TALUS_PYTHON_INSTALL_DIR (installed). */
+static int python_path(void) {
+  char bin[PATH_MAX], dir[PATH_MAX + 64], path[3 * PATH_MAX];
+  if (cli_exe_dir(bin, sizeof bin) != 0) return -1;
+  snprintf(dir, sizeof dir, "%s/python", bin);
+  if (access(dir, R_OK) != 0) snprintf(dir, sizeof dir, "%s/../" TALUS_PYTHON_INSTALL_DIR, bin);
+  const char *old = getenv("PYTHONPATH");
+  snprintf(path, sizeof path, "%s%s%s", dir, old && old[0] ? ":" : "", old && old[0] ? old : "");
+  return setenv("PYTHONPATH", path, 1);
+}
+
+static int bench_python(int argc, char **argv) {
+  char script[PATH_MAX];
+  if (cli_data_file("bench/vecenv_bench.py", script, sizeof script) != 0) return CLI_EXIT_FAIL;
+  const char *python = getenv("TALUS_PYTHON");
+  if (!python || !python[0]) python = TALUS_PYTHON_EXECUTABLE;
+  char **args = calloc((size_t)argc + 2, sizeof(char *));
+  if (!args || python_path() != 0) {
+    free(args);
+    cli_errorf("bench --python: out of memory");
+    return CLI_EXIT_FAIL;
+  }
+  args[0] = (char *)python;
+  args[1] = script;
+  for (int i = 2; i < argc; ++i) args[i] = argv[i]; /* argv[1] is --python */
+  args[argc] = NULL;
+  fflush(stdout);
+  fflush(stderr);
+  execvp(python, args);
+  int e = errno;
+  free(args);
+  cli_errorf("bench --python: cannot run %s: %s (set TALUS_PYTHON to a Python 3 with NumPy)", python, strerror(e));
+  return CLI_EXIT_FAIL;
+}
+
 int cli_bench(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "--python") == 0) return bench_python(argc, argv);
   char path[PATH_MAX + 32];
   if (bench_path(path, sizeof path) != 0) return CLI_EXIT_FAIL;
   if (access(path, X_OK) != 0) {

@@ -7,7 +7,8 @@
 
 #include "cli_sim.h"
 
-#define SIM_DEFAULT_URDF TALUS_ROBOTS_DIR "/talus_quadruped/talus_quadruped.urdf"
+/* The default robot, in Talus's data folder (cli_data_file). */
+#define SIM_DEFAULT_URDF "robots/talus_quadruped/talus_quadruped.urdf"
 #define SIM_DEFAULT_DURATION 5.0
 #define SIM_DEFAULT_DT 0.001
 
@@ -135,7 +136,11 @@ static int parse_sim_args(int argc, char **argv, cli_sim_options *o) {
       o->urdf = arg;
     }
   }
-  if (!o->urdf) o->urdf = SIM_DEFAULT_URDF;
+  if (!o->urdf) {
+    static char default_urdf[4096];
+    if (cli_data_file(SIM_DEFAULT_URDF, default_urdf, sizeof default_urdf) != 0) return CLI_EXIT_FAIL;
+    o->urdf = default_urdf;
+  }
   if (o->view_cmd) {
     o->view = 1;
     if (o->pose && o->duration_given) {

@@ -60,7 +60,8 @@ const char cli_usage_simulate[] =
     "Usage: talus simulate [URDF] [options]\n"
     "       talus simulate WORLD.xml [--duration S] [--dt S] [--engine NAME] [--json] [--verbose]\n"
     "\n"
-    "Load URDF (default: " TALUS_ROBOTS_DIR "/talus_quadruped/talus_quadruped.urdf),\n"
+    "Load URDF (default: robots/talus_quadruped/talus_quadruped.urdf of Talus's data\n"
+    "folder: <prefix>/share/talus beside an installed talus, or $TALUS_DATA_DIR),\n"
     "add it to a world with the ground plane z = 0 (friction 0.8), start it at its\n"
     "default configuration (inside the joint limits, see `talus info`) with the\n"
     "given joint coordinates, zero velocity and,\n"
@@ -286,6 +287,7 @@ const char cli_usage_compare[] =
 
 const char cli_usage_bench[] =
     "Usage: talus bench [SHARED_ROBOTS_DIR] [--reps N] [--batch-ms X] [--no-peer] [--json]\n"
+    "       talus bench --python [--quick] [--json]\n"
     "\n"
     "Run the benchmark: the talus_bench executable in the folder of this talus\n"
     "binary (built by the same CMake project), with the same arguments; its output\n"
@@ -297,7 +299,12 @@ const char cli_usage_bench[] =
     "prints ratios MuJoCo / Talus. 'talus bench --help' prints its options.\n"
     "\n"
     "Exit status 1 when talus_bench is missing beside talus (the message names\n"
-    "the path).\n";
+    "the path).\n"
+    "\n"
+    "--python runs bench/vecenv_bench.py from Talus's data folder instead: env steps\n"
+    "per second of VecEnv(\"anymal-locomotion\") for 1, 16, 64, 256 envs on 1 and 2\n"
+    "threads next to the C single-world step rate of the same robot, measured in\n"
+    "the same run (Python: $TALUS_PYTHON, else the interpreter CMake found).\n";
 
 const char *cli_usage_of(const char *command) {
   if (strcmp(command, "info") == 0) return cli_usage_info;

@@ -1,0 +1,228 @@
+/* talus.World: gravity, time step, ground, systems and the two-phase step (talus/world.h). */
+#include "tlpy.h"
+
+#define IDLE(self)                                        \
+  do {                                                    \
+    if (tlpy_check_idle((self)->busy, "this World")) return NULL; \
+  } while (0)
+
+static int read_vec3(PyObject *obj, const char *name, double out[3]) {
+  npy_intp three = 3;
+  PyArrayObject *a = tlpy_f64(obj, name, 1, &three);
+  if (!a) return -1;
+  const double *d = PyArray_DATA(a);
+  out[0] = d[0], out[1] = d[1], out[2] = d[2];
+  Py_DECREF(a);
+  return 0;
+}
+
+static PyObject *world_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
+  static char *names[] = {"dt", "gravity", NULL};
+  double dt = 1e-3, g[3] = {0, 0, -9.81};
+  PyObject *gravity = NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|dO:World", names, &dt, &gravity)) return NULL;
+  if (gravity && read_vec3(gravity, "gravity", g)) return NULL;
+  tl_world *w = NULL;
+  tl_error err;
+  if (tl_world_create(&w, &err) || tl_world_set_timestep(w, dt, &err) || tl_world_set_gravity(w, g, &err)) {
+    tl_world_free(w);
+    return tlpy_raise(&err);
+  }
+  tlpy_world *self = (tlpy_world *)type->tp_alloc(type, 0);
+  if (!self) {
+    tl_world_free(w);
+    return NULL;
+  }
+  self->world = w;
+  return (PyObject *)self;
+}
+
+static PyObject *world_from_file(PyObject *cls, PyObject *args) {
+  PyObject *path = NULL;
+  if (!PyArg_ParseTuple(args, "O&:World.from_file", PyUnicode_FSConverter, &path)) return NULL;
+  tl_world *w = NULL;
+  tl_error err;
+  tl_status st;
+  const char *p = PyBytes_AS_STRING(path);
+  Py_BEGIN_ALLOW_THREADS st = tl_scene_load(p, &w, NULL, &err);
+  Py_END_ALLOW_THREADS Py_DECREF(path);
+  if (st) return tlpy_raise(&err);
+  tlpy_world *self = (tlpy_world *)((PyTypeObject *)cls)->tp_alloc((PyTypeObject *)cls, 0);
+  if (!self) {
+    tl_world_free(w);
+    return NULL;
+  }
+  self->world = w;
+  return (PyObject *)self;
+}
+
+static void world_dealloc(tlpy_world *self) {
+  tl_world_free(self->world);
+  Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *world_add_ground(tlpy_world *self, PyObject *args, PyObject *kw) {
+  static char *names[] = {"friction", "height", NULL};
+  double mu = 0.8, height = 0.0;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|dd:add_ground", names, &mu, &height)) return NULL;
+  IDLE(self);
+  tl_error err;
+  if (tl_world_add_ground(self->world, height, mu, &err)) return tlpy_raise(&err);
+  Py_RETURN_NONE;
+}
+
+static PyObject *world_add_system(tlpy_world *self, PyObject *args) {
+  PyObject *model = NULL;
+  if (!PyArg_ParseTuple(args, "O!:add_system", &tlpy_model_type, &model)) return NULL;
+  IDLE(self);
+  tl_system *sys = NULL;
+  tl_error err;
+  if (tl_world_add_system(self->world, ((tlpy_model *)model)->model, &sys, &err)) return tlpy_raise(&err);
+  return tlpy_system_new(self, sys);
+}
+
+/* Run fn (integrate1, integrate2 or step) n times without the GIL. */
+static PyObject *run(tlpy_world *self, tl_status (*fn)(tl_world *, tl_error *), long n) {
+  IDLE(self);
+  if (n < 0) {
+    PyErr_SetString(PyExc_ValueError, "n: expected an integer >= 0");
+    return NULL;
+  }
+  tl_error err;
+  tl_status st = TL_OK;
+  self->busy = 1;
+  Py_BEGIN_ALLOW_THREADS for (long i = 0; i < n && !st; i++) st = fn(self->world, &err);
+  Py_END_ALLOW_THREADS self->busy = 0;
+  if (st) return tlpy_raise(&err);
+  Py_RETURN_NONE;
+}
+
+static PyObject *world_step(tlpy_world *self, PyObject *args, PyObject *kw) {
+  static char *names[] = {"n", NULL};
+  long n = 1;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|l:step", names, &n)) return NULL;
+  return run(self, tl_world_step, n);
+}
+
+static PyObject *world_integrate1(tlpy_world *self, PyObject *unused) {
+  (void)unused;
+  return run(self, tl_world_integrate1, 1);
+}
+
+static PyObject *world_integrate2(tlpy_world *self, PyObject *unused) {
+  (void)unused;
+  return run(self, tl_world_integrate2, 1);
+}
+
+static PyObject *get_time(tlpy_world *self, void *c) { (void)c; return PyFloat_FromDouble(tl_world_time(self->world)); }
+static PyObject *get_dt(tlpy_world *self, void *c) { (void)c; return PyFloat_FromDouble(tl_world_timestep(self->world)); }
+
+static int set_dt(tlpy_world *self, PyObject *value, void *c) {
+  (void)c;
+  if (!value) {
+    PyErr_SetString(PyExc_AttributeError, "dt cannot be deleted");
+    return -1;
+  }
+  double dt = PyFloat_AsDouble(value);
+  if (dt == -1.0 && PyErr_Occurred()) return -1;
+  if (tlpy_check_idle(self->busy, "this World")) return -1;
+  tl_error err;
+  if (tl_world_set_timestep(self->world, dt, &err)) {
+    tlpy_raise(&err);
+    return -1;
+  }
+  return 0;
+}
+
+static PyObject *get_gravity(tlpy_world *self, void *c) {
+  (void)c;
+  npy_intp three = 3;
+  PyArrayObject *a = tlpy_zeros(1, &three, NPY_DOUBLE);
+  if (a) tl_world_gravity(self->world, PyArray_DATA(a));
+  return (PyObject *)a;
+}
+
+static int set_gravity(tlpy_world *self, PyObject *value, void *c) {
+  (void)c;
+  double g[3];
+  if (!value) {
+    PyErr_SetString(PyExc_AttributeError, "gravity cannot be deleted");
+    return -1;
+  }
+  if (tlpy_check_idle(self->busy, "this World") || read_vec3(value, "gravity", g)) return -1;
+  tl_error err;
+  if (tl_world_set_gravity(self->world, g, &err)) {
+    tlpy_raise(&err);
+    return -1;
+  }
+  return 0;
+}
+
+static PyObject *get_systems(tlpy_world *self, void *c) {
+  (void)c;
+  int n = tl_world_nsystem(self->world);
+  PyObject *list = PyList_New(n);
+  for (int i = 0; list && i < n; i++) {
+    PyObject *s = tlpy_system_new(self, tl_world_system(self->world, i));
+    if (!s) {
+      Py_DECREF(list);
+      return NULL;
+    }
+    PyList_SET_ITEM(list, i, s);
+  }
+  return list;
+}
+
+static PyObject *get_ncontact(tlpy_world *self, void *c) {
+  (void)c;
+  return PyLong_FromLong(tl_world_ncontact(self->world));
+}
+
+static PyObject *world_repr(tlpy_world *self) {
+  PyObject *t = PyFloat_FromDouble(tl_world_time(self->world));
+  if (!t) return NULL;
+  PyObject *r = PyUnicode_FromFormat("<talus.World: %d systems, t = %R s>", tl_world_nsystem(self->world), t);
+  Py_DECREF(t);
+  return r;
+}
+
+static PyMethodDef world_methods[] = {
+    {"from_file", (PyCFunction)world_from_file, METH_VARARGS | METH_CLASS,
+     "World.from_file(path) -> World\n\nLoad a world file (docs/world_format.md): gravity, time step, solver, "
+     "materials,\nground, terrain, objects and robots. Errors name the file, line and element."},
+    {"add_ground", (PyCFunction)(void (*)(void))world_add_ground, METH_VARARGS | METH_KEYWORDS,
+     "add_ground(friction=0.8, height=0.0)\n\nThe horizontal ground plane z = height (m), Coulomb friction "
+     "coefficient `friction`."},
+    {"add_system", (PyCFunction)world_add_system, METH_VARARGS,
+     "add_system(model) -> System\n\nAdd a copy of `model` (talus.Model) at its default configuration "
+     "(model.default_q)\nwith zero velocity."},
+    {"step", (PyCFunction)(void (*)(void))world_step, METH_VARARGS | METH_KEYWORDS,
+     "step(n=1)\n\nAdvance n time steps (integrate1 + integrate2 each), without the GIL. Raises talus.Error\n"
+     "if the state became non-finite (the state is then that before the failing step)."},
+    {"integrate1", (PyCFunction)world_integrate1, METH_NOARGS,
+     "integrate1()\n\nFirst phase: kinematics, collision detection, M and h of every system. Between the\n"
+     "phases every quantity of the current state can be read."},
+    {"integrate2", (PyCFunction)world_integrate2, METH_NOARGS,
+     "integrate2()\n\nSecond phase: control, contact and constraint solve, integration of u and q."},
+    {NULL, NULL, 0, NULL}};
+
+static PyGetSetDef world_getset[] = {
+    {"time", (getter)get_time, NULL, "simulated time, s", NULL},
+    {"dt", (getter)get_dt, (setter)set_dt, "time step, s (settable)", NULL},
+    {"gravity", (getter)get_gravity, (setter)set_gravity, "gravity, m/s^2, float64 (3,) (settable)", NULL},
+    {"systems", (getter)get_systems, NULL, "the systems in order of addition (list of System)", NULL},
+    {"ncontact", (getter)get_ncontact, NULL, "contacts found by the last integrate1", NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+PyTypeObject tlpy_world_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "talus.World",
+    .tp_basicsize = sizeof(tlpy_world),
+    .tp_dealloc = (destructor)world_dealloc,
+    .tp_repr = (reprfunc)world_repr,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "World(dt=0.001, gravity=(0, 0, -9.81))\n\nA world: time step (s), gravity (m/s^2, world frame, z up), "
+              "static geometry,\narticulated systems; World.from_file(path) loads a world file.",
+    .tp_methods = world_methods,
+    .tp_getset = world_getset,
+    .tp_new = world_new,
+};

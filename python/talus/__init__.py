@@ -1,0 +1,27 @@
+"""Talus: articulated-robot simulation in generalized coordinates, from Python.
+
+The C library does the work; this package is its CPython extension (``talus._talus``,
+written in C with the NumPy C API) plus a thin Python layer for the Gymnasium-style
+spaces of the vectorized environments.
+
+Conventions (RaiSim's): SI units, world z up, gravity (0, 0, -9.81). For a floating base
+q = [x, y, z, qw, qx, qy, qz, joints...] and u = [v, w, joint rates...] with v, w the base
+linear and angular velocity in the WORLD frame. Arrays are float64 (float32 / bool for
+vectorized-environment outputs), matrices row-major.
+
+Objects
+-------
+Model       a compiled robot: ``Model.from_urdf(path)``, ``Model.from_urdf_string(xml)``
+World       gravity, time step, ground, systems, the two-phase step
+System      one robot in a World: state, M, h, Jacobians, PD control, contacts, randomization
+BatchWorld  N worlds stepped in C on a thread pool, batched state as NumPy views
+VecEnv      N environments of a task ("cartpole", "anymal-locomotion", "urdf") stepped in C,
+            the Gymnasium vector-env interface (Gymnasium itself is not needed)
+Error       raised for every error of the C library (a RuntimeError)
+"""
+from ._talus import BatchWorld, Error, Model, System, World, __version__, cpu_count
+from .spaces import Box
+from .vecenv import VecEnv, tasks
+
+__all__ = ["Model", "World", "System", "BatchWorld", "VecEnv", "Box", "Error", "tasks", "cpu_count",
+           "__version__"]
