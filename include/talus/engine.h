@@ -49,8 +49,11 @@
  * header-only src/math/tl_math.h and plugins/common/). Found in, in this order: each folder of
  * TALUS_PLUGIN_PATH (':'-separated), then the folders next to the program or
  * library that contains Talus (DIR, DIR/plugins, DIR/../plugins,
- * DIR/../lib/talus/plugins, where DIR is that file's folder: a build tree
- * puts the plugins in build/plugins, an install in PREFIX/lib/talus/plugins).
+ * DIR/../lib/talus/plugins, DIR/../../plugins, DIR/../../../talus/plugins,
+ * where DIR is that file's folder: a build tree puts the plugins in
+ * build/plugins, an install in PREFIX/lib/talus/plugins; the last two serve
+ * the Python extension in build/python/talus and in
+ * PREFIX/lib/pythonX.Y/site-packages/talus).
  * Its table's abi_version and api_size must equal this header's; a missing
  * or mismatched plugin is an error that lists the engines found and every
  * folder searched. Loaded plugins stay loaded until the process ends. */

@@ -8,6 +8,7 @@ typedef struct tlpy_vecenv {
   PyObject_HEAD
   tl_vecenv *env;
   int busy;
+  tl_recorder *rec; /* the open Recording of one environment's world, or NULL */
 } tlpy_vecenv;
 
 #define IDLE(self)                                               \
@@ -93,6 +94,7 @@ static PyObject *vecenv_reset(tlpy_vecenv *self, PyObject *args, PyObject *kw) {
   self->busy = 1;
   Py_BEGIN_ALLOW_THREADS st =
       tl_vecenv_reset(self->env, has ? &seed : NULL, PyArray_DATA(obs), (long)shape[0] * shape[1], &err);
+  if (!st && self->rec) st = tl_recorder_update(self->rec, NULL, &err);
   Py_END_ALLOW_THREADS self->busy = 0;
   if (st) {
     Py_DECREF(obs);
@@ -149,6 +151,7 @@ static PyObject *vecenv_step(tlpy_vecenv *self, PyObject *args) {
   long na = (long)n * NA(self);
   self->busy = 1;
   Py_BEGIN_ALLOW_THREADS st = tl_vecenv_step(self->env, a, na, &out, &err);
+  if (!st && self->rec) st = tl_recorder_update(self->rec, NULL, &err);
   Py_END_ALLOW_THREADS self->busy = 0;
   Py_DECREF(act);
   if (st) {
@@ -157,6 +160,20 @@ static PyObject *vecenv_step(tlpy_vecenv *self, PyObject *args) {
   }
   memcpy(PyArray_DATA(terms), tl_vecenv_terms(self->env), sizeof(double) * (size_t)(st_shape[0] * st_shape[1]));
   return Py_BuildValue("(NNNNNNNNN)", obs, rew, term, trunc, fin, flags, ret, len, terms);
+}
+
+static PyObject *vecenv_record(tlpy_vecenv *self, PyObject *args, PyObject *kw) {
+  static char *names[] = {"env", "path", "fps", "csv", NULL};
+  int env = 0;
+  PyObject *path = Py_None, *csv = Py_None;
+  double fps = 60.0;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "i|OdO:record", names, &env, &path, &fps, &csv)) return NULL;
+  if (env < 0 || env >= N(self)) {
+    PyErr_Format(PyExc_ValueError, "record_env: expected an environment index in [0, %d), got %d", N(self), env);
+    return NULL;
+  }
+  tl_world *w = tl_batch_world(tl_vecenv_batch(self->env), env);
+  return tlpy_recording_new((PyObject *)self, &self->rec, &self->busy, w, path, csv, fps, 0, 0);
 }
 
 static PyObject *vecenv_params(tlpy_vecenv *self, PyObject *unused) {
@@ -219,6 +236,9 @@ static PyMethodDef vecenv_methods[] = {
     {"step", (PyCFunction)vecenv_step, METH_VARARGS,
      "step(actions) -> (obs, reward, terminated, truncated, final_obs, flags, episode_return,\n"
      "episode_length, reward_terms)"},
+    {"record", (PyCFunction)(void (*)(void))vecenv_record, METH_VARARGS | METH_KEYWORDS,
+     "record(env, path=None, fps=60.0, csv=None) -> Recording of environment env's world\n"
+     "(a frame after each reset and control step when one is due)"},
     {"params", (PyCFunction)vecenv_params, METH_NOARGS,
      "params() -> float64 (num_envs, nparam): randomized values of each env's episode"},
     {NULL, NULL, 0, NULL}};

@@ -17,14 +17,16 @@ static int read_vec3(PyObject *obj, const char *name, double out[3]) {
 }
 
 static PyObject *world_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-  static char *names[] = {"dt", "gravity", NULL};
+  static char *names[] = {"dt", "gravity", "engine", NULL};
   double dt = 1e-3, g[3] = {0, 0, -9.81};
   PyObject *gravity = NULL;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "|dO:World", names, &dt, &gravity)) return NULL;
+  const char *engine = NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|dOz:World", names, &dt, &gravity, &engine)) return NULL;
   if (gravity && read_vec3(gravity, "gravity", g)) return NULL;
   tl_world *w = NULL;
   tl_error err;
-  if (tl_world_create(&w, &err) || tl_world_set_timestep(w, dt, &err) || tl_world_set_gravity(w, g, &err)) {
+  tl_status st = engine ? tl_world_create_with_engine(&w, engine, &err) : tl_world_create(&w, &err);
+  if (st || tl_world_set_timestep(w, dt, &err) || tl_world_set_gravity(w, g, &err)) {
     tl_world_free(w);
     return tlpy_raise(&err);
   }
@@ -37,16 +39,23 @@ static PyObject *world_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   return (PyObject *)self;
 }
 
-static PyObject *world_from_file(PyObject *cls, PyObject *args) {
+static PyObject *world_from_file(PyObject *cls, PyObject *args, PyObject *kw) {
+  static char *names[] = {"path", "engine", NULL};
   PyObject *path = NULL;
-  if (!PyArg_ParseTuple(args, "O&:World.from_file", PyUnicode_FSConverter, &path)) return NULL;
+  const char *engine = NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "O&|z:World.from_file", names, PyUnicode_FSConverter, &path, &engine))
+    return NULL;
   tl_world *w = NULL;
   tl_error err;
   tl_status st;
   const char *p = PyBytes_AS_STRING(path);
   Py_BEGIN_ALLOW_THREADS st = tl_scene_load(p, &w, NULL, &err);
+  if (!st && engine) st = tl_world_set_engine(w, engine, &err);
   Py_END_ALLOW_THREADS Py_DECREF(path);
-  if (st) return tlpy_raise(&err);
+  if (st) {
+    tl_world_free(w);
+    return tlpy_raise(&err);
+  }
   tlpy_world *self = (tlpy_world *)((PyTypeObject *)cls)->tp_alloc((PyTypeObject *)cls, 0);
   if (!self) {
     tl_world_free(w);
@@ -81,7 +90,8 @@ static PyObject *world_add_system(tlpy_world *self, PyObject *args) {
   return tlpy_system_new(self, sys);
 }
 
-/* Run fn (integrate1, integrate2 or step) n times without the GIL. */
+/* Run fn (integrate1, integrate2 or step) n times without the GIL; after
+ * each step or integrate2 an open recording takes its frame if one is due. */
 static PyObject *run(tlpy_world *self, tl_status (*fn)(tl_world *, tl_error *), long n) {
   IDLE(self);
   if (n < 0) {
@@ -90,8 +100,12 @@ static PyObject *run(tlpy_world *self, tl_status (*fn)(tl_world *, tl_error *), 
   }
   tl_error err;
   tl_status st = TL_OK;
+  tl_recorder *rec = fn == tl_world_integrate1 ? NULL : self->rec;
   self->busy = 1;
-  Py_BEGIN_ALLOW_THREADS for (long i = 0; i < n && !st; i++) st = fn(self->world, &err);
+  Py_BEGIN_ALLOW_THREADS for (long i = 0; i < n && !st; i++) {
+    st = fn(self->world, &err);
+    if (!st && rec) st = tl_recorder_update(rec, NULL, &err);
+  }
   Py_END_ALLOW_THREADS self->busy = 0;
   if (st) return tlpy_raise(&err);
   Py_RETURN_NONE;
@@ -112,6 +126,50 @@ static PyObject *world_integrate1(tlpy_world *self, PyObject *unused) {
 static PyObject *world_integrate2(tlpy_world *self, PyObject *unused) {
   (void)unused;
   return run(self, tl_world_integrate2, 1);
+}
+
+static PyObject *world_record(tlpy_world *self, PyObject *args, PyObject *kw) {
+  static char *names[] = {"path", "fps", "every", "csv", "reserve_frames", NULL};
+  PyObject *path = Py_None, *csv = Py_None;
+  double fps = 60.0;
+  int every = 0;
+  long long reserve = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|OdiOL:record", names, &path, &fps, &every, &csv, &reserve))
+    return NULL;
+  return tlpy_recording_new((PyObject *)self, &self->rec, &self->busy, self->world, path, csv, fps, every, reserve);
+}
+
+static PyObject *world_get_state(tlpy_world *self, PyObject *unused) {
+  (void)unused;
+  IDLE(self);
+  size_t n = tl_world_state_size(self->world);
+  PyObject *b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)n);
+  if (!b) return NULL;
+  tl_error err;
+  if (tl_world_get_state(self->world, PyBytes_AS_STRING(b), n, NULL, &err)) {
+    Py_DECREF(b);
+    return tlpy_raise(&err);
+  }
+  return b;
+}
+
+static PyObject *world_set_state(tlpy_world *self, PyObject *args) {
+  Py_buffer buf;
+  if (!PyArg_ParseTuple(args, "y*:set_state", &buf)) return NULL;
+  if (tlpy_check_idle(self->busy, "this World")) {
+    PyBuffer_Release(&buf);
+    return NULL;
+  }
+  tl_error err;
+  tl_status st = tl_world_set_state(self->world, buf.buf, (size_t)buf.len, &err);
+  PyBuffer_Release(&buf);
+  if (st) return tlpy_raise(&err);
+  Py_RETURN_NONE;
+}
+
+static PyObject *get_engine(tlpy_world *self, void *c) {
+  (void)c;
+  return PyUnicode_FromString(tl_world_engine_name(self->world));
 }
 
 static PyObject *get_time(tlpy_world *self, void *c) { (void)c; return PyFloat_FromDouble(tl_world_time(self->world)); }
@@ -187,9 +245,25 @@ static PyObject *world_repr(tlpy_world *self) {
 }
 
 static PyMethodDef world_methods[] = {
-    {"from_file", (PyCFunction)world_from_file, METH_VARARGS | METH_CLASS,
-     "World.from_file(path) -> World\n\nLoad a world file (docs/world_format.md): gravity, time step, solver, "
-     "materials,\nground, terrain, objects and robots. Errors name the file, line and element."},
+    {"from_file", (PyCFunction)(void (*)(void))world_from_file, METH_VARARGS | METH_KEYWORDS | METH_CLASS,
+     "World.from_file(path, engine=None) -> World\n\nLoad a world file (docs/world_format.md): gravity, time step, "
+     "solver, materials,\nground, terrain, objects and robots. Errors name the file, line and element. engine: as\n"
+     "for World()."},
+    {"record", (PyCFunction)(void (*)(void))world_record, METH_VARARGS | METH_KEYWORDS,
+     "record(path=None, fps=60.0, every=0, csv=None, reserve_frames=0) -> Recording\n\nRecord this world from now "
+     "on: frame 0 is the current state, then a frame after each\nstep when one is due (fps frames per second of "
+     "simulated time; every > 0: every\nevery-th step instead). Recording.close() (or the end of a `with` block) "
+     "writes\n`path` as one self-contained HTML page (3D playback of every body with its URDF\nvisuals, contacts "
+     "and forces, plots of base height, velocity, joints, contact forces\nand energy; opens offline) and `csv` as the "
+     "time series. Paths are checked now:\na folder that does not exist raises talus.Error before any step. One open\n"
+     "recording per world. reserve_frames: frames allocated now (stepping then\nallocates nothing)."},
+    {"get_state", (PyCFunction)world_get_state, METH_NOARGS,
+     "get_state() -> bytes\n\nA snapshot of everything that influences the next step (every system's q, u, PD\n"
+     "gains and targets, forces, warm-start impulses, contacts, time; tl_world_get_state).\nset_state(snapshot) and "
+     "stepping reproduce the original trajectory bit for bit."},
+    {"set_state", (PyCFunction)world_set_state, METH_VARARGS,
+     "set_state(snapshot)\n\nRestore a snapshot of get_state (bytes). A snapshot of another world or model is\n"
+     "refused with talus.Error and the world is left unchanged."},
     {"add_ground", (PyCFunction)(void (*)(void))world_add_ground, METH_VARARGS | METH_KEYWORDS,
      "add_ground(friction=0.8, height=0.0)\n\nThe horizontal ground plane z = height (m), Coulomb friction "
      "coefficient `friction`."},
@@ -208,6 +282,7 @@ static PyMethodDef world_methods[] = {
 
 static PyGetSetDef world_getset[] = {
     {"time", (getter)get_time, NULL, "simulated time, s", NULL},
+    {"engine", (getter)get_engine, NULL, "name of the physics engine (\"talus\", \"ode\", \"mujoco\")", NULL},
     {"dt", (getter)get_dt, (setter)set_dt, "time step, s (settable)", NULL},
     {"gravity", (getter)get_gravity, (setter)set_gravity, "gravity, m/s^2, float64 (3,) (settable)", NULL},
     {"systems", (getter)get_systems, NULL, "the systems in order of addition (list of System)", NULL},
@@ -220,8 +295,11 @@ PyTypeObject tlpy_world_type = {
     .tp_dealloc = (destructor)world_dealloc,
     .tp_repr = (reprfunc)world_repr,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "World(dt=0.001, gravity=(0, 0, -9.81))\n\nA world: time step (s), gravity (m/s^2, world frame, z up), "
-              "static geometry,\narticulated systems; World.from_file(path) loads a world file.",
+    .tp_doc = "World(dt=0.001, gravity=(0, 0, -9.81), engine=None)\n\nA world: time step (s), gravity (m/s^2, world "
+              "frame, z up), static geometry,\narticulated systems; World.from_file(path) loads a world file. engine: "
+              "None or \"talus\"\n(the native engine), or a plugin such as \"ode\" or \"mujoco[:OPTIONS]\" "
+              "(docs/engines.md):\nthe same API then runs on that engine; a missing plugin or a feature it lacks raises\n"
+              "talus.Error.",
     .tp_methods = world_methods,
     .tp_getset = world_getset,
     .tp_new = world_new,

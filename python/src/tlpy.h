@@ -55,6 +55,7 @@ extern PyTypeObject tlpy_world_type;
 extern PyTypeObject tlpy_system_type;
 extern PyTypeObject tlpy_batch_type;
 extern PyTypeObject tlpy_vecenv_type;
+extern PyTypeObject tlpy_recording_type;
 
 typedef struct tlpy_model {
   PyObject_HEAD
@@ -65,6 +66,7 @@ typedef struct tlpy_world {
   PyObject_HEAD
   tl_world *world;
   int busy; /* 1 while stepping with the GIL released */
+  tl_recorder *rec; /* the open Recording's recorder (frames after each step), or NULL */
 } tlpy_world;
 
 typedef struct tlpy_system {
@@ -72,6 +74,13 @@ typedef struct tlpy_system {
   tlpy_world *world; /* strong reference: the world owns the C system */
   tl_system *sys;
 } tlpy_system;
+
+/* A new talus.Recording of `world` owned by `owner` (kept alive by it): *slot
+ * is the owner's recorder pointer (set here, cleared at close), busy its busy
+ * flag; path / csv (None or path-like) are checked now and written at close;
+ * fps, every, reserve as in tl_record_options. */
+PyObject *tlpy_recording_new(PyObject *owner, tl_recorder **slot, const int *busy, tl_world *world,
+                             PyObject *path, PyObject *csv, double fps, int every, long long reserve);
 
 /* A new System wrapper of world's system i (no cycle: the world keeps no wrappers). */
 PyObject *tlpy_system_new(tlpy_world *world, tl_system *sys);

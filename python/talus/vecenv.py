@@ -58,6 +58,11 @@ class VecEnv:
     Determinism: for the same seed the results are bit-identical whatever ``num_threads`` is;
     environment i draws its random numbers from its own stream, keyed by (seed, i).
 
+    Recording: ``record_env=i`` records environment i's world (talus.Recording: a frame after
+    each reset and control step when one is due at ``record_fps`` frames per second of simulated
+    time, across episodes); ``record_path`` is written by ``close()`` as one self-contained HTML
+    page (3D playback with plots, opens offline), ``save_recording(path)`` writes it at any time.
+
     Task options are keyword arguments (numbers, bools, strings, paths; ranges and vectors as
     sequences, e.g. ``mass_scale=(0.8, 1.2)``); an unknown option raises talus.Error listing the
     task's options. ``urdf=PATH`` selects the robot; without it the shared robots are looked up
@@ -86,7 +91,8 @@ class VecEnv:
 
     metadata = {"autoreset_mode": "same-step"}
 
-    def __init__(self, task, num_envs, num_threads=None, seed=0, **task_options):
+    def __init__(self, task, num_envs, num_threads=None, seed=0, record_env=None, record_path=None,
+                 record_fps=60.0, **task_options):
         options = {}
         for key, value in task_options.items():
             if value is not None:
@@ -94,6 +100,9 @@ class VecEnv:
         if "robots_dir" not in options and SHARED_ROBOTS_DEFAULT:
             options["robots_dir"] = SHARED_ROBOTS_DEFAULT
         self._env = _talus._VecEnv(task, num_envs, num_threads, seed, options)
+        self.recording = None
+        if record_env is not None:
+            self.recording = self._env.record(int(record_env), record_path, float(record_fps))
         info = self._env.info
         self.task = info["task"]
         self.robot = info["robot"]
@@ -153,8 +162,19 @@ class VecEnv:
         }
         return obs, rew, term, trunc, self._param_infos(infos)
 
+    def save_recording(self, path, csv=None):
+        """Write the recording of ``record_env`` so far as one self-contained HTML page (and a CSV);
+        recording goes on."""
+        if self.recording is None:
+            raise RuntimeError("this VecEnv records nothing: create it with record_env=INDEX")
+        self.recording.save(path, csv)
+
     def close(self):
-        """Free the environments (joins the C threads). Further calls raise RuntimeError."""
+        """Close the recording (writing ``record_path``), then free the environments (joins the C
+        threads). Further calls raise RuntimeError."""
+        if self.recording is not None:
+            recording, self.recording = self.recording, None
+            recording.close()
         self._env = None
 
     def __enter__(self):

@@ -84,7 +84,10 @@ static int search_dirs(char dirs[MAX_DIRS][DIR_LEN]) {
     char self[PATH_MAX];
     if (!realpath(info.dli_fname, self) && join3(self, sizeof(self), info.dli_fname, "", "") != 0) return n;
     char *dir = dirname(self);
-    static const char *const rel[] = {"", "/plugins", "/../plugins", "/../lib/talus/plugins"};
+    /* a program in bin/ or the build tree; the Python extension in <build>/python/talus/ or in
+     * <prefix>/lib/pythonX.Y/site-packages/talus/ (plugins in <prefix>/lib/talus/plugins/) */
+    static const char *const rel[] = {"", "/plugins", "/../plugins", "/../lib/talus/plugins", "/../../plugins",
+                                      "/../../../talus/plugins"};
     for (size_t k = 0; k < sizeof(rel) / sizeof(rel[0]) && n < MAX_DIRS; k++) {
       char path[DIR_LEN], real[PATH_MAX];
       if (join3(path, sizeof(path), dir, rel[k], "") != 0) continue;

@@ -231,10 +231,14 @@ static int due(tl_recorder *r) {
   r->nupdate++;
   if (r->opt.every > 0) return r->nupdate % r->opt.every == 0;
   if (r->opt.fps <= 0) return 1;
-  double t = tl_world_time(r->world), period = 1.0 / r->opt.fps;
+  double period = 1.0 / r->opt.fps;
   /* half a time step of slack: a frame at 1/60 s is taken by the step ending nearest to it */
-  if (t + 0.5 * tl_world_timestep(r->world) < r->next_time) return 0;
-  while (r->next_time <= t + 0.5 * tl_world_timestep(r->world)) r->next_time += period;
+  double ref = tl_world_time(r->world) + 0.5 * tl_world_timestep(r->world);
+  if (ref < r->next_time) return 0;
+  /* the first multiple of the period after ref, in one step (a loop adding a period smaller
+   * than ref's last bit, e.g. fps 1e19, would never end); past it by a period at least */
+  r->next_time = (floor(ref / period) + 1.0) * period;
+  if (!(r->next_time > ref)) r->next_time = ref + period;
   return 1;
 }
 
