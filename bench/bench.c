@@ -1252,7 +1252,7 @@ static void print_json(const robot_result *res, int n, int batches, double batch
 /* --------------------------------------------------------------- main */
 
 static const char usage[] =
-    "Usage: talus_bench [SHARED_ROBOTS_DIR] [--reps N] [--batch-ms X] [--no-peer] [--only TEXT] [--json]\n"
+    "Usage: talus_bench [SHARED_ROBOTS_DIR] [--reps N] [--batch-ms X] [--no-peer] [--only TEXT] [--no-scenes] [--json]\n"
     "\n"
     "Time the main queries of the Talus public API on every URDF under\n"
     "SHARED_ROBOTS_DIR (default " TALUS_SHARED_ROBOTS_DIR ")\n"
@@ -1268,12 +1268,14 @@ static const char usage[] =
     "  --batch-ms X   target duration of a batch in ms (default 2)\n"
     "  --no-peer      time Talus only\n"
     "  --only TEXT    only the robots and scenes whose label contains TEXT\n"
+    "  --no-scenes    leave out the many-contact scenes (pile100, stack4x4)\n"
     "  --json         print JSON instead of the table\n";
 
 int main(int argc, char **argv) {
   const char *dir = TALUS_SHARED_ROBOTS_DIR;
   int batches = 15, json = 0, use_peer = HAVE_PEER;
   const char *only = NULL;
+  int scenes = 1;
   double batch_ms = 2.0;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
@@ -1281,6 +1283,8 @@ int main(int argc, char **argv) {
       json = 1;
     } else if (strcmp(a, "--no-peer") == 0) {
       use_peer = 0;
+    } else if (strcmp(a, "--no-scenes") == 0) {
+      scenes = 0;
     } else if (strcmp(a, "--only") == 0 && i + 1 < argc) {
       only = argv[++i];
     } else if (strcmp(a, "--reps") == 0 && i + 1 < argc) {
@@ -1340,7 +1344,7 @@ int main(int argc, char **argv) {
     }
   }
   for (const bench_scene_spec *sc = bench_scenes; sc->name; ++sc) {
-    if (only && !strstr(sc->name, only)) continue;
+    if (!scenes || (only && !strstr(sc->name, only))) continue;
     if (isatty(2)) fprintf(stderr, "\rcontact step, scene %-60s", sc->name);
     bench_contact_scene(sc->name, &scene_res[nscene_res++], batches, 1e-3 * batch_ms, use_peer);
   }

@@ -35,6 +35,12 @@ int tl_world_rebuild_geoms(tl_world *w) {
     int *o = realloc(w->sap_order, (size_t)n * sizeof(*o));
     if (!o) return -1;
     w->sap_order = o;
+    tl_shape *sh = realloc(w->shapes, (size_t)n * sizeof(*sh));
+    if (!sh) return -1;
+    w->shapes = sh;
+    unsigned char *act = realloc(w->geom_active, (size_t)n);
+    if (!act) return -1;
+    w->geom_active = act;
     w->cap_geomref = n;
   }
   int k = 0;
@@ -150,12 +156,60 @@ static void pair_material(const tl_world *w, const tl_geom_ref *a, const tl_geom
 
 /* ---------------- broadphase ---------------- */
 
+/* Group and mask bits that some geom of a set offers (OR over the set). */
+typedef struct filter_bits {
+  unsigned group, mask;
+} filter_bits;
+
+/* Geoms that could collide with some other geom this step, from the filters
+ * alone (no poses): a system geom (Euler-integrated system) is active when a
+ * static geom, a geom of another such system, or (self-collision on) another
+ * geom of its own system passes the group / mask test against it, tested
+ * against the OR of each set's bits (conservative: never leaves out a geom
+ * that can collide; the pair tests of may_collide still decide). A static
+ * geom is active when some system geom is. Inactive geoms get no pose and no
+ * AABB and stay out of the sweep: a robot alone in free flight costs the
+ * broadphase nothing. O(geoms) per step. */
+static void activity(tl_world *w, unsigned char *act) {
+  filter_bits st = {0, 0}, sys = {0, 0};
+  int nsys = 0;
+  for (int i = 0; i < w->nstatic; i++) st.group |= w->statics[i].group, st.mask |= w->statics[i].mask;
+  for (int i = 0; i < w->nsystem; i++) {
+    const tl_system *s = w->systems[i];
+    if (s->integrator == TL_INTEGRATOR_RK4 || s->m->ngeom == 0) continue;
+    nsys++;
+    for (int g = 0; g < s->m->ngeom; g++) sys.group |= s->m->geom_group[g], sys.mask |= s->m->geom_mask[g];
+  }
+  int any = 0;
+  for (int i = 0; i < w->ngeomref; i++) {
+    const tl_geom_ref *r = &w->geomrefs[i];
+    act[i] = 0;
+    if (r->system < 0) continue;
+    const tl_system *s = w->systems[r->system];
+    if (s->integrator == TL_INTEGRATOR_RK4) continue;
+    unsigned g = s->m->geom_group[r->geom], m = s->m->geom_mask[r->geom];
+    int a = (g & st.mask) && (st.group & m) && !welded(w, r->system, r->body);
+    a = a || (nsys > 1 && (g & sys.mask) && (sys.group & m));
+    a = a || s->self_collision;
+    act[i] = (unsigned char)a;
+    any |= a;
+  }
+  for (int i = 0; i < w->ngeomref; i++)
+    if (w->geomrefs[i].system < 0) act[i] = (unsigned char)any;
+}
+
+/* Poses and AABBs of the active geoms; inactive ones get lo[0] = +inf (the
+ * sweep ends at the first of them). */
 static void update_aabbs(tl_world *w) {
+  activity(w, w->geom_active);
   for (int i = 0; i < w->ngeomref; i++) {
     tl_geom_ref *g = &w->geomrefs[i];
-    tl_shape s;
-    tl_world_geom_shape(w, g, &s);
-    tl_shape_aabb(&s, w->contact_margin, g->lo, g->hi);
+    if (!w->geom_active[i]) {
+      g->lo[0] = INFINITY;
+      continue;
+    }
+    tl_world_geom_shape(w, g, &w->shapes[i]);
+    tl_shape_aabb(&w->shapes[i], w->contact_margin, g->lo, g->hi);
   }
 }
 
@@ -252,18 +306,18 @@ static void add_contacts(tl_world *w, const tl_geom_ref *a, const tl_geom_ref *b
   }
 }
 
-static void collide_pair(tl_world *w, const tl_geom_ref *a, const tl_geom_ref *b) {
-  if (a->system < 0) { /* contact side a is always a system's geom */
-    const tl_geom_ref *t = a;
-    a = b;
-    b = t;
+/* Contacts of the geomrefs ia and ib (their shapes are this step's). */
+static void collide_pair(tl_world *w, int ia, int ib) {
+  if (w->geomrefs[ia].system < 0) { /* contact side a is always a system's geom */
+    int t = ia;
+    ia = ib;
+    ib = t;
   }
-  tl_shape sa, sb;
-  tl_world_geom_shape(w, a, &sa);
-  tl_world_geom_shape(w, b, &sb);
-  if ((sa.type == TL_GEOM_MESH && !sa.hull) || (sb.type == TL_GEOM_MESH && !sb.hull)) return;
+  const tl_geom_ref *a = &w->geomrefs[ia], *b = &w->geomrefs[ib];
+  const tl_shape *sa = &w->shapes[ia], *sb = &w->shapes[ib];
+  if ((sa->type == TL_GEOM_MESH && !sa->hull) || (sb->type == TL_GEOM_MESH && !sb->hull)) return;
   tl_contact_point pts[TL_MAX_PAIR_CONTACTS];
-  int n = tl_collide(&sa, &sb, w->contact_margin, pts);
+  int n = tl_collide(sa, sb, w->contact_margin, pts);
   if (n > 0) add_contacts(w, a, b, pts, n);
 }
 
@@ -279,10 +333,11 @@ void tl_world_collide(tl_world *w) {
   const int *o = w->sap_order;
   for (int i = 0; i < w->ngeomref; i++) {
     const tl_geom_ref *a = &w->geomrefs[o[i]];
+    if (a->lo[0] == INFINITY) break; /* inactive geoms sort last */
     for (int j = i + 1; j < w->ngeomref; j++) {
       const tl_geom_ref *b = &w->geomrefs[o[j]];
       if (b->lo[0] > a->hi[0]) break;
-      if (overlap(a, b) && may_collide(w, a, b)) collide_pair(w, a, b);
+      if (overlap(a, b) && may_collide(w, a, b)) collide_pair(w, o[i], o[j]);
     }
   }
 }

@@ -61,7 +61,8 @@ typedef struct tl_geom_ref {
   int system;           /* -1: static */
   int body;             /* body of that system (-1 static) */
   int geom;             /* model geom index, or static geom index */
-  double lo[3], hi[3];  /* AABB grown by the margin */
+  double lo[3], hi[3];  /* AABB grown by the margin; lo[0] = +inf: inactive this step (no
+                           geom it could collide with: left out of the broadphase) */
 } tl_geom_ref;
 
 /* A contact point between geom a (always of a system) and geom b (a system's or static). */
@@ -148,6 +149,8 @@ struct tl_world {
   int ngeomref, cap_geomref;
   tl_geom_ref *geomrefs;
   int *sap_order;       /* geomrefs sorted by lo[0], kept between steps */
+  tl_shape *shapes;     /* [cap_geomref] each geomref's shape in its pose of this step (active ones) */
+  unsigned char *geom_active; /* [cap_geomref] 1: the geomref may collide this step (collision.c) */
   int ncontact, cap_contact, nprev;
   tl_wcontact *contacts, *prev; /* prev: last step's, for warm starting */
   int ignore_n, ignore_cap;
