@@ -28,16 +28,29 @@
 /* Per DOF: two position limits, friction, PD, velocity limit, mimic. */
 static int max_joint_blocks(const tl_system *s) { return 6 * s->m->nv; }
 
+/* DOFs on the longest root path of system s (its tree depth in DOFs). */
+static int tree_depth(const tl_system *s) {
+  int depth = 0;
+  for (int k = 0; k < s->m->nv; k++) {
+    int d = s->d.dof_anc_adr[k + 1] - s->d.dof_anc_adr[k] + 1;
+    if (d > depth) depth = d;
+  }
+  return depth;
+}
+
 int tl_world_reserve_constraints(tl_world *w) {
-  int nvmax = 0, nblock = w->cap_contact;
-  size_t pool = 0;
+  int nblock = w->cap_contact, spmax = 0;
+  size_t pool = 0, ipool = 0;
   for (int i = 0; i < w->nsystem; i++) {
     const tl_system *s = w->systems[i];
-    if (s->m->nv > nvmax) nvmax = s->m->nv;
+    int nv = s->m->nv, sp = 2 * tree_depth(s) < nv ? 2 * tree_depth(s) : nv;
+    if (sp > spmax) spmax = sp; /* a contact part's support: at most two root paths */
     nblock += max_joint_blocks(s);
-    pool += (size_t)max_joint_blocks(s) * (size_t)s->m->nv * 2;
+    pool += (size_t)max_joint_blocks(s) * (size_t)nv * 2; /* J and Y, 1 row */
+    ipool += (size_t)max_joint_blocks(s) * (size_t)nv;
   }
-  pool += (size_t)w->cap_contact * 3 * 2 * 2 * (size_t)nvmax;
+  pool += (size_t)w->cap_contact * 2 * 3 * 2 * (size_t)spmax; /* 2 parts, 3 rows, J and Y */
+  ipool += (size_t)w->cap_contact * 2 * (size_t)spmax;
   size_t eq = 0;
   for (int i = 0; i < w->nsystem; i++) {
     size_t n = 0;
@@ -68,6 +81,12 @@ int tl_world_reserve_constraints(tl_world *w) {
     w->pool = p;
     w->pool_cap = pool;
   }
+  if (ipool > w->ipool_cap) {
+    int *p = realloc(w->ipool, (ipool ? ipool : 1) * sizeof(int));
+    if (!p) return -1;
+    w->ipool = p;
+    w->ipool_cap = ipool;
+  }
   return 0;
 }
 
@@ -81,19 +100,8 @@ static tl_block *new_block(tl_world *w, tl_row_kind kind, int nrow, int sa, int 
   b->sa = sa;
   b->sb = sb;
   b->contact = b->dof = b->slot = b->group = -1;
-  b->leaf_a = b->leaf_b = TL_LEAF_DENSE;
   b->lo = -INFINITY;
   b->hi = INFINITY;
-  size_t na = (size_t)nrow * (size_t)w->systems[sa]->m->nv;
-  b->jadr_a = (int)w->pool_used;
-  w->pool_used += 2 * na;
-  memset(w->pool + b->jadr_a, 0, 2 * na * sizeof(double));
-  if (sb >= 0) {
-    size_t nb = (size_t)nrow * (size_t)w->systems[sb]->m->nv;
-    b->jadr_b = (int)w->pool_used;
-    w->pool_used += 2 * nb;
-    memset(w->pool + b->jadr_b, 0, 2 * nb * sizeof(double));
-  }
   return b;
 }
 
@@ -103,17 +111,41 @@ static int body_leaf_dof(const tl_model *m, int body) {
   return m->jnt_nv[body] ? m->v_adr[body] + m->jnt_nv[body] - 1 : -1;
 }
 
-/* J rows (sign * frame rows . Jp(p)) of a point on body `body` of system s. */
-static void point_rows(const tl_system *s, int body, const double p[3], const double *frame, int nrow,
-                       double sign, double *J) {
-  const tl_model *m = s->m;
-  int nv = m->nv;
-  for (int k = body_leaf_dof(m, body); k >= 0; k = m->dof_parent[k]) {
+/* The support of part `part` of block b: the union of the root paths of DOFs
+ * ka and kb (-1: none), in descending order (the merge of two descending
+ * chains: DOFs are numbered depth first, parents before children), appended
+ * to the int pool. Allocates the part's J and Y (zeroed). */
+static void add_support(tl_world *w, tl_block *b, int part, int ka, int kb) {
+  const int *parent = w->systems[part ? b->sb : b->sa]->m->dof_parent;
+  int *sup = w->ipool + w->ipool_used, n = 0;
+  while (ka >= 0 || kb >= 0) {
+    int k = ka > kb ? ka : kb;
+    sup[n++] = k;
+    if (k == ka) ka = parent[ka];
+    if (k == kb) kb = parent[kb];
+  }
+  b->sup[part] = (int)w->ipool_used;
+  b->nsup[part] = n;
+  w->ipool_used += (size_t)n;
+  b->adr[part] = (int)w->pool_used;
+  w->pool_used += 2 * (size_t)n * (size_t)b->nrow;
+  memset(w->pool + b->adr[part], 0, 2 * (size_t)n * (size_t)b->nrow * sizeof(double));
+}
+
+/* J rows of a point p fixed to a body whose last DOF is `leaf`, added to part
+ * `part` of contact block b: sign * frame rows . (w x p + v) of each cdof on
+ * the body's root path (a sub-chain of the support, both descending). */
+static void point_rows(tl_world *w, tl_block *b, int part, int leaf, const tl_wcontact *c, double sign) {
+  const tl_system *s = w->systems[part ? b->sb : b->sa];
+  const int *sup = w->ipool + b->sup[part];
+  double *J = w->pool + b->adr[part];
+  for (int k = leaf, i = 0; k >= 0; k = s->m->dof_parent[k]) {
+    while (sup[i] != k) i++;
     const double *S = s->d.cdof + 6 * k;
     double lin[3];
-    tl_v3_cross(lin, S, p);
+    tl_v3_cross(lin, S, c->pos);
     tl_v3_add(lin, lin, S + 3);
-    for (int r = 0; r < nrow; r++) J[r * nv + k] = sign * tl_v3_dot(frame + 3 * r, lin);
+    for (int r = 0; r < 3; r++) J[3 * i + r] += sign * tl_v3_dot(c->frame + 3 * r, lin);
   }
 }
 
@@ -127,35 +159,36 @@ static void contact_blocks(tl_world *w) {
     b->R = c->cfm;
     b->target[2] = c->vtarget;
     memcpy(b->lambda, c->lambda, sizeof(b->lambda));
-    point_rows(w->systems[c->sa], c->ba, c->pos, c->frame, 3, 1.0, w->pool + b->jadr_a);
-    b->leaf_a = body_leaf_dof(w->systems[c->sa]->m, c->ba);
-    if (sb >= 0) b->leaf_b = body_leaf_dof(w->systems[sb]->m, c->bb);
-    if (c->sb >= 0 && sb < 0) b->leaf_a = TL_LEAF_DENSE; /* self-collision: two paths */
-    if (c->sb >= 0) {
-      /* b's rows: in the same system (self-collision) they add to a's part */
-      double *Jb = sb >= 0 ? w->pool + b->jadr_b : w->pool + b->jadr_a;
-      if (sb >= 0) {
-        point_rows(w->systems[sb], c->bb, c->pos, c->frame, 3, -1.0, Jb);
-      } else {
-        const tl_system *s = w->systems[c->sa];
-        int nv = s->m->nv;
-        double *tmp = s->Jtmp;
-        memset(tmp, 0, 3 * (size_t)nv * sizeof(double));
-        point_rows(s, c->bb, c->pos, c->frame, 3, -1.0, tmp);
-        for (int k = 0; k < 3 * nv; k++) Jb[k] += tmp[k];
-      }
+    const tl_model *ma = w->systems[c->sa]->m;
+    int la = body_leaf_dof(ma, c->ba);
+    int self = c->sb >= 0 && sb < 0; /* self-collision: both bodies in part 0 */
+    int lb = self ? body_leaf_dof(ma, c->bb) : -1;
+    add_support(w, b, 0, la, lb);
+    point_rows(w, b, 0, la, c, 1.0);
+    if (self) point_rows(w, b, 0, lb, c, -1.0);
+    if (sb >= 0) {
+      int l = body_leaf_dof(w->systems[sb]->m, c->bb);
+      add_support(w, b, 1, l, -1);
+      point_rows(w, b, 1, l, c, -1.0);
     }
   }
 }
 
-/* A 1-row block on DOF k; slot (0 lower limit, 1 upper limit, 2 friction,
- * 3 PD, 4 velocity limit, -1 none) selects the warm-start impulse kept from
- * the last step. */
-static tl_block *dof_block(tl_world *w, int si, tl_row_kind kind, int k, double sign, int slot) {
+/* A 1-row block on DOF k, J = sign e_k (plus, for mimic rows, the leader's
+ * entry set by the caller: support = the paths of k and `other`); slot (0
+ * lower limit, 1 upper limit, 2 friction, 3 PD, 4 velocity limit, -1 none)
+ * selects the warm-start impulse kept from the last step. */
+static tl_block *dof_block(tl_world *w, int si, tl_row_kind kind, int k, double sign, int slot, int other) {
   tl_block *b = new_block(w, kind, 1, si, -1);
   b->dof = k;
   b->slot = slot;
-  w->pool[b->jadr_a + k] = sign;
+  add_support(w, b, 0, k, other);
+  w->pool[b->adr[0]] = sign; /* k is the first (largest) DOF of its own path... */
+  if (other > k) { /* ...unless the other path starts higher */
+    w->pool[b->adr[0]] = 0;
+    for (int i = 0; i < b->nsup[0]; i++)
+      if (w->ipool[b->sup[0] + i] == k) w->pool[b->adr[0] + i] = sign;
+  }
   if (slot >= 0) b->lambda[0] = w->systems[si]->lambda_joint[TL_JOINT_SLOTS * k + slot];
   return b;
 }
@@ -170,7 +203,7 @@ static void limit_blocks(tl_world *w, int si, int k, double q, double u) {
     if (!isfinite(bound)) continue;
     double gap = side ? bound - q : q - bound, approach = side ? u : -u;
     if (gap >= w->limit_margin && gap - approach * dt >= w->limit_margin) continue;
-    tl_block *b = dof_block(w, si, TL_ROW_LIMIT, k, side ? -1.0 : 1.0, side);
+    tl_block *b = dof_block(w, si, TL_ROW_LIMIT, k, side ? -1.0 : 1.0, side, -1);
     b->lo = 0;
     b->target[0] = gap > 0 ? -gap / dt : fmin(w->erp * (-gap) / dt, w->max_recovery_speed);
   }
@@ -185,7 +218,7 @@ static void limit_blocks(tl_world *w, int si, int k, double q, double u) {
 static void velocity_limit_block(tl_world *w, int si, int k, double u) {
   double vmax = w->systems[si]->m->dof_velocity[k], side = u >= 0 ? -1.0 : 1.0;
   if (!isfinite(vmax)) return;
-  tl_block *b = dof_block(w, si, TL_ROW_LIMIT, k, side, 4);
+  tl_block *b = dof_block(w, si, TL_ROW_LIMIT, k, side, 4, -1);
   b->lambda[0] = fmax(0.0, side * b->lambda[0]);
   b->lo = 0;
   b->target[0] = -vmax;
@@ -199,7 +232,7 @@ static void pd_block(tl_world *w, int si, int k, double e) {
   const tl_system *s = w->systems[si];
   double dt = w->dt, kp = s->kp[k], kd = s->kd[k], eff = s->m->dof_effort[k];
   double c = dt * kp + kd, ff = fmax(-eff, fmin(eff, s->tau_ff[k]));
-  tl_block *b = dof_block(w, si, TL_ROW_BOX, k, 1.0, 3);
+  tl_block *b = dof_block(w, si, TL_ROW_BOX, k, 1.0, 3, -1);
   b->R = 1.0 / (dt * c);
   b->target[0] = (kp * e + kd * s->u_target[k]) / c;
   b->lo = (-eff - ff) * dt;
@@ -219,8 +252,9 @@ static void mimic_blocks(tl_world *w, int si) {
   for (int k = 0; k < m->nv; k++) {
     int j = m->dof_mimic[k], body = m->dof_body[k];
     if (j < 0 || m->jnt_nv[body] != 1) continue;
-    tl_block *b = dof_block(w, si, TL_ROW_EQUALITY, k, 1.0, -1);
-    w->pool[b->jadr_a + j] -= m->dof_mimic_mult[k];
+    tl_block *b = dof_block(w, si, TL_ROW_EQUALITY, k, 1.0, -1, j);
+    for (int i = 0; i < b->nsup[0]; i++)
+      if (w->ipool[b->sup[0] + i] == j) w->pool[b->adr[0] + i] -= m->dof_mimic_mult[k];
     int qj = m->q_adr[m->dof_body[j]];
     double err = s->d.q[m->q_adr[body]] - m->dof_mimic_mult[k] * s->d.q[qj] - m->dof_mimic_offset[k];
     b->target[0] = -w->erp * err / w->dt;
@@ -238,12 +272,17 @@ static void joint_blocks(tl_world *w, int si) {
   for (int body = 0; body < m->nbody; body++) {
     if (m->jnt_nv[body] == 0 || m->jnt_type[body] == TL_JOINT_FLOATING) continue;
     double e[6];
-    tl_system_pd_error(s, body, e);
+    int pd_rows = 0;
+    for (int i = 0; i < m->jnt_nv[body]; i++) {
+      int k = m->v_adr[body] + i;
+      pd_rows |= !tl_system_pd_implicit(s, k) && (s->kp[k] > 0 || s->kd[k] > 0);
+    }
+    if (pd_rows) tl_system_pd_error(s, body, e);
     for (int i = 0; i < m->jnt_nv[body]; i++) {
       int k = m->v_adr[body] + i;
       if (m->jnt_nv[body] == 1) limit_blocks(w, si, k, s->d.q[m->q_adr[body]], s->d.u[k]);
       if (m->dof_friction[k] > 0) {
-        tl_block *b = dof_block(w, si, TL_ROW_BOX, k, 1.0, 2);
+        tl_block *b = dof_block(w, si, TL_ROW_BOX, k, 1.0, 2, -1);
         b->lo = -m->dof_friction[k] * w->dt;
         b->hi = m->dof_friction[k] * w->dt;
       }
@@ -254,30 +293,48 @@ static void joint_blocks(tl_world *w, int si) {
   mimic_blocks(w, si);
 }
 
-/* M_eff^-1 J^T of each row and the diagonal Delassus block. */
+/* Y = L^-T J^T of one part on its support (L from the system's factorization
+ * of M_eff, tl_dyn_factor): with DOFs in descending order, once y[c] is final
+ * it is pushed into every ancestor i of c, y[i] -= L[c][i] y[c]
+ * (Featherstone 2008, Table 6.4, first sweep, restricted to the support; the
+ * ancestors of a support DOF are in the support). Adds Y^T D^-1 Y to G. */
+static void part_delassus(tl_world *w, tl_block *b, int part) {
+  const tl_system *s = w->systems[part ? b->sb : b->sa];
+  const int nv = s->m->nv, ns = b->nsup[part], nr = b->nrow, *sup = w->ipool + b->sup[part];
+  const double *L = s->d.LD, *Dinv = s->d.LDinv;
+  const int *anc = s->d.dof_anc, *anc_adr = s->d.dof_anc_adr;
+  double *J = w->pool + b->adr[part], *Y = J + (size_t)ns * (size_t)nr, *t = s->Jtmp; /* t: [3 nv], zero */
+  for (int k = 0; k < ns; k++)
+    for (int r = 0; r < nr; r++) t[r * nv + sup[k]] = J[k * nr + r];
+  for (int k = 0; k < ns; k++) {
+    const int c = sup[k];
+    const double *Lc = L + (size_t)c * (size_t)nv;
+    for (int a = anc_adr[c]; a < anc_adr[c + 1]; a++)
+      for (int r = 0; r < nr; r++) t[r * nv + anc[a]] -= Lc[anc[a]] * t[r * nv + c];
+  }
+  for (int k = 0; k < ns; k++)
+    for (int r = 0; r < nr; r++) {
+      Y[k * nr + r] = t[r * nv + sup[k]];
+      t[r * nv + sup[k]] = 0;
+    }
+  for (int k = 0; k < ns; k++) {
+    const double *y = Y + k * nr, di = Dinv[sup[k]];
+    for (int r = 0; r < nr; r++)
+      for (int c = 0; c < nr; c++) b->G[r * nr + c] += y[r] * di * y[c];
+  }
+}
+
+/* The Delassus block of b and the relative compliance of contact normals. */
 static void finish_block(tl_world *w, tl_block *b) {
   memset(b->G, 0, sizeof(b->G));
-  double rel = b->kind == TL_ROW_CONTACT ? w->contact_compliance : 0.0;
-  for (int part = 0; part < 2; part++) {
-    int si = part ? b->sb : b->sa;
-    if (si < 0) continue;
-    const tl_system *s = w->systems[si];
-    int nv = s->m->nv;
-    double *J = w->pool + (part ? b->jadr_b : b->jadr_a), *X = J + b->nrow * nv;
-    for (int r = 0; r < b->nrow; r++) {
-      memcpy(X + r * nv, J + r * nv, (size_t)nv * sizeof(double));
-      tl_dyn_solve(&s->d, X + r * nv);
-    }
-    for (int r = 0; r < b->nrow; r++)
-      for (int c = 0; c < b->nrow; c++)
-        for (int k = 0; k < nv; k++) b->G[r * b->nrow + c] += J[r * nv + k] * X[c * nv + k];
-  }
+  part_delassus(w, b, 0);
+  if (b->sb >= 0) part_delassus(w, b, 1);
   /* relative compliance of contact normals: keeps the problem strictly
    * monotone, so redundant contact sets (a box face: 4 points) converge in few
    * Gauss-Seidel sweeps and infeasible recovery targets (a body deep inside
    * another) give bounded impulses instead of diverging ones. Contacts that
    * take a restitution impulse drop it again (solve_impacts). */
-  b->R += rel * b->G[b->nrow * b->nrow - 1];
+  if (b->kind == TL_ROW_CONTACT) b->R += w->contact_compliance * b->G[8];
 }
 
 static double delassus(const tl_world *w, const tl_block *a, int ra, const tl_block *b, int rb);
@@ -336,6 +393,7 @@ static void factor_eqgroups(tl_world *w) {
 void tl_world_build_constraints(tl_world *w) {
   w->nblock = 0;
   w->pool_used = 0;
+  w->ipool_used = 0;
   w->neqgroup = 0;
   contact_blocks(w);
   for (int i = 0; i < w->nsystem; i++)
@@ -346,53 +404,85 @@ void tl_world_build_constraints(tl_world *w) {
 
 /* ---------------- velocity-form helpers ---------------- */
 
-/* Row velocities J u of block b (current u of its systems), or with
- * transpose set, f += J^T v for each system (f: the system's gen_change).
- * Walks only J's nonzeros (see tl_block.leaf_a). */
-static void block_rows(const tl_world *w, const tl_block *b, double *v, int transpose) {
-  if (!transpose)
-    for (int r = 0; r < b->nrow; r++) v[r] = 0;
+/* Row velocities of block b at the current impulses: v = J u_base + Y^T z
+ * over each part's support (see tl_block). */
+static void block_velocity(const tl_world *w, const tl_block *b, double *v) {
+  for (int r = 0; r < b->nrow; r++) v[r] = b->v0[r];
   for (int part = 0; part < 2; part++) {
     int si = part ? b->sb : b->sa;
     if (si < 0) continue;
-    const tl_system *s = w->systems[si];
-    int nv = s->m->nv, leaf = part ? b->leaf_b : b->leaf_a;
-    const double *J = w->pool + (part ? b->jadr_b : b->jadr_a);
-    double *u = transpose ? s->gen_change : s->d.u;
-    if (b->kind == TL_ROW_LIMIT || b->kind == TL_ROW_BOX) {
-      if (transpose)
-        u[b->dof] += J[b->dof] * v[0];
-      else
-        v[0] += J[b->dof] * u[b->dof];
-      continue;
-    }
-    for (int k = leaf == TL_LEAF_DENSE ? nv - 1 : leaf; k >= 0;
-         k = leaf == TL_LEAF_DENSE ? k - 1 : s->m->dof_parent[k]) /* a point's rows: its DOF path */
-      for (int r = 0; r < b->nrow; r++) {
-        if (transpose)
-          u[k] += J[r * nv + k] * v[r];
-        else
-          v[r] += J[r * nv + k] * u[k];
+    const double *z = w->systems[si]->z, *Y = w->pool + b->adr[part] + (size_t)b->nsup[part] * (size_t)b->nrow;
+    const int *sup = w->ipool + b->sup[part], ns = b->nsup[part];
+    if (b->nrow == 3) {
+      double v0 = 0, v1 = 0, v2 = 0;
+      for (int k = 0; k < ns; k++) {
+        const double zk = z[sup[k]];
+        v0 += Y[3 * k] * zk;
+        v1 += Y[3 * k + 1] * zk;
+        v2 += Y[3 * k + 2] * zk;
       }
+      v[0] += v0, v[1] += v1, v[2] += v2;
+    } else {
+      double v0 = 0;
+      for (int k = 0; k < ns; k++) v0 += Y[k] * z[sup[k]];
+      v[0] += v0;
+    }
   }
 }
 
-static void block_velocity(const tl_world *w, const tl_block *b, double *v) { block_rows(w, b, v, 0); }
-
-/* u += M_eff^-1 J^T dl for each system of block b. */
+/* Impulse dl on block b: z += D^-1 Y dl on each part's support (the velocity
+ * change M_eff^-1 J^T dl = L^-1 (D^-1 Y dl), L^-1 applied once at the end). */
 static void apply_impulse(tl_world *w, const tl_block *b, const double *dl) {
   for (int part = 0; part < 2; part++) {
     int si = part ? b->sb : b->sa;
     if (si < 0) continue;
     tl_system *s = w->systems[si];
-    int nv = s->m->nv;
-    const double *X = w->pool + (part ? b->jadr_b : b->jadr_a) + b->nrow * nv;
-    for (int r = 0; r < b->nrow; r++)
-      if (dl[r] != 0)
-        for (int k = 0; k < nv; k++) s->d.u[k] += X[r * nv + k] * dl[r];
+    double *z = s->z;
+    const double *Dinv = s->d.LDinv, *Y = w->pool + b->adr[part] + (size_t)b->nsup[part] * (size_t)b->nrow;
+    const int *sup = w->ipool + b->sup[part], ns = b->nsup[part];
+    if (b->nrow == 3) {
+      const double d0 = dl[0], d1 = dl[1], d2 = dl[2];
+      for (int k = 0; k < ns; k++) z[sup[k]] += Dinv[sup[k]] * (Y[3 * k] * d0 + Y[3 * k + 1] * d1 + Y[3 * k + 2] * d2);
+    } else {
+      for (int k = 0; k < ns; k++) z[sup[k]] += Dinv[sup[k]] * (Y[k] * dl[0]);
+    }
   }
 }
 
+/* gen_change += J^T dl for each system of block b (N s, N m s). */
+static void add_generalized(tl_world *w, const tl_block *b, const double *dl) {
+  for (int part = 0; part < 2; part++) {
+    int si = part ? b->sb : b->sa;
+    if (si < 0) continue;
+    double *g = w->systems[si]->gen_change;
+    const double *J = w->pool + b->adr[part];
+    const int *sup = w->ipool + b->sup[part], ns = b->nsup[part];
+    if (b->nrow == 3) {
+      const double d0 = dl[0], d1 = dl[1], d2 = dl[2];
+      for (int k = 0; k < ns; k++) g[sup[k]] += J[3 * k] * d0 + J[3 * k + 1] * d1 + J[3 * k + 2] * d2;
+    } else {
+      for (int k = 0; k < ns; k++) g[sup[k]] += J[k] * dl[0];
+    }
+  }
+}
+
+/* v0 = J u of every block for each system's velocity `prev` (1: the start of
+ * the step, u_prev; 0: the free velocity u_free). */
+static void set_base(tl_world *w, int prev) {
+  for (int i = 0; i < w->nblock; i++) {
+    tl_block *b = &w->blocks[i];
+    for (int r = 0; r < b->nrow; r++) b->v0[r] = 0;
+    for (int part = 0; part < 2; part++) {
+      int si = part ? b->sb : b->sa;
+      if (si < 0) continue;
+      const tl_system *s = w->systems[si];
+      const double *u = prev ? s->u_prev : s->u_free, *J = w->pool + b->adr[part];
+      const int *sup = w->ipool + b->sup[part], ns = b->nsup[part], nr = b->nrow;
+      for (int k = 0; k < ns; k++)
+        for (int r = 0; r < nr; r++) b->v0[r] += J[k * nr + r] * u[sup[k]];
+    }
+  }
+}
 /* New impulse of a scalar row for row velocity v (without the row's own change). */
 static double scalar_update(const tl_block *b, double v, double l) {
   double g = b->G[0] + b->R;
@@ -447,7 +537,7 @@ static double eqgroup_update(tl_world *w, const tl_eqgroup *g) {
     b->lambda[0] += r[i];
     change = fmax(change, fabs(r[i]));
     apply_impulse(w, b, b->dl);
-    block_rows(w, b, b->dl, 1);
+    add_generalized(w, b, b->dl);
   }
   return change;
 }
@@ -483,7 +573,7 @@ static double gauss_seidel_sweep(tl_world *w, int pyramid, double *gen) {
       b->lambda[r] = nl[r];
     }
     apply_impulse(w, b, dl);
-    block_rows(w, b, dl, 1);
+    add_generalized(w, b, dl);
   }
   *gen = 0;
   for (int i = 0; i < w->nsystem; i++)
@@ -553,7 +643,9 @@ static void solve_gauss_seidel(tl_world *w, int pyramid) {
 
 /* ---------------- Dantzig ---------------- */
 
-/* Off-diagonal Delassus entries between rows of blocks a and b (shared systems). */
+/* Off-diagonal Delassus entry between row ra of block a and row rb of block
+ * b: Y_a^T D^-1 Y_b over the common support of each system they share (a
+ * merge of the two descending supports). */
 static double delassus(const tl_world *w, const tl_block *a, int ra, const tl_block *b, int rb) {
   double s = 0;
   for (int pa = 0; pa < 2; pa++) {
@@ -562,10 +654,20 @@ static double delassus(const tl_world *w, const tl_block *a, int ra, const tl_bl
     for (int pb = 0; pb < 2; pb++) {
       int sb = pb ? b->sb : b->sa;
       if (sb != sa) continue;
-      int nv = w->systems[sa]->m->nv;
-      const double *J = w->pool + (pa ? a->jadr_b : a->jadr_a) + ra * nv;
-      const double *X = w->pool + (pb ? b->jadr_b : b->jadr_a) + (b->nrow + rb) * nv;
-      for (int k = 0; k < nv; k++) s += J[k] * X[k];
+      const double *Dinv = w->systems[sa]->d.LDinv;
+      const int *ia = w->ipool + a->sup[pa], *ib = w->ipool + b->sup[pb], na = a->nsup[pa], nb = b->nsup[pb];
+      const double *Ya = w->pool + a->adr[pa] + (size_t)na * (size_t)a->nrow;
+      const double *Yb = w->pool + b->adr[pb] + (size_t)nb * (size_t)b->nrow;
+      for (int i = 0, j = 0; i < na && j < nb;) {
+        if (ia[i] > ib[j]) {
+          i++;
+        } else if (ia[i] < ib[j]) {
+          j++;
+        } else {
+          s += Ya[i * a->nrow + ra] * Dinv[ia[i]] * Yb[j * b->nrow + rb];
+          i++, j++;
+        }
+      }
     }
   }
   return s;
@@ -708,10 +810,7 @@ static void solve_impacts(tl_world *w) {
     any |= w->contacts[i].restitution > 0;
   }
   if (!any) return;
-  for (int i = 0; i < w->nsystem; i++) {
-    tl_system *s = w->systems[i];
-    if (s->integrator == TL_INTEGRATOR_EULER) memcpy(s->d.u, s->u_prev, (size_t)s->m->nv * sizeof(double));
-  }
+  set_base(w, 1); /* the velocities at the start of the step */
   int sweeps = 0, applied = 1;
   while (applied && sweeps < 10 * w->solver_max_iter) {
     applied = 0;
@@ -732,14 +831,17 @@ static void solve_impacts(tl_world *w) {
     b->target[2] = fmax(b->target[2], v[2]);
     b->R = w->contacts[b->contact].cfm; /* rigid while it ends the impact: no relative compliance */
   }
+  /* the forces of the step come after the impacts: the base becomes the free
+   * velocity, the impact impulses stay in z */
+}
+
+/* u = u_free + L^-1 z for every system with constraint rows (tl_block). */
+static void finish_velocities(tl_world *w) {
   for (int i = 0; i < w->nsystem; i++) {
     tl_system *s = w->systems[i];
-    if (s->integrator != TL_INTEGRATOR_EULER) continue;
-    if (w->stats.impacts == 0) {
-      memcpy(s->d.u, s->u_free, (size_t)s->m->nv * sizeof(double));
-    } else {
-      for (int k = 0; k < s->m->nv; k++) s->d.u[k] += s->u_free[k] - s->u_prev[k];
-    }
+    if (!s->in_solve) continue;
+    tl_dyn_solve_lower(&s->d, s->z);
+    for (int k = 0; k < s->m->nv; k++) s->d.u[k] = s->u_free[k] + s->z[k];
   }
 }
 
@@ -752,7 +854,15 @@ void tl_world_solve_constraints(tl_world *w) {
     w->stats.converged = 1;
     return;
   }
+  for (int i = 0; i < w->nsystem; i++) w->systems[i]->in_solve = 0;
+  for (int i = 0; i < w->nblock; i++) {
+    w->systems[w->blocks[i].sa]->in_solve = 1;
+    if (w->blocks[i].sb >= 0) w->systems[w->blocks[i].sb]->in_solve = 1;
+  }
+  for (int i = 0; i < w->nsystem; i++)
+    if (w->systems[i]->in_solve) memset(w->systems[i]->z, 0, (size_t)w->systems[i]->m->nv * sizeof(double));
   solve_impacts(w);
+  set_base(w, 0);
   if (w->solver == TL_SOLVER_DANTZIG) {
     solve_dantzig(w);
   } else {
@@ -764,6 +874,7 @@ void tl_world_solve_constraints(tl_world *w) {
     solve_gauss_seidel(w, w->solver == TL_SOLVER_PGS);
   }
   contact_residuals(w);
+  finish_velocities(w);
   for (int i = 0; i < w->nsystem; i++)
     memset(w->systems[i]->lambda_joint, 0, TL_JOINT_SLOTS * (size_t)w->systems[i]->m->nv * sizeof(double));
   for (int i = 0; i < w->nblock; i++) {
@@ -771,6 +882,6 @@ void tl_world_solve_constraints(tl_world *w) {
     if (b->contact >= 0) memcpy(w->contacts[b->contact].lambda, b->lambda, sizeof(b->lambda));
     if (b->slot >= 0) /* the velocity limit's impulse signed by its side (its J entry) */
       w->systems[b->sa]->lambda_joint[TL_JOINT_SLOTS * b->dof + b->slot] =
-          b->slot == 4 ? w->pool[b->jadr_a + b->dof] * b->lambda[0] : b->lambda[0];
+          b->slot == 4 ? w->pool[b->adr[0]] * b->lambda[0] : b->lambda[0];
   }
 }

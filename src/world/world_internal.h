@@ -20,6 +20,7 @@ struct tl_system {
   int kin_valid;        /* d's kinematics match q, u */
   int dyn_valid;        /* M and h match q, u and the world's gravity */
   int self_collision;   /* collide geoms of different bodies of this system */
+  int in_solve;         /* a constraint block of the current solve touches this system */
   tl_integrator integrator;
 
   /* control: implicit PD + feedforward */
@@ -36,6 +37,7 @@ struct tl_system {
   double *rk;           /* RK4 scratch: q0 [nq], u0 [nv], 4 accelerations and 4 velocities [8 nv] */
   double *Jtmp;         /* [3*nv] scratch Jacobian */
   double *gen_change;   /* [nv] J^T dlambda of the current Gauss-Seidel sweep (N s, N m s) */
+  double *z;            /* [nv] L^-T J^T lambda of the constraint impulses of the solve (tl_block) */
   tl_hull *hulls;       /* [m->nhull] views of the model's hull pools */
   unsigned char *pd_row; /* [nv] 1: this step the PD of the DOF is a boxed row (it saturates) */
   double *lambda_joint;  /* [TL_JOINT_SLOTS nv] last impulses of joint rows (lower limit,
@@ -86,19 +88,26 @@ typedef enum tl_row_kind {
   TL_ROW_EQUALITY = 3   /* 1 row, free (mimic) */
 } tl_row_kind;
 
-#define TL_LEAF_DENSE (-2)
-
-/* One constraint block (1 or 3 rows). Each row r has up to two Jacobian
- * parts (system a and system b) stored in the world's row pool:
- * J at pool[jadr_a + r*nv_a ...], M_eff^-1 J^T right after (same layout). */
+/* One constraint block (1 or 3 rows) on one or two systems (parts 0 and 1).
+ * The Delassus operator is kept in the tree-sparse form of the systems'
+ * factorizations M_eff = L^T D L (Featherstone 2008, sec. 6.5): a row J of
+ * part p touches only the DOFs on the root paths of its nonzeros, an
+ * ancestor-closed set S (the support: a foot's contact, the foot's leg and
+ * the base), and so does Y = L^-T J^T. Then
+ *   J M_eff^-1 J'^T = Y^T D^-1 Y'  (a sum over the common support),
+ *   J u = J u_base + Y^T z  with  z = D^-1 L^-T J^T lambda summed over blocks,
+ *   u = u_base + L^-1 z     at the end of the solve,
+ * so a Gauss-Seidel update of a block costs O(|S|), not O(nv) (constraint.c).
+ * Per part: the support (DOF indices, descending: children before parents) in
+ * the world's int pool at sup[p], and at pool[adr[p]] the arrays J and Y,
+ * each |S| x nrow (entry (k, r) at k * nrow + r). */
 typedef struct tl_block {
   tl_row_kind kind;
   int nrow;
-  int sa, sb;           /* systems (sb = -1 if none) */
-  int jadr_a, jadr_b;   /* pool offsets of J (nrow x nv); M_eff^-1 J^T follows at + nrow*nv */
-  int leaf_a, leaf_b;   /* sparsity of J: its nonzeros lie on the DOF path from this DOF to
-                           the root (dof_parent), -1: J is zero, TL_LEAF_DENSE: anywhere;
-                           limit and box rows: only at `dof` */
+  int sa, sb;           /* systems of parts 0 and 1 (sb = -1 if none) */
+  int nsup[2], sup[2];  /* support size and offset into ipool, per part */
+  int adr[2];           /* pool offset of J (then Y) per part */
+  double v0[3];         /* J u_base: row velocities at the base velocity (free velocity) */
   double target[3];     /* desired row velocity (the solve drives J u+ + R lambda toward it) */
   double lo, hi;        /* bounds of scalar rows */
   double R;             /* regularization (compliance) of scalar rows and contact normals */
@@ -161,7 +170,9 @@ struct tl_world {
   int nblock, cap_block;
   tl_block *blocks;
   size_t pool_used, pool_cap;
-  double *pool;
+  double *pool;         /* J and Y of every block part (tl_block) */
+  size_t ipool_used, ipool_cap;
+  int *ipool;           /* supports of every block part */
   int neqgroup, cap_eqgroup;
   tl_eqgroup *eqgroups;
   size_t eq_used, eq_cap;
