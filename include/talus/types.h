@@ -114,6 +114,8 @@ typedef struct tl_solver_stats {
   double signorini, cone, dissipation;
   int impacts;          /* restitution impulses applied before the solve (see README, Restitution) */
   int impact_sweeps;    /* sweeps of that impact pass (0: no contact with restitution touched) */
+  int direct;           /* direct solves of the contact pattern that were taken (per-contact
+                           solver on problems of up to 128 rows; see README, contacts) */
 } tl_solver_stats;
 
 /* Number of generalized coordinates / velocities of a joint type. */

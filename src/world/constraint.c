@@ -20,10 +20,45 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "math/tl_dense.h"
 #include "math/tl_math.h"
 #include "world/world_internal.h"
 
 /* ---------------- capacity ---------------- */
+
+/* Most rows solved on the dense Delassus matrix (dense_solve); larger
+ * problems are swept in the tree-sparse velocity form. */
+#define TL_DENSE_MAX_ROWS 128
+
+void tl_world_free_dense(tl_world *w) {
+  void *arr[] = {w->dA, w->db, w->dx, w->dM, w->dr, w->dy, w->dfree, w->dstat, w->dstat_prev};
+  for (size_t i = 0; i < sizeof(arr) / sizeof(arr[0]); i++) free(arr[i]);
+  w->dA = w->db = w->dx = w->dM = w->dr = w->dy = NULL;
+  w->dfree = NULL;
+  w->dstat = w->dstat_prev = NULL;
+  w->dense_cap = 0;
+}
+
+static int reserve_dense(tl_world *w, int n) {
+  if (n <= w->dense_cap) return 0;
+  tl_world_free_dense(w);
+  size_t n2 = (size_t)n * (size_t)n;
+  w->dA = malloc(n2 * sizeof(double));
+  w->dM = malloc(n2 * sizeof(double));
+  w->db = malloc((size_t)n * sizeof(double));
+  w->dx = malloc((size_t)n * sizeof(double));
+  w->dr = malloc(2 * (size_t)n * sizeof(double));
+  w->dy = malloc(3 * (size_t)n * sizeof(double));
+  w->dfree = malloc((size_t)n * sizeof(int));
+  w->dstat = malloc((size_t)n);
+  w->dstat_prev = malloc((size_t)n);
+  if (!w->dA || !w->dM || !w->db || !w->dx || !w->dr || !w->dy || !w->dfree || !w->dstat || !w->dstat_prev) {
+    tl_world_free_dense(w);
+    return -1;
+  }
+  w->dense_cap = n;
+  return 0;
+}
 
 /* Per DOF: two position limits, friction, PD, velocity limit, mimic. */
 static int max_joint_blocks(const tl_system *s) { return 6 * s->m->nv; }
@@ -87,7 +122,9 @@ int tl_world_reserve_constraints(tl_world *w) {
     w->ipool = p;
     w->ipool_cap = ipool;
   }
-  return 0;
+  size_t rows = 3 * (size_t)w->cap_contact;
+  for (int i = 0; i < w->nsystem; i++) rows += (size_t)max_joint_blocks(w->systems[i]);
+  return reserve_dense(w, rows < TL_DENSE_MAX_ROWS ? (int)rows : TL_DENSE_MAX_ROWS);
 }
 
 /* ---------------- building blocks ---------------- */
@@ -405,8 +442,13 @@ void tl_world_build_constraints(tl_world *w) {
 /* ---------------- velocity-form helpers ---------------- */
 
 /* Row velocities of block b at the current impulses: v = J u_base + Y^T z
- * over each part's support (see tl_block). */
+ * over each part's support (see tl_block); in a dense solve, db + A dx. */
 static void block_velocity(const tl_world *w, const tl_block *b, double *v) {
+  if (w->dense) { /* v = b + A lambda on the dense matrix */
+    for (int r = 0; r < b->nrow; r++)
+      v[r] = w->db[b->row + r] + tl_dense_dot(w->dense_n, w->dA + (size_t)(b->row + r) * (size_t)w->dense_n, w->dx);
+    return;
+  }
   for (int r = 0; r < b->nrow; r++) v[r] = b->v0[r];
   for (int part = 0; part < 2; part++) {
     int si = part ? b->sb : b->sa;
@@ -431,8 +473,13 @@ static void block_velocity(const tl_world *w, const tl_block *b, double *v) {
 }
 
 /* Impulse dl on block b: z += D^-1 Y dl on each part's support (the velocity
- * change M_eff^-1 J^T dl = L^-1 (D^-1 Y dl), L^-1 applied once at the end). */
+ * change M_eff^-1 J^T dl = L^-1 (D^-1 Y dl), L^-1 applied once at the end);
+ * in a dense solve, the impulses dx += dl. */
 static void apply_impulse(tl_world *w, const tl_block *b, const double *dl) {
+  if (w->dense) {
+    for (int r = 0; r < b->nrow; r++) w->dx[b->row + r] += dl[r];
+    return;
+  }
   for (int part = 0; part < 2; part++) {
     int si = part ? b->sb : b->sa;
     if (si < 0) continue;
@@ -483,6 +530,244 @@ static void set_base(tl_world *w, int prev) {
     }
   }
 }
+/* Delassus block between blocks a and b (a->nrow x b->nrow, row-major into
+ * out): Y_a^T D^-1 Y_b over the common support of each system they share (a
+ * merge of the two descending supports). */
+static void delassus_block(const tl_world *w, const tl_block *a, const tl_block *b, double *out) {
+  const int na = a->nrow, nb = b->nrow;
+  for (int i = 0; i < na * nb; i++) out[i] = 0;
+  for (int pa = 0; pa < 2; pa++) {
+    int sa = pa ? a->sb : a->sa;
+    if (sa < 0) continue;
+    for (int pb = 0; pb < 2; pb++) {
+      int sb = pb ? b->sb : b->sa;
+      if (sb != sa) continue;
+      const double *Dinv = w->systems[sa]->d.LDinv;
+      const int *ia = w->ipool + a->sup[pa], *ib = w->ipool + b->sup[pb], ma = a->nsup[pa], mb = b->nsup[pb];
+      const double *Ya = w->pool + a->adr[pa] + (size_t)ma * (size_t)na;
+      const double *Yb = w->pool + b->adr[pb] + (size_t)mb * (size_t)nb;
+      for (int i = 0, j = 0; i < ma && j < mb;) {
+        if (ia[i] > ib[j]) {
+          i++;
+        } else if (ia[i] < ib[j]) {
+          j++;
+        } else {
+          const double *ya = Ya + i * na, *yb = Yb + j * nb, di = Dinv[ia[i]];
+          for (int r = 0; r < na; r++)
+            for (int c = 0; c < nb; c++) out[r * nb + c] += ya[r] * di * yb[c];
+          i++, j++;
+        }
+      }
+    }
+  }
+}
+
+/* 1 if blocks a and b share a system (a nonzero off-diagonal Delassus block is possible). */
+static int share_system(const tl_block *a, const tl_block *b) {
+  return a->sa == b->sa || a->sa == b->sb || (a->sb >= 0 && (a->sb == b->sa || a->sb == b->sb));
+}
+
+/* One entry of the Delassus matrix between row ra of block a and row rb of block b. */
+static double delassus(const tl_world *w, const tl_block *a, int ra, const tl_block *b, int rb) {
+  double G[9];
+  if (!share_system(a, b)) return 0.0;
+  delassus_block(w, a, b, G);
+  return G[ra * b->nrow + rb];
+}
+
+/* ---------------- dense solve ---------------- */
+
+/* 1 when at least half of the pairs of blocks share a system (their
+ * Delassus block may be nonzero): a robot's contacts and joint rows all do,
+ * and then the dense matrix and its direct solves pay. A stack of free boxes
+ * couples each contact to a few neighbours only; there the tree-sparse
+ * sweeps are cheaper than assembling and factoring a mostly-zero matrix. */
+static int dense_pays(const tl_world *w) {
+  long shared = 0, pairs = (long)w->nblock * (w->nblock - 1) / 2;
+  for (int i = 0; i < w->nblock; i++)
+    for (int j = i + 1; j < w->nblock; j++) shared += share_system(&w->blocks[i], &w->blocks[j]);
+  return 2 * shared >= pairs;
+}
+
+/* Number the rows of the blocks (tl_block.row); returns how many. */
+static int number_rows(tl_world *w) {
+  int n = 0;
+  for (int i = 0; i < w->nblock; i++) {
+    w->blocks[i].row = n;
+    n += w->blocks[i].nrow;
+  }
+  return n;
+}
+
+/* The dense Delassus matrix A of the blocks (full, symmetric; the
+ * compliance R stays in the blocks) and the row velocities db at the
+ * current z (the start of the solve). The
+ * off-diagonal blocks use the tree sparsity: only blocks sharing a system,
+ * each over their common support. */
+static void dense_assemble(tl_world *w) {
+  const int n = w->dense_n;
+  double *A = w->dA, G[9];
+  for (int i = 0; i < w->nblock; i++) {
+    const tl_block *a = &w->blocks[i];
+    block_velocity(w, a, w->db + a->row);
+    for (int r = 0; r < a->nrow; r++) {
+      double *Ar = A + (size_t)(a->row + r) * (size_t)n;
+      for (int c = 0; c < a->nrow; c++) Ar[a->row + c] = a->G[r * a->nrow + c];
+    }
+    for (int j = i + 1; j < w->nblock; j++) {
+      const tl_block *b = &w->blocks[j];
+      if (share_system(a, b))
+        delassus_block(w, a, b, G);
+      else
+        memset(G, 0, sizeof(G));
+      for (int r = 0; r < a->nrow; r++)
+        for (int c = 0; c < b->nrow; c++) {
+          A[(size_t)(a->row + r) * (size_t)n + b->row + c] = G[r * b->nrow + c];
+          A[(size_t)(b->row + c) * (size_t)n + a->row + r] = G[r * b->nrow + c];
+        }
+    }
+  }
+  memset(w->dx, 0, (size_t)n * sizeof(double));
+}
+
+/* Status of the rows for a direct solve, from the current impulses: 1 free
+ * (a contact pressing, lambda_n > 0: all three rows, as if sticking; a scalar
+ * row strictly inside its bounds), 0 held at its value (a contact that does
+ * not press, lambda = 0; a scalar row at a bound). */
+static void direct_status(tl_world *w, unsigned char *st) {
+  for (int i = 0; i < w->nblock; i++) {
+    const tl_block *b = &w->blocks[i];
+    if (b->kind == TL_ROW_CONTACT) {
+      memset(st + b->row, b->lambda[2] > 0, 3);
+    } else {
+      st[b->row] = b->lambda[0] > b->lo && b->lambda[0] < b->hi;
+    }
+  }
+}
+
+/* Relative regularization of the free rows' matrix: redundant rows (the four
+ * corners of a box face, whose tangential rows share three degrees of
+ * freedom) make it singular; epsilon picks the smallest-norm impulses among
+ * the equal solutions, and two steps of iterative refinement against the
+ * unregularized matrix remove what epsilon costs in the row velocities. */
+#define TL_DIRECT_EPS 1e-11
+
+/* One direct solve of the rows marked free in st, the others held at the
+ * values h: (A_FF + R_F) y_F = target_F - db_F - A_FH h_H (R: the
+ * compliance of contact normals and scalar rows); y_H = h_H. y: [2n], its
+ * second half scratch. Returns 0 if the free rows' matrix is not positive
+ * definite. */
+static int direct_linear(tl_world *w, const unsigned char *st, const double *h, double *y) {
+  const int n = w->dense_n;
+  int *F = w->dfree, nf = 0;
+  double *M = w->dM, *r = w->dr, *Rf = w->dr + w->dense_cap, *e = y + n;
+  for (int i = 0; i < w->nblock; i++) {
+    const tl_block *b = &w->blocks[i];
+    for (int k = 0; k < b->nrow; k++)
+      if (st[b->row + k]) {
+        F[nf] = b->row + k;
+        Rf[nf] = b->kind != TL_ROW_CONTACT || k == 2 ? b->R : 0.0;
+        r[nf++] = b->target[k] - w->db[b->row + k];
+      }
+  }
+  for (int j = 0; j < n; j++) y[j] = st[j] ? 0.0 : h[j];
+  for (int a = 0; a < nf; a++) /* minus A_FH h_H: y is zero on the free rows */
+    r[a] -= tl_dense_dot(n, w->dA + (size_t)F[a] * (size_t)n, y);
+  for (int a = 0; a < nf; a++) {
+    const double *Aa = w->dA + (size_t)F[a] * (size_t)n;
+    for (int c = 0; c <= a; c++) M[a * nf + c] = Aa[F[c]];
+    M[a * nf + a] = M[a * nf + a] * (1.0 + TL_DIRECT_EPS) + Rf[a];
+  }
+  if (tl_dense_cholesky(nf, M, nf)) return 0;
+  for (int a = 0; a < nf; a++) e[a] = r[a];
+  for (int pass = 0; pass < 3; pass++) { /* the solve, then two refinements */
+    tl_dense_trsv_lower(nf, M, nf, e);
+    tl_dense_trsv_lower_trans(nf, M, nf, e);
+    for (int a = 0; a < nf; a++) y[F[a]] += e[a];
+    if (pass == 2) break;
+    for (int a = 0; a < nf; a++) { /* residual of (A_FF + R_F) y_F = r */
+      const double *Aa = w->dA + (size_t)F[a] * (size_t)n;
+      double s = r[a] - Rf[a] * y[F[a]];
+      for (int c = 0; c < nf; c++) s -= Aa[F[c]] * y[F[c]];
+      e[a] = s;
+    }
+  }
+  return 1;
+}
+
+/* Direct solve of the stick / open / bound pattern in w->dstat (an active-set
+ * method: Murty's principal pivoting restricted to these statuses, Cottle,
+ * Pang, Stone, The Linear Complementarity Problem, 1992, sec. 4.2): solve
+ * the free rows exactly with the others held, then move rows whose solution
+ * breaks a sign condition (a pressing contact pulling, a held contact
+ * penetrating, a scalar row beyond a bound or pushing against the side it
+ * rests on) to the other set and solve again, at most 8 times. A pressing
+ * contact whose impulse leaves the friction cone slides: that is left to the
+ * Gauss-Seidel sweeps (returns 0). On success the impulses of the blocks
+ * become the solution (returns 1): the exact solution of the problem when
+ * no contact slides. */
+static int direct_solve(tl_world *w) {
+  const int n = w->dense_n;
+  unsigned char *st = w->dstat;
+  double *y = w->dy, *h = w->dy + 2 * n; /* candidate impulses (+ scratch), held values */
+  memcpy(h, w->dx, (size_t)n * sizeof(double));
+  for (int round = 0; round < 8; round++) {
+    if (!direct_linear(w, st, h, y)) return 0;
+    int changed = 0;
+    for (int i = 0; i < w->nblock; i++) {
+      const tl_block *b = &w->blocks[i];
+      const int r0 = b->row;
+      double v = 0;
+      if (b->kind == TL_ROW_CONTACT) {
+        if (st[r0]) {
+          double ln = y[r0 + 2], lt = sqrt(y[r0] * y[r0] + y[r0 + 1] * y[r0 + 1]);
+          if (ln < 0) { /* pulls: let it open */
+            memset(st + r0, 0, 3);
+            y[r0] = y[r0 + 1] = y[r0 + 2] = 0;
+            changed = 1;
+          } else if (lt > b->mu * ln) {
+            return 0; /* slides */
+          }
+        } else {
+          v = w->db[r0 + 2] + tl_dense_dot(n, w->dA + (size_t)(r0 + 2) * (size_t)n, y);
+          if (v < b->target[2] - w->solver_tol * b->G[8]) { /* penetrates: let it press */
+            memset(st + r0, 1, 3);
+            changed = 1;
+          }
+        }
+        continue;
+      }
+      double x = y[r0];
+      if (st[r0]) {
+        if (x < b->lo || x > b->hi) {
+          st[r0] = 0;
+          y[r0] = x < b->lo ? b->lo : b->hi;
+          changed = 1;
+        }
+      } else {
+        v = w->db[r0] + tl_dense_dot(n, w->dA + (size_t)r0 * (size_t)n, y) + b->R * x - b->target[0];
+        double tol = w->solver_tol * (b->G[0] + b->R);
+        if ((x <= b->lo && v < -tol) || (x >= b->hi && v > tol)) {
+          st[r0] = 1;
+          changed = 1;
+        }
+      }
+    }
+    if (changed) {
+      for (int j = 0; j < n; j++) /* held rows keep their (possibly clamped) values */
+        if (!st[j]) h[j] = y[j];
+      continue;
+    }
+    for (int i = 0; i < w->nblock; i++) {
+      tl_block *b = &w->blocks[i];
+      for (int k = 0; k < b->nrow; k++) b->lambda[k] = y[b->row + k];
+    }
+    memcpy(w->dx, y, (size_t)n * sizeof(double));
+    return 1;
+  }
+  return 0;
+}
+
 /* New impulse of a scalar row for row velocity v (without the row's own change). */
 static double scalar_update(const tl_block *b, double v, double l) {
   double g = b->G[0] + b->R;
@@ -608,11 +893,27 @@ static double sweep_norm2(const tl_world *w) {
  * sweeps can trade impulse between such rows at no cost (J^T d = 0 exactly
  * when G d = 0, G = J M^-1 J^T) for ever. */
 static void solve_gauss_seidel(tl_world *w, int pyramid) {
-  int it = 0, converged = 0;
+  int it = 0, converged = 0, tried = 0;
   double change = 0, gprev = 0;
   for (int n = 0; n < w->nblock; n++) memset(w->blocks[n].p, 0, sizeof(w->blocks[n].p));
   for (it = 0; it < w->solver_max_iter && !converged; it++) {
     double gen;
+    /* dense per-contact solves: a direct solve of the current pattern before
+     * the first sweep and after sweeps 1, 3, 7, 15, ..., when the pattern
+     * changed since the last try (direct_solve); the sweep that follows is
+     * the convergence test, as for any iterate */
+    if (w->dense && !pyramid && ((it + 1) & it) == 0) {
+      direct_status(w, w->dstat);
+      if (!tried || memcmp(w->dstat, w->dstat_prev, (size_t)w->dense_n)) {
+        memcpy(w->dstat_prev, w->dstat, (size_t)w->dense_n);
+        tried = 1;
+        if (direct_solve(w)) {
+          w->stats.direct++;
+          gprev = 0;
+          for (int n = 0; n < w->nblock; n++) memset(w->blocks[n].p, 0, sizeof(w->blocks[n].p));
+        }
+      }
+    }
     change = gauss_seidel_sweep(w, pyramid, &gen);
     converged = change <= w->solver_tol || gen <= w->solver_tol;
     if (converged) continue;
@@ -642,36 +943,6 @@ static void solve_gauss_seidel(tl_world *w, int pyramid) {
 }
 
 /* ---------------- Dantzig ---------------- */
-
-/* Off-diagonal Delassus entry between row ra of block a and row rb of block
- * b: Y_a^T D^-1 Y_b over the common support of each system they share (a
- * merge of the two descending supports). */
-static double delassus(const tl_world *w, const tl_block *a, int ra, const tl_block *b, int rb) {
-  double s = 0;
-  for (int pa = 0; pa < 2; pa++) {
-    int sa = pa ? a->sb : a->sa;
-    if (sa < 0) continue;
-    for (int pb = 0; pb < 2; pb++) {
-      int sb = pb ? b->sb : b->sa;
-      if (sb != sa) continue;
-      const double *Dinv = w->systems[sa]->d.LDinv;
-      const int *ia = w->ipool + a->sup[pa], *ib = w->ipool + b->sup[pb], na = a->nsup[pa], nb = b->nsup[pb];
-      const double *Ya = w->pool + a->adr[pa] + (size_t)na * (size_t)a->nrow;
-      const double *Yb = w->pool + b->adr[pb] + (size_t)nb * (size_t)b->nrow;
-      for (int i = 0, j = 0; i < na && j < nb;) {
-        if (ia[i] > ib[j]) {
-          i++;
-        } else if (ia[i] < ib[j]) {
-          j++;
-        } else {
-          s += Ya[i * a->nrow + ra] * Dinv[ia[i]] * Yb[j * b->nrow + rb];
-          i++, j++;
-        }
-      }
-    }
-  }
-  return s;
-}
 
 static int dantzig_rows(const tl_world *w) {
   int n = 0;
@@ -709,16 +980,23 @@ static void solve_dantzig(tl_world *w) {
       }
     }
   }
-  for (int i = 0, ri = 0; i < w->nblock; i++) {
+  number_rows(w);
+  for (int i = 0; i < w->nblock; i++) {
     const tl_block *a = &w->blocks[i];
-    for (int ka = 0; ka < a->nrow; ka++, ri++) {
-      for (int j = 0, rj = 0; j < w->nblock; j++) {
-        const tl_block *b = &w->blocks[j];
-        for (int kb = 0; kb < b->nrow; kb++, rj++)
-          w->lcp_A[(size_t)ri * n + rj] = i == j ? a->G[ka * a->nrow + kb] : delassus(w, a, ka, b, kb);
-      }
-      w->lcp_A[(size_t)ri * n + ri] += (a->kind != TL_ROW_CONTACT || ka == 2) ? a->R : 0.0;
+    for (int j = 0; j < w->nblock; j++) {
+      const tl_block *b = &w->blocks[j];
+      double G[9];
+      if (i == j)
+        memcpy(G, a->G, sizeof(G));
+      else if (share_system(a, b))
+        delassus_block(w, a, b, G);
+      else
+        memset(G, 0, sizeof(G));
+      for (int ka = 0; ka < a->nrow; ka++)
+        for (int kb = 0; kb < b->nrow; kb++) w->lcp_A[(size_t)(a->row + ka) * n + b->row + kb] = G[ka * b->nrow + kb];
     }
+    for (int ka = 0; ka < a->nrow; ka++)
+      w->lcp_A[(size_t)(a->row + ka) * n + a->row + ka] += (a->kind != TL_ROW_CONTACT || ka == 2) ? a->R : 0.0;
   }
   tl_lcp_stats st;
   memset(w->lcp_x, 0, (size_t)n * sizeof(double));
@@ -866,12 +1144,22 @@ void tl_world_solve_constraints(tl_world *w) {
   if (w->solver == TL_SOLVER_DANTZIG) {
     solve_dantzig(w);
   } else {
+    int n = number_rows(w);
+    if (n <= w->dense_cap && dense_pays(w)) { /* small coupled problems: on the dense Delassus matrix */
+      w->dense_n = n;
+      dense_assemble(w); /* db from the velocity form */
+      w->dense = 1;
+    }
     for (int i = 0; i < w->nblock; i++) { /* warm start: last step's impulses, clamped */
       tl_block *b = &w->blocks[i];
       if (b->nrow == 1) b->lambda[0] = fmax(b->lo, fmin(b->hi, b->lambda[0]));
       apply_impulse(w, b, b->lambda);
     }
     solve_gauss_seidel(w, w->solver == TL_SOLVER_PGS);
+    if (w->dense) { /* the impulses into z */
+      w->dense = 0;
+      for (int i = 0; i < w->nblock; i++) apply_impulse(w, &w->blocks[i], w->blocks[i].lambda);
+    }
   }
   contact_residuals(w);
   finish_velocities(w);

@@ -55,6 +55,7 @@ void tl_world_free(tl_world *w) {
                  w->lcp_lo, w->lcp_hi, w->lcp_mu, w->lcp_x, w->lcp_findex, w->lcp_row_block};
   for (size_t i = 0; i < sizeof(arr) / sizeof(arr[0]); i++) free(arr[i]);
   tl_lcp_work_free(w->lcp);
+  tl_world_free_dense(w);
   free(w);
 }
 

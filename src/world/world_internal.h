@@ -107,6 +107,7 @@ typedef struct tl_block {
   int sa, sb;           /* systems of parts 0 and 1 (sb = -1 if none) */
   int nsup[2], sup[2];  /* support size and offset into ipool, per part */
   int adr[2];           /* pool offset of J (then Y) per part */
+  int row;              /* first row in the dense Delassus matrix (dense solves) */
   double v0[3];         /* J u_base: row velocities at the base velocity (free velocity) */
   double target[3];     /* desired row velocity (the solve drives J u+ + R lambda toward it) */
   double lo, hi;        /* bounds of scalar rows */
@@ -177,6 +178,16 @@ struct tl_world {
   tl_eqgroup *eqgroups;
   size_t eq_used, eq_cap;
   double *eq_pool;      /* factors and right-hand sides of the equality groups */
+  /* dense solve (constraint.c): the Delassus matrix of up to dense_cap rows */
+  int dense;            /* 1 while the current solve works on the dense matrix */
+  int dense_cap, dense_n;
+  double *dA;           /* [dense_cap^2] G + the normal / scalar compliance on its diagonal */
+  double *db;           /* [dense_cap] row velocities at the start of the solve */
+  double *dx;           /* [dense_cap] impulses (mirror of the blocks' lambda) */
+  double *dM;           /* [dense_cap^2] factor of the free rows' matrix (direct solves) */
+  double *dr, *dy;      /* [dense_cap] right-hand side, solution of a direct solve */
+  int *dfree;           /* [dense_cap] rows of a direct solve */
+  unsigned char *dstat, *dstat_prev; /* [dense_cap] row status of the last direct solve */
   tl_lcp_work *lcp;     /* Dantzig scratch */
   int lcp_cap;
   double *lcp_A, *lcp_b, *lcp_lo, *lcp_hi, *lcp_mu, *lcp_x;
@@ -222,5 +233,6 @@ void tl_world_geom_shape(const tl_world *w, const tl_geom_ref *g, tl_shape *out)
 int tl_world_reserve_constraints(tl_world *w);
 void tl_world_build_constraints(tl_world *w);
 void tl_world_solve_constraints(tl_world *w);
+void tl_world_free_dense(tl_world *w);
 
 #endif
