@@ -31,18 +31,22 @@
 #define TL_DENSE_MAX_ROWS 128
 
 void tl_world_free_dense(tl_world *w) {
-  void *arr[] = {w->dA, w->db, w->dx, w->dM, w->dr, w->dy, w->dfree, w->dstat, w->dstat_prev};
+  void *arr[] = {w->dA, w->db, w->dx, w->dM, w->dr, w->dy, w->dW, w->dfree, w->dstat, w->dstat_prev};
   for (size_t i = 0; i < sizeof(arr) / sizeof(arr[0]); i++) free(arr[i]);
-  w->dA = w->db = w->dx = w->dM = w->dr = w->dy = NULL;
+  w->dA = w->db = w->dx = w->dM = w->dr = w->dy = w->dW = NULL;
+  w->dW_cap = 0;
   w->dfree = NULL;
   w->dstat = w->dstat_prev = NULL;
   w->dense_cap = 0;
 }
 
-static int reserve_dense(tl_world *w, int n) {
-  if (n <= w->dense_cap) return 0;
+static int reserve_dense(tl_world *w, int n, int nvmax) {
+  size_t nw = 2 * (size_t)n * (size_t)nvmax;
+  if (n <= w->dense_cap && nw <= w->dW_cap) return 0;
   tl_world_free_dense(w);
   size_t n2 = (size_t)n * (size_t)n;
+  w->dW = malloc((nw ? nw : 1) * sizeof(double));
+  w->dW_cap = nw;
   w->dA = malloc(n2 * sizeof(double));
   w->dM = malloc(n2 * sizeof(double));
   w->db = malloc((size_t)n * sizeof(double));
@@ -52,7 +56,7 @@ static int reserve_dense(tl_world *w, int n) {
   w->dfree = malloc((size_t)n * sizeof(int));
   w->dstat = malloc((size_t)n);
   w->dstat_prev = malloc((size_t)n);
-  if (!w->dA || !w->dM || !w->db || !w->dx || !w->dr || !w->dy || !w->dfree || !w->dstat || !w->dstat_prev) {
+  if (!w->dW || !w->dA || !w->dM || !w->db || !w->dx || !w->dr || !w->dy || !w->dfree || !w->dstat || !w->dstat_prev) {
     tl_world_free_dense(w);
     return -1;
   }
@@ -123,8 +127,12 @@ int tl_world_reserve_constraints(tl_world *w) {
     w->ipool_cap = ipool;
   }
   size_t rows = 3 * (size_t)w->cap_contact;
-  for (int i = 0; i < w->nsystem; i++) rows += (size_t)max_joint_blocks(w->systems[i]);
-  return reserve_dense(w, rows < TL_DENSE_MAX_ROWS ? (int)rows : TL_DENSE_MAX_ROWS);
+  int nvmax = 0;
+  for (int i = 0; i < w->nsystem; i++) {
+    rows += (size_t)max_joint_blocks(w->systems[i]);
+    if (w->systems[i]->m->nv > nvmax) nvmax = w->systems[i]->m->nv;
+  }
+  return reserve_dense(w, rows < TL_DENSE_MAX_ROWS ? (int)rows : TL_DENSE_MAX_ROWS, nvmax);
 }
 
 /* ---------------- building blocks ---------------- */
@@ -334,30 +342,67 @@ static void joint_blocks(tl_world *w, int si) {
  * of M_eff, tl_dyn_factor): with DOFs in descending order, once y[c] is final
  * it is pushed into every ancestor i of c, y[i] -= L[c][i] y[c]
  * (Featherstone 2008, Table 6.4, first sweep, restricted to the support; the
- * ancestors of a support DOF are in the support). Adds Y^T D^-1 Y to G. */
+ * ancestors of a support DOF are in the support). A support that is one root
+ * path (a contact on one body, a joint row) has the ancestors of its k-th DOF
+ * in its entries k + 1, k + 2, ...: computed in place on the compact rows;
+ * others (self-collision, mimic: two paths) through the scratch Jtmp.
+ * Adds Y^T D^-1 Y to G. */
 static void part_delassus(tl_world *w, tl_block *b, int part) {
   const tl_system *s = w->systems[part ? b->sb : b->sa];
   const int nv = s->m->nv, ns = b->nsup[part], nr = b->nrow, *sup = w->ipool + b->sup[part];
   const double *L = s->d.LD, *Dinv = s->d.LDinv;
-  const int *anc = s->d.dof_anc, *anc_adr = s->d.dof_anc_adr;
-  double *J = w->pool + b->adr[part], *Y = J + (size_t)ns * (size_t)nr, *t = s->Jtmp; /* t: [3 nv], zero */
-  for (int k = 0; k < ns; k++)
-    for (int r = 0; r < nr; r++) t[r * nv + sup[k]] = J[k * nr + r];
-  for (int k = 0; k < ns; k++) {
-    const int c = sup[k];
-    const double *Lc = L + (size_t)c * (size_t)nv;
-    for (int a = anc_adr[c]; a < anc_adr[c + 1]; a++)
-      for (int r = 0; r < nr; r++) t[r * nv + anc[a]] -= Lc[anc[a]] * t[r * nv + c];
-  }
-  for (int k = 0; k < ns; k++)
-    for (int r = 0; r < nr; r++) {
-      Y[k * nr + r] = t[r * nv + sup[k]];
-      t[r * nv + sup[k]] = 0;
+  const int *parent = s->m->dof_parent;
+  double *J = w->pool + b->adr[part], *Y = J + (size_t)ns * (size_t)nr;
+  int chain = 1;
+  for (int k = 0; k + 1 < ns && chain; k++) chain = parent[sup[k]] == sup[k + 1];
+  memcpy(Y, J, (size_t)ns * (size_t)nr * sizeof(double));
+  if (chain && nr == 3) {
+    for (int k = 0; k < ns; k++) {
+      const double *Lc = L + (size_t)sup[k] * (size_t)nv, y0 = Y[3 * k], y1 = Y[3 * k + 1], y2 = Y[3 * k + 2];
+      for (int j = k + 1; j < ns; j++) {
+        const double l = Lc[sup[j]];
+        Y[3 * j] -= l * y0;
+        Y[3 * j + 1] -= l * y1;
+        Y[3 * j + 2] -= l * y2;
+      }
     }
-  for (int k = 0; k < ns; k++) {
-    const double *y = Y + k * nr, di = Dinv[sup[k]];
-    for (int r = 0; r < nr; r++)
-      for (int c = 0; c < nr; c++) b->G[r * nr + c] += y[r] * di * y[c];
+  } else if (chain) {
+    for (int k = 0; k < ns; k++) {
+      const double *Lc = L + (size_t)sup[k] * (size_t)nv, y0 = Y[k];
+      for (int j = k + 1; j < ns; j++) Y[j] -= Lc[sup[j]] * y0;
+    }
+  } else {
+    const int *anc = s->d.dof_anc, *anc_adr = s->d.dof_anc_adr;
+    double *t = s->Jtmp; /* [3 nv], zero */
+    for (int k = 0; k < ns; k++)
+      for (int r = 0; r < nr; r++) t[r * nv + sup[k]] = J[k * nr + r];
+    for (int k = 0; k < ns; k++) {
+      const int c = sup[k];
+      const double *Lc = L + (size_t)c * (size_t)nv;
+      for (int a = anc_adr[c]; a < anc_adr[c + 1]; a++)
+        for (int r = 0; r < nr; r++) t[r * nv + anc[a]] -= Lc[anc[a]] * t[r * nv + c];
+    }
+    for (int k = 0; k < ns; k++)
+      for (int r = 0; r < nr; r++) {
+        Y[k * nr + r] = t[r * nv + sup[k]];
+        t[r * nv + sup[k]] = 0;
+      }
+  }
+  if (nr == 3) {
+    double g00 = 0, g01 = 0, g02 = 0, g11 = 0, g12 = 0, g22 = 0;
+    for (int k = 0; k < ns; k++) {
+      const double di = Dinv[sup[k]], y0 = Y[3 * k], y1 = Y[3 * k + 1], y2 = Y[3 * k + 2];
+      const double w0 = di * y0, w1 = di * y1, w2 = di * y2;
+      g00 += w0 * y0, g01 += w0 * y1, g02 += w0 * y2;
+      g11 += w1 * y1, g12 += w1 * y2, g22 += w2 * y2;
+    }
+    b->G[0] += g00, b->G[1] += g01, b->G[2] += g02;
+    b->G[3] += g01, b->G[4] += g11, b->G[5] += g12;
+    b->G[6] += g02, b->G[7] += g12, b->G[8] += g22;
+  } else {
+    double g = 0;
+    for (int k = 0; k < ns; k++) g += Dinv[sup[k]] * Y[k] * Y[k];
+    b->G[0] += g;
   }
 }
 
@@ -606,7 +651,25 @@ static int number_rows(tl_world *w) {
  * each over their common support. */
 static void dense_assemble(tl_world *w) {
   const int n = w->dense_n;
-  double *A = w->dA, G[9];
+  double *A = w->dA;
+  /* W = D^-1 Y of every block part, scattered over its system's nv (entry (dof, r) at dof * nrow + r) */
+  size_t used = 0;
+  for (int i = 0; i < w->nblock; i++) {
+    tl_block *b = &w->blocks[i];
+    for (int p = 0; p < 2; p++) {
+      int si = p ? b->sb : b->sa;
+      if (si < 0) continue;
+      const tl_system *s = w->systems[si];
+      const int nv = s->m->nv, ns = b->nsup[p], nr = b->nrow, *sup = w->ipool + b->sup[p];
+      const double *Y = w->pool + b->adr[p] + (size_t)ns * (size_t)nr, *Dinv = s->d.LDinv;
+      double *W = w->dW + used;
+      b->wrow[p] = (int)used;
+      used += (size_t)nr * (size_t)nv;
+      memset(W, 0, (size_t)nr * (size_t)nv * sizeof(double));
+      for (int k = 0; k < ns; k++)
+        for (int r = 0; r < nr; r++) W[sup[k] * nr + r] = Dinv[sup[k]] * Y[k * nr + r];
+    }
+  }
   for (int i = 0; i < w->nblock; i++) {
     const tl_block *a = &w->blocks[i];
     block_velocity(w, a, w->db + a->row);
@@ -616,10 +679,34 @@ static void dense_assemble(tl_world *w) {
     }
     for (int j = i + 1; j < w->nblock; j++) {
       const tl_block *b = &w->blocks[j];
-      if (share_system(a, b))
-        delassus_block(w, a, b, G);
-      else
-        memset(G, 0, sizeof(G));
+      double G[9] = {0};
+      for (int pa = 0; pa < 2; pa++) { /* G = Y_a^T W_b over a's support, per shared system */
+        int sa = pa ? a->sb : a->sa;
+        if (sa < 0) continue;
+        for (int pb = 0; pb < 2; pb++) {
+          if ((pb ? b->sb : b->sa) != sa) continue;
+          const int ns = a->nsup[pa], *sup = w->ipool + a->sup[pa];
+          const double *Ya = w->pool + a->adr[pa] + (size_t)ns * (size_t)a->nrow, *Wb = w->dW + b->wrow[pb];
+          if (a->nrow == 3 && b->nrow == 3) {
+            for (int k = 0; k < ns; k++) {
+              const double *x = Wb + 3 * sup[k], *y = Ya + 3 * k;
+              for (int r = 0; r < 3; r++) {
+                G[3 * r] += y[r] * x[0];
+                G[3 * r + 1] += y[r] * x[1];
+                G[3 * r + 2] += y[r] * x[2];
+              }
+            }
+          } else {
+            for (int k = 0; k < ns; k++) {
+              const double *x = Wb + b->nrow * sup[k];
+              for (int r = 0; r < a->nrow; r++) {
+                const double y = Ya[k * a->nrow + r];
+                for (int c = 0; c < b->nrow; c++) G[r * b->nrow + c] += y * x[c];
+              }
+            }
+          }
+        }
+      }
       for (int r = 0; r < a->nrow; r++)
         for (int c = 0; c < b->nrow; c++) {
           A[(size_t)(a->row + r) * (size_t)n + b->row + c] = G[r * b->nrow + c];

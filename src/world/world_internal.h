@@ -108,6 +108,7 @@ typedef struct tl_block {
   int nsup[2], sup[2];  /* support size and offset into ipool, per part */
   int adr[2];           /* pool offset of J (then Y) per part */
   int row;              /* first row in the dense Delassus matrix (dense solves) */
+  int wrow[2];          /* dense solves: offset of the part's rows of D^-1 Y over nv in dW */
   double v0[3];         /* J u_base: row velocities at the base velocity (free velocity) */
   double target[3];     /* desired row velocity (the solve drives J u+ + R lambda toward it) */
   double lo, hi;        /* bounds of scalar rows */
@@ -186,6 +187,8 @@ struct tl_world {
   double *dx;           /* [dense_cap] impulses (mirror of the blocks' lambda) */
   double *dM;           /* [dense_cap^2] factor of the free rows' matrix (direct solves) */
   double *dr, *dy;      /* [dense_cap] right-hand side, solution of a direct solve */
+  double *dW;           /* [dW_cap] D^-1 Y of each block part as dense rows (assembly) */
+  size_t dW_cap;
   int *dfree;           /* [dense_cap] rows of a direct solve */
   unsigned char *dstat, *dstat_prev; /* [dense_cap] row status of the last direct solve */
   tl_lcp_work *lcp;     /* Dantzig scratch */
