@@ -9,6 +9,7 @@
  *   then spread, at most 4).
  * The same candidates serve the heightmap against each triangle's plane. */
 #include <math.h>
+#include <stdint.h>
 
 #include "contact/collide_internal.h"
 #include "math/tl_math.h"
@@ -76,6 +77,119 @@ static void cylinder_points(cand_buf *b, const tl_shape *s, const double p0[3], 
   }
 }
 
+/* Height above the plane of the k-th smallest of h[0..n) (0-based; quickselect,
+ * Hoare's FIND, 1961; h is reordered). */
+static double kth_smallest(double *h, int n, int k) {
+  int lo = 0, hi = n - 1;
+  while (lo < hi) {
+    double pivot = h[(lo + hi) / 2];
+    int i = lo, j = hi;
+    while (i <= j) {
+      while (h[i] < pivot) i++;
+      while (h[j] > pivot) j--;
+      if (i <= j) {
+        double t = h[i];
+        h[i++] = h[j];
+        h[j--] = t;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else break;
+  }
+  return h[k];
+}
+
+#define HULL_SCAN 2048 /* hulls up to this many vertices get the two-pass scan */
+
+/* Vertices of a hull with a vertex graph lower than `reach` above the plane
+ * (height nl . v - h0), in increasing vertex order, into cand (returns how
+ * many; their heights into h[vertex]). A linear function on a convex
+ * polytope has no local minimum but the global one, and the vertices below
+ * any level form a connected subgraph (the reason the simplex method works;
+ * Ziegler, Lectures on Polytopes, 1995, sec. 3.3): so a descent along edges
+ * from the last deepest vertex finds the deepest one, and a search from it
+ * through vertices below the level finds them all, visiting only them and
+ * their neighbours instead of every vertex. The start does not change the
+ * set or its order. */
+static int hull_walk(const tl_hull *hl, const double nl[3], double h0, double reach, int *cand, double *h) {
+  const int nv = hl->nvert, *adr = hl->adj_adr, *adj = hl->adj;
+  const double *v = hl->vert;
+  int *mark = hl->walk, stamp = ++hl->walk[nv], cur = hl->walk[nv + 1];
+  if (stamp <= 0) { /* the counter wrapped: clear the stamps */
+    for (int i = 0; i < nv; i++) mark[i] = 0;
+    stamp = hl->walk[nv] = 1;
+  }
+  if (cur < 0 || cur >= nv) cur = 0;
+#define HEIGHT(i) (nl[0] * v[3 * (i)] + nl[1] * v[3 * (i) + 1] + nl[2] * v[3 * (i) + 2] - h0)
+  double hc = HEIGHT(cur);
+  for (int next = cur;; cur = next) { /* steepest descent */
+    for (int e = adr[cur]; e < adr[cur + 1]; e++) {
+      double hn = HEIGHT(adj[e]);
+      if (hn < hc) hc = hn, next = adj[e];
+    }
+    if (next == cur) break;
+  }
+  hl->walk[nv + 1] = cur;
+  if (!(hc < reach)) return 0;
+  int m = 0;
+  cand[m++] = cur;
+  h[cur] = hc;
+  mark[cur] = stamp;
+  for (int q = 0; q < m; q++) { /* breadth first through the vertices below the level */
+    int a = cand[q];
+    for (int e = adr[a]; e < adr[a + 1]; e++) {
+      int b = adj[e];
+      if (mark[b] == stamp) continue;
+      mark[b] = stamp;
+      double hb = HEIGHT(b);
+      if (hb < reach && m < HULL_SCAN) {
+        h[b] = hb;
+        cand[m++] = b;
+      }
+    }
+  }
+#undef HEIGHT
+  uint64_t bits[HULL_SCAN / 64] = {0}; /* vertex order: through a bit set */
+  for (int i = 0; i < m; i++) bits[cand[i] >> 6] |= 1ull << (cand[i] & 63);
+  m = 0;
+  for (int w = 0; w <= (nv - 1) >> 6; w++)
+    for (uint64_t b = bits[w]; b; b &= b - 1) cand[m++] = (w << 6) + __builtin_ctzll(b);
+  return m;
+}
+
+/* A hull's vertices against the plane. The heights are taken in the hull's
+ * frame (3 products a vertex: nl . v - h0); the vertices within the margin
+ * (with a hair of slack, the exact test follows in the world frame in
+ * add_point) are candidates, and when there are more than the buffer holds
+ * only the deepest are added, in vertex order, so that the buffer never
+ * overflows (each overflow would cost a scan of the buffer). */
+static void hull_points(cand_buf *b, const tl_shape *s, const double p0[3], const double n[3], double margin) {
+  if (!tl_np_hull_ok(s)) return;
+  double nl[3], d[3], h[HULL_SCAN], sel[HULL_SCAN];
+  tl_v3_sub(d, p0, s->pos);
+  for (int k = 0; k < 3; k++) nl[k] = s->rot[k] * n[0] + s->rot[3 + k] * n[1] + s->rot[6 + k] * n[2];
+  const double h0 = tl_v3_dot(nl, d), reach = margin * (1 + 1e-9) + 1e-12 * (1 + fabs(h0));
+  const int nv = s->hull->nvert;
+  const double *v = s->hull->vert;
+  double thr = reach;
+  if (nv <= HULL_SCAN) {
+    int m = 0;
+    for (int i = 0; i < nv; i++) {
+      h[i] = nl[0] * v[3 * i] + nl[1] * v[3 * i + 1] + nl[2] * v[3 * i + 2] - h0;
+      if (h[i] < reach) sel[m++] = h[i];
+    }
+    if (m > b->cap) thr = kth_smallest(sel, m, b->cap - 1); /* the cap deepest: h <= thr */
+  }
+  for (int i = 0; i < nv; i++) {
+    double hi = nv <= HULL_SCAN ? h[i] : nl[0] * v[3 * i] + nl[1] * v[3 * i + 1] + nl[2] * v[3 * i + 2] - h0;
+    if (hi >= reach || hi > thr) continue;
+    double x[3];
+    local_to_world(x, s, v + 3 * i);
+    add_point(b, x, 0, p0, n, margin);
+  }
+}
+
 int tl_np_plane_points(const tl_shape *s, const double p0[3], const double n[3], double margin,
                        tl_contact_point *out, int cap) {
   cand_buf b = {out, 0, cap};
@@ -98,15 +212,110 @@ int tl_np_plane_points(const tl_shape *s, const double p0[3], const double n[3],
       }
       break;
     case TL_GEOM_CYLINDER: cylinder_points(&b, s, p0, n, margin); break;
-    case TL_GEOM_MESH:
-      if (!tl_np_hull_ok(s)) break;
-      for (int i = 0; i < s->hull->nvert; i++) {
-        double x[3];
-        local_to_world(x, s, s->hull->vert + 3 * i);
-        add_point(&b, x, 0, p0, n, margin);
-      }
-      break;
+    case TL_GEOM_MESH: hull_points(&b, s, p0, n, margin); break;
     default: break;
+  }
+  return b.n;
+}
+
+/* A hull against the plane, reduced to at most 4 points as tl_np_reduce does
+ * (the deepest vertex, then the farthest from it, then the widest triangle,
+ * then the largest gain in area, all measured across the normal), but on the
+ * hull's own vertices in its frame: the heights are nl . v - h0, the spread
+ * is measured in plane coordinates, and only the chosen vertices are moved
+ * to the world frame (add_point, the exact test there). Among more than
+ * TL_NP_MAX_CAND vertices within the margin, the deepest TL_NP_MAX_CAND. */
+static int hull_plane(const tl_shape *s, const double p0[3], const double n[3], double margin,
+                      tl_contact_point *out) {
+  cand_buf b = {out, 0, 4};
+  if (!tl_np_hull_ok(s) || s->hull->nvert > HULL_SCAN) {
+    tl_contact_point cand[TL_NP_MAX_CAND];
+    int k = tl_np_plane_points(s, p0, n, margin, cand, TL_NP_MAX_CAND);
+    k = tl_np_reduce(cand, k, 4);
+    for (int i = 0; i < k; i++) out[i] = cand[i];
+    return k;
+  }
+  double nl[3], d[3], h[HULL_SCAN];
+  int cand[HULL_SCAN];
+  tl_v3_sub(d, p0, s->pos);
+  for (int k = 0; k < 3; k++) nl[k] = s->rot[k] * n[0] + s->rot[3 + k] * n[1] + s->rot[6 + k] * n[2];
+  const double h0 = tl_v3_dot(nl, d), reach = margin * (1 + 1e-9) + 1e-12 * (1 + fabs(h0));
+  const int nv = s->hull->nvert;
+  const double *v = s->hull->vert;
+  int m = 0;
+  if (s->hull->adj) {
+    m = hull_walk(s->hull, nl, h0, reach, cand, h);
+  } else {
+    for (int i = 0; i < nv; i++) {
+      h[i] = nl[0] * v[3 * i] + nl[1] * v[3 * i + 1] + nl[2] * v[3 * i + 2] - h0;
+      if (h[i] < reach) cand[m++] = i;
+    }
+  }
+  int idx[TL_NP_MAX_CAND], nc = 0;
+  if (m > TL_NP_MAX_CAND) { /* the deepest TL_NP_MAX_CAND, in vertex order */
+    double hs[HULL_SCAN];
+    for (int i = 0; i < m; i++) hs[i] = h[cand[i]];
+    double thr = kth_smallest(hs, m, TL_NP_MAX_CAND - 1);
+    for (int i = 0; i < m && nc < TL_NP_MAX_CAND; i++)
+      if (h[cand[i]] <= thr) idx[nc++] = cand[i];
+  } else {
+    for (int i = 0; i < m; i++) idx[nc++] = cand[i];
+  }
+  int pick[4], np = 0;
+  if (nc <= 4) {
+    for (int i = 0; i < nc; i++) pick[np++] = idx[i];
+  } else {
+    double e1[3], e2[3], a[3] = {1, 0, 0}, xy[TL_NP_MAX_CAND][2];
+    if (fabs(nl[0]) > 0.8) tl_v3_set(a, 0, 1, 0);
+    tl_v3_cross(e1, nl, a);
+    tl_v3_normalize(e1);
+    tl_v3_cross(e2, nl, e1);
+    unsigned char used[TL_NP_MAX_CAND] = {0};
+    int deep = 0;
+    for (int c = 0; c < nc; c++) {
+      const double *x = v + 3 * idx[c];
+      xy[c][0] = tl_v3_dot(x, e1);
+      xy[c][1] = tl_v3_dot(x, e2);
+      if (h[idx[c]] < h[idx[deep]]) deep = c;
+    }
+    int sc[4] = {deep};
+    used[deep] = 1;
+    for (int k = 1; k < 4; k++) {
+      int best = -1;
+      double bs = 1e-20;
+      for (int c = 0; c < nc; c++) {
+        if (used[c]) continue;
+        double score;
+        const double *x = xy[c], *p = xy[sc[0]];
+        if (k == 1) {
+          score = (x[0] - p[0]) * (x[0] - p[0]) + (x[1] - p[1]) * (x[1] - p[1]);
+        } else if (k == 2) {
+          const double *q = xy[sc[1]];
+          score = fabs((q[0] - p[0]) * (x[1] - p[1]) - (q[1] - p[1]) * (x[0] - p[0]));
+        } else {
+          const double *t[3] = {xy[sc[0]], xy[sc[1]], xy[sc[2]]};
+          double sg = (t[1][0] - t[0][0]) * (t[2][1] - t[0][1]) - (t[1][1] - t[0][1]) * (t[2][0] - t[0][0]) >= 0 ? 1.0 : -1.0;
+          score = 0;
+          for (int e = 0; e < 3; e++) {
+            const double *u = t[e], *w = t[(e + 1) % 3];
+            double ar = sg * ((w[0] - u[0]) * (x[1] - u[1]) - (w[1] - u[1]) * (x[0] - u[0]));
+            if (ar < 0) score -= ar;
+          }
+        }
+        if (score > bs) bs = score, best = c;
+      }
+      if (best < 0) /* no spread left: the deepest remaining */
+        for (int c = 0; c < nc; c++)
+          if (!used[c] && (best < 0 || h[idx[c]] < h[idx[best]])) best = c;
+      sc[k] = best;
+      used[best] = 1;
+    }
+    for (int k = 0; k < 4; k++) pick[np++] = idx[sc[k]];
+  }
+  for (int k = 0; k < np; k++) {
+    double x[3];
+    local_to_world(x, s, v + 3 * pick[k]);
+    add_point(&b, x, 0, p0, n, margin);
   }
   return b.n;
 }
@@ -114,6 +323,7 @@ int tl_np_plane_points(const tl_shape *s, const double p0[3], const double n[3],
 int tl_np_shape_plane(const tl_shape *a, const tl_shape *b, double margin, tl_contact_point *out) {
   double n[3];
   tl_np_axis(n, b->rot, 2);
+  if (a->type == TL_GEOM_MESH) return hull_plane(a, b->pos, n, margin, out);
   tl_contact_point cand[TL_NP_MAX_CAND];
   int k = tl_np_plane_points(a, b->pos, n, margin, cand, TL_NP_MAX_CAND);
   if (a->type == TL_GEOM_BOX || a->type == TL_GEOM_CYLINDER) k = tl_np_keep_deepest(cand, k, 4);

@@ -344,8 +344,8 @@ static void joint_blocks(tl_world *w, int si) {
  * (Featherstone 2008, Table 6.4, first sweep, restricted to the support; the
  * ancestors of a support DOF are in the support). A support that is one root
  * path (a contact on one body, a joint row) has the ancestors of its k-th DOF
- * in its entries k + 1, k + 2, ...: computed in place on the compact rows;
- * others (self-collision, mimic: two paths) through the scratch Jtmp.
+ * in its entries k + 1, k + 2, ...; others (self-collision, mimic: two paths)
+ * find them through a map from DOF to entry (scratch dof_tmp).
  * Adds Y^T D^-1 Y to G. */
 static void part_delassus(tl_world *w, tl_block *b, int part) {
   const tl_system *s = w->systems[part ? b->sb : b->sa];
@@ -373,20 +373,19 @@ static void part_delassus(tl_world *w, tl_block *b, int part) {
     }
   } else {
     const int *anc = s->d.dof_anc, *anc_adr = s->d.dof_anc_adr;
-    double *t = s->Jtmp; /* [3 nv], zero */
-    for (int k = 0; k < ns; k++)
-      for (int r = 0; r < nr; r++) t[r * nv + sup[k]] = J[k * nr + r];
+    int *pos = s->d.dof_tmp; /* [nv] scratch: a support DOF's entry */
+    for (int k = 0; k < ns; k++) pos[sup[k]] = k;
     for (int k = 0; k < ns; k++) {
       const int c = sup[k];
-      const double *Lc = L + (size_t)c * (size_t)nv;
-      for (int a = anc_adr[c]; a < anc_adr[c + 1]; a++)
-        for (int r = 0; r < nr; r++) t[r * nv + anc[a]] -= Lc[anc[a]] * t[r * nv + c];
+      const double *Lc = L + (size_t)c * (size_t)nv, *yk = Y + k * nr;
+      if (nr == 1)
+        for (int a = anc_adr[c]; a < anc_adr[c + 1]; a++) Y[pos[anc[a]]] -= Lc[anc[a]] * yk[0];
+      else
+        for (int a = anc_adr[c]; a < anc_adr[c + 1]; a++) {
+          double *yj = Y + pos[anc[a]] * nr, l = Lc[anc[a]];
+          for (int r = 0; r < nr; r++) yj[r] -= l * yk[r];
+        }
     }
-    for (int k = 0; k < ns; k++)
-      for (int r = 0; r < nr; r++) {
-        Y[k * nr + r] = t[r * nv + sup[k]];
-        t[r * nv + sup[k]] = 0;
-      }
   }
   if (nr == 3) {
     double g00 = 0, g01 = 0, g02 = 0, g11 = 0, g12 = 0, g22 = 0;
@@ -454,7 +453,8 @@ static void cholesky_solve(const double *L, int n, double *r) {
   }
 }
 
-/* Cholesky factor of each equality group's Delassus matrix. */
+/* Cholesky factor of each equality group's Delassus matrix (from the dense
+ * matrix when the solve has one). */
 static void factor_eqgroups(tl_world *w) {
   w->eq_used = 0;
   for (int i = 0; i < w->neqgroup; i++) {
@@ -466,7 +466,9 @@ static void factor_eqgroups(tl_world *w) {
     for (int c = 0; c < n; c++)
       for (int r = c; r < n; r++) {
         const tl_block *a = &w->blocks[g->first + r], *b = &w->blocks[g->first + c];
-        A[c * n + r] = r == c ? a->G[0] + a->R : delassus(w, a, 0, b, 0);
+        A[c * n + r] = r == c ? a->G[0] + a->R
+                              : w->dense ? w->dA[(size_t)a->row * (size_t)w->dense_n + b->row]
+                                         : delassus(w, a, 0, b, 0);
       }
     g->factored = cholesky_factor(A, n);
   }
@@ -481,7 +483,6 @@ void tl_world_build_constraints(tl_world *w) {
   for (int i = 0; i < w->nsystem; i++)
     if (w->systems[i]->integrator == TL_INTEGRATOR_EULER) joint_blocks(w, i);
   for (int i = 0; i < w->nblock; i++) finish_block(w, &w->blocks[i]);
-  factor_eqgroups(w);
 }
 
 /* ---------------- velocity-form helpers ---------------- */
@@ -687,7 +688,11 @@ static void dense_assemble(tl_world *w) {
           if ((pb ? b->sb : b->sa) != sa) continue;
           const int ns = a->nsup[pa], *sup = w->ipool + a->sup[pa];
           const double *Ya = w->pool + a->adr[pa] + (size_t)ns * (size_t)a->nrow, *Wb = w->dW + b->wrow[pb];
-          if (a->nrow == 3 && b->nrow == 3) {
+          if (a->nrow == 1 && b->nrow == 1) {
+            double g = 0;
+            for (int k = 0; k < ns; k++) g += Ya[k] * Wb[sup[k]];
+            G[0] += g;
+          } else if (a->nrow == 3 && b->nrow == 3) {
             for (int k = 0; k < ns; k++) {
               const double *x = Wb + 3 * sup[k], *y = Ya + 3 * k;
               for (int r = 0; r < 3; r++) {
@@ -1242,6 +1247,7 @@ void tl_world_solve_constraints(tl_world *w) {
       if (b->nrow == 1) b->lambda[0] = fmax(b->lo, fmin(b->hi, b->lambda[0]));
       apply_impulse(w, b, b->lambda);
     }
+    factor_eqgroups(w);
     solve_gauss_seidel(w, w->solver == TL_SOLVER_PGS);
     if (w->dense) { /* the impulses into z */
       w->dense = 0;

@@ -15,6 +15,7 @@ void tl_system_destroy(tl_system *s) {
                    s->force, s->diag, s->u_prev, s->q_prev, s->u_free, s->rk, s->Jtmp, s->lambda_joint,
                    s->gen_change, s->z};
   for (size_t i = 0; i < sizeof(arr) / sizeof(arr[0]); i++) free(arr[i]);
+  for (int h = 0; s->hulls && h < s->m->nhull; h++) tl_hull_graph_free(&s->hulls[h]);
   free(s->hulls);
   free(s->pd_row);
   tl_model_free(s->m);
@@ -50,9 +51,13 @@ tl_system *tl_system_create(tl_world *w, const tl_model *model, int index) {
     return NULL;
   }
   for (int h = 0; h < s->m->nhull; h++) {
-    s->hulls[h] = (tl_hull){s->m->hull_nvert[h], s->m->hull_vert + 3 * s->m->hull_vert_adr[h],
-                            s->m->hull_nface[h], s->m->hull_face + 3 * s->m->hull_face_adr[h], {0}, {0}};
+    s->hulls[h] = (tl_hull){.nvert = s->m->hull_nvert[h], .vert = s->m->hull_vert + 3 * s->m->hull_vert_adr[h],
+                            .nface = s->m->hull_nface[h], .face = s->m->hull_face + 3 * s->m->hull_face_adr[h]};
     tl_hull_bounds(&s->hulls[h]);
+    if (tl_hull_graph(&s->hulls[h])) {
+      tl_system_destroy(s);
+      return NULL;
+    }
   }
   tl_model_default_q_fill(s->m, s->q_target);
   return s;
