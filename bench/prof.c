@@ -76,9 +76,11 @@ static int run(tl_world *w, long n, tl_system *reset_sys, const double *q, const
   tl_world_solver_stats(w, &st, NULL);
   printf("state hash %016llx (without the broadphase order %016llx)\n", state_hash(w, 0), state_hash(w, 1));
   printf("%ld steps, %.3f us/step; last solve: %d contacts, %d blocks, %d rows, %d sweeps "
-         "(mean %.2f, max %ld), converged %d, signorini %.2e, cone %.2e, dissipation %.2e\n",
+         "(mean %.2f, max %ld), converged %d, signorini %.2e, cone %.2e, dissipation %.2e, direct %d, "
+         "deferred %d (retry %d)\n",
          n, 1e6 * (t1 - t0) / (double)n, st.ncontact, st.nblock, st.nrow, st.iterations,
-         (double)sweeps / (double)n, worst, st.converged, st.signorini, st.cone, st.dissipation);
+         (double)sweeps / (double)n, worst, st.converged, st.signorini, st.cone, st.dissipation, st.direct,
+         st.deferred, st.deferred_retry);
   return 0;
 }
 

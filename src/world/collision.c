@@ -265,12 +265,30 @@ static double target_velocity(const tl_world *w, const tl_wcontact *c) {
   return fmin(c->erp * fmax(c->depth - w->slop, 0.0) / dt, w->max_recovery_speed);
 }
 
-static void warm_start(const tl_world *w, tl_wcontact *c) {
+static int same_pair(const tl_wcontact *p, const tl_geom_ref *a, const tl_geom_ref *b) {
+  return p->sa == a->system && p->ga == a->geom && p->sb == b->system && p->gb == b->geom;
+}
+
+/* The last step's contacts of the pair (a, b): each pair is collided once
+ * per step and its points are added together, so they are one run of prev,
+ * [*lo, *hi). Looked for where the last pair's run ended first (the pairs
+ * come in nearly the same order every step), then from the start. */
+static void prev_run(tl_world *w, const tl_geom_ref *a, const tl_geom_ref *b, int *lo, int *hi) {
+  int i = w->prev_cursor < w->nprev && same_pair(&w->prev[w->prev_cursor], a, b) ? w->prev_cursor : 0;
+  while (i < w->nprev && !same_pair(&w->prev[i], a, b)) i++;
+  *lo = i;
+  while (i < w->nprev && same_pair(&w->prev[i], a, b)) i++;
+  *hi = i;
+  if (i > *lo) w->prev_cursor = i;
+}
+
+/* Warm start of a new contact: the impulse of the nearest of the last step's
+ * contacts of the same pair (prev[lo..hi)) within 1 cm, in the new frame. */
+static void warm_start(const tl_world *w, tl_wcontact *c, int lo, int hi) {
   memset(c->lambda, 0, sizeof(c->lambda));
   double best = 1e-4; /* m^2: 1 cm */
-  for (int i = 0; i < w->nprev; i++) {
+  for (int i = lo; i < hi; i++) {
     const tl_wcontact *p = &w->prev[i];
-    if (p->sa != c->sa || p->ga != c->ga || p->sb != c->sb || p->gb != c->gb) continue;
     double d[3];
     tl_v3_sub(d, p->pos, c->pos);
     double d2 = tl_v3_dot(d, d);
@@ -286,7 +304,9 @@ static void warm_start(const tl_world *w, tl_wcontact *c) {
 static void add_contacts(tl_world *w, const tl_geom_ref *a, const tl_geom_ref *b,
                          const tl_contact_point *pts, int n) {
   double mu, e, thr, erp, cfm;
+  int lo, hi;
   pair_material(w, a, b, &mu, &e, &thr, &erp, &cfm);
+  prev_run(w, a, b, &lo, &hi);
   for (int i = 0; i < n && w->ncontact < w->cap_contact; i++) {
     tl_wcontact *c = &w->contacts[w->ncontact++];
     memset(c, 0, sizeof(*c));
@@ -302,7 +322,7 @@ static void add_contacts(tl_world *w, const tl_geom_ref *a, const tl_geom_ref *b
     c->erp = erp;
     c->vn_pre = normal_velocity(w, c);
     c->vtarget = target_velocity(w, c);
-    warm_start(w, c);
+    warm_start(w, c, lo, hi);
   }
 }
 
@@ -328,6 +348,7 @@ void tl_world_collide(tl_world *w) {
   w->contacts = t;
   w->nprev = w->ncontact;
   w->ncontact = 0;
+  w->prev_cursor = 0;
   update_aabbs(w);
   sort_sap(w);
   const int *o = w->sap_order;

@@ -474,6 +474,52 @@ static void factor_eqgroups(tl_world *w) {
   }
 }
 
+/* 1 if contact block b cannot push in this step unless the solve says so: a
+ * speculative contact (a gap, no penetration) with no impulse to warm-start
+ * from, no restitution, whose free velocity does not close its gap within
+ * the step (J_n u_free >= -gap / dt, its target). */
+static int deferrable(const tl_world *w, const tl_block *b) {
+  if (b->kind != TL_ROW_CONTACT) return 0;
+  const tl_wcontact *c = &w->contacts[b->contact];
+  if (!(c->depth < 0) || c->restitution > 0 || b->lambda[0] != 0 || b->lambda[1] != 0 || b->lambda[2] != 0)
+    return 0;
+  double vn = 0;
+  for (int part = 0; part < 2; part++) {
+    int si = part ? b->sb : b->sa;
+    if (si < 0) continue;
+    const double *J = w->pool + b->adr[part], *u = w->systems[si]->u_free;
+    const int *sup = w->ipool + b->sup[part];
+    for (int k = 0; k < b->nsup[part]; k++) vn += J[3 * k + 2] * u[sup[k]];
+  }
+  return vn >= b->target[2];
+}
+
+/* Speculative contacts that cannot push at the free velocity (deferrable)
+ * are moved, in order, behind every other block (w->nblock_solve: the
+ * others); the solve leaves them out and checks them at its solution
+ * (deferred_hold), solving again with them when one would push after all.
+ * The solution is the same: at it their impulse is 0 either way. A robot's
+ * rounded feet give one pressing contact and three speculative ones each,
+ * a stack of boxes standing 2 mm apart a speculative manifold between every
+ * two columns: these only cost rows. */
+static void defer_contacts(tl_world *w) {
+  int n = w->nblock, k = 0, nd = 0;
+  w->nblock_solve = n;
+  for (int i = 0; i < n; i++) nd += deferrable(w, &w->blocks[i]);
+  if (nd == 0) return;
+  tl_block *moved = w->blocks + n; /* scratch beyond the blocks: capacity is checked below */
+  if (n + nd > w->cap_block) return;
+  for (int i = 0, j = 0; i < n; i++) { /* stable partition */
+    if (deferrable(w, &w->blocks[i]))
+      moved[j++] = w->blocks[i];
+    else
+      w->blocks[k++] = w->blocks[i];
+  }
+  for (int j = 0; j < nd; j++) w->blocks[k + j] = moved[j];
+  for (int g = 0; g < w->neqgroup; g++) w->eqgroups[g].first -= nd; /* behind the contacts they were */
+  w->nblock_solve = k;
+}
+
 void tl_world_build_constraints(tl_world *w) {
   w->nblock = 0;
   w->pool_used = 0;
@@ -483,6 +529,7 @@ void tl_world_build_constraints(tl_world *w) {
   for (int i = 0; i < w->nsystem; i++)
     if (w->systems[i]->integrator == TL_INTEGRATOR_EULER) joint_blocks(w, i);
   for (int i = 0; i < w->nblock; i++) finish_block(w, &w->blocks[i]);
+  defer_contacts(w);
 }
 
 /* ---------------- velocity-form helpers ---------------- */
@@ -1215,6 +1262,47 @@ static void finish_velocities(tl_world *w) {
   }
 }
 
+/* The solver of the world on blocks [0, nblock), from z = 0 plus the impact
+ * impulses, warm-started from the blocks' lambda; leaves the impulses in z. */
+static void run_solver(tl_world *w) {
+  if (w->solver == TL_SOLVER_DANTZIG) {
+    solve_dantzig(w);
+    return;
+  }
+  int n = number_rows(w);
+  if (n <= w->dense_cap && dense_pays(w)) { /* small coupled problems: on the dense Delassus matrix */
+    w->dense_n = n;
+    dense_assemble(w); /* db from the velocity form */
+    w->dense = 1;
+  }
+  for (int i = 0; i < w->nblock; i++) { /* warm start: last step's impulses, clamped */
+    tl_block *b = &w->blocks[i];
+    if (b->nrow == 1) b->lambda[0] = fmax(b->lo, fmin(b->hi, b->lambda[0]));
+    apply_impulse(w, b, b->lambda);
+  }
+  factor_eqgroups(w);
+  solve_gauss_seidel(w, w->solver == TL_SOLVER_PGS);
+  if (w->dense) { /* the impulses into z */
+    w->dense = 0;
+    for (int i = 0; i < w->nblock; i++) apply_impulse(w, &w->blocks[i], w->blocks[i].lambda);
+  }
+}
+
+/* 1 if every deferred contact (blocks [first, nblock)) is satisfied with no
+ * impulse at the solution: its normal velocity does not fall below its
+ * target by more than the solve's tolerance makes an impulse of (then its
+ * lambda = 0 is the complementary solution, and leaving it out changed
+ * nothing). */
+static int deferred_hold(tl_world *w, int first) {
+  for (int i = first; i < w->nblock; i++) {
+    tl_block *b = &w->blocks[i];
+    double v[3];
+    block_velocity(w, b, v);
+    if (b->target[2] - v[2] > w->solver_tol * (b->G[8] + b->R)) return 0;
+  }
+  return 1;
+}
+
 void tl_world_solve_constraints(tl_world *w) {
   memset(&w->stats, 0, sizeof(w->stats));
   w->stats.nblock = w->nblock;
@@ -1233,27 +1321,21 @@ void tl_world_solve_constraints(tl_world *w) {
     if (w->systems[i]->in_solve) memset(w->systems[i]->z, 0, (size_t)w->systems[i]->m->nv * sizeof(double));
   solve_impacts(w);
   set_base(w, 0);
-  if (w->solver == TL_SOLVER_DANTZIG) {
-    solve_dantzig(w);
-  } else {
-    int n = number_rows(w);
-    if (n <= w->dense_cap && dense_pays(w)) { /* small coupled problems: on the dense Delassus matrix */
-      w->dense_n = n;
-      dense_assemble(w); /* db from the velocity form */
-      w->dense = 1;
-    }
-    for (int i = 0; i < w->nblock; i++) { /* warm start: last step's impulses, clamped */
-      tl_block *b = &w->blocks[i];
-      if (b->nrow == 1) b->lambda[0] = fmax(b->lo, fmin(b->hi, b->lambda[0]));
-      apply_impulse(w, b, b->lambda);
-    }
-    factor_eqgroups(w);
-    solve_gauss_seidel(w, w->solver == TL_SOLVER_PGS);
-    if (w->dense) { /* the impulses into z */
-      w->dense = 0;
-      for (int i = 0; i < w->nblock; i++) apply_impulse(w, &w->blocks[i], w->blocks[i].lambda);
-    }
+  const int nall = w->nblock;
+  int nsolve = w->stats.impacts ? nall : w->nblock_solve, sweeps = 0;
+  for (;;) {
+    w->nblock = nsolve; /* the deferred contacts (the last blocks) sit out */
+    run_solver(w);
+    sweeps += w->stats.iterations;
+    w->nblock = nall;
+    if (nsolve == nall || deferred_hold(w, nsolve)) break;
+    for (int i = 0; i < w->nsystem; i++) /* one of them pushes after all: solve again with every block */
+      if (w->systems[i]->in_solve) memset(w->systems[i]->z, 0, (size_t)w->systems[i]->m->nv * sizeof(double));
+    nsolve = nall;
+    w->stats.deferred_retry = 1;
   }
+  w->stats.iterations = sweeps;
+  w->stats.deferred = nall - nsolve;
   contact_residuals(w);
   finish_velocities(w);
   for (int i = 0; i < w->nsystem; i++)

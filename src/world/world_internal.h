@@ -163,6 +163,7 @@ struct tl_world {
   tl_shape *shapes;     /* [cap_geomref] each geomref's shape in its pose of this step (active ones) */
   unsigned char *geom_active; /* [cap_geomref] 1: the geomref may collide this step (collision.c) */
   int ncontact, cap_contact, nprev;
+  int prev_cursor;      /* collision: where the last pair's contacts ended in prev */
   tl_wcontact *contacts, *prev; /* prev: last step's, for warm starting */
   int ignore_n, ignore_cap;
   int *ignore;          /* pairs (system, body, system, body) never collided */
@@ -171,6 +172,7 @@ struct tl_world {
   tl_solver solver;
   int nblock, cap_block;
   tl_block *blocks;
+  int nblock_solve;     /* blocks the solve starts with; the rest are deferred contacts */
   size_t pool_used, pool_cap;
   double *pool;         /* J and Y of every block part (tl_block) */
   size_t ipool_used, ipool_cap;
