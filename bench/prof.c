@@ -16,7 +16,6 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,20 +33,13 @@ static double now(void) {
 }
 
 /* FNV-1a hash of the world's snapshot: equal hashes, the same trajectory bit
- * for bit. skip_order: leave out the broadphase order (snapshot layout of
- * src/world/snapshot.c: a 44-byte header whose last u32 is ngeom, then
- * ngeom i32), which decides the order of contacts but not, by itself, the
- * motion. */
-static unsigned long long state_hash(const tl_world *w, int skip_order) {
+ * for bit (the snapshot holds everything that influences the next step). */
+static unsigned long long state_hash(const tl_world *w) {
   size_t n = tl_world_state_size(w), got = 0;
   unsigned char *buf = malloc(n ? n : 1);
   unsigned long long h = 1469598103934665603ull;
-  if (buf && tl_world_get_state(w, buf, n, &got, NULL) == TL_OK && got >= 44) {
-    uint32_t ngeom;
-    memcpy(&ngeom, buf + 40, 4);
-    for (size_t i = 0; i < got; i++)
-      if (!skip_order || i < 44 || i >= 44 + 4 * (size_t)ngeom) h = (h ^ buf[i]) * 1099511628211ull;
-  }
+  if (buf && tl_world_get_state(w, buf, n, &got, NULL) == TL_OK)
+    for (size_t i = 0; i < got; i++) h = (h ^ buf[i]) * 1099511628211ull;
   free(buf);
   return h;
 }
@@ -74,7 +66,7 @@ static int run(tl_world *w, long n, tl_system *reset_sys, const double *q, const
   double t1 = now();
   tl_solver_stats st;
   tl_world_solver_stats(w, &st, NULL);
-  printf("state hash %016llx (without the broadphase order %016llx)\n", state_hash(w, 0), state_hash(w, 1));
+  printf("state hash %016llx\n", state_hash(w));
   printf("%ld steps, %.3f us/step; last solve: %d contacts, %d blocks, %d rows, %d sweeps "
          "(mean %.2f, max %ld), converged %d, signorini %.2e, cone %.2e, dissipation %.2e, direct %d, "
          "deferred %d (retry %d)\n",

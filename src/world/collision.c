@@ -1,9 +1,20 @@
-/* Collision detection of a world: the geom list, a sweep-and-prune
- * broadphase on x (Baraff's thesis, 1992; the order is kept between steps
- * and re-sorted by insertion, near O(n) for coherent motion), ODE-style
- * category/collide bitfield filtering, ignore lists, and the narrowphase
- * (contact/narrowphase.h) turning each candidate pair into contact points
- * with a tangent frame, friction, restitution and a target normal velocity. */
+/* Collision detection of a world: the geom list, a broadphase in three
+ * levels, ODE-style category/collide bitfield filtering, ignore lists, and
+ * the narrowphase (contact/narrowphase.h) turning each candidate pair into
+ * contact points with a tangent frame, friction, restitution and a target
+ * normal velocity.
+ *
+ * Broadphase: units are the static geoms and the systems. A system's box is
+ * the union of its bodies' boxes, each the box of a sphere fixed in the body
+ * that holds all its geoms (computed once, when objects are added). Units
+ * are swept and pruned on x (Baraff's thesis, 1992; the order is kept
+ * between steps and re-sorted by insertion, near O(n) for coherent motion);
+ * within an overlapping pair of units, bodies are tested first and only the
+ * geoms of overlapping bodies get a pose and a box: a robot standing on the
+ * ground poses its feet, not its 60 other geoms. The candidate geom pairs
+ * are then sorted by geom index before the narrowphase, so the order of the
+ * contacts (and so of the Gauss-Seidel sweeps) depends on the state alone,
+ * never on the history of the sweep order. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +23,79 @@
 #include "world/world_internal.h"
 
 /* ---------------- the geom list ---------------- */
+
+/* Radius about its own origin of a sphere holding geom g of system s. */
+static double geom_radius(const tl_system *s, int g) {
+  const double *sz = s->m->geom_size + 3 * g;
+  switch (s->m->geom_type[g]) {
+    case TL_GEOM_SPHERE: return sz[0];
+    case TL_GEOM_BOX: return 0.5 * sqrt(sz[0] * sz[0] + sz[1] * sz[1] + sz[2] * sz[2]);
+    case TL_GEOM_CAPSULE: return sz[0] + 0.5 * sz[1];
+    case TL_GEOM_CYLINDER: return sqrt(sz[0] * sz[0] + 0.25 * sz[1] * sz[1]);
+    case TL_GEOM_MESH: {
+      int h = s->m->geom_hull[g];
+      double r = 0;
+      if (h < 0) return 0;
+      const tl_hull *hl = &s->hulls[h];
+      for (int v = 0; v < hl->nvert; v++) r = fmax(r, tl_v3_norm(hl->vert + 3 * v));
+      return r;
+    }
+    default: return INFINITY;
+  }
+}
+
+/* Per unit (static geom, then system) and per body of every system: the
+ * arrays of the broadphase, and each body's sphere (centre in the body frame,
+ * radius; -1: no geom) around its geoms. */
+static int rebuild_units(tl_world *w) {
+  int nb = 0, nu = w->nstatic + w->nsystem;
+  for (int i = 0; i < w->nsystem; i++) nb += w->systems[i]->m->nbody;
+  free(w->body_adr), free(w->bsphere), free(w->bbox), free(w->unit_box), free(w->unit_order), free(w->sys_geom);
+  free(w->cpairs);
+  w->body_adr = malloc(((size_t)w->nsystem + 1) * sizeof(int));
+  w->sys_geom = malloc(((size_t)w->nsystem + 1) * sizeof(int));
+  w->bsphere = malloc(((size_t)nb * 4 + 1) * sizeof(double));
+  w->bbox = malloc(((size_t)nb * 6 + 1) * sizeof(double));
+  w->unit_box = malloc(((size_t)nu * 6 + 1) * sizeof(double));
+  w->unit_order = malloc(((size_t)nu + 1) * sizeof(int));
+  w->cpairs = malloc((size_t)w->cap_contact * sizeof(tl_cand_pair));
+  if (!w->body_adr || !w->sys_geom || !w->bsphere || !w->bbox || !w->unit_box || !w->unit_order || !w->cpairs)
+    return -1;
+  for (int u = 0; u < nu; u++) w->unit_order[u] = u;
+  int adr = 0, gadr = w->nstatic;
+  for (int i = 0; i < w->nsystem; i++) {
+    const tl_system *s = w->systems[i];
+    const tl_model *m = s->m;
+    w->body_adr[i] = adr;
+    w->sys_geom[i] = gadr;
+    gadr += m->ngeom;
+    for (int b = 0; b < m->nbody; b++) {
+      double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY}, *sp = w->bsphere + 4 * (adr + b);
+      int any = 0;
+      for (int g = 0; g < m->ngeom; g++) {
+        if (m->geom_body[g] != b) continue;
+        double r = geom_radius(s, g);
+        for (int k = 0; k < 3; k++) lo[k] = fmin(lo[k], m->geom_pos[3 * g + k] - r), hi[k] = fmax(hi[k], m->geom_pos[3 * g + k] + r);
+        any = 1;
+      }
+      sp[3] = -1;
+      if (!any) continue;
+      for (int k = 0; k < 3; k++) sp[k] = 0.5 * (lo[k] + hi[k]);
+      double rad = 0;
+      for (int g = 0; g < m->ngeom; g++) {
+        if (m->geom_body[g] != b) continue;
+        double d[3];
+        tl_v3_sub(d, m->geom_pos + 3 * g, sp);
+        rad = fmax(rad, tl_v3_norm(d) + geom_radius(s, g));
+      }
+      sp[3] = rad;
+    }
+    adr += m->nbody;
+  }
+  w->body_adr[w->nsystem] = adr;
+  w->sys_geom[w->nsystem] = gadr;
+  return 0;
+}
 
 /* Rebuild geomrefs after objects were added (not while stepping). */
 int tl_world_rebuild_geoms(tl_world *w) {
@@ -32,9 +116,6 @@ int tl_world_rebuild_geoms(tl_world *w) {
     tl_geom_ref *g = realloc(w->geomrefs, (size_t)n * sizeof(*g));
     if (!g) return -1;
     w->geomrefs = g;
-    int *o = realloc(w->sap_order, (size_t)n * sizeof(*o));
-    if (!o) return -1;
-    w->sap_order = o;
     tl_shape *sh = realloc(w->shapes, (size_t)n * sizeof(*sh));
     if (!sh) return -1;
     w->shapes = sh;
@@ -51,8 +132,7 @@ int tl_world_rebuild_geoms(tl_world *w) {
       w->geomrefs[k++] = (tl_geom_ref){.system = i, .body = m->geom_body[g], .geom = g};
   }
   w->ngeomref = k;
-  for (int i = 0; i < k; i++) w->sap_order[i] = i;
-  return 0;
+  return rebuild_units(w);
 }
 
 void tl_world_geom_shape(const tl_world *w, const tl_geom_ref *g, tl_shape *out) {
@@ -198,38 +278,156 @@ static void activity(tl_world *w, unsigned char *act) {
     if (w->geomrefs[i].system < 0) act[i] = (unsigned char)any;
 }
 
-/* Poses and AABBs of the active geoms; inactive ones get lo[0] = +inf (the
- * sweep ends at the first of them). */
-static void update_aabbs(tl_world *w) {
-  activity(w, w->geom_active);
-  for (int i = 0; i < w->ngeomref; i++) {
-    tl_geom_ref *g = &w->geomrefs[i];
+static int box_overlap(const double *a, const double *b) { /* boxes as lo[3], hi[3] */
+  for (int k = 0; k < 3; k++)
+    if (a[k] > b[3 + k] || b[k] > a[3 + k]) return 0;
+  return 1;
+}
+
+/* Pose and box of geomref i, once per step (geom_active 1 -> 2). */
+static const double *geom_box(tl_world *w, int i) {
+  tl_geom_ref *g = &w->geomrefs[i];
+  if (w->geom_active[i] == 1) {
+    tl_world_geom_shape(w, g, &w->shapes[i]);
+    tl_shape_aabb(&w->shapes[i], w->contact_margin, g->box, g->box + 3);
+    w->geom_active[i] = 2;
+  }
+  return g->box;
+}
+
+/* Boxes of the bodies and systems (units after the statics) with active
+ * geoms, and of the active static geoms; inactive units get lo[0] = +inf. */
+static void unit_boxes(tl_world *w) {
+  const double margin = w->contact_margin;
+  for (int i = 0; i < w->nstatic; i++) {
+    double *u = w->unit_box + 6 * i;
     if (!w->geom_active[i]) {
-      g->lo[0] = INFINITY;
+      u[0] = INFINITY;
       continue;
     }
-    tl_world_geom_shape(w, g, &w->shapes[i]);
-    tl_shape_aabb(&w->shapes[i], w->contact_margin, g->lo, g->hi);
+    memcpy(u, geom_box(w, i), 6 * sizeof(double));
+  }
+  for (int si = 0; si < w->nsystem; si++) {
+    const tl_system *s = w->systems[si];
+    double *u = w->unit_box + 6 * (w->nstatic + si);
+    for (int k = 0; k < 3; k++) u[k] = INFINITY, u[3 + k] = -INFINITY;
+    int any = 0;
+    for (int g = w->sys_geom[si]; g < w->sys_geom[si + 1]; g++) any |= w->geom_active[g];
+    if (!any) continue;
+    for (int b = 0; b < s->m->nbody; b++) {
+      const double *sp = w->bsphere + 4 * (w->body_adr[si] + b);
+      double *bb = w->bbox + 6 * (w->body_adr[si] + b), c[3];
+      if (sp[3] < 0) continue;
+      tl_m3_mulv(c, s->d.xrot + 9 * b, sp);
+      tl_v3_add(c, c, s->d.xpos + 3 * b);
+      for (int k = 0; k < 3; k++) {
+        bb[k] = c[k] - sp[3] - margin;
+        bb[3 + k] = c[k] + sp[3] + margin;
+        u[k] = fmin(u[k], bb[k]);
+        u[3 + k] = fmax(u[3 + k], bb[3 + k]);
+      }
+    }
   }
 }
 
-static void sort_sap(tl_world *w) {
-  int *o = w->sap_order;
-  for (int i = 1; i < w->ngeomref; i++) { /* insertion sort: nearly sorted from the last step */
+/* A candidate geom pair (geomref indices, the smaller first) and its height
+ * along -gravity: the centre of its system geoms' boxes. */
+static void push_pair(tl_world *w, int a, int b) {
+  if (w->npair_c >= w->cap_contact) return;
+  tl_cand_pair *p = &w->cpairs[w->npair_c++];
+  p->a = a < b ? a : b;
+  p->b = a < b ? b : a;
+  double c[3] = {0, 0, 0}, n = 0;
+  for (int k = 0; k < 2; k++) {
+    int i = k ? p->b : p->a;
+    if (w->geomrefs[i].system < 0) continue;
+    const double *x = w->geomrefs[i].box;
+    for (int d = 0; d < 3; d++) c[d] += 0.5 * (x[d] + x[3 + d]);
+    n += 1;
+  }
+  p->height = n > 0 ? tl_v3_dot(c, w->up) / n : 0.0;
+}
+
+/* Pairs of active geoms of system si (on bodies overlapping box `other`)
+ * against geom j (a static geom, or j < 0: every active geom of system sj on
+ * a body overlapping each body of si; sj == si: the system against itself,
+ * distinct bodies). */
+static void unit_pairs(tl_world *w, int si, int j, int sj) {
+  const tl_system *s = w->systems[si];
+  for (int ga = w->sys_geom[si]; ga < w->sys_geom[si + 1]; ga++) {
+    if (!w->geom_active[ga]) continue;
+    const int ba = w->body_adr[si] + s->m->geom_body[ga - w->sys_geom[si]];
+    const double *boxa = w->bbox + 6 * ba;
+    if (j >= 0) {
+      if (!box_overlap(boxa, w->unit_box + 6 * j)) continue;
+      if (box_overlap(geom_box(w, ga), geom_box(w, j)) && may_collide(w, &w->geomrefs[ga], &w->geomrefs[j]))
+        push_pair(w, ga, j);
+      continue;
+    }
+    if (!box_overlap(boxa, w->unit_box + 6 * (w->nstatic + sj))) continue;
+    const tl_system *t = w->systems[sj];
+    for (int gb = sj == si ? ga + 1 : w->sys_geom[sj]; gb < w->sys_geom[sj + 1]; gb++) {
+      if (!w->geom_active[gb]) continue;
+      const int bb = w->body_adr[sj] + t->m->geom_body[gb - w->sys_geom[sj]];
+      if ((sj == si && bb == ba) || !box_overlap(boxa, w->bbox + 6 * bb)) continue;
+      if (box_overlap(geom_box(w, ga), geom_box(w, gb)) && may_collide(w, &w->geomrefs[ga], &w->geomrefs[gb]))
+        push_pair(w, ga, gb);
+    }
+  }
+}
+
+/* Highest first, then by geom index. */
+static int cmp_pair(const void *pa, const void *pb) {
+  const tl_cand_pair *x = pa, *y = pb;
+  if (x->height != y->height) return x->height < y->height ? 1 : -1;
+  return x->a != y->a ? (x->a > y->a) - (x->a < y->a) : (x->b > y->b) - (x->b < y->b);
+}
+
+/* The candidate geom pairs of this step, highest first (along -gravity;
+ * ties by geom index): the contacts, and so the Gauss-Seidel sweeps, go from
+ * the top of a stack down, so that one sweep carries the weight of every box
+ * down to the ground (the order of shock propagation, Guendelman, Bridson,
+ * Fedkiw 2003); a stack of 16 boxes converges in 5 sweeps instead of 15 in
+ * index order. The order depends on the state alone. */
+static void broadphase(tl_world *w) {
+  activity(w, w->geom_active);
+  w->npair_c = 0;
+  double g = tl_v3_norm(w->gravity);
+  if (g > 0)
+    tl_v3_scale(w->up, w->gravity, -1.0 / g);
+  else
+    tl_v3_set(w->up, 0, 0, 1);
+  unit_boxes(w);
+  const int nu = w->nstatic + w->nsystem;
+  int *o = w->unit_order;
+  for (int i = 1; i < nu; i++) { /* insertion sort on lo.x: nearly sorted from the last step */
     int v = o[i], j = i - 1;
-    double key = w->geomrefs[v].lo[0];
-    while (j >= 0 && w->geomrefs[o[j]].lo[0] > key) {
+    double key = w->unit_box[6 * v];
+    while (j >= 0 && w->unit_box[6 * o[j]] > key) {
       o[j + 1] = o[j];
       j--;
     }
     o[j + 1] = v;
   }
-}
-
-static int overlap(const tl_geom_ref *a, const tl_geom_ref *b) {
-  for (int k = 0; k < 3; k++)
-    if (a->lo[k] > b->hi[k] || b->lo[k] > a->hi[k]) return 0;
-  return 1;
+  for (int i = 0; i < nu; i++) {
+    const int a = o[i];
+    const double *ua = w->unit_box + 6 * a;
+    if (ua[0] == INFINITY) break; /* inactive units sort last */
+    if (a >= w->nstatic && w->systems[a - w->nstatic]->self_collision) unit_pairs(w, a - w->nstatic, -1, a - w->nstatic);
+    for (int k = i + 1; k < nu; k++) {
+      const int b = o[k];
+      const double *ub = w->unit_box + 6 * b;
+      if (ub[0] > ua[3]) break;
+      if (!box_overlap(ua, ub) || (a < w->nstatic && b < w->nstatic)) continue;
+      if (a < w->nstatic)
+        unit_pairs(w, b - w->nstatic, a, -1);
+      else if (b < w->nstatic)
+        unit_pairs(w, a - w->nstatic, b, -1);
+      else
+        unit_pairs(w, a - w->nstatic, -1, b - w->nstatic);
+    }
+  }
+  qsort(w->cpairs, (size_t)w->npair_c, sizeof(tl_cand_pair), cmp_pair);
 }
 
 /* ---------------- contacts ---------------- */
@@ -349,16 +547,6 @@ void tl_world_collide(tl_world *w) {
   w->nprev = w->ncontact;
   w->ncontact = 0;
   w->prev_cursor = 0;
-  update_aabbs(w);
-  sort_sap(w);
-  const int *o = w->sap_order;
-  for (int i = 0; i < w->ngeomref; i++) {
-    const tl_geom_ref *a = &w->geomrefs[o[i]];
-    if (a->lo[0] == INFINITY) break; /* inactive geoms sort last */
-    for (int j = i + 1; j < w->ngeomref; j++) {
-      const tl_geom_ref *b = &w->geomrefs[o[j]];
-      if (b->lo[0] > a->hi[0]) break;
-      if (overlap(a, b) && may_collide(w, a, b)) collide_pair(w, o[i], o[j]);
-    }
-  }
+  broadphase(w);
+  for (int i = 0; i < w->npair_c; i++) collide_pair(w, w->cpairs[i].a, w->cpairs[i].b);
 }

@@ -63,9 +63,15 @@ typedef struct tl_geom_ref {
   int system;           /* -1: static */
   int body;             /* body of that system (-1 static) */
   int geom;             /* model geom index, or static geom index */
-  double lo[3], hi[3];  /* AABB grown by the margin; lo[0] = +inf: inactive this step (no
-                           geom it could collide with: left out of the broadphase) */
+  double box[6];        /* AABB grown by the margin (lo, hi), when computed this step
+                           (collision.c, geom_box) */
 } tl_geom_ref;
+
+/* A candidate pair of the broadphase: geomref indices (a < b) and its height. */
+typedef struct tl_cand_pair {
+  double height;
+  int a, b;
+} tl_cand_pair;
 
 /* A contact point between geom a (always of a system) and geom b (a system's or static). */
 typedef struct tl_wcontact {
@@ -159,9 +165,19 @@ struct tl_world {
   /* collision: broadphase over every geom, contacts */
   int ngeomref, cap_geomref;
   tl_geom_ref *geomrefs;
-  int *sap_order;       /* geomrefs sorted by lo[0], kept between steps */
   tl_shape *shapes;     /* [cap_geomref] each geomref's shape in its pose of this step (active ones) */
-  unsigned char *geom_active; /* [cap_geomref] 1: the geomref may collide this step (collision.c) */
+  unsigned char *geom_active; /* [cap_geomref] the geomref may collide this step: 1, and 2 once
+                                 its shape and box are computed (collision.c) */
+  /* broadphase (collision.c): units are the static geoms, then the systems */
+  int *body_adr;        /* [nsystem + 1] first body of each system in bsphere / bbox */
+  int *sys_geom;        /* [nsystem + 1] first geomref of each system */
+  double *bsphere;      /* [bodies * 4] sphere around a body's geoms: centre (body frame), radius (-1: none) */
+  double *bbox;         /* [bodies * 6] this step's box of each body (lo, hi) */
+  double *unit_box;     /* [units * 6] this step's box of each unit; lo.x = +inf: inactive */
+  int *unit_order;      /* [units] sorted by lo.x, kept between steps (speed only) */
+  tl_cand_pair *cpairs; /* [cap_contact] candidate geom pairs of the step, sorted */
+  int npair_c;
+  double up[3];         /* -gravity, unit */
   int ncontact, cap_contact, nprev;
   int prev_cursor;      /* collision: where the last pair's contacts ended in prev */
   tl_wcontact *contacts, *prev; /* prev: last step's, for warm starting */
