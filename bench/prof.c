@@ -47,7 +47,7 @@ static unsigned long long state_hash(const tl_world *w) {
 static int run(tl_world *w, long n, tl_system *reset_sys, const double *q, const double *u) {
   tl_error err;
   double t0 = now();
-  long sweeps = 0, worst = 0;
+  long sweeps = 0, worst = 0, trace = getenv("TALUS_PROF_TRACE") ? atol(getenv("TALUS_PROF_TRACE")) : 0;
   for (long i = 0; i < n; ++i) {
     if (reset_sys && i % 500 == 0)
       tl_system_set_state(reset_sys, q, tl_system_nq(reset_sys), u, tl_system_nv(reset_sys), NULL);
@@ -58,7 +58,7 @@ static int run(tl_world *w, long n, tl_system *reset_sys, const double *q, const
     tl_solver_stats st;
     tl_world_solver_stats(w, &st, NULL);
     sweeps += st.iterations;
-    if (getenv("TALUS_PROF_TRACE") && i % atoi(getenv("TALUS_PROF_TRACE")) == 0)
+    if (trace > 0 && i % trace == 0)
       printf("step %ld: %d contacts, %d blocks, %d sweeps, converged %d, change %.2e\n", i, st.ncontact,
              st.nblock, st.iterations, st.converged, st.last_change);
     if (st.iterations > worst) worst = st.iterations;

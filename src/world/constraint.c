@@ -316,13 +316,7 @@ static void joint_blocks(tl_world *w, int si) {
   const tl_model *m = s->m;
   for (int body = 0; body < m->nbody; body++) {
     if (m->jnt_nv[body] == 0 || m->jnt_type[body] == TL_JOINT_FLOATING) continue;
-    double e[6];
-    int pd_rows = 0;
-    for (int i = 0; i < m->jnt_nv[body]; i++) {
-      int k = m->v_adr[body] + i;
-      pd_rows |= !tl_system_pd_implicit(s, k) && (s->kp[k] > 0 || s->kd[k] > 0);
-    }
-    if (pd_rows) tl_system_pd_error(s, body, e);
+    const double *e = s->pd_e + m->v_adr[body]; /* integrate2's (world.c, joint_errors) */
     for (int i = 0; i < m->jnt_nv[body]; i++) {
       int k = m->v_adr[body] + i;
       if (m->jnt_nv[body] == 1) limit_blocks(w, si, k, s->d.q[m->q_adr[body]], s->d.u[k]);

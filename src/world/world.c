@@ -454,10 +454,14 @@ static void control_forces(const tl_system *s, const double *u, double implicit_
   const tl_model *m = s->m;
   const double dt = implicit_dt;
   for (int b = 0; b < m->nbody; b++) {
-    double e[6], es[6];
+    double ebuf[6], esbuf[6];
     int v0 = m->v_adr[b];
-    tl_system_pd_error(s, b, e);
-    spring_error(s, b, es);
+    const double *e = s->pd_e + v0, *es = s->spring_e + v0;
+    if (dt == 0) { /* RK4: q changes between the stages */
+      tl_system_pd_error(s, b, ebuf);
+      spring_error(s, b, esbuf);
+      e = ebuf, es = esbuf;
+    }
     for (int k = 0; k < m->jnt_nv[b]; k++) {
       int v = v0 + k;
       double eff = m->dof_effort[v], act = fmax(-eff, fmin(eff, s->tau_ff[v]));
@@ -561,8 +565,12 @@ static void applied_forces(tl_world *w) {
     tl_system *s = w->systems[i];
     const tl_model *m = s->m;
     for (int b = 0; b < m->nbody; b++) {
-      double e[6];
-      tl_system_pd_error(s, b, e);
+      double ebuf[6];
+      const double *e = s->pd_e + m->v_adr[b];
+      if (s->integrator == TL_INTEGRATOR_RK4) { /* its q is already the end of the step's */
+        tl_system_pd_error(s, b, ebuf);
+        e = ebuf;
+      }
       for (int k = 0; k < m->jnt_nv[b]; k++) {
         int v = m->v_adr[b] + k;
         double eff = m->dof_effort[v], u = s->d.u[v];
@@ -596,6 +604,27 @@ static void restore(tl_world *w) {
   }
 }
 
+/* The PD and spring errors of every joint at the start-of-step q, kept in
+ * s->pd_e and s->spring_e for the whole of integrate2 (q changes only at its
+ * end; RK4 systems recompute theirs at each stage). A joint with no gain (no
+ * stiffness) gets zeros: they only ever multiply that gain (a floating base
+ * without a PD pays no quaternion logarithm). */
+static void joint_errors(tl_system *s) {
+  const tl_model *m = s->m;
+  for (int b = 0; b < m->nbody; b++) {
+    int v0 = m->v_adr[b], n = m->jnt_nv[b], gain = 0, stiff = 0;
+    for (int k = 0; k < n; k++) gain |= s->kp[v0 + k] != 0, stiff |= m->dof_stiffness[v0 + k] != 0;
+    if (gain)
+      tl_system_pd_error(s, b, s->pd_e + v0);
+    else
+      memset(s->pd_e + v0, 0, (size_t)n * sizeof(double));
+    if (stiff)
+      spring_error(s, b, s->spring_e + v0);
+    else
+      memset(s->spring_e + v0, 0, (size_t)n * sizeof(double));
+  }
+}
+
 /* Active set of saturating PDs, first guess: DOFs whose implicit PD force at
  * the free velocity would exceed the effort limit. Returns 1 if it changed. */
 static int predict_saturation(tl_world *w, tl_system *s) {
@@ -603,8 +632,7 @@ static int predict_saturation(tl_world *w, tl_system *s) {
   int changed = 0;
   for (int b = 0; b < m->nbody; b++) {
     if (m->jnt_type[b] == TL_JOINT_FLOATING || m->jnt_nv[b] == 0) continue;
-    double e[6];
-    tl_system_pd_error(s, b, e);
+    const double *e = s->pd_e + m->v_adr[b];
     for (int k = 0; k < m->jnt_nv[b]; k++) {
       int v = m->v_adr[b] + k;
       double eff = m->dof_effort[v], u = s->u_free[v];
@@ -662,6 +690,7 @@ tl_status tl_world_integrate2(tl_world *w, tl_error *err) {
     memcpy(s->q_prev, s->d.q, (size_t)s->m->nq * sizeof(double));
     memcpy(s->u_prev, s->d.u, (size_t)s->m->nv * sizeof(double));
     memset(s->pd_row, 0, (size_t)s->m->nv);
+    joint_errors(s);
   }
   tl_status st = TL_OK;
   for (int pass = 0; pass < 4 && !st; pass++) {
