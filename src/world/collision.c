@@ -51,7 +51,9 @@ static int rebuild_units(tl_world *w) {
   int nb = 0, nu = w->nstatic + w->nsystem;
   for (int i = 0; i < w->nsystem; i++) nb += w->systems[i]->m->nbody;
   free(w->body_adr), free(w->bsphere), free(w->bbox), free(w->unit_box), free(w->unit_order), free(w->sys_geom);
-  free(w->cpairs);
+  free(w->cpairs), free(w->body_geom_adr), free(w->body_geoms);
+  w->body_geom_adr = malloc(((size_t)nb + 1) * sizeof(int));
+  w->body_geoms = malloc(((size_t)w->ngeomref + 1) * sizeof(int));
   w->body_adr = malloc(((size_t)w->nsystem + 1) * sizeof(int));
   w->sys_geom = malloc(((size_t)w->nsystem + 1) * sizeof(int));
   w->bsphere = malloc(((size_t)nb * 4 + 1) * sizeof(double));
@@ -59,8 +61,10 @@ static int rebuild_units(tl_world *w) {
   w->unit_box = malloc(((size_t)nu * 6 + 1) * sizeof(double));
   w->unit_order = malloc(((size_t)nu + 1) * sizeof(int));
   w->cpairs = malloc((size_t)w->cap_contact * sizeof(tl_cand_pair));
-  if (!w->body_adr || !w->sys_geom || !w->bsphere || !w->bbox || !w->unit_box || !w->unit_order || !w->cpairs)
+  if (!w->body_adr || !w->sys_geom || !w->bsphere || !w->bbox || !w->unit_box || !w->unit_order || !w->cpairs ||
+      !w->body_geom_adr || !w->body_geoms)
     return -1;
+  int ng = 0;
   for (int u = 0; u < nu; u++) w->unit_order[u] = u;
   int adr = 0, gadr = w->nstatic;
   for (int i = 0; i < w->nsystem; i++) {
@@ -72,6 +76,9 @@ static int rebuild_units(tl_world *w) {
     for (int b = 0; b < m->nbody; b++) {
       double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY}, *sp = w->bsphere + 4 * (adr + b);
       int any = 0;
+      w->body_geom_adr[adr + b] = ng;
+      for (int g = 0; g < m->ngeom; g++)
+        if (m->geom_body[g] == b) w->body_geoms[ng++] = w->sys_geom[i] + g;
       for (int g = 0; g < m->ngeom; g++) {
         if (m->geom_body[g] != b) continue;
         double r = geom_radius(s, g);
@@ -93,6 +100,7 @@ static int rebuild_units(tl_world *w) {
     adr += m->nbody;
   }
   w->body_adr[w->nsystem] = adr;
+  w->body_geom_adr[adr] = ng;
   w->sys_geom[w->nsystem] = gadr;
   return 0;
 }
@@ -348,30 +356,32 @@ static void push_pair(tl_world *w, int a, int b) {
   p->height = n > 0 ? tl_v3_dot(c, w->up) / n : 0.0;
 }
 
-/* Pairs of active geoms of system si (on bodies overlapping box `other`)
- * against geom j (a static geom, or j < 0: every active geom of system sj on
- * a body overlapping each body of si; sj == si: the system against itself,
- * distinct bodies). */
+/* Pairs of active geoms of system si on bodies overlapping unit box
+ * `other` against geom j (a static geom), or, with j < 0, against every
+ * active geom of system sj on a body overlapping theirs (sj == si: the
+ * system against itself, distinct bodies). Bodies are tested before geoms. */
 static void unit_pairs(tl_world *w, int si, int j, int sj) {
-  const tl_system *s = w->systems[si];
-  for (int ga = w->sys_geom[si]; ga < w->sys_geom[si + 1]; ga++) {
-    if (!w->geom_active[ga]) continue;
-    const int ba = w->body_adr[si] + s->m->geom_body[ga - w->sys_geom[si]];
+  const double *other = w->unit_box + 6 * (j >= 0 ? j : w->nstatic + sj);
+  for (int ba = w->body_adr[si]; ba < w->body_adr[si + 1]; ba++) {
     const double *boxa = w->bbox + 6 * ba;
-    if (j >= 0) {
-      if (!box_overlap(boxa, w->unit_box + 6 * j)) continue;
-      if (box_overlap(geom_box(w, ga), geom_box(w, j)) && may_collide(w, &w->geomrefs[ga], &w->geomrefs[j]))
-        push_pair(w, ga, j);
-      continue;
-    }
-    if (!box_overlap(boxa, w->unit_box + 6 * (w->nstatic + sj))) continue;
-    const tl_system *t = w->systems[sj];
-    for (int gb = sj == si ? ga + 1 : w->sys_geom[sj]; gb < w->sys_geom[sj + 1]; gb++) {
-      if (!w->geom_active[gb]) continue;
-      const int bb = w->body_adr[sj] + t->m->geom_body[gb - w->sys_geom[sj]];
-      if ((sj == si && bb == ba) || !box_overlap(boxa, w->bbox + 6 * bb)) continue;
-      if (box_overlap(geom_box(w, ga), geom_box(w, gb)) && may_collide(w, &w->geomrefs[ga], &w->geomrefs[gb]))
-        push_pair(w, ga, gb);
+    if (w->bsphere[4 * ba + 3] < 0 || !box_overlap(boxa, other)) continue;
+    for (int ia = w->body_geom_adr[ba]; ia < w->body_geom_adr[ba + 1]; ia++) {
+      const int ga = w->body_geoms[ia];
+      if (!w->geom_active[ga]) continue;
+      if (j >= 0) {
+        if (box_overlap(geom_box(w, ga), geom_box(w, j)) && may_collide(w, &w->geomrefs[ga], &w->geomrefs[j]))
+          push_pair(w, ga, j);
+        continue;
+      }
+      for (int bb = sj == si ? ba + 1 : w->body_adr[sj]; bb < w->body_adr[sj + 1]; bb++) {
+        if (w->bsphere[4 * bb + 3] < 0 || !box_overlap(boxa, w->bbox + 6 * bb)) continue;
+        for (int ib = w->body_geom_adr[bb]; ib < w->body_geom_adr[bb + 1]; ib++) {
+          const int gb = w->body_geoms[ib];
+          if (w->geom_active[gb] && box_overlap(geom_box(w, ga), geom_box(w, gb)) &&
+              may_collide(w, &w->geomrefs[ga], &w->geomrefs[gb]))
+            push_pair(w, ga, gb);
+        }
+      }
     }
   }
 }
