@@ -778,12 +778,52 @@ static void direct_status(tl_world *w, unsigned char *st) {
   }
 }
 
-/* Relative regularization of the free rows' matrix: redundant rows (the four
- * corners of a box face, whose tangential rows share three degrees of
- * freedom) make it singular; epsilon picks the smallest-norm impulses among
- * the equal solutions, and two steps of iterative refinement against the
- * unregularized matrix remove what epsilon costs in the row velocities. */
+/* Relative regularization of the free rows' matrix when it may be singular:
+ * two or more pressing contacts on one body (the corners of a box face:
+ * their tangential rows outnumber the in-plane motions of the body) make it
+ * so; epsilon picks the smallest-norm impulses among the equal solutions,
+ * and two steps of iterative refinement against the unregularized matrix
+ * remove what epsilon costs in the row velocities. Otherwise (a robot's
+ * point feet) it is factored as it is, and regularized only if a pivot
+ * comes out below TL_DIRECT_PIVOT of its diagonal entry. */
 #define TL_DIRECT_EPS 1e-11
+#define TL_DIRECT_PIVOT 1e-9
+
+/* 1 if two free contact blocks (status st) touch the same body. */
+static int shared_body(const tl_world *w, const unsigned char *st) {
+  for (int i = 0; i < w->nblock; i++) {
+    const tl_block *a = &w->blocks[i];
+    if (a->kind != TL_ROW_CONTACT || !st[a->row]) continue;
+    const tl_wcontact *ca = &w->contacts[a->contact];
+    for (int j = i + 1; j < w->nblock; j++) {
+      const tl_block *b = &w->blocks[j];
+      if (b->kind != TL_ROW_CONTACT || !st[b->row]) continue;
+      const tl_wcontact *cb = &w->contacts[b->contact];
+      if ((ca->sa == cb->sa && ca->ba == cb->ba) || (ca->sb >= 0 && ca->sb == cb->sb && ca->bb == cb->bb) ||
+          (ca->sa == cb->sb && ca->ba == cb->bb) || (ca->sb >= 0 && ca->sb == cb->sa && ca->bb == cb->ba))
+        return 1;
+    }
+  }
+  return 0;
+}
+
+/* Factor M = A_FF + R_F (+ eps diag A_FF) into w->dM; 0 if not positive definite. */
+static int direct_factor(tl_world *w, const int *F, const double *Rf, int nf, double eps) {
+  const int n = w->dense_n;
+  double *M = w->dM;
+  for (int a = 0; a < nf; a++) {
+    const double *Aa = w->dA + (size_t)F[a] * (size_t)n;
+    for (int c = 0; c <= a; c++) M[a * nf + c] = Aa[F[c]];
+    M[a * nf + a] = M[a * nf + a] * (1.0 + eps) + Rf[a];
+  }
+  if (tl_dense_cholesky(nf, M, nf)) return 0;
+  if (eps > 0) return 1;
+  for (int a = 0; a < nf; a++) { /* pivot test: L_aa^2 against the diagonal entry */
+    const double d = w->dA[(size_t)F[a] * (size_t)n + F[a]] + Rf[a];
+    if (!(M[a * nf + a] * M[a * nf + a] > TL_DIRECT_PIVOT * d)) return 0;
+  }
+  return 1;
+}
 
 /* One direct solve of the rows marked free in st, the others held at the
  * values h: (A_FF + R_F) y_F = target_F - db_F - A_FH h_H (R: the
@@ -806,18 +846,17 @@ static int direct_linear(tl_world *w, const unsigned char *st, const double *h, 
   for (int j = 0; j < n; j++) y[j] = st[j] ? 0.0 : h[j];
   for (int a = 0; a < nf; a++) /* minus A_FH h_H: y is zero on the free rows */
     r[a] -= tl_dense_dot(n, w->dA + (size_t)F[a] * (size_t)n, y);
-  for (int a = 0; a < nf; a++) {
-    const double *Aa = w->dA + (size_t)F[a] * (size_t)n;
-    for (int c = 0; c <= a; c++) M[a * nf + c] = Aa[F[c]];
-    M[a * nf + a] = M[a * nf + a] * (1.0 + TL_DIRECT_EPS) + Rf[a];
+  int refine = shared_body(w, st);
+  if (refine || !direct_factor(w, F, Rf, nf, 0.0)) {
+    refine = 1;
+    if (!direct_factor(w, F, Rf, nf, TL_DIRECT_EPS)) return 0;
   }
-  if (tl_dense_cholesky(nf, M, nf)) return 0;
   for (int a = 0; a < nf; a++) e[a] = r[a];
-  for (int pass = 0; pass < 3; pass++) { /* the solve, then two refinements */
+  for (int pass = 0;; pass++) { /* the solve, then (regularized) two refinements */
     tl_dense_trsv_lower(nf, M, nf, e);
     tl_dense_trsv_lower_trans(nf, M, nf, e);
     for (int a = 0; a < nf; a++) y[F[a]] += e[a];
-    if (pass == 2) break;
+    if (!refine || pass == 2) break;
     for (int a = 0; a < nf; a++) { /* residual of (A_FF + R_F) y_F = r */
       const double *Aa = w->dA + (size_t)F[a] * (size_t)n;
       double s = r[a] - Rf[a] * y[F[a]];
