@@ -51,7 +51,8 @@ static int rebuild_units(tl_world *w) {
   int nb = 0, nu = w->nstatic + w->nsystem;
   for (int i = 0; i < w->nsystem; i++) nb += w->systems[i]->m->nbody;
   free(w->body_adr), free(w->bsphere), free(w->bbox), free(w->unit_box), free(w->unit_order), free(w->sys_geom);
-  free(w->cpairs), free(w->body_geom_adr), free(w->body_geoms);
+  free(w->cpairs), free(w->body_geom_adr), free(w->body_geoms), free(w->gradius);
+  w->gradius = malloc(((size_t)w->ngeomref + 1) * sizeof(double));
   w->body_geom_adr = malloc(((size_t)nb + 1) * sizeof(int));
   w->body_geoms = malloc(((size_t)w->ngeomref + 1) * sizeof(int));
   w->body_adr = malloc(((size_t)w->nsystem + 1) * sizeof(int));
@@ -62,7 +63,7 @@ static int rebuild_units(tl_world *w) {
   w->unit_order = malloc(((size_t)nu + 1) * sizeof(int));
   w->cpairs = malloc((size_t)w->cap_contact * sizeof(tl_cand_pair));
   if (!w->body_adr || !w->sys_geom || !w->bsphere || !w->bbox || !w->unit_box || !w->unit_order || !w->cpairs ||
-      !w->body_geom_adr || !w->body_geoms)
+      !w->body_geom_adr || !w->body_geoms || !w->gradius)
     return -1;
   int ng = 0;
   for (int u = 0; u < nu; u++) w->unit_order[u] = u;
@@ -78,7 +79,10 @@ static int rebuild_units(tl_world *w) {
       int any = 0;
       w->body_geom_adr[adr + b] = ng;
       for (int g = 0; g < m->ngeom; g++)
-        if (m->geom_body[g] == b) w->body_geoms[ng++] = w->sys_geom[i] + g;
+        if (m->geom_body[g] == b) {
+          w->gradius[w->sys_geom[i] + g] = geom_radius(s, g);
+          w->body_geoms[ng++] = w->sys_geom[i] + g;
+        }
       for (int g = 0; g < m->ngeom; g++) {
         if (m->geom_body[g] != b) continue;
         double r = geom_radius(s, g);
@@ -356,6 +360,20 @@ static void push_pair(tl_world *w, int a, int b) {
   p->height = n > 0 ? tl_v3_dot(c, w->up) / n : 0.0;
 }
 
+/* 1 if the box of the sphere around geomref g (of system si) overlaps box
+ * `other`; geoms already posed use their own box. */
+static int sphere_overlap(tl_world *w, int si, int g, const double *other) {
+  if (w->geom_active[g] == 2) return box_overlap(w->geomrefs[g].box, other);
+  const tl_system *s = w->systems[si];
+  const tl_model *m = s->m;
+  const int k = w->geomrefs[g].geom, b = m->geom_body[k];
+  double c[3], box[6], r = w->gradius[g] + w->contact_margin;
+  tl_m3_mulv(c, s->d.xrot + 9 * b, m->geom_pos + 3 * k);
+  tl_v3_add(c, c, s->d.xpos + 3 * b);
+  for (int i = 0; i < 3; i++) box[i] = c[i] - r, box[3 + i] = c[i] + r;
+  return box_overlap(box, other);
+}
+
 /* Pairs of active geoms of system si on bodies overlapping unit box
  * `other` against geom j (a static geom), or, with j < 0, against every
  * active geom of system sj on a body overlapping theirs (sj == si: the
@@ -367,7 +385,7 @@ static void unit_pairs(tl_world *w, int si, int j, int sj) {
     if (w->bsphere[4 * ba + 3] < 0 || !box_overlap(boxa, other)) continue;
     for (int ia = w->body_geom_adr[ba]; ia < w->body_geom_adr[ba + 1]; ia++) {
       const int ga = w->body_geoms[ia];
-      if (!w->geom_active[ga]) continue;
+      if (!w->geom_active[ga] || !sphere_overlap(w, si, ga, other)) continue;
       if (j >= 0) {
         if (box_overlap(geom_box(w, ga), geom_box(w, j)) && may_collide(w, &w->geomrefs[ga], &w->geomrefs[j]))
           push_pair(w, ga, j);

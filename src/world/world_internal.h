@@ -175,6 +175,7 @@ struct tl_world {
   double *bsphere;      /* [bodies * 4] sphere around a body's geoms: centre (body frame), radius (-1: none) */
   double *bbox;         /* [bodies * 6] this step's box of each body (lo, hi) */
   int *body_geom_adr, *body_geoms; /* geomrefs of body k: body_geoms[body_geom_adr[k] .. [k + 1]) */
+  double *gradius;      /* [ngeomref] radius of a sphere about each system geom's origin holding it */
   double *unit_box;     /* [units * 6] this step's box of each unit; lo.x = +inf: inactive */
   int *unit_order;      /* [units] sorted by lo.x, kept between steps (speed only) */
   tl_cand_pair *cpairs; /* [cap_contact] candidate geom pairs of the step, sorted */
