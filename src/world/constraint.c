@@ -742,14 +742,20 @@ static void dense_assemble(tl_world *w) {
                 G[3 * r + 2] += y[r] * x[2];
               }
             }
-          } else {
+          } else if (a->nrow == 3) { /* and b->nrow == 1 */
+            double g0 = 0, g1 = 0, g2 = 0;
             for (int k = 0; k < ns; k++) {
-              const double *x = Wb + b->nrow * sup[k];
-              for (int r = 0; r < a->nrow; r++) {
-                const double y = Ya[k * a->nrow + r];
-                for (int c = 0; c < b->nrow; c++) G[r * b->nrow + c] += y * x[c];
-              }
+              const double x = Wb[sup[k]];
+              g0 += Ya[3 * k] * x, g1 += Ya[3 * k + 1] * x, g2 += Ya[3 * k + 2] * x;
             }
+            G[0] += g0, G[1] += g1, G[2] += g2;
+          } else { /* a->nrow == 1, b->nrow == 3 */
+            double g0 = 0, g1 = 0, g2 = 0;
+            for (int k = 0; k < ns; k++) {
+              const double y = Ya[k], *x = Wb + 3 * sup[k];
+              g0 += y * x[0], g1 += y * x[1], g2 += y * x[2];
+            }
+            G[0] += g0, G[1] += g1, G[2] += g2;
           }
         }
       }
