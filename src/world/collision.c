@@ -508,22 +508,37 @@ static void prev_run(tl_world *w, const tl_geom_ref *a, const tl_geom_ref *b, in
   if (i > *lo) w->prev_cursor = i;
 }
 
-/* Warm start of a new contact: the impulse of the nearest of the last step's
- * contacts of the same pair (prev[lo..hi)) within 1 cm, in the new frame. */
-static void warm_start(const tl_world *w, tl_wcontact *c, int lo, int hi) {
-  memset(c->lambda, 0, sizeof(c->lambda));
-  double best = 1e-4; /* m^2: 1 cm */
-  for (int i = lo; i < hi; i++) {
-    const tl_wcontact *p = &w->prev[i];
-    double d[3];
-    tl_v3_sub(d, p->pos, c->pos);
-    double d2 = tl_v3_dot(d, d);
-    if (d2 < best) { /* re-express the old impulse in the new frame */
-      best = d2;
-      double f[3] = {0, 0, 0};
-      for (int r = 0; r < 3; r++) tl_v3_addscl(f, p->frame + 3 * r, p->lambda[r]);
-      for (int r = 0; r < 3; r++) c->lambda[r] = tl_v3_dot(c->frame + 3 * r, f);
+/* Warm start of the new contacts c[0..n) of a pair from the last step's
+ * contacts of the pair, prev[lo..hi): each old contact gives its impulse (in
+ * the new contact's frame) to at most one new contact within 1 cm, the
+ * closest pairs first (ties by order). A point that moved a little and its
+ * new neighbour then do not both inherit the same impulse: doubled, it
+ * would start the solve with twice the load on that foot. */
+static void warm_start(const tl_world *w, tl_wcontact *c, int n, int lo, int hi) {
+  double d2[TL_MAX_PAIR_CONTACTS][TL_MAX_PAIR_CONTACTS];
+  unsigned used_new = 0, used_old = 0;
+  if (hi - lo > TL_MAX_PAIR_CONTACTS) hi = lo + TL_MAX_PAIR_CONTACTS;
+  for (int i = 0; i < n; i++) {
+    memset(c[i].lambda, 0, sizeof(c[i].lambda));
+    for (int j = lo; j < hi; j++) {
+      double d[3];
+      tl_v3_sub(d, w->prev[j].pos, c[i].pos);
+      d2[i][j - lo] = tl_v3_dot(d, d);
     }
+  }
+  for (;;) {
+    int bi = -1, bj = -1;
+    double best = 1e-4; /* m^2: 1 cm */
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < hi - lo; j++)
+        if (!(used_new >> i & 1) && !(used_old >> j & 1) && d2[i][j] < best) best = d2[i][j], bi = i, bj = j;
+    if (bi < 0) break;
+    used_new |= 1u << bi;
+    used_old |= 1u << bj;
+    const tl_wcontact *p = &w->prev[lo + bj];
+    double f[3] = {0, 0, 0}; /* re-express the old impulse in the new frame */
+    for (int r = 0; r < 3; r++) tl_v3_addscl(f, p->frame + 3 * r, p->lambda[r]);
+    for (int r = 0; r < 3; r++) c[bi].lambda[r] = tl_v3_dot(c[bi].frame + 3 * r, f);
   }
 }
 
@@ -533,7 +548,9 @@ static void add_contacts(tl_world *w, const tl_geom_ref *a, const tl_geom_ref *b
   int lo, hi;
   pair_material(w, a, b, &mu, &e, &thr, &erp, &cfm);
   prev_run(w, a, b, &lo, &hi);
-  for (int i = 0; i < n && w->ncontact < w->cap_contact; i++) {
+  tl_wcontact *first = &w->contacts[w->ncontact];
+  int added = 0;
+  for (int i = 0; i < n && w->ncontact < w->cap_contact; i++, added++) {
     tl_wcontact *c = &w->contacts[w->ncontact++];
     memset(c, 0, sizeof(*c));
     c->sa = a->system; c->ba = a->body; c->ga = a->geom;
@@ -548,8 +565,8 @@ static void add_contacts(tl_world *w, const tl_geom_ref *a, const tl_geom_ref *b
     c->erp = erp;
     c->vn_pre = normal_velocity(w, c);
     c->vtarget = target_velocity(w, c);
-    warm_start(w, c, lo, hi);
   }
+  warm_start(w, first, added, lo, hi);
 }
 
 /* Contacts of the geomrefs ia and ib (their shapes are this step's). */

@@ -888,7 +888,9 @@ static int direct_solve(tl_world *w) {
   const int n = w->dense_n;
   unsigned char *st = w->dstat;
   double *y = w->dy, *h = w->dy + 2 * n; /* candidate impulses (+ scratch), held values */
-  memcpy(h, w->dx, (size_t)n * sizeof(double));
+  memcpy(h, w->dx, (size_t)n * sizeof(double)); /* held rows: scalar rows at their bound, */
+  for (int i = 0; i < w->nblock; i++)               /* contacts that do not press at zero */
+    if (w->blocks[i].kind == TL_ROW_CONTACT && !st[w->blocks[i].row]) memset(h + w->blocks[i].row, 0, 3 * sizeof(double));
   for (int round = 0; round < 8; round++) {
     if (!direct_linear(w, st, h, y)) return 0;
     int changed = 0;
