@@ -401,6 +401,7 @@ static void part_delassus(tl_world *w, tl_block *b, int part) {
 
 /* The Delassus block of b and the relative compliance of contact normals. */
 static void finish_block(tl_world *w, tl_block *b) {
+  b->finished = 1;
   memset(b->G, 0, sizeof(b->G));
   part_delassus(w, b, 0);
   if (b->sb >= 0) part_delassus(w, b, 1);
@@ -499,12 +500,17 @@ static int deferrable(const tl_world *w, const tl_block *b) {
 static void defer_contacts(tl_world *w) {
   int n = w->nblock, k = 0, nd = 0;
   w->nblock_solve = n;
-  for (int i = 0; i < n; i++) nd += deferrable(w, &w->blocks[i]);
+  for (int i = 0; i < n; i++) nd += w->blocks[i].finished = deferrable(w, &w->blocks[i]); /* a flag until finish_block */
   if (nd == 0) return;
   tl_block *moved = w->blocks + n; /* scratch beyond the blocks: capacity is checked below */
-  if (n + nd > w->cap_block) return;
+  if (n + nd > w->cap_block) {
+    for (int i = 0; i < n; i++) w->blocks[i].finished = 0;
+    return;
+  }
   for (int i = 0, j = 0; i < n; i++) { /* stable partition */
-    if (deferrable(w, &w->blocks[i]))
+    const int d = w->blocks[i].finished;
+    w->blocks[i].finished = 0;
+    if (d)
       moved[j++] = w->blocks[i];
     else
       w->blocks[k++] = w->blocks[i];
@@ -522,8 +528,8 @@ void tl_world_build_constraints(tl_world *w) {
   contact_blocks(w);
   for (int i = 0; i < w->nsystem; i++)
     if (w->systems[i]->integrator == TL_INTEGRATOR_EULER) joint_blocks(w, i);
-  for (int i = 0; i < w->nblock; i++) finish_block(w, &w->blocks[i]);
   defer_contacts(w);
+  for (int i = 0; i < w->nblock_solve; i++) finish_block(w, &w->blocks[i]); /* the deferred: when needed */
 }
 
 /* ---------------- velocity-form helpers ---------------- */
@@ -597,6 +603,19 @@ static void add_generalized(tl_world *w, const tl_block *b, const double *dl) {
     } else {
       for (int k = 0; k < ns; k++) g[sup[k]] += J[k] * dl[0];
     }
+  }
+}
+
+/* Row velocities J u of block b at the systems' current u (after the solve). */
+static void block_velocity_u(const tl_world *w, const tl_block *b, double *v) {
+  for (int r = 0; r < b->nrow; r++) v[r] = 0;
+  for (int part = 0; part < 2; part++) {
+    int si = part ? b->sb : b->sa;
+    if (si < 0) continue;
+    const double *u = w->systems[si]->d.u, *J = w->pool + b->adr[part];
+    const int *sup = w->ipool + b->sup[part], ns = b->nsup[part], nr = b->nrow;
+    for (int k = 0; k < ns; k++)
+      for (int r = 0; r < nr; r++) v[r] += J[k * nr + r] * u[sup[k]];
   }
 }
 
@@ -1209,7 +1228,7 @@ static void contact_residuals(tl_world *w) {
     const tl_block *b = &w->blocks[i];
     if (b->kind != TL_ROW_CONTACT) continue;
     double v[3];
-    block_velocity(w, b, v);
+    block_velocity_u(w, b, v);
     const double *l = b->lambda;
     double vn = v[2] + b->R * l[2] - b->target[2], lt = sqrt(l[0] * l[0] + l[1] * l[1]), vt = sqrt(v[0] * v[0] + v[1] * v[1]);
     sig = fmax(sig, fabs(fmin(l[2], vn)));
@@ -1330,15 +1349,18 @@ static void run_solver(tl_world *w) {
 }
 
 /* 1 if every deferred contact (blocks [first, nblock)) is satisfied with no
- * impulse at the solution: its normal velocity does not fall below its
- * target by more than the solve's tolerance makes an impulse of (then its
- * lambda = 0 is the complementary solution, and leaving it out changed
- * nothing). */
+ * impulse at the solution (u after the solve): its normal velocity does not
+ * fall below its target by more than the solve's tolerance makes an impulse
+ * of (then its lambda = 0 is the complementary solution, and leaving it out
+ * changed nothing). Their Delassus blocks are computed only here, and only
+ * for one that falls below its target at all. */
 static int deferred_hold(tl_world *w, int first) {
   for (int i = first; i < w->nblock; i++) {
     tl_block *b = &w->blocks[i];
     double v[3];
-    block_velocity(w, b, v);
+    block_velocity_u(w, b, v);
+    if (!(b->target[2] - v[2] > 0)) continue;
+    if (!b->finished) finish_block(w, b);
     if (b->target[2] - v[2] > w->solver_tol * (b->G[8] + b->R)) return 0;
   }
   return 1;
@@ -1369,8 +1391,11 @@ void tl_world_solve_constraints(tl_world *w) {
     run_solver(w);
     sweeps += w->stats.iterations;
     w->nblock = nall;
+    finish_velocities(w);
     if (nsolve == nall || deferred_hold(w, nsolve)) break;
-    for (int i = 0; i < w->nsystem; i++) /* one of them pushes after all: solve again with every block */
+    for (int i = nsolve; i < nall; i++) /* one of them pushes after all: solve again with every block */
+      if (!w->blocks[i].finished) finish_block(w, &w->blocks[i]);
+    for (int i = 0; i < w->nsystem; i++)
       if (w->systems[i]->in_solve) memset(w->systems[i]->z, 0, (size_t)w->systems[i]->m->nv * sizeof(double));
     nsolve = nall;
     w->stats.deferred_retry = 1;
@@ -1378,7 +1403,6 @@ void tl_world_solve_constraints(tl_world *w) {
   w->stats.iterations = sweeps;
   w->stats.deferred = nall - nsolve;
   contact_residuals(w);
-  finish_velocities(w);
   for (int i = 0; i < w->nsystem; i++)
     memset(w->systems[i]->lambda_joint, 0, TL_JOINT_SLOTS * (size_t)w->systems[i]->m->nv * sizeof(double));
   for (int i = 0; i < w->nblock; i++) {

@@ -115,6 +115,7 @@ typedef struct tl_block {
   int nsup[2], sup[2];  /* support size and offset into ipool, per part */
   int adr[2];           /* pool offset of J (then Y) per part */
   int row;              /* first row in the dense Delassus matrix (dense solves) */
+  int finished;         /* 1: Y, G and the compliance are computed (finish_block) */
   int wrow[2];          /* dense solves: offset of the part's rows of D^-1 Y over nv in dW */
   double v0[3];         /* J u_base: row velocities at the base velocity (free velocity) */
   double target[3];     /* desired row velocity (the solve drives J u+ + R lambda toward it) */
