@@ -613,9 +613,17 @@ static void block_velocity_u(const tl_world *w, const tl_block *b, double *v) {
     int si = part ? b->sb : b->sa;
     if (si < 0) continue;
     const double *u = w->systems[si]->d.u, *J = w->pool + b->adr[part];
-    const int *sup = w->ipool + b->sup[part], ns = b->nsup[part], nr = b->nrow;
-    for (int k = 0; k < ns; k++)
-      for (int r = 0; r < nr; r++) v[r] += J[k * nr + r] * u[sup[k]];
+    const int *sup = w->ipool + b->sup[part], ns = b->nsup[part];
+    if (b->nrow == 3) {
+      double v0 = 0, v1 = 0, v2 = 0;
+      for (int k = 0; k < ns; k++) {
+        const double x = u[sup[k]];
+        v0 += J[3 * k] * x, v1 += J[3 * k + 1] * x, v2 += J[3 * k + 2] * x;
+      }
+      v[0] += v0, v[1] += v1, v[2] += v2;
+    } else {
+      for (int k = 0; k < ns; k++) v[0] += J[k] * u[sup[k]];
+    }
   }
 }
 
@@ -630,9 +638,17 @@ static void set_base(tl_world *w, int prev) {
       if (si < 0) continue;
       const tl_system *s = w->systems[si];
       const double *u = prev ? s->u_prev : s->u_free, *J = w->pool + b->adr[part];
-      const int *sup = w->ipool + b->sup[part], ns = b->nsup[part], nr = b->nrow;
-      for (int k = 0; k < ns; k++)
-        for (int r = 0; r < nr; r++) b->v0[r] += J[k * nr + r] * u[sup[k]];
+      const int *sup = w->ipool + b->sup[part], ns = b->nsup[part];
+      if (b->nrow == 3) {
+        double v0 = 0, v1 = 0, v2 = 0;
+        for (int k = 0; k < ns; k++) {
+          const double x = u[sup[k]];
+          v0 += J[3 * k] * x, v1 += J[3 * k + 1] * x, v2 += J[3 * k + 2] * x;
+        }
+        b->v0[0] += v0, b->v0[1] += v1, b->v0[2] += v2;
+      } else {
+        for (int k = 0; k < ns; k++) b->v0[0] += J[k] * u[sup[k]];
+      }
     }
   }
 }
