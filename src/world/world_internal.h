@@ -203,7 +203,7 @@ struct tl_world {
   double *eq_pool;      /* factors and right-hand sides of the equality groups */
   /* dense solve (constraint.c): the Delassus matrix of up to dense_cap rows */
   int dense;            /* 1 while the current solve works on the dense matrix */
-  int dense_cap, dense_n;
+  int dense_cap, dense_n, dense_nf; /* capacity, rows, free rows of the last direct solve */
   double *dA;           /* [dense_cap^2] G + the normal / scalar compliance on its diagonal */
   double *db;           /* [dense_cap] row velocities at the start of the solve */
   double *dx;           /* [dense_cap] impulses (mirror of the blocks' lambda) */
