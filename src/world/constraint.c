@@ -848,6 +848,46 @@ static int shared_body(const tl_world *w, const unsigned char *st) {
   return 0;
 }
 
+/* sum of a[k] b[k] over [0, n), two interleaved partial sums (fixed order). */
+static inline double dot_inline(const double *restrict a, const double *restrict b, int n) {
+  double s0 = 0, s1 = 0;
+  int k = 0;
+  for (; k + 1 < n; k += 2) s0 += a[k] * b[k], s1 += a[k + 1] * b[k + 1];
+  if (k < n) s0 += a[k] * b[k];
+  return s0 + s1;
+}
+
+/* In-place Cholesky M = L L^T of the n x n lower triangle (row-major, row i
+ * at M + i n), Golub and Van Loan, Alg. 4.2.1, its dot products inline (the
+ * direct solves factor a few dozen rows, where calls cost more than the
+ * sums). Returns 0 if a pivot is not positive. */
+static int chol_inline(double *M, int n) {
+  for (int i = 0; i < n; i++) {
+    double *Mi = M + (size_t)i * (size_t)n;
+    for (int j = 0; j < i; j++) {
+      const double *Mj = M + (size_t)j * (size_t)n;
+      Mi[j] = (Mi[j] - dot_inline(Mi, Mj, j)) / Mj[j];
+    }
+    double d = Mi[i] - dot_inline(Mi, Mi, i);
+    if (!(d > 0)) return 0;
+    Mi[i] = sqrt(d);
+  }
+  return 1;
+}
+
+/* Solve L L^T x = e in place, L from chol_inline. */
+static void chol_solve_inline(const double *L, int n, double *e) {
+  for (int i = 0; i < n; i++) {
+    const double *Li = L + (size_t)i * (size_t)n;
+    e[i] = (e[i] - dot_inline(Li, e, i)) / Li[i];
+  }
+  for (int i = n - 1; i >= 0; i--) {
+    const double *Li = L + (size_t)i * (size_t)n;
+    e[i] /= Li[i];
+    for (int k = 0; k < i; k++) e[k] -= Li[k] * e[i];
+  }
+}
+
 /* Factor M = A_FF + R_F (+ eps diag A_FF) into w->dM; 0 if not positive definite. */
 static int direct_factor(tl_world *w, const int *F, const double *Rf, int nf, double eps) {
   const int n = w->dense_n;
@@ -857,7 +897,7 @@ static int direct_factor(tl_world *w, const int *F, const double *Rf, int nf, do
     for (int c = 0; c <= a; c++) M[a * nf + c] = Aa[F[c]];
     M[a * nf + a] = M[a * nf + a] * (1.0 + eps) + Rf[a];
   }
-  if (tl_dense_cholesky(nf, M, nf)) return 0;
+  if (!chol_inline(M, nf)) return 0;
   if (eps > 0) return 1;
   for (int a = 0; a < nf; a++) { /* pivot test: L_aa^2 against the diagonal entry */
     const double d = w->dA[(size_t)F[a] * (size_t)n + F[a]] + Rf[a];
@@ -896,8 +936,7 @@ static int direct_linear(tl_world *w, const unsigned char *st, const double *h, 
   }
   for (int a = 0; a < nf; a++) e[a] = r[a];
   for (int pass = 0;; pass++) { /* the solve, then (regularized) two refinements */
-    tl_dense_trsv_lower(nf, M, nf, e);
-    tl_dense_trsv_lower_trans(nf, M, nf, e);
+    chol_solve_inline(M, nf, e);
     for (int a = 0; a < nf; a++) y[F[a]] += e[a];
     if (!refine || pass == 2) break;
     for (int a = 0; a < nf; a++) { /* residual of (A_FF + R_F) y_F = r */
