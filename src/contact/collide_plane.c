@@ -101,6 +101,8 @@ static double kth_smallest(double *h, int n, int k) {
 }
 
 #define HULL_SCAN 2048 /* hulls up to this many vertices get the two-pass scan */
+#define HULL_SOFT 16     /* a hull's deepest vertices considered for its manifold, ... */
+#define HULL_LEVEL 1e-6  /* ... more while level with the last (m) */
 
 /* Vertices of a hull with a vertex graph lower than `reach` above the plane
  * (height nl . v - h0), in increasing vertex order, into cand (returns how
@@ -132,20 +134,43 @@ static int hull_walk(const tl_hull *hl, const double nl[3], double h0, double re
   }
   hl->walk[nv + 1] = cur;
   if (!(hc < reach)) return 0;
-  int m = 0;
-  cand[m++] = cur;
-  h[cur] = hc;
+  /* best first (a heap on the height) through the vertices below the level:
+   * they come out in increasing height; stop after HULL_SOFT of them, unless
+   * the next one is level with the last (a flat face keeps its corners), and
+   * at TL_NP_MAX_CAND */
+  int hv[HULL_SCAN], nh = 0, m = 0;
+  double last = -INFINITY;
   mark[cur] = stamp;
-  for (int q = 0; q < m; q++) { /* breadth first through the vertices below the level */
-    int a = cand[q];
+  h[cur] = hc;
+  hv[nh++] = cur;
+  while (nh > 0 && m < TL_NP_MAX_CAND) {
+    int a = hv[0];
+    if (m >= HULL_SOFT && h[a] > last + HULL_LEVEL) break;
+    hv[0] = hv[--nh]; /* pop */
+    for (int i = 0;;) {
+      int l = 2 * i + 1, r = l + 1, k = i;
+      if (l < nh && (h[hv[l]] < h[hv[k]] || (h[hv[l]] == h[hv[k]] && hv[l] < hv[k]))) k = l;
+      if (r < nh && (h[hv[r]] < h[hv[k]] || (h[hv[r]] == h[hv[k]] && hv[r] < hv[k]))) k = r;
+      if (k == i) break;
+      int t = hv[i];
+      hv[i] = hv[k], hv[k] = t, i = k;
+    }
+    cand[m++] = a;
+    last = h[a];
     for (int e = adr[a]; e < adr[a + 1]; e++) {
       int b = adj[e];
       if (mark[b] == stamp) continue;
       mark[b] = stamp;
       double hb = HEIGHT(b);
-      if (hb < reach && m < HULL_SCAN) {
-        h[b] = hb;
-        cand[m++] = b;
+      if (!(hb < reach) || nh >= HULL_SCAN) continue;
+      h[b] = hb;
+      int i = nh++; /* push */
+      hv[i] = b;
+      while (i > 0) {
+        int p = (i - 1) / 2;
+        if (h[hv[p]] < h[hv[i]] || (h[hv[p]] == h[hv[i]] && hv[p] < hv[i])) break;
+        int t = hv[i];
+        hv[i] = hv[p], hv[p] = t, i = p;
       }
     }
   }
