@@ -10,6 +10,7 @@
  * The same candidates serve the heightmap against each triangle's plane. */
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "contact/collide_internal.h"
 #include "math/tl_math.h"
@@ -104,16 +105,34 @@ static double kth_smallest(double *h, int n, int k) {
 #define HULL_SOFT 16     /* a hull's deepest vertices considered for its manifold, ... */
 #define HULL_LEVEL 1e-6  /* ... more while level with the last (m) */
 
-/* Vertices of a hull with a vertex graph lower than `reach` above the plane
- * (height nl . v - h0), in increasing vertex order, into cand (returns how
- * many; their heights into h[vertex]). A linear function on a convex
- * polytope has no local minimum but the global one, and the vertices below
- * any level form a connected subgraph (the reason the simplex method works;
- * Ziegler, Lectures on Polytopes, 1995, sec. 3.3): so a descent along edges
- * from the last deepest vertex finds the deepest one, and a search from it
- * through vertices below the level finds them all, visiting only them and
- * their neighbours instead of every vertex. The start does not change the
- * set or its order. */
+typedef struct hull_vertex {
+  double h;
+  int i;
+} hull_vertex;
+
+static int cmp_vertex(const void *pa, const void *pb) { /* by height, then index */
+  const hull_vertex *a = pa, *b = pb;
+  if (a->h != b->h) return a->h < b->h ? -1 : 1;
+  return (a->i > b->i) - (a->i < b->i);
+}
+
+static int cmp_index(const void *pa, const void *pb) {
+  int a = *(const int *)pa, b = *(const int *)pb;
+  return (a > b) - (a < b);
+}
+
+/* The vertices of a hull with a vertex graph that its plane contact is made
+ * of, in increasing vertex order, into cand (returns how many; their heights
+ * nl . v - h0 into h[vertex]): among those lower than `reach`, the HULL_SOFT
+ * deepest, more while level with the last within HULL_LEVEL (the corners of
+ * a face lying flat), at most TL_NP_MAX_CAND, taken in the order of (height,
+ * index). A linear function on a convex polytope has no local minimum but the
+ * global one, and the vertices below any level form a connected subgraph
+ * (the reason the simplex method works; Ziegler, Lectures on Polytopes, 1995,
+ * sec. 3.3): so a descent along edges from the last deepest vertex finds the
+ * deepest, and a best-first search from it (a heap on the height) takes the
+ * vertices in increasing height, visiting only them and their neighbours.
+ * The start of the descent changes neither the set nor its order. */
 static int hull_walk(const tl_hull *hl, const double nl[3], double h0, double reach, int *cand, double *h) {
   const int nv = hl->nvert, *adr = hl->adj_adr, *adj = hl->adj;
   const double *v = hl->vert;
@@ -194,7 +213,7 @@ static void hull_points(cand_buf *b, const tl_shape *s, const double p0[3], cons
   double nl[3], d[3], h[HULL_SCAN], sel[HULL_SCAN];
   tl_v3_sub(d, p0, s->pos);
   for (int k = 0; k < 3; k++) nl[k] = s->rot[k] * n[0] + s->rot[3 + k] * n[1] + s->rot[6 + k] * n[2];
-  const double h0 = tl_v3_dot(nl, d), reach = margin * (1 + 1e-9) + 1e-12 * (1 + fabs(h0));
+  const double h0 = tl_v3_dot(n, d), reach = margin * (1 + 1e-9) + 1e-12 * (1 + fabs(h0));
   const int nv = s->hull->nvert;
   const double *v = s->hull->vert;
   double thr = reach;
@@ -264,28 +283,27 @@ static int hull_plane(const tl_shape *s, const double p0[3], const double n[3], 
   int cand[HULL_SCAN];
   tl_v3_sub(d, p0, s->pos);
   for (int k = 0; k < 3; k++) nl[k] = s->rot[k] * n[0] + s->rot[3 + k] * n[1] + s->rot[6 + k] * n[2];
-  const double h0 = tl_v3_dot(nl, d), reach = margin * (1 + 1e-9) + 1e-12 * (1 + fabs(h0));
+  const double h0 = tl_v3_dot(n, d), reach = margin * (1 + 1e-9) + 1e-12 * (1 + fabs(h0));
   const int nv = s->hull->nvert;
   const double *v = s->hull->vert;
   int m = 0;
   if (s->hull->adj) {
     m = hull_walk(s->hull, nl, h0, reach, cand, h);
-  } else {
+  } else { /* no graph: the same vertices by a scan and a sort on (height, index) */
+    hull_vertex hs[HULL_SCAN];
     for (int i = 0; i < nv; i++) {
       h[i] = nl[0] * v[3 * i] + nl[1] * v[3 * i + 1] + nl[2] * v[3 * i + 2] - h0;
-      if (h[i] < reach) cand[m++] = i;
+      if (h[i] < reach) hs[m].h = h[i], hs[m++].i = i;
     }
+    qsort(hs, (size_t)m, sizeof(hs[0]), cmp_vertex);
+    int k = 0;
+    while (k < m && k < TL_NP_MAX_CAND && (k < HULL_SOFT || hs[k].h <= hs[k - 1].h + HULL_LEVEL)) k++;
+    for (int i = 0; i < k; i++) cand[i] = hs[i].i;
+    qsort(cand, (size_t)k, sizeof(int), cmp_index);
+    m = k;
   }
   int idx[TL_NP_MAX_CAND], nc = 0;
-  if (m > TL_NP_MAX_CAND) { /* the deepest TL_NP_MAX_CAND, in vertex order */
-    double hs[HULL_SCAN];
-    for (int i = 0; i < m; i++) hs[i] = h[cand[i]];
-    double thr = kth_smallest(hs, m, TL_NP_MAX_CAND - 1);
-    for (int i = 0; i < m && nc < TL_NP_MAX_CAND; i++)
-      if (h[cand[i]] <= thr) idx[nc++] = cand[i];
-  } else {
-    for (int i = 0; i < m; i++) idx[nc++] = cand[i];
-  }
+  for (int i = 0; i < m; i++) idx[nc++] = cand[i];
   int pick[4], np = 0;
   if (nc <= 4) {
     for (int i = 0; i < nc; i++) pick[np++] = idx[i];
