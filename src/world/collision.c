@@ -335,8 +335,8 @@ static void unit_boxes(tl_world *w) {
       for (int k = 0; k < 3; k++) {
         bb[k] = c[k] - sp[3] - margin;
         bb[3 + k] = c[k] + sp[3] + margin;
-        u[k] = fmin(u[k], bb[k]);
-        u[3 + k] = fmax(u[3 + k], bb[3 + k]);
+        if (bb[k] < u[k]) u[k] = bb[k]; /* not fmin: a libm call each */
+        if (bb[3 + k] > u[3 + k]) u[3 + k] = bb[3 + k];
       }
     }
   }
