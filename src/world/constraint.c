@@ -743,8 +743,14 @@ static void dense_assemble(tl_world *w) {
       b->wrow[p] = (int)used;
       used += (size_t)nr * (size_t)nv;
       memset(W, 0, (size_t)nr * (size_t)nv * sizeof(double));
-      for (int k = 0; k < ns; k++)
-        for (int r = 0; r < nr; r++) W[sup[k] * nr + r] = Dinv[sup[k]] * Y[k * nr + r];
+      if (nr == 3)
+        for (int k = 0; k < ns; k++) {
+          const double di = Dinv[sup[k]];
+          double *x = W + 3 * sup[k];
+          x[0] = di * Y[3 * k], x[1] = di * Y[3 * k + 1], x[2] = di * Y[3 * k + 2];
+        }
+      else
+        for (int k = 0; k < ns; k++) W[sup[k]] = Dinv[sup[k]] * Y[k];
     }
   }
   for (int i = 0; i < w->nblock; i++) {
