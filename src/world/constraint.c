@@ -27,8 +27,10 @@
 /* ---------------- capacity ---------------- */
 
 /* Most rows solved on the dense Delassus matrix (dense_solve); larger
- * problems are swept in the tree-sparse velocity form. */
-#define TL_DENSE_MAX_ROWS 128
+ * problems are swept in the tree-sparse velocity form. 64 holds a robot's
+ * contacts and joint rows (a standing humanoid on box feet: 28); the two
+ * dense matrices then cost a world 64 kB. */
+#define TL_DENSE_MAX_ROWS 64
 
 void tl_world_free_dense(tl_world *w) {
   void *arr[] = {w->dA, w->db, w->dx, w->dM, w->dr, w->dy, w->dW, w->dfree, w->dstat, w->dstat_prev};
