@@ -74,6 +74,7 @@
 #include "bench_contact.h"
 #include "bench_mem.h"
 #include "bench_peer.h"
+#include "bench_scene.h"
 #include "bench_timing.h"
 
 #ifndef TALUS_SHARED_ROBOTS_DIR
@@ -83,11 +84,7 @@
 #define TALUS_ROBOTS_DIR "robots"
 #endif
 
-#define BENCH_SEED 20240601u
-#define BENCH_KP 300.0 /* stand-like PD gains on the joint DOFs (N m/rad, N m s/rad) */
-#define BENCH_KD 10.0
 #define MAX_ROBOTS 64
-#define BENCH_PI 3.14159265358979323846
 #define XCHECK_TOL 1e-9 /* largest cross-check difference for comparable timings */
 
 #ifdef TALUS_BENCH_MUJOCO
@@ -197,86 +194,6 @@ static void finish_list(robot_list *l) {
     e->base = TL_BASE_FLOATING;
     for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; ++k)
       if (strncmp(e->folder, fixed[k], strlen(fixed[k])) == 0) e->base = TL_BASE_FIXED;
-  }
-}
-
-/* ------------------------------------------------------- random state */
-
-static uint64_t rng_state;
-
-static uint64_t rng_next(void) { /* splitmix64 */
-  uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-static double rng_uniform(double lo, double hi) {
-  return lo + (hi - lo) * ((double)(rng_next() >> 11) * 0x1.0p-53);
-}
-
-static double rng_normal(void) { /* Box-Muller */
-  double a = rng_uniform(1e-300, 1.0), b = rng_uniform(0.0, 2.0 * BENCH_PI);
-  return sqrt(-2.0 * log(a)) * cos(b);
-}
-
-static void rng_quaternion(double *q) { /* uniform on SO(3): normalised Gaussian 4-vector */
-  double n = 0.0;
-  do {
-    n = 0.0;
-    for (int k = 0; k < 4; ++k) {
-      q[k] = rng_normal();
-      n += q[k] * q[k];
-    }
-  } while (n < 1e-12);
-  n = sqrt(n);
-  for (int k = 0; k < 4; ++k) q[k] /= n;
-}
-
-static double rng_joint(const tl_model *m, int dof) {
-  double lo = -INFINITY, hi = INFINITY;
-  tl_model_dof_limits(m, dof, &lo, &hi);
-  if (!isfinite(lo) || !isfinite(hi) || !(hi > lo)) {
-    lo = -1.0;
-    hi = 1.0;
-  }
-  return rng_uniform(lo, hi);
-}
-
-static void random_state(const tl_model *m, double *q, double *u) {
-  for (int b = 0; b < tl_model_nbody(m); ++b) {
-    int iq = tl_model_joint_q_index(m, b), iu = tl_model_joint_u_index(m, b);
-    switch (tl_model_joint_type(m, b)) {
-      case TL_JOINT_FLOATING:
-        q[iq] = rng_uniform(-1, 1);
-        q[iq + 1] = rng_uniform(-1, 1);
-        q[iq + 2] = rng_uniform(0.5, 1.5);
-        rng_quaternion(q + iq + 3);
-        break;
-      case TL_JOINT_SPHERICAL: rng_quaternion(q + iq); break;
-      case TL_JOINT_UNIVERSAL:
-        q[iq] = rng_joint(m, iu);
-        q[iq + 1] = rng_joint(m, iu + 1);
-        break;
-      case TL_JOINT_REVOLUTE:
-      case TL_JOINT_PRISMATIC: q[iq] = rng_joint(m, iu); break;
-      default: break;
-    }
-  }
-  for (int k = 0; k < tl_model_nv(m); ++k) u[k] = rng_normal();
-  /* a state the robot can be in: mimic joints on their relation (the world
-   * enforces it; off it, every step would start with a large correction) */
-  for (int b = 0; b < tl_model_nbody(m); ++b) {
-    int iu = tl_model_joint_u_index(m, b), j, jb = -1;
-    double mult, offset;
-    tl_joint_type t = tl_model_joint_type(m, b);
-    if ((t != TL_JOINT_REVOLUTE && t != TL_JOINT_PRISMATIC) || tl_model_dof_mimic(m, iu, &j, &mult, &offset) != 1)
-      continue;
-    for (int c = 0; c < tl_model_nbody(m); ++c)
-      if (tl_model_joint_u_index(m, c) == j) jb = c;
-    if (jb < 0) continue;
-    q[tl_model_joint_q_index(m, b)] = mult * q[tl_model_joint_q_index(m, jb)] + offset;
-    u[iu] = mult * u[j];
   }
 }
 
@@ -401,11 +318,11 @@ static int setup(bench_ctx *c, const tl_model *model, size_t *world_bytes, char 
   c->M = c->out + nv;
   c->Jp = c->M + nv * nv;
   c->Jr = c->Jp + 3 * nv;
-  rng_state = BENCH_SEED;
-  random_state(model, c->q, c->u);
+  bench_rng_seed(BENCH_SEED);
+  bench_random_state(model, c->q, c->u);
   for (size_t k = 0; k < nv; ++k) {
-    c->du[k] = rng_normal();
-    c->tau[k] = rng_normal();
+    c->du[k] = bench_rng_normal();
+    c->tau[k] = bench_rng_normal();
   }
   double *kp = calloc(2 * nv + 1, sizeof(double)), *kd = kp ? kp + nv : NULL;
   tl_status st = kp ? TL_OK : TL_ERR_MEMORY;
@@ -644,6 +561,11 @@ static void print_row(int wl, const char *label, const char *base, const char *n
 static void print_crosscheck(const robot_result *res, int n, int wl);
 static void print_memory(const robot_result *res, int n, int wl, const char *no_peer);
 static void print_contact(const robot_result *res, int n, int wl, const char *no_peer);
+static void print_scenes(const scene_result *sc, int nsc, const char *no_peer);
+
+/* The many-contact scenes of the run (bench_scene.h), filled by main. */
+static scene_result scene_res[8];
+static int nscene_res;
 
 static void print_table(const robot_result *res, int n, int batches, double batch_ms,
                         int use_peer) {
@@ -709,6 +631,7 @@ static void print_table(const robot_result *res, int n, int batches, double batc
   if (!no_peer) print_crosscheck(res, n, wl);
   print_memory(res, n, wl, no_peer);
   print_contact(res, n, wl, no_peer);
+  print_scenes(scene_res, nscene_res, no_peer);
 }
 
 static void print_crosscheck(const robot_result *res, int n, int wl) {
@@ -944,6 +867,63 @@ static void print_contact(const robot_result *res, int n, int wl, const char *no
     if (c->world_bytes_end != c->world_bytes)
       printf("#   %s: the Talus world held %zu bytes after stepping, %zu after creation\n",
              r->e->label, c->world_bytes_end, c->world_bytes);
+  }
+}
+
+static void scene_row(const char *label, const char *engine, double us, int ncon, int nact,
+                      double drift) {
+  printf("%-10s %-6s", label, engine);
+  if (isnan(us))
+    printf(" %10s", "n/a");
+  else
+    printf(" %10.1f", us);
+  printf(" %8d %6d", ncon, nact);
+  if (isnan(drift))
+    printf(" %9s", "n/a");
+  else
+    printf(" %9.2e", drift);
+}
+
+static void print_scenes(const scene_result *sc, int nsc, const char *no_peer) {
+  if (nsc == 0) return;
+  printf("\n# contact step, many-contact scenes: microseconds per step of free boxes on the ground "
+         "plane (friction %g on every pair, dt 1 ms): Talus settles the scene for its settling "
+         "steps; the peer starts from Talus's settled poses (the same pile, at rest) and steps %d "
+         "steps on its own before being timed (its soft contacts take the load); then both are "
+         "timed as above (batches interleaved, never reset)\n",
+         CONTACT_GROUND_MU, SCENE_PEER_SETTLE);
+  for (int i = 0; i < nsc; ++i)
+    printf("# %s: %s; %d settling steps\n", sc[i].name, sc[i].doc ? sc[i].doc : "", sc[i].settle_steps);
+  printf("# talus: tl_world_step with the world's defaults (the exact-cone solver, 5 mm speculative "
+         "margin); mujoco / mj-ell: the same boxes (mass, MuJoCo's box inertia) and static walls "
+         "as MuJoCo geoms, condim 3, its defaults / elliptic cone with impratio 100\n"
+         "# contacts, active: after the last step (as above); drift: largest distance a box "
+         "moved while timed (m), a pile at rest moves little; talus: sweeps, converged and "
+         "Signorini residual of the last solve\n");
+  printf("%-10s %-6s %10s %8s %6s %9s\n", "scene", "engine", "step_us", "contacts", "active", "drift_m");
+  for (int i = 0; i < nsc; ++i) {
+    const scene_result *r = &sc[i];
+    if (r->error[0]) {
+      printf("%-10s talus: %s\n", r->name, r->error);
+      continue;
+    }
+    scene_row(r->name, "talus", r->us, r->ncontact, r->nactive, r->drift);
+    printf("  last solve: %d sweeps, converged %d, Signorini %.1e\n", r->sweeps, r->converged,
+           r->signorini);
+    for (int k = 0; k < CONTACT_NPEER && !no_peer; ++k) {
+      const scene_peer_result *p = &r->peer[k];
+      if (!p->built) {
+        printf("%-10s %-6s no figures: %s\n", "", contact_engine[k], p->error);
+        continue;
+      }
+      scene_row("", contact_engine[k], p->us, p->ncontact, p->nactive, p->drift);
+      putchar('\n');
+      printf("%-10s %-6s", "", "ratio");
+      print_ratio(ratio(p->us, r->us), 10);
+      putchar('\n');
+      if (p->failed[0]) printf("#   %s: %s step failed: %s\n", r->name, contact_engine[k], p->failed);
+    }
+    if (r->failed[0]) printf("#   %s: talus step failed: %s\n", r->name, r->failed);
   }
 }
 
@@ -1226,13 +1206,61 @@ static void print_json(const robot_result *res, int n, int batches, double batch
     if (r->has_contact) json_contact(&r->contact, no_peer);
     putchar('}');
   }
+  printf("\n  ],\n  \"scenes\": [");
+  for (int i = 0; i < nscene_res; ++i) {
+    const scene_result *r = &scene_res[i];
+    printf("%s\n    {\"scene\": ", i ? "," : "");
+    json_string(r->name);
+    if (r->error[0]) {
+      fputs(", \"error\": ", stdout);
+      json_string(r->error);
+      putchar('}');
+      continue;
+    }
+    fputs(", \"doc\": ", stdout);
+    json_string(r->doc);
+    printf(", \"boxes\": %d, \"settle_steps\": %d, \"us\": ", r->nbox, r->settle_steps);
+    json_number(r->us);
+    printf(", \"contacts\": %d, \"active\": %d, \"drift_m\": ", r->ncontact, r->nactive);
+    json_number(r->drift);
+    printf(", \"sweeps\": %d, \"converged\": %s, \"signorini\": ", r->sweeps,
+           r->converged ? "true" : "false");
+    json_number(r->signorini);
+    if (r->failed[0]) {
+      fputs(", \"error_step\": ", stdout);
+      json_string(r->failed);
+    }
+    if (!no_peer) {
+      fputs(", \"peers\": {", stdout);
+      for (int k = 0; k < CONTACT_NPEER; ++k) {
+        const scene_peer_result *p = &r->peer[k];
+        printf("%s\"%s\": {\"built\": %s", k ? ", " : "", contact_engine_key[k],
+               p->built ? "true" : "false");
+        if (p->built) {
+          fputs(", \"us\": ", stdout);
+          json_number(p->us);
+          fputs(", \"ratio\": ", stdout);
+          json_number(ratio(p->us, r->us));
+          printf(", \"contacts\": %d, \"active\": %d, \"drift_m\": ", p->ncontact, p->nactive);
+          json_number(p->drift);
+        }
+        if (p->error[0]) {
+          fputs(", \"error\": ", stdout);
+          json_string(p->error);
+        }
+        putchar('}');
+      }
+      putchar('}');
+    }
+    putchar('}');
+  }
   printf("\n  ]\n}\n");
 }
 
 /* --------------------------------------------------------------- main */
 
 static const char usage[] =
-    "Usage: talus_bench [SHARED_ROBOTS_DIR] [--reps N] [--batch-ms X] [--no-peer] [--json]\n"
+    "Usage: talus_bench [SHARED_ROBOTS_DIR] [--reps N] [--batch-ms X] [--no-peer] [--only TEXT] [--no-scenes] [--json]\n"
     "\n"
     "Time the main queries of the Talus public API on every URDF under\n"
     "SHARED_ROBOTS_DIR (default " TALUS_SHARED_ROBOTS_DIR ")\n"
@@ -1247,11 +1275,15 @@ static const char usage[] =
     "  --reps N       batches per query (default 15); the median batch mean is reported\n"
     "  --batch-ms X   target duration of a batch in ms (default 2)\n"
     "  --no-peer      time Talus only\n"
+    "  --only TEXT    only the robots and scenes whose label contains TEXT\n"
+    "  --no-scenes    leave out the many-contact scenes (pile100, stack4x4)\n"
     "  --json         print JSON instead of the table\n";
 
 int main(int argc, char **argv) {
   const char *dir = TALUS_SHARED_ROBOTS_DIR;
   int batches = 15, json = 0, use_peer = HAVE_PEER;
+  const char *only = NULL;
+  int scenes = 1;
   double batch_ms = 2.0;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
@@ -1259,6 +1291,10 @@ int main(int argc, char **argv) {
       json = 1;
     } else if (strcmp(a, "--no-peer") == 0) {
       use_peer = 0;
+    } else if (strcmp(a, "--no-scenes") == 0) {
+      scenes = 0;
+    } else if (strcmp(a, "--only") == 0 && i + 1 < argc) {
+      only = argv[++i];
     } else if (strcmp(a, "--reps") == 0 && i + 1 < argc) {
       char *end = NULL;
       long v = strtol(argv[++i], &end, 10);
@@ -1296,6 +1332,12 @@ int main(int argc, char **argv) {
   qsort(list.r, (size_t)list.n, sizeof(robot_entry), by_path);
   add_robot(&list, TALUS_ROBOTS_DIR "/talus_quadruped/talus_quadruped.urdf", "talus_quadruped");
   finish_list(&list);
+  if (only) { /* keep the robots whose label contains `only` */
+    int k = 0;
+    for (int i = 0; i < list.n; ++i)
+      if (strstr(list.r[i].label, only)) list.r[k++] = list.r[i];
+    list.n = k;
+  }
 
   static robot_result res[MAX_ROBOTS];
   for (int i = 0; i < list.n; ++i) {
@@ -1308,6 +1350,11 @@ int main(int argc, char **argv) {
       bench_contact_robot(list.r[i].path, spec, &res[i].contact, batches, 1e-3 * batch_ms,
                           use_peer);
     }
+  }
+  for (const bench_scene_spec *sc = bench_scenes; sc->name; ++sc) {
+    if (!scenes || (only && !strstr(sc->name, only))) continue;
+    if (isatty(2)) fprintf(stderr, "\rcontact step, scene %-60s", sc->name);
+    bench_contact_scene(sc->name, &scene_res[nscene_res++], batches, 1e-3 * batch_ms, use_peer);
   }
   if (isatty(2)) fprintf(stderr, "\r%80s\r", "");
   if (json)

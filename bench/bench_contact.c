@@ -34,6 +34,7 @@
 
 #include "bench_mem.h"
 #include "bench_peer.h"
+#include "bench_scene.h"
 
 #ifdef TALUS_BENCH_MUJOCO
 #define HAVE_PEER 1
@@ -137,7 +138,7 @@ static void talus_contacts(const tl_world *w, const tl_model *m, const char *fee
     double pn = c.impulse[0] * c.normal[0] + c.impulse[1] * c.normal[1] + c.impulse[2] * c.normal[2];
     if (!(pn > 0)) continue;
     ++r->nactive;
-    r->nfoot += has_tag(tl_model_geom_link(m, c.geom), feet);
+    if (m) r->nfoot += has_tag(tl_model_geom_link(m, c.geom), feet);
   }
 }
 
@@ -212,6 +213,85 @@ static tl_system *ode_world(const tl_model *model, const double *q, const double
 
 /* ------------------------------------------------------------ per robot */
 
+/* The Talus world of the contact step of `spec` (not yet settled): model,
+ * world with ground and system, and the start state q (nq) with zero
+ * velocities and gains after it (zero: nv zeros). r receives the model and
+ * world bytes, the start height and the joints moved into their limits.
+ * Returns 0, or -1 with the reason in err (what was built is freed). */
+static int contact_setup(const char *path, const contact_spec *spec, contact_result *r,
+                         tl_model **model_out, tl_world **world_out, tl_system **sys_out,
+                         double **q_out, tl_error *err) {
+  tl_model *model = NULL;
+  tl_world *world = NULL;
+  tl_system *sys = NULL;
+  double *q = NULL;
+  tl_load_options opt = tl_load_options_default();
+  opt.base = TL_BASE_FLOATING;
+  *model_out = NULL;
+  *world_out = NULL;
+  *q_out = NULL;
+  size_t live0 = bench_mem_live();
+  if (tl_model_load_urdf(path, &opt, &model, err) != TL_OK) return -1;
+  r->model_bytes = bench_mem_live() - live0;
+  live0 = bench_mem_live();
+  tl_status st = tl_world_create(&world, err);
+  if (st == TL_OK) st = tl_world_add_ground(world, 0.0, CONTACT_GROUND_MU, err);
+  if (st == TL_OK) st = tl_world_add_system(world, model, &sys, err);
+  r->world_bytes = bench_mem_live() - live0;
+  int nq = tl_model_nq(model), nv = tl_model_nv(model);
+  q = calloc((size_t)nq + 4 * (size_t)nv + 1, sizeof(double));
+  double *u = q ? q + nq : NULL, *kp = u ? u + nv : NULL, *kd = kp ? kp + nv : NULL;
+  double *zero = kd ? kd + nv : NULL;
+  if (st == TL_OK && !q) st = tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
+  if (st == TL_OK) st = tl_model_reference_q(model, q, nq, err);
+  if (st == TL_OK) {
+    memcpy(q + 3, spec->quat, 4 * sizeof(double));
+    r->nclamped = clamp_into_limits(model, q);
+    st = tl_system_set_state(sys, q, nq, u, nv, err);
+  }
+  if (st == TL_OK) {
+    double minz = lowest_point(sys, model);
+    if (!isfinite(minz)) st = tl_error_set(err, TL_ERR_INVALID, NULL, 0, NULL, "no collision geom to stand on");
+    q[2] += CONTACT_DROP - minz;
+    r->z0 = q[2];
+    if (st == TL_OK) st = tl_system_set_state(sys, q, nq, u, nv, err);
+  }
+  if (st == TL_OK) {
+    for (int k = 6; k < nv; ++k) kp[k] = spec->kp, kd[k] = spec->kd; /* not the base DOFs */
+    st = tl_system_set_pd_gains(sys, kp, kd, nv, err);
+  }
+  if (st == TL_OK) st = tl_system_set_pd_targets(sys, q, nq, zero, nv, err);
+  if (st != TL_OK) {
+    tl_world_free(world);
+    tl_model_free(model);
+    free(q);
+    return -1;
+  }
+  *model_out = model;
+  *world_out = world;
+  *sys_out = sys;
+  *q_out = q;
+  return 0;
+}
+
+int bench_contact_world(const char *path, const contact_spec *spec, tl_world **out, tl_error *err) {
+  contact_result r;
+  tl_model *model;
+  tl_system *sys;
+  double *q;
+  memset(&r, 0, sizeof r);
+  if (contact_setup(path, spec, &r, &model, out, &sys, &q, err)) return -1;
+  tl_model_free(model);
+  free(q);
+  for (int i = 0; i < CONTACT_SETTLE_STEPS; ++i)
+    if (tl_world_step(*out, err) != TL_OK) {
+      tl_world_free(*out);
+      *out = NULL;
+      return -1;
+    }
+  return 0;
+}
+
 void bench_contact_robot(const char *path, const contact_spec *spec, contact_result *r,
                          int batches, double batch_s, int use_peer) {
   memset(r, 0, sizeof(*r));
@@ -225,50 +305,9 @@ void bench_contact_robot(const char *path, const contact_spec *spec, contact_res
   memset(&ts, 0, sizeof ts);
   tl_system *sys = NULL;
   double *q = NULL;
-  tl_load_options opt = tl_load_options_default();
-  opt.base = TL_BASE_FLOATING;
-
-  size_t live0 = bench_mem_live();
-  if (tl_model_load_urdf(path, &opt, &model, &err) != TL_OK) {
-    snprintf(r->error, sizeof r->error, "load failed: %.500s", err.message);
+  if (contact_setup(path, spec, r, &model, &ts.world, &sys, &q, &err) != 0) {
+    snprintf(r->error, sizeof r->error, "setup: %.500s", err.message[0] ? err.message : "failed");
     return;
-  }
-  r->model_bytes = bench_mem_live() - live0;
-  live0 = bench_mem_live();
-  tl_status st = tl_world_create(&ts.world, &err);
-  if (st == TL_OK) st = tl_world_add_ground(ts.world, 0.0, CONTACT_GROUND_MU, &err);
-  if (st == TL_OK) st = tl_world_add_system(ts.world, model, &sys, &err);
-  r->world_bytes = bench_mem_live() - live0;
-  int nq = tl_model_nq(model), nv = tl_model_nv(model);
-  q = calloc((size_t)nq + 4 * (size_t)nv + 1, sizeof(double));
-  double *u = q ? q + nq : NULL, *kp = u ? u + nv : NULL, *kd = kp ? kp + nv : NULL;
-  double *zero = kd ? kd + nv : NULL;
-  if (st == TL_OK && !q) st = TL_ERR_MEMORY;
-  if (st == TL_OK) st = tl_model_reference_q(model, q, nq, &err);
-  if (st == TL_OK) {
-    memcpy(q + 3, spec->quat, 4 * sizeof(double));
-    r->nclamped = clamp_into_limits(model, q);
-    st = tl_system_set_state(sys, q, nq, u, nv, &err);
-  }
-  if (st == TL_OK) {
-    double minz = lowest_point(sys, model);
-    if (!isfinite(minz)) {
-      snprintf(r->error, sizeof r->error, "no collision geom to stand on");
-      goto done;
-    }
-    q[2] += CONTACT_DROP - minz;
-    r->z0 = q[2];
-    st = tl_system_set_state(sys, q, nq, u, nv, &err);
-  }
-  if (st == TL_OK) {
-    for (int k = 6; k < nv; ++k) kp[k] = spec->kp, kd[k] = spec->kd; /* not the base DOFs */
-    st = tl_system_set_pd_gains(sys, kp, kd, nv, &err);
-  }
-  if (st == TL_OK) st = tl_system_set_pd_targets(sys, q, nq, zero, nv, &err);
-  if (st != TL_OK) {
-    snprintf(r->error, sizeof r->error, "setup: %.500s",
-             err.message[0] ? err.message : tl_status_name(st));
-    goto done;
   }
 
   /* t[0]: Talus; then the peers (owner: their index in r->peer) */
@@ -279,6 +318,9 @@ void bench_contact_robot(const char *path, const contact_spec *spec, contact_res
   talus_stepper os;
   memset(&os, 0, sizeof os);
   tl_system *ode_sys = NULL;
+  /* contact_setup's layout: q [nq], then u, kp, kd and zero [nv each] */
+  int nqm = tl_model_nq(model), nvm = tl_model_nv(model);
+  double *u = q + nqm, *kp = u + nvm, *kd = kp + nvm, *zero = kd + nvm;
   if (use_peer) {
     contact_peer_result *pr = &r->peer[CONTACT_ODE];
     pr->attempted = 1;
@@ -372,7 +414,6 @@ void bench_contact_robot(const char *path, const contact_spec *spec, contact_res
 #endif
   tl_world_free(os.world);
 
-done:
   if (ts.world) { /* what the world holds at the end: the bytes its free returns */
     size_t before = bench_mem_live();
     tl_world_free(ts.world);
@@ -380,4 +421,127 @@ done:
   }
   free(q);
   tl_model_free(model);
+}
+
+/* ------------------------------------------------------------ box scenes */
+
+/* Largest distance a box moved from the positions p0 (3 per box). */
+static double talus_drift(tl_system *const *sys, int n, const double *p0) {
+  double worst = 0;
+  for (int i = 0; i < n; ++i) {
+    double q[7];
+    tl_system_get_state(sys[i], q, 7, NULL, 0, NULL);
+    worst = fmax(worst, sqrt(pow(q[0] - p0[3 * i], 2) + pow(q[1] - p0[3 * i + 1], 2) +
+                             pow(q[2] - p0[3 * i + 2], 2)));
+  }
+  return worst;
+}
+
+void bench_contact_scene(const char *name, scene_result *r, int batches, double batch_s, int use_peer) {
+  static bench_scene s;
+  static tl_system *sys[SCENE_MAX_BOXES];
+  static double p0[3 * SCENE_MAX_BOXES];
+  memset(r, 0, sizeof(*r));
+  r->us = r->drift = NAN;
+  for (int k = 0; k < CONTACT_NPEER; ++k) r->peer[k].us = r->peer[k].drift = NAN;
+  const bench_scene_spec *spec = bench_scene_of(name);
+  r->name = name;
+  if (!spec) {
+    snprintf(r->error, sizeof r->error, "no scene %s", name);
+    return;
+  }
+  spec->build(&s);
+  r->doc = s.doc;
+  r->nbox = s.nbox;
+  r->settle_steps = s.settle_steps;
+  tl_error err;
+  memset(&err, 0, sizeof err);
+  talus_stepper ts;
+  memset(&ts, 0, sizeof ts);
+  if (bench_scene_talus(&s, &ts.world, sys, &err) != 0) {
+    snprintf(r->error, sizeof r->error, "setup: %.500s", err.message);
+    return;
+  }
+  timed t[1 + CONTACT_NPEER];
+  int owner[1 + CONTACT_NPEER], nt = 1;
+  t[0] = (timed){&ts, t_step, timed_no_reset, t_clear, t_failed};
+  owner[0] = -1;
+  char why[1 + CONTACT_NPEER][TIMED_WHY];
+  memset(why, 0, sizeof why);
+  double us[1 + CONTACT_NPEER];
+  timed go[1 + CONTACT_NPEER];
+  int idx[1 + CONTACT_NPEER], ngo = 0;
+  /* Talus settles the scene; the peer starts from Talus's settled poses (the same pile) and
+   * steps SCENE_PEER_SETTLE steps to let its soft contacts take the load */
+  t[0].clear(t[0].ctx);
+  for (int i = 0; i < s.settle_steps; ++i) t[0].fn(t[0].ctx);
+  us[0] = NAN;
+  if (!t[0].failed(t[0].ctx, why[0], TIMED_WHY)) idx[ngo] = 0, go[ngo++] = t[0];
+  for (int i = 0; i < s.nbox; ++i) {
+    double q[7];
+    tl_system_get_state(sys[i], q, 7, NULL, 0, NULL);
+    memcpy(p0 + 3 * i, q, 3 * sizeof(double));
+    memcpy(s.box[i].pos, q, 3 * sizeof(double));
+    memcpy(s.box[i].quat, q + 3, 4 * sizeof(double));
+  }
+#if HAVE_PEER
+  bench_peer *peer[CONTACT_NPEER] = {NULL};
+  double *qpos0[CONTACT_NPEER] = {NULL};
+  for (int k = 0; k < CONTACT_NPEER && use_peer; ++k) {
+    scene_peer_result *pr = &r->peer[k];
+    if (bench_peer_scene_create(&s, k + 1, &peer[k], pr->error, sizeof pr->error) != 0) continue;
+    qpos0[k] = calloc((size_t)bench_peer_scene_nq(peer[k]) + 1, sizeof(double));
+    pr->built = qpos0[k] != NULL;
+    if (!pr->built) continue;
+    owner[nt] = k;
+    timed *tk = &t[nt];
+    *tk = (timed){peer[k], bench_peer_step, timed_no_reset, bench_peer_clear, bench_peer_failed};
+    us[nt] = NAN;
+    tk->clear(tk->ctx);
+    for (int i = 0; i < SCENE_PEER_SETTLE; ++i) tk->fn(tk->ctx);
+    bench_peer_scene_qpos(peer[k], qpos0[k]);
+    if (!tk->failed(tk->ctx, why[nt], TIMED_WHY)) idx[ngo] = nt, go[ngo++] = *tk;
+    nt++;
+  }
+#else
+  (void)use_peer;
+  (void)owner;
+  (void)nt;
+#endif
+  char gofail[1 + CONTACT_NPEER][TIMED_WHY];
+  memset(gofail, 0, sizeof gofail);
+  double gous[1 + CONTACT_NPEER];
+  long gocalls[1 + CONTACT_NPEER];
+  time_queries(go, ngo, batches, batch_s, gous, gofail, gocalls);
+  for (int i = 0; i < ngo; ++i) {
+    us[idx[i]] = gous[i];
+    memcpy(why[idx[i]], gofail[i], TIMED_WHY);
+  }
+  r->us = us[0];
+  memcpy(r->failed, why[0], TIMED_WHY);
+  r->drift = talus_drift(sys, s.nbox, p0);
+  contact_result cr;
+  talus_contacts(ts.world, NULL, NULL, &cr);
+  r->ncontact = cr.ncontact;
+  r->nactive = cr.nactive;
+  tl_solver_stats st;
+  tl_world_solver_stats(ts.world, &st, NULL);
+  r->sweeps = st.iterations;
+  r->converged = st.converged;
+  r->signorini = st.signorini;
+#if HAVE_PEER
+  for (int i = 1; i < nt; ++i) {
+    int k = owner[i];
+    scene_peer_result *pr = &r->peer[k];
+    pr->us = us[i];
+    memcpy(pr->failed, why[i], TIMED_WHY);
+    pr->drift = bench_peer_scene_drift(peer[k], qpos0[k]);
+    bench_peer_contacts(peer[k], &pr->ncontact, &pr->nactive);
+  }
+  for (int k = 0; k < CONTACT_NPEER; ++k) {
+    bench_peer_free(peer[k]);
+    free(qpos0[k]);
+  }
+#endif
+  tl_world_free(ts.world);
 }

@@ -74,4 +74,39 @@ void bench_contact_robot(const char *path, const contact_spec *spec, contact_res
  * first ODE world built, or why there is none). */
 const char *bench_contact_ode_doc(void);
 
+/* A many-contact scene of bench_scene.h, timed like the robots: Talus settles
+ * it; the peer starts from Talus's settled poses and steps SCENE_PEER_SETTLE
+ * steps (its soft contacts take the load; the pile stays the same) before
+ * both are timed. */
+#define SCENE_PEER_SETTLE 200
+typedef struct scene_peer_result {
+  int built;
+  double us;
+  char failed[TIMED_WHY];
+  int ncontact, nactive;
+  double drift;                 /* largest distance a box moved while timed (m) */
+  char error[600];
+} scene_peer_result;
+
+typedef struct scene_result {
+  const char *name, *doc;
+  int nbox, settle_steps;
+  char error[600];
+  double us;
+  char failed[TIMED_WHY];
+  int ncontact, nactive;
+  double drift;
+  int sweeps, converged;        /* the last solve */
+  double signorini;
+  scene_peer_result peer[CONTACT_NPEER];
+} scene_result;
+
+/* Time scene `name` (bench_scene.h) in Talus and, with use_peer, the peer. */
+void bench_contact_scene(const char *name, scene_result *r, int batches, double batch_s, int use_peer);
+
+/* The Talus world of the contact step of `spec` (URDF `path`), settled for
+ * CONTACT_SETTLE_STEPS steps (talus_prof). Returns 0, or -1 and err. */
+#include "talus/talus.h"
+int bench_contact_world(const char *path, const contact_spec *spec, tl_world **out, tl_error *err);
+
 #endif

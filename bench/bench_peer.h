@@ -96,4 +96,17 @@ double bench_peer_base_height(const bench_peer *p);
  * one paragraph, read from the first such model built). */
 const char *bench_peer_contact_doc(int variant);
 
+/* Box scenes (bench_scene.h): the peer's model of scene s (variant 1: its
+ * defaults, 2: its settings against slip, as for the contact step) at the
+ * start poses; stepped with bench_peer_step, its contacts read with
+ * bench_peer_contacts. Returns 0, or -1 and why. */
+struct bench_scene;
+int bench_peer_scene_create(const struct bench_scene *s, int variant, bench_peer **out, char *why,
+                            size_t why_len);
+/* Positions of the scene's free bodies (nq numbers), and the largest
+ * distance a free body's origin moved from the positions qpos0. */
+int bench_peer_scene_nq(const bench_peer *p);
+void bench_peer_scene_qpos(const bench_peer *p, double *qpos);
+double bench_peer_scene_drift(const bench_peer *p, const double *qpos0);
+
 #endif

@@ -46,6 +46,9 @@
 
 #include "bench_peer.h"
 #include "mj_build.h"
+#include "bench_scene.h"
+
+#define PEER_GROUND "talus_ground"
 
 /* ------------------------------------------------------ small math */
 
@@ -662,3 +665,87 @@ double bench_peer_base_height(const bench_peer *p) {
   int j = p->body[0].mj_joint[0];
   return j < 0 ? NAN : p->d->qpos[p->m->jnt_qposadr[j] + 2];
 }
+
+/* ----------------------------------------------------------- box scenes */
+
+/* MJCF of a box scene: a plane, the static boxes in the world body, one
+ * body with a free joint and a box geom (mass s->box_mass, MuJoCo's inertia
+ * of the box) per free box; friction s->mu on every geom (MuJoCo takes the
+ * larger of a pair's: s->mu), condim 3; variant 2: elliptic cone, impratio 100. */
+static char *write_scene_mjcf(const bench_scene *s, int variant) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  if (!f) return NULL;
+  double fr[3] = {s->mu, 0.005, 0.0001};
+  fprintf(f, "<mujoco model=\"%s\">\n  <option timestep=\"0.001\" gravity=\"0 0 -9.81\" "
+          "integrator=\"Euler\"%s/>\n  <size njmax=\"%d\" nconmax=\"%d\"/>\n  <worldbody>\n",
+          s->name, variant == 2 ? " cone=\"elliptic\" impratio=\"100\"" : "",
+          64 * (s->nbox + s->nstatic), 16 * (s->nbox + s->nstatic));
+  fputs("    <geom name=\"" PEER_GROUND "\" type=\"plane\" size=\"0 0 1\" condim=\"3\"", f);
+  tlmj_put_vec(f, "friction", fr, 3);
+  fputs("/>\n", f);
+  for (int i = 0; i < s->nstatic + s->nbox; ++i) {
+    const scene_box *b = i < s->nstatic ? &s->stat[i] : &s->box[i - s->nstatic];
+    double hs[3] = {0.5 * b->size[0], 0.5 * b->size[1], 0.5 * b->size[2]};
+    if (i >= s->nstatic) {
+      fputs("    <body", f);
+      tlmj_put_vec(f, "pos", b->pos, 3);
+      tlmj_put_vec(f, "quat", b->quat, 4);
+      fputs("><freejoint/><geom type=\"box\" condim=\"3\"", f);
+      tlmj_put_num(f, "mass", s->box_mass);
+    } else {
+      fputs("    <geom type=\"box\" condim=\"3\"", f);
+      tlmj_put_vec(f, "pos", b->pos, 3);
+      tlmj_put_vec(f, "quat", b->quat, 4);
+    }
+    tlmj_put_vec(f, "size", hs, 3);
+    tlmj_put_vec(f, "friction", fr, 3);
+    fputs(i >= s->nstatic ? "/></body>\n" : "/>\n", f);
+  }
+  fputs("  </worldbody>\n</mujoco>\n", f);
+  if (fclose(f) != 0) {
+    free(text);
+    return NULL;
+  }
+  return text;
+}
+
+int bench_peer_scene_create(const bench_scene *s, int variant, bench_peer **out, char *why,
+                            size_t why_len) {
+  *out = NULL;
+  mju_user_warning = on_warning;
+  bench_peer *p = calloc(1, sizeof(*p));
+  char *text = write_scene_mjcf(s, variant);
+  if (!p || !text) {
+    free(p);
+    free(text);
+    snprintf(why, why_len, "out of memory");
+    return -1;
+  }
+  p->m = tlmj_load_xml(text, why, why_len);
+  free(text);
+  if (p->m) p->d = mj_makeData(p->m);
+  if (!p->m || !p->d) {
+    if (p->m && !p->d) snprintf(why, why_len, "mj_makeData failed");
+    bench_peer_free(p);
+    return -1;
+  }
+  mj_forward(p->m, p->d);
+  *out = p;
+  return 0;
+}
+
+double bench_peer_scene_drift(const bench_peer *p, const double *qpos0) {
+  const mjModel *m = p->m;
+  double worst = 0;
+  for (int j = 0; j < m->njnt; ++j) {
+    const double *a = p->d->qpos + m->jnt_qposadr[j], *b = qpos0 + m->jnt_qposadr[j];
+    worst = fmax(worst, sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) +
+                             (a[2] - b[2]) * (a[2] - b[2])));
+  }
+  return worst;
+}
+
+int bench_peer_scene_nq(const bench_peer *p) { return p->m->nq; }
+void bench_peer_scene_qpos(const bench_peer *p, double *qpos) { mju_copy(qpos, p->d->qpos, p->m->nq); }

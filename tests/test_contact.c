@@ -699,19 +699,108 @@ static void random_problems(void) {
 
 /* --------------------------------------------------------------- main */
 
+/* --------------------------------------------------------------- deferred */
+
+/* A box A slides at 3 m/s into a box B that stands 0.3 mm from a wall,
+ * 1 mm behind it (boxes 10 cm, 1 kg, friction 0 so that only the normal
+ * impulses act). In the first step B's contact with the wall is speculative
+ * and B does not move at its free velocity, so the solve defers it
+ * (tl_solver_stats.deferred); A's contact (which may close its 1 mm gap at
+ * 1 m/s within the step) pushes B at about 1 m/s, which would take it
+ * 0.7 mm into the wall, so the check after the solve must bring the wall
+ * contact back and solve again (deferred_retry). Then nothing may pass
+ * through the wall, and the momentum toward it is absorbed (restitution 0):
+ * neither box moves toward the wall at the end, and neither bounces off it
+ * faster than the penetration recovery pushes (1 cm/s). */
+static void deferred(void) {
+  tl_world *w = new_world(1e-3, NULL);
+  double wall[3] = {0.1, 1.0, 1.0}, wpos[3] = {0.2, 0, 0.5};
+  if (tl_world_add_ground(w, 0, 0.0, &err) != TL_OK ||
+      tl_world_add_static_geom(w, TL_GEOM_BOX, wall, wpos, NULL, NULL, NULL, &err) != TL_OK ||
+      tl_world_set_default_material(w, 0.0, 0.0, 0.01, &err) != TL_OK) {
+    TL_CHECK(0, "deferred setup: %s", err.message);
+    tl_world_free(w);
+    return;
+  }
+  const double a = 0.1, face = 0.15; /* the wall's face toward the boxes */
+  double size[3] = {a, a, a}, pb[3] = {face - a / 2 - 0.0003, 0, a / 2}, pa[3] = {pb[0] - a - 0.001, 0, a / 2};
+  double va[3] = {3.0, 0, 0};
+  tl_system *box_b = add_body(w, TL_GEOM_BOX, size, 1.0, pb, NULL, NULL, NULL);
+  tl_system *box_a = add_body(w, TL_GEOM_BOX, size, 1.0, pa, NULL, va, NULL);
+  int retry = 0, retry_first = 0, ok = 1;
+  double worst = 0;
+  for (int it = 0; it < 300 && ok; it++) {
+    ok = step(w);
+    tl_solver_stats st;
+    tl_world_solver_stats(w, &st, NULL);
+    if (it == 0) retry_first = st.deferred_retry;
+    retry |= st.deferred_retry;
+    double q[7], u[6];
+    get_qu(box_b, q, u);
+    worst = fmax(worst, q[0] + a / 2 - face); /* B's overlap with the wall */
+  }
+  double qa[7], ua[6], qb[7], ub[6];
+  get_qu(box_a, qa, ua);
+  get_qu(box_b, qb, ub);
+  printf("deferred contacts: the first step solved again with its deferred contacts: %s; B's largest overlap with "
+         "the wall %.3e m, final speeds A %.3e B %.3e m/s\n", retry_first ? "yes" : "no", worst, ua[0], ub[0]);
+  TL_CHECK(ok, "deferred: stepping failed");
+  TL_CHECK(retry_first, "deferred: the pushed wall contact did not make the first solve run again");
+  TL_CHECK(worst < 1e-4, "deferred: B entered the wall by %.3e m", worst);
+  TL_CHECK(ua[0] < 1e-9 && ub[0] < 1e-9, "deferred: boxes move toward the wall, %.3e and %.3e m/s", ua[0], ub[0]);
+  TL_CHECK(ua[0] > -1e-2 && ub[0] > -1e-2, "deferred: boxes bounce off, %.3e and %.3e m/s", ua[0], ub[0]);
+  tl_world_free(w);
+}
+
+/* ----------------------------------------------------------------- direct */
+
+/* A box resting on the ground (4 corners, redundant friction rows) and a
+ * 2 x 2 x 2 cube of boxes: the direct solve of the dense problem (every
+ * contact sticking) is taken and the solve converges at once, with the
+ * Signorini residual at rounding level; the resting box keeps its place. */
+static void direct(void) {
+  tl_world *w = new_world(1e-3, NULL);
+  if (tl_world_add_ground(w, 0, 0.8, &err) != TL_OK) exit(1);
+  double size[3] = {0.2, 0.3, 0.1}, pos[3] = {0, 0, 0.05};
+  tl_system *box = add_body(w, TL_GEOM_BOX, size, 2.0, pos, NULL, NULL, NULL);
+  int ok = 1, direct_steps = 0, worst_sweeps = 0;
+  double worst_sig = 0;
+  for (int it = 0; it < 2000 && ok; it++) {
+    ok = step(w);
+    tl_solver_stats st;
+    tl_world_solver_stats(w, &st, NULL);
+    if (it >= 100) {
+      direct_steps += st.direct > 0;
+      worst_sweeps = st.iterations > worst_sweeps ? st.iterations : worst_sweeps;
+      worst_sig = fmax(worst_sig, st.signorini);
+    }
+  }
+  double q[7], u[6];
+  get_qu(box, q, u);
+  printf("direct solves: resting box, %d of 1900 steps solved directly, at most %d sweeps, Signorini %.3e, "
+         "drift %.3e m\n", direct_steps, worst_sweeps, worst_sig, sqrt(q[0] * q[0] + q[1] * q[1]));
+  TL_CHECK(ok, "direct: stepping failed");
+  TL_CHECK(direct_steps == 1900, "direct: only %d of 1900 resting steps took the direct solve", direct_steps);
+  TL_CHECK(worst_sweeps <= 1, "direct: up to %d sweeps at rest", worst_sweeps);
+  TL_CHECK(worst_sig < 1e-12, "direct: Signorini residual %.3e", worst_sig);
+  TL_CHECK(sqrt(q[0] * q[0] + q[1] * q[1]) < 1e-9, "direct: the resting box slid");
+  tl_world_free(w);
+}
+
 int main(int argc, char **argv) {
   static const struct {
     const char *name;
     void (*fn)(void);
   } groups[] = {{"incline", incline_stick_slide}, {"incline", incline_diagonal},
                 {"restitution", restitution},      {"stack", stack},
-                {"pile", pile},                    {"random", random_problems}};
+                {"pile", pile},                    {"random", random_problems},
+                {"deferred", deferred},            {"direct", direct}};
   const int ng = (int)(sizeof groups / sizeof groups[0]);
   for (int a = 1; a < argc; a++) {
     int found = 0;
     for (int g = 0; g < ng; g++) found |= !strcmp(argv[a], groups[g].name);
     if (!found) {
-      fprintf(stderr, "usage: %s [incline|restitution|stack|pile|random]...\n", argv[0]);
+      fprintf(stderr, "usage: %s [incline|restitution|stack|pile|random|deferred|direct]...\n", argv[0]);
       return 2;
     }
   }

@@ -8,6 +8,7 @@
  * slope its normal, peaks under a box, bounds of the grid) and bounding
  * boxes. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -1062,7 +1063,145 @@ static void test_heightmap_curved_continuity(void) {
   TL_CHECK(jumps == 0, "curved heightmap: the depth jumped by more than 1 mm between 0.25 mm steps %d times", jumps);
 }
 
+/* ---------------- hull graphs (collide_plane.c, hull_walk) ---------------- */
+
+/* A UV sphere of radius r (nlat rings between the poles, nlon meridians)
+ * and a flat n-gon prism (radius r, height 2 hz, its faces fanned): convex
+ * hulls with many vertices, triangles counter-clockwise from outside. */
+enum { UV_LAT = 14, UV_LON = 24, UV_NV = UV_LAT * UV_LON + 2, UV_NF = 2 * UV_LON * UV_LAT,
+       PR_N = 40, PR_NV = 2 * PR_N, PR_NF = 2 * (PR_N - 2) + 2 * PR_N };
+static double uv_vert[UV_NV][3], pr_vert[PR_NV][3];
+static int uv_face[UV_NF][3], pr_face[PR_NF][3];
+
+static void make_uv_sphere(tl_hull *h, double r) {
+  int nv = 0, nf = 0;
+  tl_v3_set(uv_vert[nv++], 0, 0, r);
+  for (int i = 1; i <= UV_LAT; i++)
+    for (int j = 0; j < UV_LON; j++) {
+      double th = TL_PI * i / (UV_LAT + 1), ph = 2 * TL_PI * j / UV_LON;
+      tl_v3_set(uv_vert[nv++], r * sin(th) * cos(ph), r * sin(th) * sin(ph), r * cos(th));
+    }
+  tl_v3_set(uv_vert[nv++], 0, 0, -r);
+  for (int j = 0; j < UV_LON; j++) { /* caps */
+    int a = 1 + j, b = 1 + (j + 1) % UV_LON, c = 1 + (UV_LAT - 1) * UV_LON + j, d = 1 + (UV_LAT - 1) * UV_LON + (j + 1) % UV_LON;
+    uv_face[nf][0] = 0, uv_face[nf][1] = a, uv_face[nf++][2] = b;
+    uv_face[nf][0] = UV_NV - 1, uv_face[nf][1] = d, uv_face[nf++][2] = c;
+  }
+  for (int i = 0; i + 1 < UV_LAT; i++) /* bands */
+    for (int j = 0; j < UV_LON; j++) {
+      int a = 1 + i * UV_LON + j, b = 1 + i * UV_LON + (j + 1) % UV_LON, c = a + UV_LON, d = b + UV_LON;
+      uv_face[nf][0] = a, uv_face[nf][1] = c, uv_face[nf++][2] = d;
+      uv_face[nf][0] = a, uv_face[nf][1] = d, uv_face[nf++][2] = b;
+    }
+  memset(h, 0, sizeof(*h));
+  h->nvert = nv, h->vert = &uv_vert[0][0], h->nface = nf, h->face = &uv_face[0][0];
+  tl_hull_bounds(h);
+}
+
+static void make_prism(tl_hull *h, double r, double hz) {
+  int nf = 0;
+  for (int j = 0; j < PR_N; j++) {
+    double ph = 2 * TL_PI * j / PR_N;
+    tl_v3_set(pr_vert[j], r * cos(ph), r * sin(ph), -hz);
+    tl_v3_set(pr_vert[PR_N + j], r * cos(ph), r * sin(ph), hz);
+  }
+  for (int j = 1; j + 1 < PR_N; j++) { /* bottom and top fans */
+    pr_face[nf][0] = 0, pr_face[nf][1] = j + 1, pr_face[nf++][2] = j;
+    pr_face[nf][0] = PR_N, pr_face[nf][1] = PR_N + j, pr_face[nf++][2] = PR_N + j + 1;
+  }
+  for (int j = 0; j < PR_N; j++) {
+    int a = j, b = (j + 1) % PR_N, c = PR_N + j, d = PR_N + b;
+    pr_face[nf][0] = a, pr_face[nf][1] = b, pr_face[nf++][2] = d;
+    pr_face[nf][0] = a, pr_face[nf][1] = d, pr_face[nf++][2] = c;
+  }
+  memset(h, 0, sizeof(*h));
+  h->nvert = PR_NV, h->vert = &pr_vert[0][0], h->nface = nf, h->face = &pr_face[0][0];
+  tl_hull_bounds(h);
+}
+
+/* The vertex-graph walk of a hull against a plane picks exactly the contacts
+ * of the scan over every vertex (same points, depths and order), from any
+ * start, for random poses of a dense sphere-like hull and a flat prism; the
+ * deepest contact is the lowest vertex; a prism lying on the plane gets 4
+ * points spread over its face (the quadrilateral they span covers more than
+ * half of the face). */
+static void test_hull_graph(void) {
+  tl_hull hs, hg, ps, pg;
+  make_uv_sphere(&hs, 0.03);
+  make_uv_sphere(&hg, 0.03);
+  make_prism(&ps, 0.1, 0.02);
+  make_prism(&pg, 0.1, 0.02);
+  TL_CHECK(tl_hull_graph(&hg) == 0 && tl_hull_graph(&pg) == 0, "hull graphs: out of memory");
+  tl_shape plane = shape(TL_GEOM_PLANE, 0, 0, 0, 0, 0, 0);
+  int compared = 0, same = 0, deepest_ok = 0;
+  uint64_t rs = 99;
+  for (int it = 0; it < 400; it++) {
+    const tl_hull *scan = it % 2 ? &ps : &hs, *walk = it % 2 ? &pg : &hg;
+    double ax[3], ang, z;
+    for (int k = 0; k < 3; k++) {
+      rs = rs * 6364136223846793005ull + 1442695040888963407ull;
+      ax[k] = (double)(rs >> 11) * 0x1.0p-53 - 0.5;
+    }
+    rs = rs * 6364136223846793005ull + 1442695040888963407ull;
+    ang = it % 4 < 2 ? 3.0 * ((double)(rs >> 11) * 0x1.0p-53) : 1e-3 * ((double)(rs >> 11) * 0x1.0p-53); /* some nearly flat */
+    rs = rs * 6364136223846793005ull + 1442695040888963407ull;
+    z = 0.035 * ((double)(rs >> 11) * 0x1.0p-53) - 0.003;
+    tl_shape a = shape(TL_GEOM_MESH, 1, 1, 1, 0.01, -0.02, z), b;
+    rotate(&a, ax[0], ax[1], ax[2], ang);
+    b = a;
+    a.hull = scan;
+    b.hull = walk;
+    tl_contact_point c[8], d[8];
+    for (int rep = 0; rep < 2; rep++) { /* twice: the second walk starts where the first ended */
+      int n = tl_collide(&a, &plane, 0.005, c), m = tl_collide(&b, &plane, 0.005, d);
+      int eq = n == m;
+      for (int i = 0; i < n && eq; i++)
+        eq = memcmp(c[i].pos, d[i].pos, sizeof c[i].pos) == 0 && c[i].depth == d[i].depth;
+      compared++;
+      same += eq;
+    }
+    double low = INFINITY; /* the lowest vertex in the world */
+    for (int v = 0; v < scan->nvert; v++) {
+      double x[3];
+      tl_m3_mulv(x, a.rot, scan->vert + 3 * v);
+      low = fmin(low, x[2] + a.pos[2]);
+    }
+    int n = tl_collide(&b, &plane, 0.005, d);
+    double deep = -INFINITY;
+    for (int i = 0; i < n; i++) deep = fmax(deep, d[i].depth);
+    deepest_ok += low >= 0.005 ? n == 0 : n > 0 && fabs(deep + low) < 1e-12;
+  }
+  printf("hull graphs: %d of %d walks gave the scan's contacts, deepest contact = lowest vertex in %d of 400 poses\n",
+         same, compared, deepest_ok);
+  TL_CHECK(same == compared, "hull graph walk differs from the scan in %d of %d cases", compared - same, compared);
+  TL_CHECK(deepest_ok == 400, "hull graph: deepest contact off in %d poses", 400 - deepest_ok);
+  /* the prism lying flat: 4 contacts spanning its face */
+  tl_shape flat = shape(TL_GEOM_MESH, 1, 1, 1, 0, 0, 0.0199);
+  flat.hull = &pg;
+  rotate(&flat, 0, 0, 1, 0.37);
+  tl_contact_point c[8];
+  int n = tl_collide(&flat, &plane, 0.005, c);
+  double area = 0;
+  if (n == 4) { /* the area of their convex hull: the largest of the three quadrilaterals through them */
+    static const int order[3][4] = {{0, 1, 2, 3}, {0, 1, 3, 2}, {0, 2, 1, 3}};
+    for (int o = 0; o < 3; o++) {
+      double t = 0;
+      for (int k = 0; k < 4; k++) {
+        const double *p = c[order[o][k]].pos, *q = c[order[o][(k + 1) % 4]].pos;
+        t += p[0] * q[1] - p[1] * q[0];
+      }
+      area = fmax(area, fabs(t) / 2);
+    }
+  }
+  double face = 0.5 * PR_N * 0.1 * 0.1 * sin(2 * TL_PI / PR_N);
+  printf("prism lying flat: %d contacts spanning %.1f%% of its face\n", n, 100 * area / face);
+  TL_CHECK(n == 4 && area > 0.5 * face, "flat prism: %d contacts, area %.3g of %.3g", n, area, face);
+  tl_hull_graph_free(&hg);
+  tl_hull_graph_free(&pg);
+}
+
 int main(void) {
+  test_hull_graph();
   test_heightmap_curved_continuity();
   test_sphere_sphere();
   test_sphere_capsule();

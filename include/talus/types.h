@@ -114,6 +114,11 @@ typedef struct tl_solver_stats {
   double signorini, cone, dissipation;
   int impacts;          /* restitution impulses applied before the solve (see README, Restitution) */
   int impact_sweeps;    /* sweeps of that impact pass (0: no contact with restitution touched) */
+  int direct;           /* direct solves of the contact pattern that were taken (per-contact
+                           solver on problems of up to 64 rows; see README, contacts) */
+  int deferred;         /* speculative contacts left out of the solve and checked at its
+                           solution (see README, contacts) */
+  int deferred_retry;   /* 1: one of them would have pushed: solved again with all */
 } tl_solver_stats;
 
 /* Number of generalized coordinates / velocities of a joint type. */

@@ -170,8 +170,8 @@ tl_status tl_world_step(tl_world *world, tl_error *err);
  * system's q, u, PD gains and targets, feedforward force, pending external
  * forces, last applied force, integrator and joint-row impulses (warm
  * start); the contacts of the last step with their impulses (the next step
- * warm-starts from them) and the broadphase order (which decides the order
- * of contacts, hence of the Gauss-Seidel sweeps). Restoring it and stepping
+ * warm-starts from them). The order of the contacts, hence of the
+ * Gauss-Seidel sweeps, follows from the state alone. Restoring it and stepping
  * gives the original trajectory bit for bit. Not in a snapshot: the world's
  * settings (time step, gravity, solver, materials, static geometry) and the
  * systems' model parameters (masses, limits, ... as changed by

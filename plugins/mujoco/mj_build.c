@@ -80,9 +80,9 @@ static void put_escaped(FILE *f, const char *s) {
   }
 }
 
-static void put_num(FILE *f, const char *name, double v) { fprintf(f, " %s=\"%.17g\"", name, v); }
+void tlmj_put_num(FILE *f, const char *name, double v) { fprintf(f, " %s=\"%.17g\"", name, v); }
 
-static void put_vec(FILE *f, const char *name, const double *v, int n) {
+void tlmj_put_vec(FILE *f, const char *name, const double *v, int n) {
   fprintf(f, " %s=\"", name);
   for (int k = 0; k < n; ++k) fprintf(f, "%s%.17g", k ? " " : "", v[k] == 0 ? 0.0 : v[k]);
   fputc('"', f);
@@ -99,7 +99,7 @@ static void put_name(FILE *f, const char *attr, int sys, const char *name, const
 static void put_quat(FILE *f, const double R[9]) {
   double q[4];
   tl_quat_from_m3(q, R);
-  put_vec(f, "quat", q, 4);
+  tlmj_put_vec(f, "quat", q, 4);
 }
 
 /* Would MuJoCo's compiler accept this inertial as it is? */
@@ -130,24 +130,24 @@ static void put_joint(builder *B, int si, int b, int k) {
   fprintf(f, " type=\"%s\" pos=\"0 0 0\"", t == TL_JOINT_SPHERICAL ? "ball" : t == TL_JOINT_PRISMATIC ? "slide" : "hinge");
   int v = m->v_adr[b] + k;
   if (t != TL_JOINT_SPHERICAL) {
-    put_vec(f, "axis", k ? m->jnt_axis2 + 3 * b : m->jnt_axis + 3 * b, 3);
+    tlmj_put_vec(f, "axis", k ? m->jnt_axis2 + 3 * b : m->jnt_axis + 3 * b, 3);
     double lo = m->dof_lower[v], hi = m->dof_upper[v];
     if ((isfinite(lo) || isfinite(hi)) && hi > lo) {
       double r[2] = {isfinite(lo) ? lo : -1e10, isfinite(hi) ? hi : 1e10};
       fputs(" limited=\"true\"", f);
-      put_vec(f, "range", r, 2);
+      tlmj_put_vec(f, "range", r, 2);
     } else {
       fputs(" limited=\"false\"", f);
     }
   } else {
     fputs(" limited=\"false\"", f);
   }
-  if (m->dof_rotor_inertia[v] != 0) put_num(f, "armature", m->dof_rotor_inertia[v]);
-  put_num(f, "damping", m->dof_damping[v]);
-  if (m->dof_friction[v] != 0) put_num(f, "frictionloss", m->dof_friction[v]);
+  if (m->dof_rotor_inertia[v] != 0) tlmj_put_num(f, "armature", m->dof_rotor_inertia[v]);
+  tlmj_put_num(f, "damping", m->dof_damping[v]);
+  if (m->dof_friction[v] != 0) tlmj_put_num(f, "frictionloss", m->dof_friction[v]);
   if (m->dof_stiffness[v] != 0) {
-    put_num(f, "stiffness", m->dof_stiffness[v]);
-    if (t != TL_JOINT_SPHERICAL) put_num(f, "springref", m->dof_spring_mount[v]);
+    tlmj_put_num(f, "stiffness", m->dof_stiffness[v]);
+    if (t != TL_JOINT_SPHERICAL) tlmj_put_num(f, "springref", m->dof_spring_mount[v]);
   }
   fputs("/>\n", f);
 }
@@ -161,22 +161,22 @@ static void put_geoms(builder *B, int si, int b, int depth) {
     double hs[3];
     fprintf(f, "%*s<geom name=\"s%d:g%d\"", 2 * depth, "", si, g); /* Talus geom names need not be unique */
     switch (m->geom_type[g]) {
-      case TL_GEOM_SPHERE: fputs(" type=\"sphere\"", f), put_vec(f, "size", size, 1); break;
+      case TL_GEOM_SPHERE: fputs(" type=\"sphere\"", f), tlmj_put_vec(f, "size", size, 1); break;
       case TL_GEOM_BOX:
         for (int k = 0; k < 3; ++k) hs[k] = 0.5 * size[k];
-        fputs(" type=\"box\"", f), put_vec(f, "size", hs, 3);
+        fputs(" type=\"box\"", f), tlmj_put_vec(f, "size", hs, 3);
         break;
       case TL_GEOM_CAPSULE:
       case TL_GEOM_CYLINDER:
         hs[0] = size[0], hs[1] = 0.5 * size[1];
         fprintf(f, " type=\"%s\"", m->geom_type[g] == TL_GEOM_CAPSULE ? "capsule" : "cylinder");
-        put_vec(f, "size", hs, 2);
+        tlmj_put_vec(f, "size", hs, 2);
         break;
       default: /* a mesh with a hull (checked before) */
         fprintf(f, " type=\"mesh\" mesh=\"" MJB_HULL "\"", si, g);
         break;
     }
-    put_vec(f, "pos", m->geom_pos + 3 * g, 3);
+    tlmj_put_vec(f, "pos", m->geom_pos + 3 * g, 3);
     put_quat(f, m->geom_rot + 9 * g);
     fputs(" contype=\"0\" conaffinity=\"0\" condim=\"3\"/>\n", f);
   }
@@ -191,7 +191,7 @@ static void put_body(builder *B, int si, int b, int depth) {
   if (t == TL_JOINT_FLOATING) {
     fputs(" pos=\"0 0 0\" quat=\"1 0 0 0\"", f);
   } else {
-    put_vec(f, "pos", m->jnt_pos + 3 * b, 3);
+    tlmj_put_vec(f, "pos", m->jnt_pos + 3 * b, 3);
     put_quat(f, m->jnt_rot + 9 * b);
   }
   fputs(">\n", f);
@@ -207,10 +207,10 @@ static void put_body(builder *B, int si, int b, int depth) {
   if (welded && !inertial_ok(m->body_mass[b], d)) goto children;
   fprintf(f, "%*s<inertial", 2 * depth + 2, "");
   if (inertial_ok(m->body_mass[b], d)) {
-    put_vec(f, "pos", m->body_com + 3 * b, 3);
-    put_vec(f, "quat", iq, 4);
-    put_num(f, "mass", m->body_mass[b]);
-    put_vec(f, "diaginertia", d, 3);
+    tlmj_put_vec(f, "pos", m->body_com + 3 * b, 3);
+    tlmj_put_vec(f, "quat", iq, 4);
+    tlmj_put_num(f, "mass", m->body_mass[b]);
+    tlmj_put_vec(f, "diaginertia", d, 3);
   } else { /* placeholder; the exact values go into mjModel after compilation */
     fputs(" pos=\"0 0 0\" mass=\"1\" diaginertia=\"1 1 1\"", f);
     B->patched[si][b] = 1;
@@ -219,7 +219,7 @@ static void put_body(builder *B, int si, int b, int depth) {
 children:
   if (B->o->site_sys == si && B->o->site_body == b) {
     fprintf(f, "%*s<site name=\"" MJB_SITE "\"", 2 * depth + 2, "");
-    put_vec(f, "pos", B->o->site_pos, 3);
+    tlmj_put_vec(f, "pos", B->o->site_pos, 3);
     fputs("/>\n", f);
   }
   if (B->o->contacts) put_geoms(B, si, b, depth + 1);
@@ -240,7 +240,7 @@ static void put_assets(builder *B) {
       if (!any) fputs("  <asset>\n", f);
       any = 1;
       fprintf(f, "    <mesh name=\"" MJB_HULL "\"", si, g);
-      put_vec(f, "vertex", m->hull_vert + 3 * m->hull_vert_adr[h], 3 * m->hull_nvert[h]);
+      tlmj_put_vec(f, "vertex", m->hull_vert + 3 * m->hull_vert_adr[h], 3 * m->hull_nvert[h]);
       fputs("/>\n", f);
     }
   }
@@ -254,7 +254,7 @@ static void put_assets(builder *B) {
     if (!any) fputs("  <asset>\n", f);
     any = 1;
     fprintf(f, "    <hfield name=\"" MJB_HFIELD "\" nrow=\"%d\" ncol=\"%d\"", i, h->ny, h->nx);
-    put_vec(f, "size", size, 4);
+    tlmj_put_vec(f, "size", size, 4);
     fputs("/>\n", f);
   }
   if (any) fputs("  </asset>\n", f);
@@ -273,22 +273,22 @@ static void put_statics(builder *B) {
       for (int k = 0; k < h->nx * h->ny; ++k) lo = fmin(lo, h->heights[k]);
       double pos[3] = {h->x0 + 0.5 * (h->nx - 1) * h->dx, h->y0 + 0.5 * (h->ny - 1) * h->dy, lo};
       fprintf(f, " type=\"hfield\" hfield=\"" MJB_HFIELD "\"", i);
-      put_vec(f, "pos", pos, 3);
+      tlmj_put_vec(f, "pos", pos, 3);
     } else {
       switch (st->type) {
         case TL_GEOM_PLANE: fputs(" type=\"plane\" size=\"0 0 1\"", f); break;
-        case TL_GEOM_SPHERE: fputs(" type=\"sphere\"", f), put_vec(f, "size", st->size, 1); break;
+        case TL_GEOM_SPHERE: fputs(" type=\"sphere\"", f), tlmj_put_vec(f, "size", st->size, 1); break;
         case TL_GEOM_BOX:
           for (int k = 0; k < 3; ++k) hs[k] = 0.5 * st->size[k];
-          fputs(" type=\"box\"", f), put_vec(f, "size", hs, 3);
+          fputs(" type=\"box\"", f), tlmj_put_vec(f, "size", hs, 3);
           break;
         default:
           hs[0] = st->size[0], hs[1] = 0.5 * st->size[1];
           fprintf(f, " type=\"%s\"", st->type == TL_GEOM_CAPSULE ? "capsule" : "cylinder");
-          put_vec(f, "size", hs, 2);
+          tlmj_put_vec(f, "size", hs, 2);
           break;
       }
-      put_vec(f, "pos", st->pos, 3);
+      tlmj_put_vec(f, "pos", st->pos, 3);
       put_quat(f, st->R);
     }
     fputs(" contype=\"0\" conaffinity=\"0\" condim=\"3\"/>\n", f);
@@ -352,7 +352,7 @@ static void put_pairs(builder *B) {
       put_pair_name(f, "geom2", b, s);
       double fr[5] = {mu, mu, 0.005, 0.0001, 0.0001};
       fputs(" condim=\"3\"", f);
-      put_vec(f, "friction", fr, 5);
+      tlmj_put_vec(f, "friction", fr, 5);
       fputs("/>\n", f);
     }
   if (any) fputs("  </contact>\n", f);
@@ -375,14 +375,14 @@ static void put_actuators(builder *B) {
         put_name(f, "joint", si, m->joint_name[b], t == TL_JOINT_UNIVERSAL && k == 1 ? ":axis2" : NULL);
         if (t == TL_JOINT_SPHERICAL) {
           double gear[3] = {k == 0, k == 1, k == 2};
-          put_vec(f, "gear", gear, 3);
+          tlmj_put_vec(f, "gear", gear, 3);
         }
         fputs(" gainprm=\"1\" biastype=\"affine\" biasprm=\"0 0 0\" ctrllimited=\"false\"", f);
         double eff = m->dof_effort[v];
         if (isfinite(eff)) {
           double r[2] = {-eff, eff};
           fputs(" forcelimited=\"true\"", f);
-          put_vec(f, "forcerange", r, 2);
+          tlmj_put_vec(f, "forcerange", r, 2);
         } else {
           fputs(" forcelimited=\"false\"", f);
         }
@@ -409,7 +409,7 @@ static void put_equalities(builder *B) {
       put_name(f, "joint1", si, m->joint_name[bf], NULL);
       put_name(f, "joint2", si, m->joint_name[bl], NULL);
       double poly[5] = {m->dof_mimic_offset[k], m->dof_mimic_mult[k], 0, 0, 0};
-      put_vec(f, "polycoef", poly, 5);
+      tlmj_put_vec(f, "polycoef", poly, 5);
       fputs("/>\n", f);
     }
   }
@@ -427,12 +427,12 @@ static char *write_mjcf(builder *B) {
   fputs("<mujoco model=\"talus\">\n  <compiler angle=\"radian\" inertiafromgeom=\"false\" fusestatic=\"false\" "
         "balanceinertia=\"false\" boundmass=\"0\" boundinertia=\"0\"/>\n  <option",
         f);
-  put_num(f, "timestep", s->dt);
-  put_vec(f, "gravity", s->gravity, 3);
+  tlmj_put_num(f, "timestep", s->dt);
+  tlmj_put_vec(f, "gravity", s->gravity, 3);
   fputs(" integrator=\"Euler\"", f);
   if (o->cone) fprintf(f, " cone=\"%s\"", o->cone);
   if (o->solver) fprintf(f, " solver=\"%s\"", o->solver);
-  if (o->impratio > 0) put_num(f, "impratio", o->impratio);
+  if (o->impratio > 0) tlmj_put_num(f, "impratio", o->impratio);
   if (o->iterations > 0) fprintf(f, " iterations=\"%d\"", o->iterations);
   fputs(">\n", f);
   if (!o->contacts) fputs("    <flag contact=\"disable\"/>\n", f);
@@ -457,7 +457,7 @@ static char *write_mjcf(builder *B) {
  * on several threads, e.g. batched environments). */
 static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static mjModel *load_mjcf(const char *text, char *why, size_t len) {
+mjModel *tlmj_load_xml(const char *text, char *why, size_t len) {
   mjVFS *vfs = malloc(sizeof(mjVFS));
   if (!vfs) {
     snprintf(why, len, "out of memory");
@@ -647,7 +647,7 @@ int tlmj_build(const tl_engine_scene *s, const tlmj_options *o, mjModel **out, t
   for (int si = 0; si < s->nsystem && ok; ++si)
     ok = (B.patched[si] = calloc((size_t)s->systems[si].model.nbody + 1, 1)) != NULL;
   char *text = ok ? write_mjcf(&B) : NULL;
-  mjModel *m = text ? load_mjcf(text, why, why_len) : NULL;
+  mjModel *m = text ? tlmj_load_xml(text, why, why_len) : NULL;
   if (!text) snprintf(why, why_len, "out of memory writing the MJCF");
   int rc = -1;
   if (m && fill_map(s, m, map, why, why_len) == 0) {

@@ -44,6 +44,8 @@
 
 #include <stddef.h>
 
+#include <stdio.h>
+
 #include <mujoco/mujoco.h>
 
 #include "talus/engine.h"
@@ -73,6 +75,13 @@ typedef struct tlmj_map {
   int site;               /* the site of tlmj_options, or -1 */
   int npatched;           /* bodies whose inertial was written after compilation */
 } tlmj_map;
+
+/* MJCF attribute writers: ` name="v"` (%.17g, round-trips) and ` name="v0 v1 ..."`. */
+void tlmj_put_num(FILE *f, const char *name, double v);
+void tlmj_put_vec(FILE *f, const char *name, const double *v, int n);
+/* Compile MJCF text into a model (through MuJoCo's virtual file system; loads are serialized,
+ * MuJoCo 2.2's XML parser keeps global state). NULL with the reason in why. */
+mjModel *tlmj_load_xml(const char *text, char *why, size_t len);
 
 /* Build the MuJoCo model of `scene` into *out (mj_deleteModel) and *map
  * (tlmj_map_free). Returns 0, or -1 with the reason in why (planar joint,

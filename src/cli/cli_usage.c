@@ -286,7 +286,8 @@ const char cli_usage_compare[] =
     "is still printed).\n";
 
 const char cli_usage_bench[] =
-    "Usage: talus bench [SHARED_ROBOTS_DIR] [--reps N] [--batch-ms X] [--no-peer] [--json]\n"
+    "Usage: talus bench [SHARED_ROBOTS_DIR] [--reps N] [--batch-ms X] [--no-peer] [--only TEXT]\n"
+    "                   [--no-scenes] [--json]\n"
     "       talus bench --python [--quick] [--json]\n"
     "\n"
     "Run the benchmark: the talus_bench executable in the folder of this talus\n"
@@ -294,7 +295,8 @@ const char cli_usage_bench[] =
     "and exit status are talus_bench's. It times the main queries (FK, CRBA, RNEA,\n"
     "ABA, M^-1, frame Jacobian, step) on every robot of the shared corpus and\n"
     "robots/talus_quadruped, measures the memory of a model and of a world, and\n"
-    "times a step with contacts (legged robots standing on the ground); when it\n"
+    "times a step with contacts (legged robots standing on the ground, a pile of\n"
+    "100 boxes, a 4 x 4 stack of boxes); when it\n"
     "was built with MuJoCo (libmujoco-dev), it measures MuJoCo in the same run and\n"
     "prints ratios MuJoCo / Talus. 'talus bench --help' prints its options.\n"
     "\n"

@@ -10,6 +10,7 @@
  * spread the support polygon most, as in Bullet's contact-cache reduction
  * (btPersistentManifold::sortCachedPoints) and ODE's cullPoints. */
 #include <math.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -45,6 +46,55 @@ void tl_hull_bounds(tl_hull *h) {
     h->center[i] = h->nvert > 0 ? 0.5 * (lo[i] + hi[i]) : 0.0;
     h->half[i] = h->nvert > 0 ? 0.5 * (hi[i] - lo[i]) : 0.0;
   }
+}
+
+static int cmp_int(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+int tl_hull_graph(tl_hull *h) {
+  h->adj_adr = h->adj = NULL;
+  h->walk = NULL;
+  int nv = h->nvert;
+  if (nv <= 0 || h->nface <= 0) return 0;
+  int *adr = calloc((size_t)nv + 1, sizeof(int)), *adj = malloc(6 * (size_t)h->nface * sizeof(int));
+  int *walk = calloc((size_t)nv + 2, sizeof(int)), *fill = calloc((size_t)nv, sizeof(int));
+  if (!adr || !adj || !walk || !fill) {
+    free(adr), free(adj), free(walk), free(fill);
+    return -1;
+  }
+  for (int f = 0; f < h->nface; f++) /* each triangle gives its vertices two neighbours */
+    for (int k = 0; k < 3; k++) adr[h->face[3 * f + k] + 1] += 2;
+  for (int v = 0; v < nv; v++) adr[v + 1] += adr[v];
+  for (int f = 0; f < h->nface; f++)
+    for (int k = 0; k < 3; k++) {
+      int a = h->face[3 * f + k];
+      adj[adr[a] + fill[a]++] = h->face[3 * f + (k + 1) % 3];
+      adj[adr[a] + fill[a]++] = h->face[3 * f + (k + 2) % 3];
+    }
+  int n = 0; /* sort and de-duplicate each list, compacting */
+  for (int v = 0; v < nv; v++) {
+    int *l = adj + adr[v], m = adr[v + 1] - adr[v], start = n;
+    qsort(l, (size_t)m, sizeof(int), cmp_int);
+    for (int i = 0; i < m; i++)
+      if (n == start || adj[n - 1] != l[i]) adj[n++] = l[i];
+    adr[v] = start;
+  }
+  adr[nv] = n;
+  free(fill);
+  h->adj_adr = adr;
+  h->adj = adj;
+  h->walk = walk;
+  return 0;
+}
+
+void tl_hull_graph_free(tl_hull *h) {
+  free((void *)h->adj_adr);
+  free((void *)h->adj);
+  free(h->walk);
+  h->adj_adr = h->adj = NULL;
+  h->walk = NULL;
 }
 
 /* ---------------- manifold reduction ---------------- */

@@ -27,10 +27,20 @@ typedef struct tl_hull {
                            validated where the hull is made (tl_model_add_hull) */
   double center[3];     /* centre and half extents of the vertices' box, geom frame */
   double half[3];       /* (tl_hull_bounds), for the broadphase */
+  /* vertex graph (tl_hull_graph; NULL: none, the scans visit every vertex):
+   * the neighbours of vertex v are adj[adj_adr[v] .. adj_adr[v + 1]) */
+  const int *adj_adr, *adj;
+  int *walk;            /* [nvert + 2] scratch of the graph walks: visit stamps, the
+                           stamp counter, the last deepest vertex (a start only:
+                           results never depend on it) */
 } tl_hull;
 
 /* Fill h->center and h->half from its vertices (once, when h is made). */
 void tl_hull_bounds(tl_hull *h);
+/* Build h's vertex graph from its triangles (allocates adj_adr, adj, walk;
+ * freed by tl_hull_graph_free). Returns 0, or -1 out of memory (h keeps no graph). */
+int tl_hull_graph(tl_hull *h);
+void tl_hull_graph_free(tl_hull *h);
 
 /* A heightmap terrain: heights[iy * nx + ix] (m) at
  * (x0 + ix * dx, y0 + iy * dy), in the geom frame (z up); bilinear-free:

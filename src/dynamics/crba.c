@@ -14,7 +14,8 @@ void tl_dyn_crba(tl_sysdata *d) {
   for (int b = m->nbody - 1; b > 0; b--)
     tl_spi_add(d->crb + TL_SPI_SIZE * m->parent[b], d->crb + TL_SPI_SIZE * b);
   d->M_stamp++;
-  memset(d->M, 0, (size_t)nv * (size_t)nv * sizeof(double));
+  /* only the entries of ancestor pairs are written; the others are zero from
+   * tl_sysdata_init (calloc) and stay so: the tree does not change */
   for (int k = 0; k < nv; k++) {
     double F[6];
     tl_spi_mulv(F, d->crb + TL_SPI_SIZE * m->dof_body[k], d->cdof + 6 * k);

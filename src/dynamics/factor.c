@@ -179,6 +179,12 @@ void tl_dyn_solve(const tl_sysdata *d, double *x) {
   }
   /* x <- D^-1 x */
   for (int k = 0; k < n; k++) x[k] *= Dinv[k];
+  tl_dyn_solve_lower(d, x);
+}
+
+void tl_dyn_solve_lower(const tl_sysdata *d, double *x) {
+  const int n = d->m->nv, *end = d->dof_end;
+  const double *L = d->LD;
   /* x <- L^-1 x, root first: once x[i] is final, x[c] -= L[c][i] x[i] for its descendants c */
   for (int i = 0; i < n - 1; i++)
     if (end[i] > i + 1) axmy_pairs(x, L + (size_t)i * (size_t)n, x[i], i + 1, end[i]);

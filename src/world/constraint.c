@@ -20,24 +20,78 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "math/tl_dense.h"
 #include "math/tl_math.h"
 #include "world/world_internal.h"
 
 /* ---------------- capacity ---------------- */
 
+/* Most rows solved on the dense Delassus matrix (dense_solve); larger
+ * problems are swept in the tree-sparse velocity form. 64 holds a robot's
+ * contacts and joint rows (a standing humanoid on box feet: 28); the two
+ * dense matrices then cost a world 64 kB. */
+#define TL_DENSE_MAX_ROWS 64
+
+void tl_world_free_dense(tl_world *w) {
+  void *arr[] = {w->dA, w->db, w->dx, w->dM, w->dr, w->dy, w->dW, w->dfree, w->dstat, w->dstat_prev};
+  for (size_t i = 0; i < sizeof(arr) / sizeof(arr[0]); i++) free(arr[i]);
+  w->dA = w->db = w->dx = w->dM = w->dr = w->dy = w->dW = NULL;
+  w->dW_cap = 0;
+  w->dfree = NULL;
+  w->dstat = w->dstat_prev = NULL;
+  w->dense_cap = 0;
+}
+
+static int reserve_dense(tl_world *w, int n, int nvmax) {
+  size_t nw = 2 * (size_t)n * (size_t)nvmax;
+  if (n <= w->dense_cap && nw <= w->dW_cap) return 0;
+  tl_world_free_dense(w);
+  size_t n2 = (size_t)n * (size_t)n;
+  w->dW = malloc((nw ? nw : 1) * sizeof(double));
+  w->dW_cap = nw;
+  w->dA = malloc(n2 * sizeof(double));
+  w->dM = malloc(n2 * sizeof(double));
+  w->db = malloc((size_t)n * sizeof(double));
+  w->dx = malloc((size_t)n * sizeof(double));
+  w->dr = malloc(2 * (size_t)n * sizeof(double));
+  w->dy = malloc(3 * (size_t)n * sizeof(double));
+  w->dfree = malloc((size_t)n * sizeof(int));
+  w->dstat = malloc((size_t)n);
+  w->dstat_prev = malloc((size_t)n);
+  if (!w->dW || !w->dA || !w->dM || !w->db || !w->dx || !w->dr || !w->dy || !w->dfree || !w->dstat || !w->dstat_prev) {
+    tl_world_free_dense(w);
+    return -1;
+  }
+  w->dense_cap = n;
+  return 0;
+}
+
 /* Per DOF: two position limits, friction, PD, velocity limit, mimic. */
 static int max_joint_blocks(const tl_system *s) { return 6 * s->m->nv; }
 
+/* DOFs on the longest root path of system s (its tree depth in DOFs). */
+static int tree_depth(const tl_system *s) {
+  int depth = 0;
+  for (int k = 0; k < s->m->nv; k++) {
+    int d = s->d.dof_anc_adr[k + 1] - s->d.dof_anc_adr[k] + 1;
+    if (d > depth) depth = d;
+  }
+  return depth;
+}
+
 int tl_world_reserve_constraints(tl_world *w) {
-  int nvmax = 0, nblock = w->cap_contact;
-  size_t pool = 0;
+  int nblock = w->cap_contact, spmax = 0;
+  size_t pool = 0, ipool = 0;
   for (int i = 0; i < w->nsystem; i++) {
     const tl_system *s = w->systems[i];
-    if (s->m->nv > nvmax) nvmax = s->m->nv;
+    int nv = s->m->nv, sp = 2 * tree_depth(s) < nv ? 2 * tree_depth(s) : nv;
+    if (sp > spmax) spmax = sp; /* a contact part's support: at most two root paths */
     nblock += max_joint_blocks(s);
-    pool += (size_t)max_joint_blocks(s) * (size_t)s->m->nv * 2;
+    pool += (size_t)max_joint_blocks(s) * (size_t)nv * 2; /* J and Y, 1 row */
+    ipool += (size_t)max_joint_blocks(s) * (size_t)nv;
   }
-  pool += (size_t)w->cap_contact * 3 * 2 * 2 * (size_t)nvmax;
+  pool += (size_t)w->cap_contact * 2 * 3 * 2 * (size_t)spmax; /* 2 parts, 3 rows, J and Y */
+  ipool += (size_t)w->cap_contact * 2 * (size_t)spmax;
   size_t eq = 0;
   for (int i = 0; i < w->nsystem; i++) {
     size_t n = 0;
@@ -68,7 +122,19 @@ int tl_world_reserve_constraints(tl_world *w) {
     w->pool = p;
     w->pool_cap = pool;
   }
-  return 0;
+  if (ipool > w->ipool_cap) {
+    int *p = realloc(w->ipool, (ipool ? ipool : 1) * sizeof(int));
+    if (!p) return -1;
+    w->ipool = p;
+    w->ipool_cap = ipool;
+  }
+  size_t rows = 3 * (size_t)w->cap_contact;
+  int nvmax = 0;
+  for (int i = 0; i < w->nsystem; i++) {
+    rows += (size_t)max_joint_blocks(w->systems[i]);
+    if (w->systems[i]->m->nv > nvmax) nvmax = w->systems[i]->m->nv;
+  }
+  return reserve_dense(w, rows < TL_DENSE_MAX_ROWS ? (int)rows : TL_DENSE_MAX_ROWS, nvmax);
 }
 
 /* ---------------- building blocks ---------------- */
@@ -81,19 +147,8 @@ static tl_block *new_block(tl_world *w, tl_row_kind kind, int nrow, int sa, int 
   b->sa = sa;
   b->sb = sb;
   b->contact = b->dof = b->slot = b->group = -1;
-  b->leaf_a = b->leaf_b = TL_LEAF_DENSE;
   b->lo = -INFINITY;
   b->hi = INFINITY;
-  size_t na = (size_t)nrow * (size_t)w->systems[sa]->m->nv;
-  b->jadr_a = (int)w->pool_used;
-  w->pool_used += 2 * na;
-  memset(w->pool + b->jadr_a, 0, 2 * na * sizeof(double));
-  if (sb >= 0) {
-    size_t nb = (size_t)nrow * (size_t)w->systems[sb]->m->nv;
-    b->jadr_b = (int)w->pool_used;
-    w->pool_used += 2 * nb;
-    memset(w->pool + b->jadr_b, 0, 2 * nb * sizeof(double));
-  }
   return b;
 }
 
@@ -103,17 +158,41 @@ static int body_leaf_dof(const tl_model *m, int body) {
   return m->jnt_nv[body] ? m->v_adr[body] + m->jnt_nv[body] - 1 : -1;
 }
 
-/* J rows (sign * frame rows . Jp(p)) of a point on body `body` of system s. */
-static void point_rows(const tl_system *s, int body, const double p[3], const double *frame, int nrow,
-                       double sign, double *J) {
-  const tl_model *m = s->m;
-  int nv = m->nv;
-  for (int k = body_leaf_dof(m, body); k >= 0; k = m->dof_parent[k]) {
+/* The support of part `part` of block b: the union of the root paths of DOFs
+ * ka and kb (-1: none), in descending order (the merge of two descending
+ * chains: DOFs are numbered depth first, parents before children), appended
+ * to the int pool. Allocates the part's J and Y (zeroed). */
+static void add_support(tl_world *w, tl_block *b, int part, int ka, int kb) {
+  const int *parent = w->systems[part ? b->sb : b->sa]->m->dof_parent;
+  int *sup = w->ipool + w->ipool_used, n = 0;
+  while (ka >= 0 || kb >= 0) {
+    int k = ka > kb ? ka : kb;
+    sup[n++] = k;
+    if (k == ka) ka = parent[ka];
+    if (k == kb) kb = parent[kb];
+  }
+  b->sup[part] = (int)w->ipool_used;
+  b->nsup[part] = n;
+  w->ipool_used += (size_t)n;
+  b->adr[part] = (int)w->pool_used;
+  w->pool_used += 2 * (size_t)n * (size_t)b->nrow;
+  memset(w->pool + b->adr[part], 0, 2 * (size_t)n * (size_t)b->nrow * sizeof(double));
+}
+
+/* J rows of a point p fixed to a body whose last DOF is `leaf`, added to part
+ * `part` of contact block b: sign * frame rows . (w x p + v) of each cdof on
+ * the body's root path (a sub-chain of the support, both descending). */
+static void point_rows(tl_world *w, tl_block *b, int part, int leaf, const tl_wcontact *c, double sign) {
+  const tl_system *s = w->systems[part ? b->sb : b->sa];
+  const int *sup = w->ipool + b->sup[part];
+  double *J = w->pool + b->adr[part];
+  for (int k = leaf, i = 0; k >= 0; k = s->m->dof_parent[k]) {
+    while (sup[i] != k) i++;
     const double *S = s->d.cdof + 6 * k;
     double lin[3];
-    tl_v3_cross(lin, S, p);
+    tl_v3_cross(lin, S, c->pos);
     tl_v3_add(lin, lin, S + 3);
-    for (int r = 0; r < nrow; r++) J[r * nv + k] = sign * tl_v3_dot(frame + 3 * r, lin);
+    for (int r = 0; r < 3; r++) J[3 * i + r] += sign * tl_v3_dot(c->frame + 3 * r, lin);
   }
 }
 
@@ -127,35 +206,36 @@ static void contact_blocks(tl_world *w) {
     b->R = c->cfm;
     b->target[2] = c->vtarget;
     memcpy(b->lambda, c->lambda, sizeof(b->lambda));
-    point_rows(w->systems[c->sa], c->ba, c->pos, c->frame, 3, 1.0, w->pool + b->jadr_a);
-    b->leaf_a = body_leaf_dof(w->systems[c->sa]->m, c->ba);
-    if (sb >= 0) b->leaf_b = body_leaf_dof(w->systems[sb]->m, c->bb);
-    if (c->sb >= 0 && sb < 0) b->leaf_a = TL_LEAF_DENSE; /* self-collision: two paths */
-    if (c->sb >= 0) {
-      /* b's rows: in the same system (self-collision) they add to a's part */
-      double *Jb = sb >= 0 ? w->pool + b->jadr_b : w->pool + b->jadr_a;
-      if (sb >= 0) {
-        point_rows(w->systems[sb], c->bb, c->pos, c->frame, 3, -1.0, Jb);
-      } else {
-        const tl_system *s = w->systems[c->sa];
-        int nv = s->m->nv;
-        double *tmp = s->Jtmp;
-        memset(tmp, 0, 3 * (size_t)nv * sizeof(double));
-        point_rows(s, c->bb, c->pos, c->frame, 3, -1.0, tmp);
-        for (int k = 0; k < 3 * nv; k++) Jb[k] += tmp[k];
-      }
+    const tl_model *ma = w->systems[c->sa]->m;
+    int la = body_leaf_dof(ma, c->ba);
+    int self = c->sb >= 0 && sb < 0; /* self-collision: both bodies in part 0 */
+    int lb = self ? body_leaf_dof(ma, c->bb) : -1;
+    add_support(w, b, 0, la, lb);
+    point_rows(w, b, 0, la, c, 1.0);
+    if (self) point_rows(w, b, 0, lb, c, -1.0);
+    if (sb >= 0) {
+      int l = body_leaf_dof(w->systems[sb]->m, c->bb);
+      add_support(w, b, 1, l, -1);
+      point_rows(w, b, 1, l, c, -1.0);
     }
   }
 }
 
-/* A 1-row block on DOF k; slot (0 lower limit, 1 upper limit, 2 friction,
- * 3 PD, 4 velocity limit, -1 none) selects the warm-start impulse kept from
- * the last step. */
-static tl_block *dof_block(tl_world *w, int si, tl_row_kind kind, int k, double sign, int slot) {
+/* A 1-row block on DOF k, J = sign e_k (plus, for mimic rows, the leader's
+ * entry set by the caller: support = the paths of k and `other`); slot (0
+ * lower limit, 1 upper limit, 2 friction, 3 PD, 4 velocity limit, -1 none)
+ * selects the warm-start impulse kept from the last step. */
+static tl_block *dof_block(tl_world *w, int si, tl_row_kind kind, int k, double sign, int slot, int other) {
   tl_block *b = new_block(w, kind, 1, si, -1);
   b->dof = k;
   b->slot = slot;
-  w->pool[b->jadr_a + k] = sign;
+  add_support(w, b, 0, k, other);
+  w->pool[b->adr[0]] = sign; /* k is the first (largest) DOF of its own path... */
+  if (other > k) { /* ...unless the other path starts higher */
+    w->pool[b->adr[0]] = 0;
+    for (int i = 0; i < b->nsup[0]; i++)
+      if (w->ipool[b->sup[0] + i] == k) w->pool[b->adr[0] + i] = sign;
+  }
   if (slot >= 0) b->lambda[0] = w->systems[si]->lambda_joint[TL_JOINT_SLOTS * k + slot];
   return b;
 }
@@ -170,7 +250,7 @@ static void limit_blocks(tl_world *w, int si, int k, double q, double u) {
     if (!isfinite(bound)) continue;
     double gap = side ? bound - q : q - bound, approach = side ? u : -u;
     if (gap >= w->limit_margin && gap - approach * dt >= w->limit_margin) continue;
-    tl_block *b = dof_block(w, si, TL_ROW_LIMIT, k, side ? -1.0 : 1.0, side);
+    tl_block *b = dof_block(w, si, TL_ROW_LIMIT, k, side ? -1.0 : 1.0, side, -1);
     b->lo = 0;
     b->target[0] = gap > 0 ? -gap / dt : fmin(w->erp * (-gap) / dt, w->max_recovery_speed);
   }
@@ -185,7 +265,7 @@ static void limit_blocks(tl_world *w, int si, int k, double q, double u) {
 static void velocity_limit_block(tl_world *w, int si, int k, double u) {
   double vmax = w->systems[si]->m->dof_velocity[k], side = u >= 0 ? -1.0 : 1.0;
   if (!isfinite(vmax)) return;
-  tl_block *b = dof_block(w, si, TL_ROW_LIMIT, k, side, 4);
+  tl_block *b = dof_block(w, si, TL_ROW_LIMIT, k, side, 4, -1);
   b->lambda[0] = fmax(0.0, side * b->lambda[0]);
   b->lo = 0;
   b->target[0] = -vmax;
@@ -199,7 +279,7 @@ static void pd_block(tl_world *w, int si, int k, double e) {
   const tl_system *s = w->systems[si];
   double dt = w->dt, kp = s->kp[k], kd = s->kd[k], eff = s->m->dof_effort[k];
   double c = dt * kp + kd, ff = fmax(-eff, fmin(eff, s->tau_ff[k]));
-  tl_block *b = dof_block(w, si, TL_ROW_BOX, k, 1.0, 3);
+  tl_block *b = dof_block(w, si, TL_ROW_BOX, k, 1.0, 3, -1);
   b->R = 1.0 / (dt * c);
   b->target[0] = (kp * e + kd * s->u_target[k]) / c;
   b->lo = (-eff - ff) * dt;
@@ -219,8 +299,9 @@ static void mimic_blocks(tl_world *w, int si) {
   for (int k = 0; k < m->nv; k++) {
     int j = m->dof_mimic[k], body = m->dof_body[k];
     if (j < 0 || m->jnt_nv[body] != 1) continue;
-    tl_block *b = dof_block(w, si, TL_ROW_EQUALITY, k, 1.0, -1);
-    w->pool[b->jadr_a + j] -= m->dof_mimic_mult[k];
+    tl_block *b = dof_block(w, si, TL_ROW_EQUALITY, k, 1.0, -1, j);
+    for (int i = 0; i < b->nsup[0]; i++)
+      if (w->ipool[b->sup[0] + i] == j) w->pool[b->adr[0] + i] -= m->dof_mimic_mult[k];
     int qj = m->q_adr[m->dof_body[j]];
     double err = s->d.q[m->q_adr[body]] - m->dof_mimic_mult[k] * s->d.q[qj] - m->dof_mimic_offset[k];
     b->target[0] = -w->erp * err / w->dt;
@@ -237,13 +318,12 @@ static void joint_blocks(tl_world *w, int si) {
   const tl_model *m = s->m;
   for (int body = 0; body < m->nbody; body++) {
     if (m->jnt_nv[body] == 0 || m->jnt_type[body] == TL_JOINT_FLOATING) continue;
-    double e[6];
-    tl_system_pd_error(s, body, e);
+    const double *e = s->pd_e + m->v_adr[body]; /* integrate2's (world.c, joint_errors) */
     for (int i = 0; i < m->jnt_nv[body]; i++) {
       int k = m->v_adr[body] + i;
       if (m->jnt_nv[body] == 1) limit_blocks(w, si, k, s->d.q[m->q_adr[body]], s->d.u[k]);
       if (m->dof_friction[k] > 0) {
-        tl_block *b = dof_block(w, si, TL_ROW_BOX, k, 1.0, 2);
+        tl_block *b = dof_block(w, si, TL_ROW_BOX, k, 1.0, 2, -1);
         b->lo = -m->dof_friction[k] * w->dt;
         b->hi = m->dof_friction[k] * w->dt;
       }
@@ -254,30 +334,85 @@ static void joint_blocks(tl_world *w, int si) {
   mimic_blocks(w, si);
 }
 
-/* M_eff^-1 J^T of each row and the diagonal Delassus block. */
-static void finish_block(tl_world *w, tl_block *b) {
-  memset(b->G, 0, sizeof(b->G));
-  double rel = b->kind == TL_ROW_CONTACT ? w->contact_compliance : 0.0;
-  for (int part = 0; part < 2; part++) {
-    int si = part ? b->sb : b->sa;
-    if (si < 0) continue;
-    const tl_system *s = w->systems[si];
-    int nv = s->m->nv;
-    double *J = w->pool + (part ? b->jadr_b : b->jadr_a), *X = J + b->nrow * nv;
-    for (int r = 0; r < b->nrow; r++) {
-      memcpy(X + r * nv, J + r * nv, (size_t)nv * sizeof(double));
-      tl_dyn_solve(&s->d, X + r * nv);
+/* Y = L^-T J^T of one part on its support (L from the system's factorization
+ * of M_eff, tl_dyn_factor): with DOFs in descending order, once y[c] is final
+ * it is pushed into every ancestor i of c, y[i] -= L[c][i] y[c]
+ * (Featherstone 2008, Table 6.4, first sweep, restricted to the support; the
+ * ancestors of a support DOF are in the support). A support that is one root
+ * path (a contact on one body, a joint row) has the ancestors of its k-th DOF
+ * in its entries k + 1, k + 2, ...; others (self-collision, mimic: two paths)
+ * find them through a map from DOF to entry (scratch dof_tmp).
+ * Adds Y^T D^-1 Y to G. */
+static void part_delassus(tl_world *w, tl_block *b, int part) {
+  const tl_system *s = w->systems[part ? b->sb : b->sa];
+  const int nv = s->m->nv, ns = b->nsup[part], nr = b->nrow, *sup = w->ipool + b->sup[part];
+  const double *L = s->d.LD, *Dinv = s->d.LDinv;
+  const int *parent = s->m->dof_parent;
+  double *J = w->pool + b->adr[part], *Y = J + (size_t)ns * (size_t)nr;
+  int chain = 1;
+  for (int k = 0; k + 1 < ns && chain; k++) chain = parent[sup[k]] == sup[k + 1];
+  memcpy(Y, J, (size_t)ns * (size_t)nr * sizeof(double));
+  if (chain && nr == 3) {
+    for (int k = 0; k < ns; k++) {
+      const double *Lc = L + (size_t)sup[k] * (size_t)nv, y0 = Y[3 * k], y1 = Y[3 * k + 1], y2 = Y[3 * k + 2];
+      for (int j = k + 1; j < ns; j++) {
+        const double l = Lc[sup[j]];
+        Y[3 * j] -= l * y0;
+        Y[3 * j + 1] -= l * y1;
+        Y[3 * j + 2] -= l * y2;
+      }
     }
-    for (int r = 0; r < b->nrow; r++)
-      for (int c = 0; c < b->nrow; c++)
-        for (int k = 0; k < nv; k++) b->G[r * b->nrow + c] += J[r * nv + k] * X[c * nv + k];
+  } else if (chain) {
+    for (int k = 0; k < ns; k++) {
+      const double *Lc = L + (size_t)sup[k] * (size_t)nv, y0 = Y[k];
+      for (int j = k + 1; j < ns; j++) Y[j] -= Lc[sup[j]] * y0;
+    }
+  } else {
+    const int *anc = s->d.dof_anc, *anc_adr = s->d.dof_anc_adr;
+    int *pos = s->d.dof_tmp; /* [nv] scratch: a support DOF's entry */
+    for (int k = 0; k < ns; k++) pos[sup[k]] = k;
+    for (int k = 0; k < ns; k++) {
+      const int c = sup[k];
+      const double *Lc = L + (size_t)c * (size_t)nv, *yk = Y + k * nr;
+      if (nr == 1)
+        for (int a = anc_adr[c]; a < anc_adr[c + 1]; a++) Y[pos[anc[a]]] -= Lc[anc[a]] * yk[0];
+      else
+        for (int a = anc_adr[c]; a < anc_adr[c + 1]; a++) {
+          double *yj = Y + pos[anc[a]] * nr, l = Lc[anc[a]];
+          for (int r = 0; r < nr; r++) yj[r] -= l * yk[r];
+        }
+    }
   }
+  if (nr == 3) {
+    double g00 = 0, g01 = 0, g02 = 0, g11 = 0, g12 = 0, g22 = 0;
+    for (int k = 0; k < ns; k++) {
+      const double di = Dinv[sup[k]], y0 = Y[3 * k], y1 = Y[3 * k + 1], y2 = Y[3 * k + 2];
+      const double w0 = di * y0, w1 = di * y1, w2 = di * y2;
+      g00 += w0 * y0, g01 += w0 * y1, g02 += w0 * y2;
+      g11 += w1 * y1, g12 += w1 * y2, g22 += w2 * y2;
+    }
+    b->G[0] += g00, b->G[1] += g01, b->G[2] += g02;
+    b->G[3] += g01, b->G[4] += g11, b->G[5] += g12;
+    b->G[6] += g02, b->G[7] += g12, b->G[8] += g22;
+  } else {
+    double g = 0;
+    for (int k = 0; k < ns; k++) g += Dinv[sup[k]] * Y[k] * Y[k];
+    b->G[0] += g;
+  }
+}
+
+/* The Delassus block of b and the relative compliance of contact normals. */
+static void finish_block(tl_world *w, tl_block *b) {
+  b->finished = 1;
+  memset(b->G, 0, sizeof(b->G));
+  part_delassus(w, b, 0);
+  if (b->sb >= 0) part_delassus(w, b, 1);
   /* relative compliance of contact normals: keeps the problem strictly
    * monotone, so redundant contact sets (a box face: 4 points) converge in few
    * Gauss-Seidel sweeps and infeasible recovery targets (a body deep inside
    * another) give bounded impulses instead of diverging ones. Contacts that
    * take a restitution impulse drop it again (solve_impacts). */
-  b->R += rel * b->G[b->nrow * b->nrow - 1];
+  if (b->kind == TL_ROW_CONTACT) b->R += w->contact_compliance * b->G[8];
 }
 
 static double delassus(const tl_world *w, const tl_block *a, int ra, const tl_block *b, int rb);
@@ -315,7 +450,8 @@ static void cholesky_solve(const double *L, int n, double *r) {
   }
 }
 
-/* Cholesky factor of each equality group's Delassus matrix. */
+/* Cholesky factor of each equality group's Delassus matrix (from the dense
+ * matrix when the solve has one). */
 static void factor_eqgroups(tl_world *w) {
   w->eq_used = 0;
   for (int i = 0; i < w->neqgroup; i++) {
@@ -327,70 +463,591 @@ static void factor_eqgroups(tl_world *w) {
     for (int c = 0; c < n; c++)
       for (int r = c; r < n; r++) {
         const tl_block *a = &w->blocks[g->first + r], *b = &w->blocks[g->first + c];
-        A[c * n + r] = r == c ? a->G[0] + a->R : delassus(w, a, 0, b, 0);
+        A[c * n + r] = r == c ? a->G[0] + a->R
+                              : w->dense ? w->dA[(size_t)a->row * (size_t)w->dense_n + b->row]
+                                         : delassus(w, a, 0, b, 0);
       }
     g->factored = cholesky_factor(A, n);
   }
 }
 
+/* 1 if contact block b cannot push in this step unless the solve says so: a
+ * speculative contact (a gap, no penetration) with no impulse to warm-start
+ * from, no restitution, whose free velocity does not close its gap within
+ * the step (J_n u_free >= -gap / dt, its target). */
+static int deferrable(const tl_world *w, const tl_block *b) {
+  if (b->kind != TL_ROW_CONTACT) return 0;
+  const tl_wcontact *c = &w->contacts[b->contact];
+  if (!(c->depth < 0) || c->restitution > 0 || b->lambda[0] != 0 || b->lambda[1] != 0 || b->lambda[2] != 0)
+    return 0;
+  double vn = 0;
+  for (int part = 0; part < 2; part++) {
+    int si = part ? b->sb : b->sa;
+    if (si < 0) continue;
+    const double *J = w->pool + b->adr[part], *u = w->systems[si]->u_free;
+    const int *sup = w->ipool + b->sup[part];
+    for (int k = 0; k < b->nsup[part]; k++) vn += J[3 * k + 2] * u[sup[k]];
+  }
+  return vn >= b->target[2];
+}
+
+/* Speculative contacts that cannot push at the free velocity (deferrable)
+ * are moved, in order, behind every other block (w->nblock_solve: the
+ * others); the solve leaves them out and checks them at its solution
+ * (deferred_hold), solving again with them when one would push after all.
+ * The solution is the same: at it their impulse is 0 either way. A robot's
+ * rounded feet give one pressing contact and three speculative ones each,
+ * a stack of boxes standing 2 mm apart a speculative manifold between every
+ * two columns: these only cost rows. */
+static void defer_contacts(tl_world *w) {
+  int n = w->nblock, k = 0, nd = 0;
+  w->nblock_solve = n;
+  for (int i = 0; i < n; i++) nd += w->blocks[i].finished = deferrable(w, &w->blocks[i]); /* a flag until finish_block */
+  if (nd == 0) return;
+  tl_block *moved = w->blocks + n; /* scratch beyond the blocks: capacity is checked below */
+  if (n + nd > w->cap_block) {
+    for (int i = 0; i < n; i++) w->blocks[i].finished = 0;
+    return;
+  }
+  for (int i = 0, j = 0; i < n; i++) { /* stable partition */
+    const int d = w->blocks[i].finished;
+    w->blocks[i].finished = 0;
+    if (d)
+      moved[j++] = w->blocks[i];
+    else
+      w->blocks[k++] = w->blocks[i];
+  }
+  for (int j = 0; j < nd; j++) w->blocks[k + j] = moved[j];
+  for (int g = 0; g < w->neqgroup; g++) w->eqgroups[g].first -= nd; /* behind the contacts they were */
+  w->nblock_solve = k;
+}
+
 void tl_world_build_constraints(tl_world *w) {
   w->nblock = 0;
   w->pool_used = 0;
+  w->ipool_used = 0;
   w->neqgroup = 0;
   contact_blocks(w);
   for (int i = 0; i < w->nsystem; i++)
     if (w->systems[i]->integrator == TL_INTEGRATOR_EULER) joint_blocks(w, i);
-  for (int i = 0; i < w->nblock; i++) finish_block(w, &w->blocks[i]);
-  factor_eqgroups(w);
+  defer_contacts(w);
+  for (int i = 0; i < w->nblock_solve; i++) finish_block(w, &w->blocks[i]); /* the deferred: when needed */
 }
 
 /* ---------------- velocity-form helpers ---------------- */
 
-/* Row velocities J u of block b (current u of its systems), or with
- * transpose set, f += J^T v for each system (f: the system's gen_change).
- * Walks only J's nonzeros (see tl_block.leaf_a). */
-static void block_rows(const tl_world *w, const tl_block *b, double *v, int transpose) {
-  if (!transpose)
-    for (int r = 0; r < b->nrow; r++) v[r] = 0;
+/* Row velocities of block b at the current impulses: v = J u_base + Y^T z
+ * over each part's support (see tl_block); in a dense solve, db + A dx. */
+static void block_velocity(const tl_world *w, const tl_block *b, double *v) {
+  if (w->dense) { /* v = b + A lambda on the dense matrix */
+    for (int r = 0; r < b->nrow; r++)
+      v[r] = w->db[b->row + r] + tl_dense_dot(w->dense_n, w->dA + (size_t)(b->row + r) * (size_t)w->dense_n, w->dx);
+    return;
+  }
+  for (int r = 0; r < b->nrow; r++) v[r] = b->v0[r];
   for (int part = 0; part < 2; part++) {
     int si = part ? b->sb : b->sa;
     if (si < 0) continue;
-    const tl_system *s = w->systems[si];
-    int nv = s->m->nv, leaf = part ? b->leaf_b : b->leaf_a;
-    const double *J = w->pool + (part ? b->jadr_b : b->jadr_a);
-    double *u = transpose ? s->gen_change : s->d.u;
-    if (b->kind == TL_ROW_LIMIT || b->kind == TL_ROW_BOX) {
-      if (transpose)
-        u[b->dof] += J[b->dof] * v[0];
-      else
-        v[0] += J[b->dof] * u[b->dof];
-      continue;
-    }
-    for (int k = leaf == TL_LEAF_DENSE ? nv - 1 : leaf; k >= 0;
-         k = leaf == TL_LEAF_DENSE ? k - 1 : s->m->dof_parent[k]) /* a point's rows: its DOF path */
-      for (int r = 0; r < b->nrow; r++) {
-        if (transpose)
-          u[k] += J[r * nv + k] * v[r];
-        else
-          v[r] += J[r * nv + k] * u[k];
+    const double *z = w->systems[si]->z, *Y = w->pool + b->adr[part] + (size_t)b->nsup[part] * (size_t)b->nrow;
+    const int *sup = w->ipool + b->sup[part], ns = b->nsup[part];
+    if (b->nrow == 3) {
+      double v0 = 0, v1 = 0, v2 = 0;
+      for (int k = 0; k < ns; k++) {
+        const double zk = z[sup[k]];
+        v0 += Y[3 * k] * zk;
+        v1 += Y[3 * k + 1] * zk;
+        v2 += Y[3 * k + 2] * zk;
       }
+      v[0] += v0, v[1] += v1, v[2] += v2;
+    } else {
+      double v0 = 0;
+      for (int k = 0; k < ns; k++) v0 += Y[k] * z[sup[k]];
+      v[0] += v0;
+    }
   }
 }
 
-static void block_velocity(const tl_world *w, const tl_block *b, double *v) { block_rows(w, b, v, 0); }
-
-/* u += M_eff^-1 J^T dl for each system of block b. */
+/* Impulse dl on block b: z += D^-1 Y dl on each part's support (the velocity
+ * change M_eff^-1 J^T dl = L^-1 (D^-1 Y dl), L^-1 applied once at the end);
+ * in a dense solve, the impulses dx += dl. */
 static void apply_impulse(tl_world *w, const tl_block *b, const double *dl) {
+  if (w->dense) {
+    for (int r = 0; r < b->nrow; r++) w->dx[b->row + r] += dl[r];
+    return;
+  }
   for (int part = 0; part < 2; part++) {
     int si = part ? b->sb : b->sa;
     if (si < 0) continue;
     tl_system *s = w->systems[si];
-    int nv = s->m->nv;
-    const double *X = w->pool + (part ? b->jadr_b : b->jadr_a) + b->nrow * nv;
-    for (int r = 0; r < b->nrow; r++)
-      if (dl[r] != 0)
-        for (int k = 0; k < nv; k++) s->d.u[k] += X[r * nv + k] * dl[r];
+    double *z = s->z;
+    const double *Dinv = s->d.LDinv, *Y = w->pool + b->adr[part] + (size_t)b->nsup[part] * (size_t)b->nrow;
+    const int *sup = w->ipool + b->sup[part], ns = b->nsup[part];
+    if (b->nrow == 3) {
+      const double d0 = dl[0], d1 = dl[1], d2 = dl[2];
+      for (int k = 0; k < ns; k++) z[sup[k]] += Dinv[sup[k]] * (Y[3 * k] * d0 + Y[3 * k + 1] * d1 + Y[3 * k + 2] * d2);
+    } else {
+      for (int k = 0; k < ns; k++) z[sup[k]] += Dinv[sup[k]] * (Y[k] * dl[0]);
+    }
   }
+}
+
+/* gen_change += J^T dl for each system of block b (N s, N m s). */
+static void add_generalized(tl_world *w, const tl_block *b, const double *dl) {
+  for (int part = 0; part < 2; part++) {
+    int si = part ? b->sb : b->sa;
+    if (si < 0) continue;
+    double *g = w->systems[si]->gen_change;
+    const double *J = w->pool + b->adr[part];
+    const int *sup = w->ipool + b->sup[part], ns = b->nsup[part];
+    if (b->nrow == 3) {
+      const double d0 = dl[0], d1 = dl[1], d2 = dl[2];
+      for (int k = 0; k < ns; k++) g[sup[k]] += J[3 * k] * d0 + J[3 * k + 1] * d1 + J[3 * k + 2] * d2;
+    } else {
+      for (int k = 0; k < ns; k++) g[sup[k]] += J[k] * dl[0];
+    }
+  }
+}
+
+/* Row velocities J u of block b at the systems' current u (after the solve). */
+static void block_velocity_u(const tl_world *w, const tl_block *b, double *v) {
+  for (int r = 0; r < b->nrow; r++) v[r] = 0;
+  for (int part = 0; part < 2; part++) {
+    int si = part ? b->sb : b->sa;
+    if (si < 0) continue;
+    const double *u = w->systems[si]->d.u, *J = w->pool + b->adr[part];
+    const int *sup = w->ipool + b->sup[part], ns = b->nsup[part];
+    if (b->nrow == 3) {
+      double v0 = 0, v1 = 0, v2 = 0;
+      for (int k = 0; k < ns; k++) {
+        const double x = u[sup[k]];
+        v0 += J[3 * k] * x, v1 += J[3 * k + 1] * x, v2 += J[3 * k + 2] * x;
+      }
+      v[0] += v0, v[1] += v1, v[2] += v2;
+    } else {
+      for (int k = 0; k < ns; k++) v[0] += J[k] * u[sup[k]];
+    }
+  }
+}
+
+/* v0 = J u of every block for each system's velocity `prev` (1: the start of
+ * the step, u_prev; 0: the free velocity u_free). */
+static void set_base(tl_world *w, int prev) {
+  for (int i = 0; i < w->nblock; i++) {
+    tl_block *b = &w->blocks[i];
+    for (int r = 0; r < b->nrow; r++) b->v0[r] = 0;
+    for (int part = 0; part < 2; part++) {
+      int si = part ? b->sb : b->sa;
+      if (si < 0) continue;
+      const tl_system *s = w->systems[si];
+      const double *u = prev ? s->u_prev : s->u_free, *J = w->pool + b->adr[part];
+      const int *sup = w->ipool + b->sup[part], ns = b->nsup[part];
+      if (b->nrow == 3) {
+        double v0 = 0, v1 = 0, v2 = 0;
+        for (int k = 0; k < ns; k++) {
+          const double x = u[sup[k]];
+          v0 += J[3 * k] * x, v1 += J[3 * k + 1] * x, v2 += J[3 * k + 2] * x;
+        }
+        b->v0[0] += v0, b->v0[1] += v1, b->v0[2] += v2;
+      } else {
+        for (int k = 0; k < ns; k++) b->v0[0] += J[k] * u[sup[k]];
+      }
+    }
+  }
+}
+/* Delassus block between blocks a and b (a->nrow x b->nrow, row-major into
+ * out): Y_a^T D^-1 Y_b over the common support of each system they share (a
+ * merge of the two descending supports). */
+static void delassus_block(const tl_world *w, const tl_block *a, const tl_block *b, double *out) {
+  const int na = a->nrow, nb = b->nrow;
+  for (int i = 0; i < na * nb; i++) out[i] = 0;
+  for (int pa = 0; pa < 2; pa++) {
+    int sa = pa ? a->sb : a->sa;
+    if (sa < 0) continue;
+    for (int pb = 0; pb < 2; pb++) {
+      int sb = pb ? b->sb : b->sa;
+      if (sb != sa) continue;
+      const double *Dinv = w->systems[sa]->d.LDinv;
+      const int *ia = w->ipool + a->sup[pa], *ib = w->ipool + b->sup[pb], ma = a->nsup[pa], mb = b->nsup[pb];
+      const double *Ya = w->pool + a->adr[pa] + (size_t)ma * (size_t)na;
+      const double *Yb = w->pool + b->adr[pb] + (size_t)mb * (size_t)nb;
+      for (int i = 0, j = 0; i < ma && j < mb;) {
+        if (ia[i] > ib[j]) {
+          i++;
+        } else if (ia[i] < ib[j]) {
+          j++;
+        } else {
+          const double *ya = Ya + i * na, *yb = Yb + j * nb, di = Dinv[ia[i]];
+          for (int r = 0; r < na; r++)
+            for (int c = 0; c < nb; c++) out[r * nb + c] += ya[r] * di * yb[c];
+          i++, j++;
+        }
+      }
+    }
+  }
+}
+
+/* 1 if blocks a and b share a system (a nonzero off-diagonal Delassus block is possible). */
+static int share_system(const tl_block *a, const tl_block *b) {
+  return a->sa == b->sa || a->sa == b->sb || (a->sb >= 0 && (a->sb == b->sa || a->sb == b->sb));
+}
+
+/* One entry of the Delassus matrix between row ra of block a and row rb of block b. */
+static double delassus(const tl_world *w, const tl_block *a, int ra, const tl_block *b, int rb) {
+  double G[9];
+  if (!share_system(a, b)) return 0.0;
+  delassus_block(w, a, b, G);
+  return G[ra * b->nrow + rb];
+}
+
+/* ---------------- dense solve ---------------- */
+
+/* 1 when at least half of the pairs of blocks share a system (their
+ * Delassus block may be nonzero): a robot's contacts and joint rows all do,
+ * and then the dense matrix and its direct solves pay. A stack of free boxes
+ * couples each contact to a few neighbours only; there the tree-sparse
+ * sweeps are cheaper than assembling and factoring a mostly-zero matrix. */
+static int dense_pays(const tl_world *w) {
+  long shared = 0, pairs = (long)w->nblock * (w->nblock - 1) / 2;
+  for (int i = 0; i < w->nblock; i++)
+    for (int j = i + 1; j < w->nblock; j++) shared += share_system(&w->blocks[i], &w->blocks[j]);
+  return 2 * shared >= pairs;
+}
+
+/* Number the rows of the blocks (tl_block.row); returns how many. */
+static int number_rows(tl_world *w) {
+  int n = 0;
+  for (int i = 0; i < w->nblock; i++) {
+    w->blocks[i].row = n;
+    n += w->blocks[i].nrow;
+  }
+  return n;
+}
+
+/* The dense Delassus matrix A of the blocks (full, symmetric; the
+ * compliance R stays in the blocks) and the row velocities db at the
+ * current z (the start of the solve). The
+ * off-diagonal blocks use the tree sparsity: only blocks sharing a system,
+ * each over their common support. */
+static void dense_assemble(tl_world *w) {
+  const int n = w->dense_n;
+  double *A = w->dA;
+  /* W = D^-1 Y of every block part, scattered over its system's nv (entry (dof, r) at dof * nrow + r) */
+  size_t used = 0;
+  for (int i = 0; i < w->nblock; i++) {
+    tl_block *b = &w->blocks[i];
+    for (int p = 0; p < 2; p++) {
+      int si = p ? b->sb : b->sa;
+      if (si < 0) continue;
+      const tl_system *s = w->systems[si];
+      const int nv = s->m->nv, ns = b->nsup[p], nr = b->nrow, *sup = w->ipool + b->sup[p];
+      const double *Y = w->pool + b->adr[p] + (size_t)ns * (size_t)nr, *Dinv = s->d.LDinv;
+      double *W = w->dW + used;
+      b->wrow[p] = (int)used;
+      used += (size_t)nr * (size_t)nv;
+      memset(W, 0, (size_t)nr * (size_t)nv * sizeof(double));
+      if (nr == 3)
+        for (int k = 0; k < ns; k++) {
+          const double di = Dinv[sup[k]];
+          double *x = W + 3 * sup[k];
+          x[0] = di * Y[3 * k], x[1] = di * Y[3 * k + 1], x[2] = di * Y[3 * k + 2];
+        }
+      else
+        for (int k = 0; k < ns; k++) W[sup[k]] = Dinv[sup[k]] * Y[k];
+    }
+  }
+  for (int i = 0; i < w->nblock; i++) {
+    const tl_block *a = &w->blocks[i];
+    block_velocity(w, a, w->db + a->row);
+    for (int r = 0; r < a->nrow; r++) {
+      double *Ar = A + (size_t)(a->row + r) * (size_t)n;
+      for (int c = 0; c < a->nrow; c++) Ar[a->row + c] = a->G[r * a->nrow + c];
+    }
+    for (int j = i + 1; j < w->nblock; j++) {
+      const tl_block *b = &w->blocks[j];
+      double G[9] = {0};
+      for (int pa = 0; pa < 2; pa++) { /* G = Y_a^T W_b over a's support, per shared system */
+        int sa = pa ? a->sb : a->sa;
+        if (sa < 0) continue;
+        for (int pb = 0; pb < 2; pb++) {
+          if ((pb ? b->sb : b->sa) != sa) continue;
+          const int ns = a->nsup[pa], *sup = w->ipool + a->sup[pa];
+          const double *Ya = w->pool + a->adr[pa] + (size_t)ns * (size_t)a->nrow, *Wb = w->dW + b->wrow[pb];
+          if (a->nrow == 1 && b->nrow == 1) {
+            double g = 0;
+            for (int k = 0; k < ns; k++) g += Ya[k] * Wb[sup[k]];
+            G[0] += g;
+          } else if (a->nrow == 3 && b->nrow == 3) {
+            for (int k = 0; k < ns; k++) {
+              const double *x = Wb + 3 * sup[k], *y = Ya + 3 * k;
+              for (int r = 0; r < 3; r++) {
+                G[3 * r] += y[r] * x[0];
+                G[3 * r + 1] += y[r] * x[1];
+                G[3 * r + 2] += y[r] * x[2];
+              }
+            }
+          } else if (a->nrow == 3) { /* and b->nrow == 1 */
+            double g0 = 0, g1 = 0, g2 = 0;
+            for (int k = 0; k < ns; k++) {
+              const double x = Wb[sup[k]];
+              g0 += Ya[3 * k] * x, g1 += Ya[3 * k + 1] * x, g2 += Ya[3 * k + 2] * x;
+            }
+            G[0] += g0, G[1] += g1, G[2] += g2;
+          } else { /* a->nrow == 1, b->nrow == 3 */
+            double g0 = 0, g1 = 0, g2 = 0;
+            for (int k = 0; k < ns; k++) {
+              const double y = Ya[k], *x = Wb + 3 * sup[k];
+              g0 += y * x[0], g1 += y * x[1], g2 += y * x[2];
+            }
+            G[0] += g0, G[1] += g1, G[2] += g2;
+          }
+        }
+      }
+      for (int r = 0; r < a->nrow; r++)
+        for (int c = 0; c < b->nrow; c++) {
+          A[(size_t)(a->row + r) * (size_t)n + b->row + c] = G[r * b->nrow + c];
+          A[(size_t)(b->row + c) * (size_t)n + a->row + r] = G[r * b->nrow + c];
+        }
+    }
+  }
+  memset(w->dx, 0, (size_t)n * sizeof(double));
+}
+
+/* Status of the rows for a direct solve, from the current impulses: 1 free
+ * (a contact pressing, lambda_n > 0: all three rows, as if sticking; a scalar
+ * row strictly inside its bounds), 0 held at its value (a contact that does
+ * not press, lambda = 0; a scalar row at a bound). */
+static void direct_status(tl_world *w, unsigned char *st) {
+  for (int i = 0; i < w->nblock; i++) {
+    const tl_block *b = &w->blocks[i];
+    if (b->kind == TL_ROW_CONTACT) {
+      memset(st + b->row, b->lambda[2] > 0, 3);
+    } else {
+      st[b->row] = b->lambda[0] > b->lo && b->lambda[0] < b->hi;
+    }
+  }
+}
+
+/* Relative regularization of the free rows' matrix when it may be singular:
+ * two or more pressing contacts on one body (the corners of a box face:
+ * their tangential rows outnumber the in-plane motions of the body) make it
+ * so; epsilon picks the smallest-norm impulses among the equal solutions,
+ * and two steps of iterative refinement against the unregularized matrix
+ * remove what epsilon costs in the row velocities. Otherwise (a robot's
+ * point feet) it is factored as it is, and regularized only if a pivot
+ * comes out below TL_DIRECT_PIVOT of its diagonal entry. */
+#define TL_DIRECT_EPS 1e-11
+#define TL_DIRECT_PIVOT 1e-9
+
+/* 1 if two free contact blocks (status st) touch the same body. */
+static int shared_body(const tl_world *w, const unsigned char *st) {
+  for (int i = 0; i < w->nblock; i++) {
+    const tl_block *a = &w->blocks[i];
+    if (a->kind != TL_ROW_CONTACT || !st[a->row]) continue;
+    const tl_wcontact *ca = &w->contacts[a->contact];
+    for (int j = i + 1; j < w->nblock; j++) {
+      const tl_block *b = &w->blocks[j];
+      if (b->kind != TL_ROW_CONTACT || !st[b->row]) continue;
+      const tl_wcontact *cb = &w->contacts[b->contact];
+      if ((ca->sa == cb->sa && ca->ba == cb->ba) || (ca->sb >= 0 && ca->sb == cb->sb && ca->bb == cb->bb) ||
+          (ca->sa == cb->sb && ca->ba == cb->bb) || (ca->sb >= 0 && ca->sb == cb->sa && ca->bb == cb->ba))
+        return 1;
+    }
+  }
+  return 0;
+}
+
+/* sum of a[k] b[k] over [0, n), two interleaved partial sums (fixed order). */
+static inline double dot_inline(const double *restrict a, const double *restrict b, int n) {
+  double s0 = 0, s1 = 0;
+  int k = 0;
+  for (; k + 1 < n; k += 2) s0 += a[k] * b[k], s1 += a[k + 1] * b[k + 1];
+  if (k < n) s0 += a[k] * b[k];
+  return s0 + s1;
+}
+
+/* In-place Cholesky M = L L^T of the n x n lower triangle (row-major, row i
+ * at M + i n), Golub and Van Loan, Alg. 4.2.1, its dot products inline (the
+ * direct solves factor a few dozen rows, where calls cost more than the
+ * sums). Returns 0 if a pivot is not positive. */
+static int chol_inline(double *M, int n) {
+  for (int i = 0; i < n; i++) {
+    double *Mi = M + (size_t)i * (size_t)n;
+    for (int j = 0; j < i; j++) {
+      const double *Mj = M + (size_t)j * (size_t)n;
+      Mi[j] = (Mi[j] - dot_inline(Mi, Mj, j)) / Mj[j];
+    }
+    double d = Mi[i] - dot_inline(Mi, Mi, i);
+    if (!(d > 0)) return 0;
+    Mi[i] = sqrt(d);
+  }
+  return 1;
+}
+
+/* Solve L L^T x = e in place, L from chol_inline. */
+static void chol_solve_inline(const double *L, int n, double *e) {
+  for (int i = 0; i < n; i++) {
+    const double *Li = L + (size_t)i * (size_t)n;
+    e[i] = (e[i] - dot_inline(Li, e, i)) / Li[i];
+  }
+  for (int i = n - 1; i >= 0; i--) {
+    const double *Li = L + (size_t)i * (size_t)n;
+    e[i] /= Li[i];
+    for (int k = 0; k < i; k++) e[k] -= Li[k] * e[i];
+  }
+}
+
+/* Factor M = A_FF + R_F (+ eps diag A_FF) into w->dM; 0 if not positive definite. */
+static int direct_factor(tl_world *w, const int *F, const double *Rf, int nf, double eps) {
+  const int n = w->dense_n;
+  double *M = w->dM;
+  for (int a = 0; a < nf; a++) {
+    const double *Aa = w->dA + (size_t)F[a] * (size_t)n;
+    for (int c = 0; c <= a; c++) M[a * nf + c] = Aa[F[c]];
+    M[a * nf + a] = M[a * nf + a] * (1.0 + eps) + Rf[a];
+  }
+  if (!chol_inline(M, nf)) return 0;
+  if (eps > 0) return 1;
+  for (int a = 0; a < nf; a++) { /* pivot test: L_aa^2 against the diagonal entry */
+    const double d = w->dA[(size_t)F[a] * (size_t)n + F[a]] + Rf[a];
+    if (!(M[a * nf + a] * M[a * nf + a] > TL_DIRECT_PIVOT * d)) return 0;
+  }
+  return 1;
+}
+
+/* One direct solve of the rows marked free in st, the others held at the
+ * values h: (A_FF + R_F) y_F = target_F - db_F - A_FH h_H (R: the
+ * compliance of contact normals and scalar rows); y_H = h_H. y: [2n], its
+ * second half scratch. Returns 0 if the free rows' matrix is not positive
+ * definite. */
+static int direct_linear(tl_world *w, const unsigned char *st, const double *h, double *y) {
+  const int n = w->dense_n;
+  int *F = w->dfree, nf = 0;
+  double *M = w->dM, *r = w->dr, *Rf = w->dr + w->dense_cap, *e = y + n;
+  w->dense_nf = 0;
+  for (int i = 0; i < w->nblock; i++) {
+    const tl_block *b = &w->blocks[i];
+    for (int k = 0; k < b->nrow; k++)
+      if (st[b->row + k]) {
+        F[nf] = b->row + k;
+        Rf[nf] = b->kind != TL_ROW_CONTACT || k == 2 ? b->R : 0.0;
+        r[nf++] = b->target[k] - w->db[b->row + k];
+      }
+  }
+  for (int j = 0; j < n; j++) y[j] = st[j] ? 0.0 : h[j];
+  for (int a = 0; a < nf; a++) /* minus A_FH h_H: y is zero on the free rows */
+    r[a] -= tl_dense_dot(n, w->dA + (size_t)F[a] * (size_t)n, y);
+  w->dense_nf = nf;
+  int refine = shared_body(w, st);
+  if (refine || !direct_factor(w, F, Rf, nf, 0.0)) {
+    refine = 1;
+    if (!direct_factor(w, F, Rf, nf, TL_DIRECT_EPS)) return 0;
+  }
+  for (int a = 0; a < nf; a++) e[a] = r[a];
+  for (int pass = 0;; pass++) { /* the solve, then (regularized) two refinements */
+    chol_solve_inline(M, nf, e);
+    for (int a = 0; a < nf; a++) y[F[a]] += e[a];
+    if (!refine || pass == 2) break;
+    for (int a = 0; a < nf; a++) { /* residual of (A_FF + R_F) y_F = r */
+      const double *Aa = w->dA + (size_t)F[a] * (size_t)n;
+      double s = r[a] - Rf[a] * y[F[a]];
+      for (int c = 0; c < nf; c++) s -= Aa[F[c]] * y[F[c]];
+      e[a] = s;
+    }
+  }
+  return 1;
+}
+
+/* Largest residual of the free rows of the last direct_linear, in impulse:
+ * |target - v - R lambda| / (G_aa + R_a) for the solution y: the change a
+ * Gauss-Seidel update of that row alone would make. */
+static double direct_residual(const tl_world *w, const double *y) {
+  const int n = w->dense_n, nf = w->dense_nf, *F = w->dfree;
+  const double *r = w->dr, *Rf = w->dr + w->dense_cap;
+  double worst = 0;
+  for (int a = 0; a < nf; a++) {
+    const double *Aa = w->dA + (size_t)F[a] * (size_t)n;
+    double s = r[a] - Rf[a] * y[F[a]];
+    for (int c = 0; c < nf; c++) s -= Aa[F[c]] * y[F[c]];
+    worst = fmax(worst, fabs(s) / (Aa[F[a]] + Rf[a]));
+  }
+  return worst;
+}
+
+/* Direct solve of the stick / open / bound pattern in w->dstat (an active-set
+ * method: Murty's principal pivoting restricted to these statuses, Cottle,
+ * Pang, Stone, The Linear Complementarity Problem, 1992, sec. 4.2): solve
+ * the free rows exactly with the others held, then move rows whose solution
+ * breaks a sign condition (a pressing contact pulling, a held contact
+ * penetrating, a scalar row beyond a bound or pushing against the side it
+ * rests on) to the other set and solve again, at most 8 times. A pressing
+ * contact whose impulse leaves the friction cone slides: that is left to the
+ * Gauss-Seidel sweeps (returns 0). On success the impulses of the blocks
+ * become the solution (returns 1): the exact solution of the problem when
+ * no contact slides; 2 when, besides, no free row is off its equation by
+ * more than the tolerance makes an impulse of: the solve is converged
+ * without a sweep (every sign condition was checked on the way). */
+static int direct_solve(tl_world *w) {
+  const int n = w->dense_n;
+  unsigned char *st = w->dstat;
+  double *y = w->dy, *h = w->dy + 2 * n; /* candidate impulses (+ scratch), held values */
+  memcpy(h, w->dx, (size_t)n * sizeof(double)); /* held rows: scalar rows at their bound, */
+  for (int i = 0; i < w->nblock; i++)               /* contacts that do not press at zero */
+    if (w->blocks[i].kind == TL_ROW_CONTACT && !st[w->blocks[i].row]) memset(h + w->blocks[i].row, 0, 3 * sizeof(double));
+  for (int round = 0; round < 8; round++) {
+    if (!direct_linear(w, st, h, y)) return 0;
+    int changed = 0;
+    for (int i = 0; i < w->nblock; i++) {
+      const tl_block *b = &w->blocks[i];
+      const int r0 = b->row;
+      double v = 0;
+      if (b->kind == TL_ROW_CONTACT) {
+        if (st[r0]) {
+          double ln = y[r0 + 2], lt = sqrt(y[r0] * y[r0] + y[r0 + 1] * y[r0 + 1]);
+          if (ln < 0) { /* pulls: let it open */
+            memset(st + r0, 0, 3);
+            y[r0] = y[r0 + 1] = y[r0 + 2] = 0;
+            changed = 1;
+          } else if (lt > b->mu * ln) {
+            return 0; /* slides */
+          }
+        } else {
+          v = w->db[r0 + 2] + tl_dense_dot(n, w->dA + (size_t)(r0 + 2) * (size_t)n, y);
+          if (v < b->target[2] - w->solver_tol * b->G[8]) { /* penetrates: let it press */
+            memset(st + r0, 1, 3);
+            changed = 1;
+          }
+        }
+        continue;
+      }
+      double x = y[r0];
+      if (st[r0]) {
+        if (x < b->lo || x > b->hi) {
+          st[r0] = 0;
+          y[r0] = x < b->lo ? b->lo : b->hi;
+          changed = 1;
+        }
+      } else {
+        v = w->db[r0] + tl_dense_dot(n, w->dA + (size_t)r0 * (size_t)n, y) + b->R * x - b->target[0];
+        double tol = w->solver_tol * (b->G[0] + b->R);
+        if ((x <= b->lo && v < -tol) || (x >= b->hi && v > tol)) {
+          st[r0] = 1;
+          changed = 1;
+        }
+      }
+    }
+    if (changed) {
+      for (int j = 0; j < n; j++) /* held rows keep their (possibly clamped) values */
+        if (!st[j]) h[j] = y[j];
+      continue;
+    }
+    for (int i = 0; i < w->nblock; i++) {
+      tl_block *b = &w->blocks[i];
+      for (int k = 0; k < b->nrow; k++) b->lambda[k] = y[b->row + k];
+    }
+    memcpy(w->dx, y, (size_t)n * sizeof(double));
+    return direct_residual(w, y) <= w->solver_tol ? 2 : 1;
+  }
+  return 0;
 }
 
 /* New impulse of a scalar row for row velocity v (without the row's own change). */
@@ -447,7 +1104,7 @@ static double eqgroup_update(tl_world *w, const tl_eqgroup *g) {
     b->lambda[0] += r[i];
     change = fmax(change, fabs(r[i]));
     apply_impulse(w, b, b->dl);
-    block_rows(w, b, b->dl, 1);
+    add_generalized(w, b, b->dl);
   }
   return change;
 }
@@ -483,7 +1140,7 @@ static double gauss_seidel_sweep(tl_world *w, int pyramid, double *gen) {
       b->lambda[r] = nl[r];
     }
     apply_impulse(w, b, dl);
-    block_rows(w, b, dl, 1);
+    add_generalized(w, b, dl);
   }
   *gen = 0;
   for (int i = 0; i < w->nsystem; i++)
@@ -518,11 +1175,33 @@ static double sweep_norm2(const tl_world *w) {
  * sweeps can trade impulse between such rows at no cost (J^T d = 0 exactly
  * when G d = 0, G = J M^-1 J^T) for ever. */
 static void solve_gauss_seidel(tl_world *w, int pyramid) {
-  int it = 0, converged = 0;
+  int it = 0, converged = 0, tried = 0;
   double change = 0, gprev = 0;
   for (int n = 0; n < w->nblock; n++) memset(w->blocks[n].p, 0, sizeof(w->blocks[n].p));
   for (it = 0; it < w->solver_max_iter && !converged; it++) {
     double gen;
+    /* dense per-contact solves: a direct solve of the current pattern before
+     * the first sweep and after sweeps 1, 3, 7, 15, ..., when the pattern
+     * changed since the last try (direct_solve); the sweep that follows is
+     * the convergence test, as for any iterate */
+    if (w->dense && !pyramid && ((it + 1) & it) == 0) {
+      direct_status(w, w->dstat);
+      if (!tried || memcmp(w->dstat, w->dstat_prev, (size_t)w->dense_n)) {
+        memcpy(w->dstat_prev, w->dstat, (size_t)w->dense_n);
+        tried = 1;
+        int d = direct_solve(w);
+        if (d) {
+          w->stats.direct++;
+          gprev = 0;
+          for (int n = 0; n < w->nblock; n++) memset(w->blocks[n].p, 0, sizeof(w->blocks[n].p));
+        }
+        if (d == 2) { /* exact: converged without a sweep */
+          change = 0;
+          converged = 1;
+          break;
+        }
+      }
+    }
     change = gauss_seidel_sweep(w, pyramid, &gen);
     converged = change <= w->solver_tol || gen <= w->solver_tol;
     if (converged) continue;
@@ -552,24 +1231,6 @@ static void solve_gauss_seidel(tl_world *w, int pyramid) {
 }
 
 /* ---------------- Dantzig ---------------- */
-
-/* Off-diagonal Delassus entries between rows of blocks a and b (shared systems). */
-static double delassus(const tl_world *w, const tl_block *a, int ra, const tl_block *b, int rb) {
-  double s = 0;
-  for (int pa = 0; pa < 2; pa++) {
-    int sa = pa ? a->sb : a->sa;
-    if (sa < 0) continue;
-    for (int pb = 0; pb < 2; pb++) {
-      int sb = pb ? b->sb : b->sa;
-      if (sb != sa) continue;
-      int nv = w->systems[sa]->m->nv;
-      const double *J = w->pool + (pa ? a->jadr_b : a->jadr_a) + ra * nv;
-      const double *X = w->pool + (pb ? b->jadr_b : b->jadr_a) + (b->nrow + rb) * nv;
-      for (int k = 0; k < nv; k++) s += J[k] * X[k];
-    }
-  }
-  return s;
-}
 
 static int dantzig_rows(const tl_world *w) {
   int n = 0;
@@ -607,16 +1268,23 @@ static void solve_dantzig(tl_world *w) {
       }
     }
   }
-  for (int i = 0, ri = 0; i < w->nblock; i++) {
+  number_rows(w);
+  for (int i = 0; i < w->nblock; i++) {
     const tl_block *a = &w->blocks[i];
-    for (int ka = 0; ka < a->nrow; ka++, ri++) {
-      for (int j = 0, rj = 0; j < w->nblock; j++) {
-        const tl_block *b = &w->blocks[j];
-        for (int kb = 0; kb < b->nrow; kb++, rj++)
-          w->lcp_A[(size_t)ri * n + rj] = i == j ? a->G[ka * a->nrow + kb] : delassus(w, a, ka, b, kb);
-      }
-      w->lcp_A[(size_t)ri * n + ri] += (a->kind != TL_ROW_CONTACT || ka == 2) ? a->R : 0.0;
+    for (int j = 0; j < w->nblock; j++) {
+      const tl_block *b = &w->blocks[j];
+      double G[9];
+      if (i == j)
+        memcpy(G, a->G, sizeof(G));
+      else if (share_system(a, b))
+        delassus_block(w, a, b, G);
+      else
+        memset(G, 0, sizeof(G));
+      for (int ka = 0; ka < a->nrow; ka++)
+        for (int kb = 0; kb < b->nrow; kb++) w->lcp_A[(size_t)(a->row + ka) * n + b->row + kb] = G[ka * b->nrow + kb];
     }
+    for (int ka = 0; ka < a->nrow; ka++)
+      w->lcp_A[(size_t)(a->row + ka) * n + a->row + ka] += (a->kind != TL_ROW_CONTACT || ka == 2) ? a->R : 0.0;
   }
   tl_lcp_stats st;
   memset(w->lcp_x, 0, (size_t)n * sizeof(double));
@@ -649,7 +1317,7 @@ static void contact_residuals(tl_world *w) {
     const tl_block *b = &w->blocks[i];
     if (b->kind != TL_ROW_CONTACT) continue;
     double v[3];
-    block_velocity(w, b, v);
+    block_velocity_u(w, b, v);
     const double *l = b->lambda;
     double vn = v[2] + b->R * l[2] - b->target[2], lt = sqrt(l[0] * l[0] + l[1] * l[1]), vt = sqrt(v[0] * v[0] + v[1] * v[1]);
     sig = fmax(sig, fabs(fmin(l[2], vn)));
@@ -708,10 +1376,7 @@ static void solve_impacts(tl_world *w) {
     any |= w->contacts[i].restitution > 0;
   }
   if (!any) return;
-  for (int i = 0; i < w->nsystem; i++) {
-    tl_system *s = w->systems[i];
-    if (s->integrator == TL_INTEGRATOR_EULER) memcpy(s->d.u, s->u_prev, (size_t)s->m->nv * sizeof(double));
-  }
+  set_base(w, 1); /* the velocities at the start of the step */
   int sweeps = 0, applied = 1;
   while (applied && sweeps < 10 * w->solver_max_iter) {
     applied = 0;
@@ -732,15 +1397,62 @@ static void solve_impacts(tl_world *w) {
     b->target[2] = fmax(b->target[2], v[2]);
     b->R = w->contacts[b->contact].cfm; /* rigid while it ends the impact: no relative compliance */
   }
+  /* the forces of the step come after the impacts: the base becomes the free
+   * velocity, the impact impulses stay in z */
+}
+
+/* u = u_free + L^-1 z for every system with constraint rows (tl_block). */
+static void finish_velocities(tl_world *w) {
   for (int i = 0; i < w->nsystem; i++) {
     tl_system *s = w->systems[i];
-    if (s->integrator != TL_INTEGRATOR_EULER) continue;
-    if (w->stats.impacts == 0) {
-      memcpy(s->d.u, s->u_free, (size_t)s->m->nv * sizeof(double));
-    } else {
-      for (int k = 0; k < s->m->nv; k++) s->d.u[k] += s->u_free[k] - s->u_prev[k];
-    }
+    if (!s->in_solve) continue;
+    tl_dyn_solve_lower(&s->d, s->z);
+    for (int k = 0; k < s->m->nv; k++) s->d.u[k] = s->u_free[k] + s->z[k];
   }
+}
+
+/* The solver of the world on blocks [0, nblock), from z = 0 plus the impact
+ * impulses, warm-started from the blocks' lambda; leaves the impulses in z. */
+static void run_solver(tl_world *w) {
+  if (w->solver == TL_SOLVER_DANTZIG) {
+    solve_dantzig(w);
+    return;
+  }
+  int n = number_rows(w);
+  if (n <= w->dense_cap && dense_pays(w)) { /* small coupled problems: on the dense Delassus matrix */
+    w->dense_n = n;
+    dense_assemble(w); /* db from the velocity form */
+    w->dense = 1;
+  }
+  for (int i = 0; i < w->nblock; i++) { /* warm start: last step's impulses, clamped */
+    tl_block *b = &w->blocks[i];
+    if (b->nrow == 1) b->lambda[0] = fmax(b->lo, fmin(b->hi, b->lambda[0]));
+    apply_impulse(w, b, b->lambda);
+  }
+  factor_eqgroups(w);
+  solve_gauss_seidel(w, w->solver == TL_SOLVER_PGS);
+  if (w->dense) { /* the impulses into z */
+    w->dense = 0;
+    for (int i = 0; i < w->nblock; i++) apply_impulse(w, &w->blocks[i], w->blocks[i].lambda);
+  }
+}
+
+/* 1 if every deferred contact (blocks [first, nblock)) is satisfied with no
+ * impulse at the solution (u after the solve): its normal velocity does not
+ * fall below its target by more than the solve's tolerance makes an impulse
+ * of (then its lambda = 0 is the complementary solution, and leaving it out
+ * changed nothing). Their Delassus blocks are computed only here, and only
+ * for one that falls below its target at all. */
+static int deferred_hold(tl_world *w, int first) {
+  for (int i = first; i < w->nblock; i++) {
+    tl_block *b = &w->blocks[i];
+    double v[3];
+    block_velocity_u(w, b, v);
+    if (!(b->target[2] - v[2] > 0)) continue;
+    if (!b->finished) finish_block(w, b);
+    if (b->target[2] - v[2] > w->solver_tol * (b->G[8] + b->R)) return 0;
+  }
+  return 1;
 }
 
 void tl_world_solve_constraints(tl_world *w) {
@@ -752,17 +1464,33 @@ void tl_world_solve_constraints(tl_world *w) {
     w->stats.converged = 1;
     return;
   }
-  solve_impacts(w);
-  if (w->solver == TL_SOLVER_DANTZIG) {
-    solve_dantzig(w);
-  } else {
-    for (int i = 0; i < w->nblock; i++) { /* warm start: last step's impulses, clamped */
-      tl_block *b = &w->blocks[i];
-      if (b->nrow == 1) b->lambda[0] = fmax(b->lo, fmin(b->hi, b->lambda[0]));
-      apply_impulse(w, b, b->lambda);
-    }
-    solve_gauss_seidel(w, w->solver == TL_SOLVER_PGS);
+  for (int i = 0; i < w->nsystem; i++) w->systems[i]->in_solve = 0;
+  for (int i = 0; i < w->nblock; i++) {
+    w->systems[w->blocks[i].sa]->in_solve = 1;
+    if (w->blocks[i].sb >= 0) w->systems[w->blocks[i].sb]->in_solve = 1;
   }
+  for (int i = 0; i < w->nsystem; i++)
+    if (w->systems[i]->in_solve) memset(w->systems[i]->z, 0, (size_t)w->systems[i]->m->nv * sizeof(double));
+  solve_impacts(w);
+  set_base(w, 0);
+  const int nall = w->nblock;
+  int nsolve = w->stats.impacts ? nall : w->nblock_solve, sweeps = 0;
+  for (;;) {
+    w->nblock = nsolve; /* the deferred contacts (the last blocks) sit out */
+    run_solver(w);
+    sweeps += w->stats.iterations;
+    w->nblock = nall;
+    finish_velocities(w);
+    if (nsolve == nall || deferred_hold(w, nsolve)) break;
+    for (int i = nsolve; i < nall; i++) /* one of them pushes after all: solve again with every block */
+      if (!w->blocks[i].finished) finish_block(w, &w->blocks[i]);
+    for (int i = 0; i < w->nsystem; i++)
+      if (w->systems[i]->in_solve) memset(w->systems[i]->z, 0, (size_t)w->systems[i]->m->nv * sizeof(double));
+    nsolve = nall;
+    w->stats.deferred_retry = 1;
+  }
+  w->stats.iterations = sweeps;
+  w->stats.deferred = nall - nsolve;
   contact_residuals(w);
   for (int i = 0; i < w->nsystem; i++)
     memset(w->systems[i]->lambda_joint, 0, TL_JOINT_SLOTS * (size_t)w->systems[i]->m->nv * sizeof(double));
@@ -771,6 +1499,6 @@ void tl_world_solve_constraints(tl_world *w) {
     if (b->contact >= 0) memcpy(w->contacts[b->contact].lambda, b->lambda, sizeof(b->lambda));
     if (b->slot >= 0) /* the velocity limit's impulse signed by its side (its J entry) */
       w->systems[b->sa]->lambda_joint[TL_JOINT_SLOTS * b->dof + b->slot] =
-          b->slot == 4 ? w->pool[b->jadr_a + b->dof] * b->lambda[0] : b->lambda[0];
+          b->slot == 4 ? w->pool[b->adr[0]] * b->lambda[0] : b->lambda[0];
   }
 }

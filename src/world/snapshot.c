@@ -1,12 +1,10 @@
 /* World snapshots: the whole state that influences the next step, as a
  * versioned byte buffer (talus/world.h, tl_world_get_state).
  *
- * Layout (version 1; every number in the byte order of the machine that
+ * Layout (version 2; every number in the byte order of the machine that
  * wrote it, which the header's order mark records; doubles IEEE-754):
  *   header   char magic[8] "TLSTATE", u32 version, u32 order mark 0x01020304,
  *            u64 total size, f64 time, u32 nsystem, u32 ncontact, u32 ngeom
- *   world    i32 sap_order[ngeom] (broadphase order: it decides the order in
- *            which contacts are found, hence the Gauss-Seidel order)
  *   contacts ncontact x { i32 sa, ba, ga, sb, bb, gb; f64 pos[3], frame[9],
  *            depth, mu, restitution, threshold, vtarget, cfm, erp, lambda[3],
  *            impact[3], vn_pre } (the last step's contacts: the next step
@@ -17,7 +15,10 @@
  *            lambda_joint[TL_JOINT_SLOTS nv] }
  * The fingerprint hashes each system's structure (joint types, tree, names,
  * geoms), not its parameters: a snapshot restores into a world built the
- * same way, also after its masses or gains were randomized. */
+ * same way, also after its masses or gains were randomized.
+ * Version 1 also held the broadphase's sweep order (i32 [ngeom] after the
+ * header), which decided the order of the contacts; since the broadphase
+ * sorts its pairs by the state alone (collision.c), nothing of it is state. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -27,7 +28,7 @@
 #include "world/world_internal.h"
 
 #define SNAP_MAGIC "TLSTATE"
-#define SNAP_VERSION 1u
+#define SNAP_VERSION 2u
 #define SNAP_ORDER 0x01020304u
 #define SNAP_HEADER (8 + 4 + 4 + 8 + 8 + 4 * 3)
 #define SNAP_CONTACT (6 * 4 + 29 * 8)
@@ -66,7 +67,7 @@ static size_t system_bytes(const tl_system *s) {
 
 size_t tl_world_state_size(const tl_world *w) {
   if (!w) return 0;
-  size_t n = SNAP_HEADER + 4 * (size_t)w->ngeomref + SNAP_CONTACT * (size_t)w->ncontact;
+  size_t n = SNAP_HEADER + SNAP_CONTACT * (size_t)w->ncontact;
   for (int i = 0; i < w->nsystem; i++) n += system_bytes(w->systems[i]);
   return n;
 }
@@ -149,7 +150,6 @@ tl_status tl_world_get_state(const tl_world *w, void *buf, size_t size, size_t *
   put_u32(&b, (uint32_t)w->nsystem);
   put_u32(&b, (uint32_t)w->ncontact);
   put_u32(&b, (uint32_t)w->ngeomref);
-  for (int i = 0; i < w->ngeomref; i++) put_i32(&b, w->sap_order[i]);
   for (int i = 0; i < w->ncontact; i++) put_contact(&b, &w->contacts[i]);
   for (int i = 0; i < w->nsystem; i++) put_system(&b, w->systems[i]);
   if (written) *written = need;
@@ -202,20 +202,6 @@ static int geom_ok(const tl_world *w, int s, int b, int g) {
 
 /* 0 if the next n ints are a permutation of 0..n-1 (quadratic: n is the
  * number of geoms, and nothing is allocated). */
-static int check_permutation(rbuf *b, int n) {
-  const unsigned char *at = b->p;
-  for (int i = 0; i < n; i++) {
-    int v;
-    if (get_i32(b, &v) || v < 0 || v >= n) return -1;
-    for (int j = 0; j < i; j++) {
-      int32_t u;
-      memcpy(&u, at + 4 * (size_t)j, 4);
-      if (u == v) return -1;
-    }
-  }
-  return 0;
-}
-
 /* Check the contacts' records (indices in range, numbers finite). */
 static tl_status check_contacts(const tl_world *w, rbuf *b, int n, tl_error *err) {
   for (int i = 0; i < n; i++) {
@@ -321,16 +307,14 @@ tl_status tl_world_set_state(tl_world *w, const void *buf, size_t size, tl_error
   if (nc > (uint32_t)w->cap_contact)
     return tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot", "%u contacts, this world holds at most %d", nc,
                         w->cap_contact);
-  const unsigned char *sap = b.p;
-  tl_status st = check_permutation(&b, w->ngeomref) ? bad(err, "broadphase order is not a permutation") : TL_OK;
-  if (!st) st = check_contacts(w, &b, (int)nc, err);
+  const unsigned char *body = b.p;
+  tl_status st = check_contacts(w, &b, (int)nc, err);
   for (int i = 0; i < w->nsystem && !st; i++) st = check_system(w->systems[i], i, &b, err);
   if (!st && b.p != b.end) st = bad(err, "trailing bytes after the last system");
   if (st) return st;
   /* everything checked: apply */
-  b.p = sap;
+  b.p = body;
   w->time = time;
-  for (int i = 0; i < w->ngeomref; i++) get_i32(&b, &w->sap_order[i]);
   w->ncontact = (int)nc;
   for (int i = 0; i < w->ncontact; i++) apply_contact(&b, &w->contacts[i]);
   w->nprev = 0;

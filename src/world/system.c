@@ -13,8 +13,9 @@ void tl_system_destroy(tl_system *s) {
   tl_sysdata_free(&s->d);
   double *arr[] = {s->kp, s->kd, s->q_target, s->u_target, s->tau_ff, s->tau_applied, s->ext,
                    s->force, s->diag, s->u_prev, s->q_prev, s->u_free, s->rk, s->Jtmp, s->lambda_joint,
-                   s->gen_change};
+                   s->gen_change, s->z, s->pd_e, s->spring_e};
   for (size_t i = 0; i < sizeof(arr) / sizeof(arr[0]); i++) free(arr[i]);
+  for (int h = 0; s->hulls && h < s->m->nhull; h++) tl_hull_graph_free(&s->hulls[h]);
   free(s->hulls);
   free(s->pd_row);
   tl_model_free(s->m);
@@ -34,8 +35,8 @@ tl_system *tl_system_create(tl_world *w, const tl_model *model, int index) {
   size_t nv = (size_t)s->m->nv, nq = (size_t)s->m->nq;
   double **arr[] = {&s->kp, &s->kd, &s->q_target, &s->u_target, &s->tau_ff, &s->tau_applied, &s->ext,
                     &s->force, &s->diag, &s->u_prev, &s->q_prev, &s->u_free, &s->rk, &s->Jtmp,
-                    &s->lambda_joint, &s->gen_change};
-  size_t len[] = {nv, nv, nq, nv, nv, nv, nv, nv, nv, nv, nq, nv, nq + 9 * nv, 3 * nv, TL_JOINT_SLOTS * nv, nv};
+                    &s->lambda_joint, &s->gen_change, &s->z, &s->pd_e, &s->spring_e};
+  size_t len[] = {nv, nv, nq, nv, nv, nv, nv, nv, nv, nv, nq, nv, nq + 9 * nv, 3 * nv, TL_JOINT_SLOTS * nv, nv, nv, nv, nv};
   for (size_t i = 0; i < sizeof(len) / sizeof(len[0]); i++) {
     *arr[i] = calloc(len[i] ? len[i] : 1, sizeof(double));
     if (!*arr[i]) {
@@ -50,9 +51,13 @@ tl_system *tl_system_create(tl_world *w, const tl_model *model, int index) {
     return NULL;
   }
   for (int h = 0; h < s->m->nhull; h++) {
-    s->hulls[h] = (tl_hull){s->m->hull_nvert[h], s->m->hull_vert + 3 * s->m->hull_vert_adr[h],
-                            s->m->hull_nface[h], s->m->hull_face + 3 * s->m->hull_face_adr[h], {0}, {0}};
+    s->hulls[h] = (tl_hull){.nvert = s->m->hull_nvert[h], .vert = s->m->hull_vert + 3 * s->m->hull_vert_adr[h],
+                            .nface = s->m->hull_nface[h], .face = s->m->hull_face + 3 * s->m->hull_face_adr[h]};
     tl_hull_bounds(&s->hulls[h]);
+    if (tl_hull_graph(&s->hulls[h])) {
+      tl_system_destroy(s);
+      return NULL;
+    }
   }
   tl_model_default_q_fill(s->m, s->q_target);
   return s;

@@ -52,11 +52,12 @@ void tl_world_free(tl_world *w) {
   tl_engine_link_free(w->engine);
   for (int i = 0; i < w->nsystem; i++) tl_system_destroy(w->systems[i]);
   for (int i = 0; i < w->nheightmap; i++) free((double *)w->heightmaps[i].heights);
-  void *arr[] = {w->systems, w->statics, w->heightmaps, w->pairs, w->geomrefs, w->sap_order,
-                 w->contacts, w->prev, w->ignore, w->blocks, w->pool, w->eqgroups, w->eq_pool, w->lcp_A, w->lcp_b,
+  void *arr[] = {w->systems, w->statics, w->heightmaps, w->pairs, w->geomrefs,
+                 w->contacts, w->prev, w->ignore, w->shapes, w->geom_active, w->body_adr, w->sys_geom, w->bsphere, w->bbox, w->unit_box, w->unit_order, w->cpairs, w->body_geom_adr, w->body_geoms, w->gradius, w->blocks, w->pool, w->ipool, w->eqgroups, w->eq_pool, w->lcp_A, w->lcp_b,
                  w->lcp_lo, w->lcp_hi, w->lcp_mu, w->lcp_x, w->lcp_findex, w->lcp_row_block};
   for (size_t i = 0; i < sizeof(arr) / sizeof(arr[0]); i++) free(arr[i]);
   tl_lcp_work_free(w->lcp);
+  tl_world_free_dense(w);
   free(w);
 }
 
@@ -504,10 +505,14 @@ static void control_forces(const tl_system *s, const double *u, double implicit_
   const tl_model *m = s->m;
   const double dt = implicit_dt;
   for (int b = 0; b < m->nbody; b++) {
-    double e[6], es[6];
+    double ebuf[6], esbuf[6];
     int v0 = m->v_adr[b];
-    tl_system_pd_error(s, b, e);
-    spring_error(s, b, es);
+    const double *e = s->pd_e + v0, *es = s->spring_e + v0;
+    if (dt == 0) { /* RK4: q changes between the stages */
+      tl_system_pd_error(s, b, ebuf);
+      spring_error(s, b, esbuf);
+      e = ebuf, es = esbuf;
+    }
     for (int k = 0; k < m->jnt_nv[b]; k++) {
       int v = v0 + k;
       double eff = m->dof_effort[v], act = fmax(-eff, fmin(eff, s->tau_ff[v]));
@@ -611,8 +616,12 @@ static void applied_forces(tl_world *w) {
     tl_system *s = w->systems[i];
     const tl_model *m = s->m;
     for (int b = 0; b < m->nbody; b++) {
-      double e[6];
-      tl_system_pd_error(s, b, e);
+      double ebuf[6];
+      const double *e = s->pd_e + m->v_adr[b];
+      if (s->integrator == TL_INTEGRATOR_RK4) { /* its q is already the end of the step's */
+        tl_system_pd_error(s, b, ebuf);
+        e = ebuf;
+      }
       for (int k = 0; k < m->jnt_nv[b]; k++) {
         int v = m->v_adr[b] + k;
         double eff = m->dof_effort[v], u = s->d.u[v];
@@ -646,6 +655,27 @@ static void restore(tl_world *w) {
   }
 }
 
+/* The PD and spring errors of every joint at the start-of-step q, kept in
+ * s->pd_e and s->spring_e for the whole of integrate2 (q changes only at its
+ * end; RK4 systems recompute theirs at each stage). A joint with no gain (no
+ * stiffness) gets zeros: they only ever multiply that gain (a floating base
+ * without a PD pays no quaternion logarithm). */
+static void joint_errors(tl_system *s) {
+  const tl_model *m = s->m;
+  for (int b = 0; b < m->nbody; b++) {
+    int v0 = m->v_adr[b], n = m->jnt_nv[b], gain = 0, stiff = 0;
+    for (int k = 0; k < n; k++) gain |= s->kp[v0 + k] != 0, stiff |= m->dof_stiffness[v0 + k] != 0;
+    if (gain)
+      tl_system_pd_error(s, b, s->pd_e + v0);
+    else
+      memset(s->pd_e + v0, 0, (size_t)n * sizeof(double));
+    if (stiff)
+      spring_error(s, b, s->spring_e + v0);
+    else
+      memset(s->spring_e + v0, 0, (size_t)n * sizeof(double));
+  }
+}
+
 /* Active set of saturating PDs, first guess: DOFs whose implicit PD force at
  * the free velocity would exceed the effort limit. Returns 1 if it changed. */
 static int predict_saturation(tl_world *w, tl_system *s) {
@@ -653,8 +683,7 @@ static int predict_saturation(tl_world *w, tl_system *s) {
   int changed = 0;
   for (int b = 0; b < m->nbody; b++) {
     if (m->jnt_type[b] == TL_JOINT_FLOATING || m->jnt_nv[b] == 0) continue;
-    double e[6];
-    tl_system_pd_error(s, b, e);
+    const double *e = s->pd_e + m->v_adr[b];
     for (int k = 0; k < m->jnt_nv[b]; k++) {
       int v = m->v_adr[b] + k;
       double eff = m->dof_effort[v], u = s->u_free[v];
@@ -713,6 +742,7 @@ tl_status tl_world_integrate2(tl_world *w, tl_error *err) {
     memcpy(s->q_prev, s->d.q, (size_t)s->m->nq * sizeof(double));
     memcpy(s->u_prev, s->d.u, (size_t)s->m->nv * sizeof(double));
     memset(s->pd_row, 0, (size_t)s->m->nv);
+    joint_errors(s);
   }
   tl_status st = TL_OK;
   for (int pass = 0; pass < 4 && !st; pass++) {

@@ -20,6 +20,7 @@ struct tl_system {
   int kin_valid;        /* d's kinematics match q, u */
   int dyn_valid;        /* M and h match q, u and the world's gravity */
   int self_collision;   /* collide geoms of different bodies of this system */
+  int in_solve;         /* a constraint block of the current solve touches this system */
   tl_integrator integrator;
 
   /* control: implicit PD + feedforward */
@@ -36,6 +37,8 @@ struct tl_system {
   double *rk;           /* RK4 scratch: q0 [nq], u0 [nv], 4 accelerations and 4 velocities [8 nv] */
   double *Jtmp;         /* [3*nv] scratch Jacobian */
   double *gen_change;   /* [nv] J^T dlambda of the current Gauss-Seidel sweep (N s, N m s) */
+  double *z;            /* [nv] L^-T J^T lambda of the constraint impulses of the solve (tl_block) */
+  double *pd_e, *spring_e; /* [nv] PD and spring errors of the step (world.c, joint_errors) */
   tl_hull *hulls;       /* [m->nhull] views of the model's hull pools */
   unsigned char *pd_row; /* [nv] 1: this step the PD of the DOF is a boxed row (it saturates) */
   double *lambda_joint;  /* [TL_JOINT_SLOTS nv] last impulses of joint rows (lower limit,
@@ -61,8 +64,15 @@ typedef struct tl_geom_ref {
   int system;           /* -1: static */
   int body;             /* body of that system (-1 static) */
   int geom;             /* model geom index, or static geom index */
-  double lo[3], hi[3];  /* AABB grown by the margin */
+  double box[6];        /* AABB grown by the margin (lo, hi), when computed this step
+                           (collision.c, geom_box) */
 } tl_geom_ref;
+
+/* A candidate pair of the broadphase: geomref indices (a < b) and its height. */
+typedef struct tl_cand_pair {
+  double height;
+  int a, b;
+} tl_cand_pair;
 
 /* A contact point between geom a (always of a system) and geom b (a system's or static). */
 typedef struct tl_wcontact {
@@ -85,19 +95,29 @@ typedef enum tl_row_kind {
   TL_ROW_EQUALITY = 3   /* 1 row, free (mimic) */
 } tl_row_kind;
 
-#define TL_LEAF_DENSE (-2)
-
-/* One constraint block (1 or 3 rows). Each row r has up to two Jacobian
- * parts (system a and system b) stored in the world's row pool:
- * J at pool[jadr_a + r*nv_a ...], M_eff^-1 J^T right after (same layout). */
+/* One constraint block (1 or 3 rows) on one or two systems (parts 0 and 1).
+ * The Delassus operator is kept in the tree-sparse form of the systems'
+ * factorizations M_eff = L^T D L (Featherstone 2008, sec. 6.5): a row J of
+ * part p touches only the DOFs on the root paths of its nonzeros, an
+ * ancestor-closed set S (the support: a foot's contact, the foot's leg and
+ * the base), and so does Y = L^-T J^T. Then
+ *   J M_eff^-1 J'^T = Y^T D^-1 Y'  (a sum over the common support),
+ *   J u = J u_base + Y^T z  with  z = D^-1 L^-T J^T lambda summed over blocks,
+ *   u = u_base + L^-1 z     at the end of the solve,
+ * so a Gauss-Seidel update of a block costs O(|S|), not O(nv) (constraint.c).
+ * Per part: the support (DOF indices, descending: children before parents) in
+ * the world's int pool at sup[p], and at pool[adr[p]] the arrays J and Y,
+ * each |S| x nrow (entry (k, r) at k * nrow + r). */
 typedef struct tl_block {
   tl_row_kind kind;
   int nrow;
-  int sa, sb;           /* systems (sb = -1 if none) */
-  int jadr_a, jadr_b;   /* pool offsets of J (nrow x nv); M_eff^-1 J^T follows at + nrow*nv */
-  int leaf_a, leaf_b;   /* sparsity of J: its nonzeros lie on the DOF path from this DOF to
-                           the root (dof_parent), -1: J is zero, TL_LEAF_DENSE: anywhere;
-                           limit and box rows: only at `dof` */
+  int sa, sb;           /* systems of parts 0 and 1 (sb = -1 if none) */
+  int nsup[2], sup[2];  /* support size and offset into ipool, per part */
+  int adr[2];           /* pool offset of J (then Y) per part */
+  int row;              /* first row in the dense Delassus matrix (dense solves) */
+  int finished;         /* 1: Y, G and the compliance are computed (finish_block) */
+  int wrow[2];          /* dense solves: offset of the part's rows of D^-1 Y over nv in dW */
+  double v0[3];         /* J u_base: row velocities at the base velocity (free velocity) */
   double target[3];     /* desired row velocity (the solve drives J u+ + R lambda toward it) */
   double lo, hi;        /* bounds of scalar rows */
   double R;             /* regularization (compliance) of scalar rows and contact normals */
@@ -147,8 +167,23 @@ struct tl_world {
   /* collision: broadphase over every geom, contacts */
   int ngeomref, cap_geomref;
   tl_geom_ref *geomrefs;
-  int *sap_order;       /* geomrefs sorted by lo[0], kept between steps */
+  tl_shape *shapes;     /* [cap_geomref] each geomref's shape in its pose of this step (active ones) */
+  unsigned char *geom_active; /* [cap_geomref] the geomref may collide this step: 1, and 2 once
+                                 its shape and box are computed (collision.c) */
+  /* broadphase (collision.c): units are the static geoms, then the systems */
+  int *body_adr;        /* [nsystem + 1] first body of each system in bsphere / bbox */
+  int *sys_geom;        /* [nsystem + 1] first geomref of each system */
+  double *bsphere;      /* [bodies * 4] sphere around a body's geoms: centre (body frame), radius (-1: none) */
+  double *bbox;         /* [bodies * 6] this step's box of each body (lo, hi) */
+  int *body_geom_adr, *body_geoms; /* geomrefs of body k: body_geoms[body_geom_adr[k] .. [k + 1]) */
+  double *gradius;      /* [ngeomref] radius of a sphere about each system geom's origin holding it */
+  double *unit_box;     /* [units * 6] this step's box of each unit; lo.x = +inf: inactive */
+  int *unit_order;      /* [units] sorted by lo.x, kept between steps (speed only) */
+  tl_cand_pair *cpairs; /* [cap_contact] candidate geom pairs of the step, sorted */
+  int npair_c;
+  double up[3];         /* -gravity, unit */
   int ncontact, cap_contact, nprev;
+  int prev_cursor;      /* collision: where the last pair's contacts ended in prev */
   tl_wcontact *contacts, *prev; /* prev: last step's, for warm starting */
   int ignore_n, ignore_cap;
   int *ignore;          /* pairs (system, body, system, body) never collided */
@@ -157,12 +192,27 @@ struct tl_world {
   tl_solver solver;
   int nblock, cap_block;
   tl_block *blocks;
+  int nblock_solve;     /* blocks the solve starts with; the rest are deferred contacts */
   size_t pool_used, pool_cap;
-  double *pool;
+  double *pool;         /* J and Y of every block part (tl_block) */
+  size_t ipool_used, ipool_cap;
+  int *ipool;           /* supports of every block part */
   int neqgroup, cap_eqgroup;
   tl_eqgroup *eqgroups;
   size_t eq_used, eq_cap;
   double *eq_pool;      /* factors and right-hand sides of the equality groups */
+  /* dense solve (constraint.c): the Delassus matrix of up to dense_cap rows */
+  int dense;            /* 1 while the current solve works on the dense matrix */
+  int dense_cap, dense_n, dense_nf; /* capacity, rows, free rows of the last direct solve */
+  double *dA;           /* [dense_cap^2] G + the normal / scalar compliance on its diagonal */
+  double *db;           /* [dense_cap] row velocities at the start of the solve */
+  double *dx;           /* [dense_cap] impulses (mirror of the blocks' lambda) */
+  double *dM;           /* [dense_cap^2] factor of the free rows' matrix (direct solves) */
+  double *dr, *dy;      /* [dense_cap] right-hand side, solution of a direct solve */
+  double *dW;           /* [dW_cap] D^-1 Y of each block part as dense rows (assembly) */
+  size_t dW_cap;
+  int *dfree;           /* [dense_cap] rows of a direct solve */
+  unsigned char *dstat, *dstat_prev; /* [dense_cap] row status of the last direct solve */
   tl_lcp_work *lcp;     /* Dantzig scratch */
   int lcp_cap;
   double *lcp_A, *lcp_b, *lcp_lo, *lcp_hi, *lcp_mu, *lcp_x;
@@ -211,5 +261,6 @@ void tl_world_geom_shape(const tl_world *w, const tl_geom_ref *g, tl_shape *out)
 int tl_world_reserve_constraints(tl_world *w);
 void tl_world_build_constraints(tl_world *w);
 void tl_world_solve_constraints(tl_world *w);
+void tl_world_free_dense(tl_world *w);
 
 #endif

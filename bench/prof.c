@@ -1,0 +1,131 @@
+/* talus_prof: one benchmark scene stepped N times and nothing else, for
+ * profilers (`perf record`, `valgrind --tool=callgrind`, whose instruction
+ * counts repeat exactly where wall-clock timings on a shared machine do
+ * not). The scenes are those of talus_bench:
+ *
+ *   talus_prof free URDF [--fixed] [N]     the contact-free step column: the
+ *        seeded random state of talus_bench (bench_scene.c), implicit PD,
+ *        state reset every 500 steps
+ *   talus_prof contact LABEL URDF [N]      the contact step of a robot of
+ *        bench_contact.c (LABEL as in talus_bench, e.g. anymal_c/anymal),
+ *        after its 1000 settling steps (not counted)
+ *   talus_prof scene NAME [N]              a many-contact scene of
+ *        bench_scene.c (pile100, stack4x4), after its settling steps
+ *
+ * Prints the wall time per step and the last solve's statistics. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "talus/talus.h"
+
+#include "bench_contact.h"
+#include "bench_scene.h"
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* FNV-1a hash of the world's snapshot: equal hashes, the same trajectory bit
+ * for bit (the snapshot holds everything that influences the next step). */
+static unsigned long long state_hash(const tl_world *w) {
+  size_t n = tl_world_state_size(w), got = 0;
+  unsigned char *buf = malloc(n ? n : 1);
+  unsigned long long h = 1469598103934665603ull;
+  if (buf && tl_world_get_state(w, buf, n, &got, NULL) == TL_OK)
+    for (size_t i = 0; i < got; i++) h = (h ^ buf[i]) * 1099511628211ull;
+  free(buf);
+  return h;
+}
+
+static int run(tl_world *w, long n, tl_system *reset_sys, const double *q, const double *u) {
+  tl_error err;
+  double t0 = now();
+  long sweeps = 0, worst = 0, trace = getenv("TALUS_PROF_TRACE") ? atol(getenv("TALUS_PROF_TRACE")) : 0;
+  for (long i = 0; i < n; ++i) {
+    if (reset_sys && i % 500 == 0)
+      tl_system_set_state(reset_sys, q, tl_system_nq(reset_sys), u, tl_system_nv(reset_sys), NULL);
+    if (tl_world_step(w, &err) != TL_OK) {
+      fprintf(stderr, "step %ld failed: %s\n", i, err.message);
+      return 1;
+    }
+    tl_solver_stats st;
+    tl_world_solver_stats(w, &st, NULL);
+    sweeps += st.iterations;
+    if (trace > 0 && i % trace == 0)
+      printf("step %ld: %d contacts, %d blocks, %d sweeps, converged %d, change %.2e\n", i, st.ncontact,
+             st.nblock, st.iterations, st.converged, st.last_change);
+    if (st.iterations > worst) worst = st.iterations;
+  }
+  double t1 = now();
+  tl_solver_stats st;
+  tl_world_solver_stats(w, &st, NULL);
+  printf("state hash %016llx\n", state_hash(w));
+  printf("%ld steps, %.3f us/step; last solve: %d contacts, %d blocks, %d rows, %d sweeps "
+         "(mean %.2f, max %ld), converged %d, signorini %.2e, cone %.2e, dissipation %.2e, direct %d, "
+         "deferred %d (retry %d)\n",
+         n, 1e6 * (t1 - t0) / (double)n, st.ncontact, st.nblock, st.nrow, st.iterations,
+         (double)sweeps / (double)n, worst, st.converged, st.signorini, st.cone, st.dissipation, st.direct,
+         st.deferred, st.deferred_retry);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 3) {
+    fprintf(stderr, "usage: talus_prof free URDF [--fixed] [N] | contact LABEL URDF [N] | scene NAME [N]\n");
+    return 2;
+  }
+  tl_error err;
+  if (!strcmp(argv[1], "free")) {
+    int fixed = argc > 3 && !strcmp(argv[3], "--fixed");
+    long n = argc > 3 + fixed ? atol(argv[3 + fixed]) : 20000;
+    bench_free_world fw;
+    if (bench_free_world_create(argv[2], fixed, &fw, &err) != 0) {
+      fprintf(stderr, "%s\n", err.message);
+      return 1;
+    }
+    int rc = run(fw.world, n, fw.sys, fw.q, fw.u);
+    bench_free_world_free(&fw);
+    return rc;
+  }
+  if (!strcmp(argv[1], "contact") && argc >= 4) {
+    const contact_spec *spec = contact_spec_of(argv[2]);
+    if (!spec) {
+      fprintf(stderr, "no contact spec for %s\n", argv[2]);
+      return 1;
+    }
+    long n = argc > 4 ? atol(argv[4]) : 20000;
+    tl_world *w;
+    if (bench_contact_world(argv[3], spec, &w, &err) != 0) {
+      fprintf(stderr, "%s\n", err.message);
+      return 1;
+    }
+    int rc = run(w, n, NULL, NULL, NULL);
+    tl_world_free(w);
+    return rc;
+  }
+  if (!strcmp(argv[1], "scene")) {
+    long n = argc > 3 ? atol(argv[3]) : 2000;
+    const bench_scene_spec *sc = bench_scene_of(argv[2]);
+    if (!sc) {
+      fprintf(stderr, "no scene %s\n", argv[2]);
+      return 1;
+    }
+    tl_world *w;
+    if (bench_scene_world(sc, &w, &err) != 0) {
+      fprintf(stderr, "%s\n", err.message);
+      return 1;
+    }
+    int rc = run(w, n, NULL, NULL, NULL);
+    tl_world_free(w);
+    return rc;
+  }
+  fprintf(stderr, "unknown mode %s\n", argv[1]);
+  return 2;
+}
