@@ -188,8 +188,8 @@ static void print_table(const cli_sim_options *o, const cmp_result *r, int n) {
   if (o->world) {
     printf("controller     the world file's");
   } else {
-    printf("controller     %s", cli_ctrl_name(o->controller));
-    for (int i = 0; i < o->nctrl_param; ++i) printf("%s%s=%s", i ? "," : ":", o->ctrl_param[i].key, o->ctrl_param[i].value);
+    printf("controller     %s", cli_ctrl_name(o->ctrl.kind));
+    for (int i = 0; i < o->ctrl.nparam; ++i) printf("%s%s=%s", i ? "," : ":", o->ctrl.param[i].key, o->ctrl.param[i].value);
   }
   printf(", %g s at dt %g s; statistics over the last %.0f%% of the run\n", o->duration, o->dt,
          100 * (1 - CLI_SIM_SETTLE_FRACTION));
@@ -233,7 +233,7 @@ static int print_json(const cli_sim_options *o, const cmp_result *r, int n) {
   cJSON *root = cJSON_CreateObject();
   int ok = root != NULL;
   ok = ok && cli_json_add_string(root, "scene", o->urdf) == 0;
-  ok = ok && cli_json_add_string(root, "controller", o->world ? "world file" : cli_ctrl_name(o->controller)) == 0;
+  ok = ok && cli_json_add_string(root, "controller", o->world ? "world file" : cli_ctrl_name(o->ctrl.kind)) == 0;
   ok = ok && cli_json_add_number(root, "duration", o->duration) == 0;
   ok = ok && cli_json_add_number(root, "dt", o->dt) == 0;
   cJSON *arr = ok ? cJSON_AddArrayToObject(root, "engines") : NULL;
@@ -429,7 +429,7 @@ int cli_compare(int argc, char **argv) {
       csv = fd >= 0 && write_csv(tmp, res, n) == 0 ? tmp : NULL;
     }
     char title[600];
-    snprintf(title, sizeof title, "%s, %s", o.urdf, o.world ? "the world file's controllers" : cli_ctrl_name(o.controller));
+    snprintf(title, sizeof title, "%s, %s", o.urdf, o.world ? "the world file's controllers" : cli_ctrl_name(o.ctrl.kind));
     if (!csv || draw_plot(csv, c.plot, title) != 0) rc = CLI_EXIT_FAIL;
     if (fd >= 0) remove(tmp);
   }
