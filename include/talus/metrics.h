@@ -64,6 +64,14 @@ double tl_measure_limit_violation(const tl_system *sys, const double *q);
  * 0 when a query fails. Cost of transport = (its time integral) / (m g d). */
 double tl_measure_actuator_power(tl_system *sys, double *tau, double *u, int nv);
 
+/* Lowest point of sys in its current state (m, world z): the lowest corner
+ * of the world bounding boxes of its sphere, box, capsule and cylinder
+ * collision geoms (tl_system_geom_aabb). Returns how many geoms were used;
+ * 0 when it has none of these (e.g. only meshes), and then *z is the
+ * lowest body origin instead (INFINITY if there is no body). Used to drop a
+ * robot onto the ground a given height above it. */
+int tl_measure_lowest_z(tl_system *sys, double *z);
+
 #ifdef __cplusplus
 }
 #endif

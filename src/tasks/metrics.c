@@ -68,3 +68,26 @@ double tl_measure_actuator_power(tl_system *sys, double *tau, double *u, int nv)
   for (int i = base; i < nv; ++i) power += fabs(tau[i] * u[i]);
   return power;
 }
+
+int tl_measure_lowest_z(tl_system *sys, double *z) {
+  const tl_model *m = tl_system_model(sys);
+  int used = 0;
+  *z = INFINITY;
+  for (int g = 0; g < tl_model_ngeom(m); ++g) {
+    tl_geom_type type = TL_GEOM_MESH;
+    int body = -1;
+    double size[3], pos[3], R[9], lo[3], hi[3];
+    if (tl_model_geom(m, g, &type, &body, size, pos, R) != 0) continue;
+    if (type == TL_GEOM_MESH || type == TL_GEOM_PLANE) continue;
+    if (tl_system_geom_aabb(sys, g, lo, hi, NULL) != TL_OK) continue;
+    if (lo[2] < *z) *z = lo[2];
+    ++used;
+  }
+  if (used) return used;
+  for (int b = 0; b < tl_model_nbody(m); ++b) {
+    double pos[3], R[9];
+    if (tl_system_body_pose(sys, b, pos, R, NULL) != TL_OK) continue;
+    if (pos[2] < *z) *z = pos[2];
+  }
+  return 0;
+}
