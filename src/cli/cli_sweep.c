@@ -139,6 +139,16 @@ static int parse_options(int argc, char **argv, tl_sweep *sw, sweep_cli *c) {
   return 0;
 }
 
+/* 1 if path can be written: an existing file we may write, or a new name in a folder we may write. */
+static int writable(const char *path) {
+  if (access(path, F_OK) == 0) return access(path, W_OK) == 0;
+  char dir[4096];
+  const char *slash = strrchr(path, '/');
+  if (!slash) return access(".", W_OK) == 0;
+  snprintf(dir, sizeof dir, "%.*s", (int)(slash - path) + (slash == path), path);
+  return access(dir, W_OK) == 0;
+}
+
 /* Output settings after the file and the options. */
 static int outputs(tl_sweep *sw, sweep_cli *c) {
   c->out = tl_sweep_get(sw, "out") ? tl_sweep_get(sw, "out") : SWEEP_DEFAULT_OUT;
@@ -153,16 +163,10 @@ static int outputs(tl_sweep *sw, sweep_cli *c) {
   const char *t = tl_sweep_get(sw, "threads");
   c->threads = t ? atoi(t) : 0;
   if (c->rank != 0) return 0;
-  /* the outputs can be written (checked before any sample runs) */
+  /* the outputs can be written (checked before any sample runs, creating nothing) */
   const char *paths[] = {c->out, c->summary, c->plot};
-  for (int i = 0; i < 3; ++i) {
-    if (!paths[i]) continue;
-    FILE *f = fopen(paths[i], "a");
-    if (!f) return say(c, CLI_EXIT_FAIL, "cannot write '%s': %s", paths[i], strerror(errno)), -1;
-    long size = ftell(f);
-    fclose(f);
-    if (size == 0 && i > 0) remove(paths[i]); /* created just now by the check */
-  }
+  for (int i = 0; i < 3; ++i)
+    if (paths[i] && !writable(paths[i])) return say(c, CLI_EXIT_FAIL, "cannot write '%s': %s", paths[i], strerror(errno)), -1;
   if (c->plot && cli_plot_check(c->plot) != CLI_EXIT_OK) return -1;
   return 0;
 }

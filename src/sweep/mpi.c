@@ -26,6 +26,7 @@
 #include "sweep/sweep_internal.h"
 
 enum { TAG_REQUEST = 1, TAG_WORK = 2, TAG_RESULT = 3, TAG_STOP = 4, TAG_DONE = 5 };
+#define SW_MPI_STOP_GRACE 3.0 /* s rank 0 waits for the other ranks' last rows after a stop */
 #define SW_MPI_IDLE_WAIT 0.002 /* s: an idle coordinator waits this long on its queue between polls */
 
 static int mpi_rank, mpi_size, mpi_inited;
@@ -101,6 +102,7 @@ typedef struct mpi_state {
   long *work;      /* indices sent in one WORK message */
   int active;      /* ranks that have not said DONE */
   int stop_sent;
+  double stop_time; /* when the stop was sent */
 } mpi_state;
 
 /* Answer one message from another rank. Returns 1 if there was one. */
@@ -142,8 +144,12 @@ static void rank0_coordinate(sw_run *R) {
     if (R->stopping && !M->stop_sent) {
       for (int r = 1; r < mpi_size; ++r) MPI_Send(NULL, 0, MPI_INT, r, TAG_STOP, MPI_COMM_WORLD);
       M->stop_sent = 1;
+      M->stop_time = sw_now();
     }
     if (R->in_flight == 0 && M->active == 0) break;
+    /* interrupted: a rank that does not answer within the grace time may be dead (a killed rank, a
+       lost node); keep what has arrived */
+    if (M->stop_sent && R->in_flight == 0 && sw_now() - M->stop_time > SW_MPI_STOP_GRACE) break;
     if (!busy && (rec = sw_run_collect(R, SW_MPI_IDLE_WAIT)) != NULL) sw_run_store(R, rec);
     else if (!busy && R->in_flight == 0) {
       struct timespec ts = {0, (long)(SW_MPI_IDLE_WAIT * 1e9)};

@@ -603,7 +603,12 @@ tl_status sw_compute_hash(tl_sweep *sw, tl_error *err) {
                sw->ctrl.kp, sw->ctrl.kd_given, sw->ctrl.kd);
   h = fnv_text(h, "duration=%.17g dt=%d:%.17g seed=%llu\n", sw->duration, sw->dt_given, sw->dt,
                (unsigned long long)sw->seed);
-  for (int p = 0; p < sw->nparam; ++p) h = fnv_text(h, "param %s=%s\n", sw->param[p].name, sw->param[p].dist.text);
+  for (int p = 0; p < sw->nparam; ++p) { /* the parsed distribution: "1" and "1.0" are the same sweep */
+    const sw_dist *d = &sw->param[p].dist;
+    h = fnv_text(h, "param %s=%d:%.17g:%.17g:%d", sw->param[p].name, (int)d->kind, d->a, d->b, d->n);
+    for (int i = 0; d->kind == SW_DIST_CHOICE && i < d->n; ++i) h = fnv_text(h, ",%.17g", d->choice[i]);
+    h = fnv(h, "\n", 1);
+  }
   h = fnv_text(h, "fall=%.17g,%.17g base=%d ground=%.17g terrain=%.17g,%.17g\n", sw->fall_height, sw->fall_tilt,
                (int)sw->base, sw->ground_friction, sw->terrain_size, sw->terrain_spacing);
   for (int i = 0; i < sw->nq_given; ++i) h = fnv_text(h, "q%.17g\n", sw->q[i]);
