@@ -396,18 +396,21 @@ tl_status sw_layout(tl_sweep *sw, tl_error *err) {
   static const char *const fixed[] = {"sample", "seed", "spec"};
   for (int i = 0; i < 3; ++i) snprintf(sw->column[n++], SW_NAME_LEN, "%s", fixed[i]);
   sw->grid_size = 1;
-  sw->all_grid = sw->nparam > 0;
+  sw->all_grid = 0;
+  int random = 0;
   for (int p = sw->nparam - 1; p >= 0; --p) { /* the last grid parameter varies fastest */
     sw_param *P = &sw->param[p];
     if (P->dist.kind != SW_DIST_GRID) {
-      sw->all_grid = 0;
+      random |= P->dist.kind != SW_DIST_CONST;
       continue;
     }
+    sw->all_grid = 1;
     P->grid_stride = (int)sw->grid_size;
     if (sw->grid_size > SW_MAX_SAMPLES / P->dist.n)
       return sw_error(err, TL_ERR_ARGUMENT, NULL, 0, P->name, "the grid has more than %ld points", SW_MAX_SAMPLES);
     sw->grid_size *= P->dist.n;
   }
+  if (random) sw->all_grid = 0; /* grids and constants only: the full factorial */
   for (int p = 0; p < sw->nparam && st == TL_OK; ++p) {
     sw_param *P = &sw->param[p];
     P->col = n - 3;
