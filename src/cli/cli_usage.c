@@ -291,6 +291,7 @@ const char cli_usage_compare[] =
 const char cli_usage_bench[] =
     "Usage: talus bench [SHARED_ROBOTS_DIR] [--reps N] [--batch-ms X] [--no-peer] [--json]\n"
     "       talus bench --python [--quick] [--json]\n"
+    "       talus bench --sweep [--samples N] [--repeats R] [--quick] [--json]\n"
     "\n"
     "Run the benchmark: the talus_bench executable in the folder of this talus\n"
     "binary (built by the same CMake project), with the same arguments; its output\n"
@@ -307,7 +308,11 @@ const char cli_usage_bench[] =
     "--python runs bench/vecenv_bench.py from Talus's data folder instead: env steps\n"
     "per second of VecEnv(\"anymal-locomotion\") for 1, 16, 64, 256 envs on 1 and 2\n"
     "threads next to the C single-world step rate of the same robot, measured in\n"
-    "the same run (Python: $TALUS_PYTHON, else the interpreter CMake found).\n";
+    "the same run (Python: $TALUS_PYTHON, else the interpreter CMake found).\n"
+    "\n"
+    "--sweep runs bench/sweep_bench.py: samples per second of `talus sweep` for a\n"
+    "5 s ANYmal C trot on 1 process, 2 MPI processes (mpirun -np 2) and 2 threads,\n"
+    "interleaved, with the scaling and the CPU seconds per sample (docs/sweeps.md).\n";
 
 const char cli_usage_sweep[] =
     "Usage: talus sweep ROBOT.urdf|WORLD.xml [options]\n"
