@@ -80,7 +80,7 @@ static void progress(void *ctx, const tl_sweep_progress *p) {
   fmt_time(p->eta, eta, sizeof eta);
   fprintf(stderr, "\r[%s] %ld/%ld  %.1f samples/s  ETA %s  failed %ld", bar, p->done, p->total, p->rate, eta, p->failed);
   if (p->resumed) fprintf(stderr, "  (%ld resumed)", p->resumed);
-  fprintf(stderr, "  %d workers \033[K", p->workers);
+  fprintf(stderr, "  workers %d\033[K", p->workers);
   fflush(stderr);
   c->bar_drawn = 1;
 }
