@@ -14,6 +14,7 @@
 #include "talus/rng.h"
 #include "talus/batch.h"
 #include "talus/task.h"
+#include "talus/metrics.h"
 
 #define TALUS_VERSION "0.1.0"
 

@@ -21,9 +21,15 @@ static PyObject *cpu_count(PyObject *self, PyObject *unused) {
   return PyLong_FromLong(tl_batch_cpu_count());
 }
 
+/* py_sweep.c */
+PyObject *tlpy_sweep(PyObject *self, PyObject *args, PyObject *kw);
+
 static PyMethodDef module_methods[] = {
     {"tasks", tasks, METH_NOARGS, "tasks() -> list of (name, summary) of the VecEnv tasks"},
     {"cpu_count", cpu_count, METH_NOARGS, "cpu_count() -> CPUs this process may run on (num_threads=None)"},
+    {"_sweep", (PyCFunction)(void (*)(void))tlpy_sweep, METH_VARARGS | METH_KEYWORDS,
+     "_sweep(settings, file=None, threads=None, csv=None, summary=None, resume=False, progress=False) -> dict\n"
+     "The C sweep runner behind talus.sweep (talus/sweep.h); settings: (key, value) text pairs."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {

@@ -17,11 +17,13 @@ System      one robot in a World: state, M, h, Jacobians, PD control, contacts, 
 BatchWorld  N worlds stepped in C on a thread pool, batched state as NumPy views
 VecEnv      N environments of a task ("cartpole", "anymal-locomotion", "urdf") stepped in C,
             the Gymnasium vector-env interface (Gymnasium itself is not needed)
+sweep       a dynamics-randomization sweep (the runner of `talus sweep`), rows as NumPy arrays
 Error       raised for every error of the C library (a RuntimeError)
 """
 from ._talus import BatchWorld, Error, Model, System, World, __version__, cpu_count
 from .spaces import Box
+from .sweep import SweepResult, sweep
 from .vecenv import VecEnv, tasks
 
-__all__ = ["Model", "World", "System", "BatchWorld", "VecEnv", "Box", "Error", "tasks", "cpu_count",
-           "__version__"]
+__all__ = ["Model", "World", "System", "BatchWorld", "VecEnv", "Box", "Error", "tasks", "cpu_count", "sweep",
+           "SweepResult", "__version__"]

@@ -25,6 +25,8 @@ int cli_simulate(int argc, char **argv);
 int cli_view(int argc, char **argv);
 int cli_dynamics(int argc, char **argv);
 int cli_compare(int argc, char **argv);
+/* `talus sweep`: dynamics-randomization sweeps (cli_sweep.c; talus/sweep.h). */
+int cli_sweep(int argc, char **argv);
 /* `talus bench`: runs talus_bench (beside the talus binary) with argv[1..]. */
 int cli_bench(int argc, char **argv);
 
@@ -44,6 +46,7 @@ extern const char cli_usage_view[];
 extern const char cli_usage_dynamics[];
 extern const char cli_usage_bench[];
 extern const char cli_usage_compare[];
+extern const char cli_usage_sweep[];
 /* Usage text of a command, or NULL if there is no such command. */
 const char *cli_usage_of(const char *command);
 

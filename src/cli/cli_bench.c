@@ -3,6 +3,9 @@
  * vectorized-environment benchmark (bench/vecenv_bench.py from Talus's data
  * folder) with the Python interpreter CMake found (or $TALUS_PYTHON) and the
  * talus package built or installed beside this binary on PYTHONPATH.
+ * `talus bench --sweep [ARGS...]` runs the sweep benchmark (bench/sweep_bench.py:
+ * samples per second of an ANYmal C trot sweep on 1 and 2 processes) with
+ * this binary as the talus it times ($TALUS_BIN).
  *
  * talus_bench is its own executable (bench/, built beside `talus` by the
  * same CMake project): it links MuJoCo when it is installed, to time it as
@@ -55,32 +58,40 @@ static int python_path(void) {
   return setenv("PYTHONPATH", path, 1);
 }
 
-static int bench_python(int argc, char **argv) {
-  char script[PATH_MAX];
-  if (cli_data_file("bench/vecenv_bench.py", script, sizeof script) != 0) return CLI_EXIT_FAIL;
+/* Run the Python benchmark bench/NAME with argv[2..] (argv[1] is the option that chose it). */
+static int bench_python(int argc, char **argv, const char *name) {
+  char script[PATH_MAX], rel[128];
+  snprintf(rel, sizeof rel, "bench/%s", name);
+  if (cli_data_file(rel, script, sizeof script) != 0) return CLI_EXIT_FAIL;
+  char self[PATH_MAX], bin[PATH_MAX + 16];
+  if (cli_exe_dir(self, sizeof self) == 0) { /* the talus the sweep benchmark times */
+    snprintf(bin, sizeof bin, "%s/talus", self);
+    setenv("TALUS_BIN", bin, 1);
+  }
   const char *python = getenv("TALUS_PYTHON");
   if (!python || !python[0]) python = TALUS_PYTHON_EXECUTABLE;
   char **args = calloc((size_t)argc + 2, sizeof(char *));
   if (!args || python_path() != 0) {
     free(args);
-    cli_errorf("bench --python: out of memory");
+    cli_errorf("bench %s: out of memory", argv[1]);
     return CLI_EXIT_FAIL;
   }
   args[0] = (char *)python;
   args[1] = script;
-  for (int i = 2; i < argc; ++i) args[i] = argv[i]; /* argv[1] is --python */
+  for (int i = 2; i < argc; ++i) args[i] = argv[i]; /* argv[1] is --python or --sweep */
   args[argc] = NULL;
   fflush(stdout);
   fflush(stderr);
   execvp(python, args);
   int e = errno;
   free(args);
-  cli_errorf("bench --python: cannot run %s: %s (set TALUS_PYTHON to a Python 3 with NumPy)", python, strerror(e));
+  cli_errorf("bench %s: cannot run %s: %s (set TALUS_PYTHON to a Python 3 with NumPy)", argv[1], python, strerror(e));
   return CLI_EXIT_FAIL;
 }
 
 int cli_bench(int argc, char **argv) {
-  if (argc > 1 && strcmp(argv[1], "--python") == 0) return bench_python(argc, argv);
+  if (argc > 1 && strcmp(argv[1], "--python") == 0) return bench_python(argc, argv, "vecenv_bench.py");
+  if (argc > 1 && strcmp(argv[1], "--sweep") == 0) return bench_python(argc, argv, "sweep_bench.py");
   char path[PATH_MAX + 32];
   if (bench_path(path, sizeof path) != 0) return CLI_EXIT_FAIL;
   if (access(path, X_OK) != 0) {

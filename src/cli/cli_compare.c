@@ -46,36 +46,10 @@ typedef struct cmp_options {
 
 /* ------------------------------------------------------------ one engine */
 
-static void roll_pitch(const double R[9], double *roll, double *pitch) {
-  *roll = atan2(R[7], R[8]);
-  *pitch = asin(fmax(-1.0, fmin(1.0, -R[6])));
-}
-
 typedef struct cmp_acc {
   double hsum, hmin, hmax, vsum, rp, slip_sum, force_sum, energy;
   long long n, nslip;
 } cmp_acc;
-
-/* Contacts of the step just taken on the robot: total normal force (N) and
- * the horizontal speed of their points (sum and count, only with a force). */
-static void contact_stats(tl_world *w, tl_system *sys, int index, double dt, double *force, double *slip,
-                          long long *nslip) {
-  int n = tl_world_ncontact(w);
-  *force = 0;
-  for (int k = 0; k < n; ++k) {
-    tl_contact_info c;
-    if (tl_world_contact(w, k, &c, NULL) != TL_OK) continue;
-    int mine = c.system == index, other = c.other_system == index;
-    if (!mine && !other) continue;
-    double pn = (c.impulse[0] * c.normal[0] + c.impulse[1] * c.normal[1] + c.impulse[2] * c.normal[2]) / dt;
-    *force += pn;
-    if (!(pn > 0)) continue;
-    double v[3];
-    if (tl_system_point_velocity(sys, mine ? c.body : c.other_body, c.pos, v, NULL, NULL) != TL_OK) continue;
-    *slip += hypot(v[0], v[1]);
-    *nslip += 1;
-  }
-}
 
 static int push_sample(cmp_result *r, const cmp_sample *s) {
   if (r->nser == r->capser) {
@@ -119,7 +93,7 @@ static void run_engine(const cli_sim_options *base, cmp_result *r) {
     return;
   }
   r->ran = 1;
-  double g[3], pos[3], R[9], v[3], p0[3];
+  double g[3], pos[3], R[9], p0[3];
   tl_world_gravity(s.world, g);
   r->weight = tl_model_total_mass(s.model) * sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
   tl_system_body_pose(s.sys, 0, p0, R, NULL);
@@ -132,7 +106,6 @@ static void run_engine(const cli_sim_options *base, cmp_result *r) {
     snprintf(r->error, sizeof r->error, "out of memory");
     goto done;
   }
-  int base_dofs = tl_model_joint_type(s.model, 0) == TL_JOINT_FLOATING ? 6 : 0;
   double fsum = 0, ssum = 0; /* force and slip summed since the last sample (its mean is stored) */
   long long fcount = 0, scount = 0;
   double t0 = cli_now();
@@ -148,19 +121,19 @@ static void run_engine(const cli_sim_options *base, cmp_result *r) {
       break;
     }
     r->steps++;
-    double force = 0, slip = 0, roll, pitch;
-    long long nslip = 0;
-    contact_stats(s.world, s.sys, s.sys_index, dt, &force, &slip, &nslip);
-    tl_system_body_pose(s.sys, 0, pos, R, NULL);
-    tl_system_point_velocity(s.sys, 0, pos, v, NULL, NULL);
-    roll_pitch(R, &roll, &pitch);
-    double hx = R[0], hy = R[3], hn = hypot(hx, hy);
-    double speed = hn > 1e-9 ? (v[0] * hx + v[1] * hy) / hn : 0.0;
-    tl_system_applied_generalized_force(s.sys, tau, s.nv, NULL);
-    tl_system_get_state(s.sys, NULL, 0, u, s.nv, NULL);
-    double power = 0;
-    for (int i = base_dofs; i < s.nv; ++i) power += fabs(tau[i] * u[i]);
-    a.energy += power * dt;
+    /* the contacts of the step just taken on the robot, its base, its actuators (talus/metrics.h) */
+    tl_contact_measure cm;
+    tl_measure_contacts(s.world, s.sys, 1, &cm);
+    double force = cm.normal_force, slip = cm.slip_sum;
+    long long nslip = cm.nslip;
+    tl_base_measure bm;
+    if (tl_measure_base(s.sys, &bm, NULL) != TL_OK) {
+      for (int i = 0; i < 3; ++i) bm.pos[i] = NAN;
+      bm.roll = bm.pitch = bm.forward_speed = NAN;
+    }
+    memcpy(pos, bm.pos, sizeof pos);
+    double roll = bm.roll, pitch = bm.pitch, speed = bm.forward_speed;
+    a.energy += tl_measure_actuator_power(s.sys, tau, u, s.nv) * dt;
     if (in_window) {
       a.hsum += pos[2], a.hmin = fmin(a.hmin, pos[2]), a.hmax = fmax(a.hmax, pos[2]);
       a.vsum += speed;
@@ -215,8 +188,8 @@ static void print_table(const cli_sim_options *o, const cmp_result *r, int n) {
   if (o->world) {
     printf("controller     the world file's");
   } else {
-    printf("controller     %s", cli_ctrl_name(o->controller));
-    for (int i = 0; i < o->nctrl_param; ++i) printf("%s%s=%s", i ? "," : ":", o->ctrl_param[i].key, o->ctrl_param[i].value);
+    printf("controller     %s", cli_ctrl_name(o->ctrl.kind));
+    for (int i = 0; i < o->ctrl.nparam; ++i) printf("%s%s=%s", i ? "," : ":", o->ctrl.param[i].key, o->ctrl.param[i].value);
   }
   printf(", %g s at dt %g s; statistics over the last %.0f%% of the run\n", o->duration, o->dt,
          100 * (1 - CLI_SIM_SETTLE_FRACTION));
@@ -260,7 +233,7 @@ static int print_json(const cli_sim_options *o, const cmp_result *r, int n) {
   cJSON *root = cJSON_CreateObject();
   int ok = root != NULL;
   ok = ok && cli_json_add_string(root, "scene", o->urdf) == 0;
-  ok = ok && cli_json_add_string(root, "controller", o->world ? "world file" : cli_ctrl_name(o->controller)) == 0;
+  ok = ok && cli_json_add_string(root, "controller", o->world ? "world file" : cli_ctrl_name(o->ctrl.kind)) == 0;
   ok = ok && cli_json_add_number(root, "duration", o->duration) == 0;
   ok = ok && cli_json_add_number(root, "dt", o->dt) == 0;
   cJSON *arr = ok ? cJSON_AddArrayToObject(root, "engines") : NULL;
@@ -456,7 +429,7 @@ int cli_compare(int argc, char **argv) {
       csv = fd >= 0 && write_csv(tmp, res, n) == 0 ? tmp : NULL;
     }
     char title[600];
-    snprintf(title, sizeof title, "%s, %s", o.urdf, o.world ? "the world file's controllers" : cli_ctrl_name(o.controller));
+    snprintf(title, sizeof title, "%s, %s", o.urdf, o.world ? "the world file's controllers" : cli_ctrl_name(o.ctrl.kind));
     if (!csv || draw_plot(csv, c.plot, title) != 0) rc = CLI_EXIT_FAIL;
     if (fd >= 0) remove(tmp);
   }

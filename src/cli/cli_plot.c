@@ -65,14 +65,44 @@ static int write_file(const char *path, const void *data, size_t n) {
   return ok ? 0 : -1;
 }
 
-int cli_plot_write(const tl_recorder *rec, const char *path, const char *title) {
+/* A temporary folder for plot files ($TMPDIR or /tmp) into dir (cap bytes). */
+static int make_tmpdir(char *dir, size_t cap) {
   const char *tmp = getenv("TMPDIR");
-  char dir[4096], csv[4200], script[4200];
-  snprintf(dir, sizeof dir, "%s/talus-plot-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
-  if (!mkdtemp(dir)) {
-    cli_errorf("--plot: cannot create a temporary folder in %s: %s", tmp && tmp[0] ? tmp : "/tmp", strerror(errno));
-    return CLI_EXIT_FAIL;
+  snprintf(dir, cap, "%s/talus-plot-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+  if (mkdtemp(dir)) return 0;
+  cli_errorf("--plot: cannot create a temporary folder in %s: %s", tmp && tmp[0] ? tmp : "/tmp", strerror(errno));
+  return -1;
+}
+
+int cli_plot_run_script(const unsigned char *script, size_t len, const char *name, char *const args[], int nargs) {
+  char dir[4096], path[4200];
+  if (make_tmpdir(dir, sizeof dir) != 0) return CLI_EXIT_FAIL;
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  int rc = CLI_EXIT_OK;
+  if (write_file(path, script, len) != 0) {
+    cli_errorf("--plot: cannot write %s: %s", path, strerror(errno));
+    rc = CLI_EXIT_FAIL;
+  } else {
+    char *argv[16];
+    int n = 0;
+    argv[n++] = (char *)python();
+    argv[n++] = path;
+    for (int i = 0; i < nargs && n < 15; ++i) argv[n++] = args[i];
+    argv[n] = NULL;
+    int st = run(argv, 0);
+    if (st != 0) {
+      cli_errorf("--plot: %s %s failed (exit status %d)", python(), name, st);
+      rc = CLI_EXIT_FAIL;
+    }
   }
+  unlink(path);
+  rmdir(dir);
+  return rc;
+}
+
+int cli_plot_write(const tl_recorder *rec, const char *path, const char *title) {
+  char dir[4096], csv[4200], script[4200];
+  if (make_tmpdir(dir, sizeof dir) != 0) return CLI_EXIT_FAIL;
   snprintf(csv, sizeof csv, "%s/series.csv", dir);
   snprintf(script, sizeof script, "%s/talus_plot.py", dir);
   tl_error err;

@@ -12,26 +12,7 @@
 #define TALUS_CLI_SIM_H
 
 #include "cli.h"
-#include "impedance.h"
-#include "osc.h"
-#include "stand.h"
-#include "trot.h"
-
-typedef enum cli_controller {
-  CLI_CTRL_STAND = 0,
-  CLI_CTRL_NONE = 1,
-  CLI_CTRL_TROT = 2,
-  CLI_CTRL_IMPEDANCE = 3,
-  CLI_CTRL_OSC = 4
-} cli_controller;
-
-/* `--controller NAME[:key=value,...]`: the key=value pairs, kept as text
- * until the controller is built (cli_controller.c). */
-#define CLI_CTRL_MAX_PARAMS 24
-typedef struct cli_ctrl_param {
-  char key[32];
-  char value[96];
-} cli_ctrl_param;
+#include "controller.h"
 
 /* Height of the lowest collision geom above the ground at the start (m). */
 #define CLI_SIM_DROP_HEIGHT 0.01
@@ -46,9 +27,7 @@ typedef struct cli_sim_options {
   int dt_given, ctrl_given; /* --dt / --controller on the command line */
   double duration; /* s, >= 0 */
   double dt;       /* s, > 0 */
-  cli_controller controller;
-  int nctrl_param;
-  cli_ctrl_param ctrl_param[CLI_CTRL_MAX_PARAMS];
+  tl_controller_spec ctrl;  /* --controller NAME[:key=value,...] (controllers/controller.h) */
   int kp_given, kd_given; /* --kp / --kd on the command line */
   tl_base_type base;
   double *q;       /* --q values (owned) or NULL */
@@ -97,17 +76,6 @@ typedef struct cli_sim_stats {
   double max_signorini, max_cone; /* largest solver residuals over the run */
 } cli_sim_stats;
 
-/* The controller running (one of them, by opt->controller). */
-typedef struct cli_ctrl_state {
-  tl_stand_controller stand;
-  tl_trot_controller trot;
-  tl_impedance_controller imp;
-  tl_osc_controller osc;
-  tl_osc_circle circle; /* osc target trajectory */
-  double t0;            /* osc: time of the first update, s */
-  int started;
-} cli_ctrl_state;
-
 typedef struct cli_sim {
   const cli_sim_options *opt;
   const tl_model *model;  /* model of sys; NULL for a world without a <system> */
@@ -121,8 +89,7 @@ typedef struct cli_sim {
   tl_scene_info scene;    /* world file: its objects and systems */
   tl_stand_controller *scene_ctrl; /* world file: one per scene entry (zeroed if unused) */
   int nq, nv, ngeom;
-  int has_ctrl;
-  cli_ctrl_state ctrl;
+  tl_controller ctrl;     /* the URDF run's controller (controllers/controller.h) */
   long long nsteps;       /* planned steps */
   double *q, *u;          /* nq / nv scratch; final state after the run */
   /* links in contact: geom -> link id, per-link name, step count, per-step flag */
@@ -144,9 +111,8 @@ typedef struct cli_sim {
  * (a usage error was printed, or --help). */
 int cli_sim_parse(int argc, char **argv, cli_sim_options *o);
 
-/* cli_controller.c: the controllers of `simulate`. */
-/* Parse "NAME[:key=value,...]" into o->controller / o->ctrl_param; 0 or -1
- * (after printing an error). */
+/* cli_controller.c: the controllers of `simulate` (controllers/controller.h). */
+/* Parse "NAME[:key=value,...]" into o->ctrl; 0 or -1 (after printing an error). */
 int cli_ctrl_parse(const char *text, cli_sim_options *o);
 /* Load options the controller needs (osc and impedance: fixed base unless
  * --floating-base was given). */
@@ -156,7 +122,7 @@ int cli_ctrl_setup(cli_sim *s);
 /* Per-step hook between integrate1 and integrate2; no allocation. */
 tl_status cli_ctrl_update(cli_sim *s, int in_window, tl_error *err);
 void cli_ctrl_free(cli_sim *s);
-const char *cli_ctrl_name(cli_controller c);
+const char *cli_ctrl_name(tl_controller_kind c);
 /* One line describing the controller and its parameters (text report). */
 void cli_ctrl_print(const cli_sim *s);
 
@@ -203,6 +169,9 @@ void cli_rec_free(cli_sim *s);
 /* cli_plot.c: draw the recorder's time series into `path` (png, svg, pdf) with matplotlib. */
 int cli_plot_check(const char *path);
 int cli_plot_write(const tl_recorder *rec, const char *path, const char *title);
+/* Write `script` (len bytes) as NAME into a temporary folder and run it with the plotting
+ * interpreter and args (at most 13); CLI_EXIT_OK or CLI_EXIT_FAIL after a message. */
+int cli_plot_run_script(const unsigned char *script, size_t len, const char *name, char *const args[], int nargs);
 
 /* cli_sim_report.c */
 int cli_sim_print_json(const cli_sim *s);

@@ -117,7 +117,7 @@ static cJSON *sim_json(const cli_sim *s) {
     ok = ok && cJSON_AddNullToObject(root, "base_velocity_mean") != NULL;
     ok = ok && cJSON_AddNullToObject(root, "max_roll_pitch_rad") != NULL;
   }
-  if (s->opt->controller == CLI_CTRL_OSC) {
+  if (s->opt->ctrl.kind == TL_CONTROLLER_OSC) {
     cJSON *t = cJSON_AddObjectToObject(root, "tracking_error_m");
     ok = ok && t != NULL;
     double mean = ratio(s->stats.track_sum, (double)s->stats.window_steps);
@@ -176,7 +176,7 @@ static void print_run(const cli_sim *s) {
   velocity_mean(s, vmean);
   printf("base velocity  mean [%.4g, %.4g, %.4g] m/s  (last 80%%)\n", vmean[0], vmean[1], vmean[2]);
   printf("roll / pitch   max %.4g rad  (last 80%%)\n", st->max_roll_pitch);
-  if (s->opt->controller == CLI_CTRL_OSC)
+  if (s->opt->ctrl.kind == TL_CONTROLLER_OSC)
     printf("tracking error mean %.4g  max %.4g m  (last 80%%)\n",
            ratio(st->track_sum, (double)st->window_steps), st->track_max);
   printf("penetration    max %.6g m\n", st->max_penetration);

@@ -11,19 +11,20 @@ static void mark_link(cli_sim *s, int system, int geom) {
   s->link_flag[s->geom_link[geom]] = 1;
 }
 
-/* Contacts found by the last integrate1: count, depth, links touched. */
+/* Contacts found by the last integrate1: count, depth (talus/metrics.h), links touched. */
 static void observe_contacts(cli_sim *s) {
-  int n = tl_world_ncontact(s->world);
+  tl_contact_measure cm;
+  tl_measure_contacts(s->world, NULL, 0, &cm);
+  if (cm.max_depth > s->stats.max_penetration) s->stats.max_penetration = cm.max_depth;
   memset(s->link_flag, 0, (size_t)s->nlink);
-  for (int k = 0; k < n; ++k) {
+  for (int k = 0; k < cm.ncontact; ++k) {
     tl_contact_info c;
     if (tl_world_contact(s->world, k, &c, NULL) != TL_OK) continue;
-    if (c.depth > s->stats.max_penetration) s->stats.max_penetration = c.depth;
     mark_link(s, c.system, c.geom);
     mark_link(s, c.other_system, c.other_geom);
   }
   for (int l = 0; l < s->nlink; ++l) s->link_steps[l] += s->link_flag[l];
-  s->stats.contact_sum += n;
+  s->stats.contact_sum += cm.ncontact;
   s->stats.observed += 1;
 }
 
@@ -33,15 +34,12 @@ static void observe_height(cli_sim *s, double z) {
 }
 
 /* Velocity of body 0's origin (world) and its roll and pitch (Z-Y-X Euler
- * angles of its rotation, rad), accumulated over the window. */
+ * angles of its rotation, rad; talus/metrics.h), accumulated over the window. */
 static void observe_base_motion(cli_sim *s) {
-  double pos[3], R[9], v[3];
-  if (!s->sys || tl_system_body_pose(s->sys, 0, pos, R, NULL) != TL_OK) return;
-  if (tl_system_point_velocity(s->sys, 0, pos, v, NULL, NULL) != TL_OK) return;
-  for (int i = 0; i < 3; ++i) s->stats.vsum[i] += v[i];
-  double roll = atan2(R[7], R[8]);
-  double pitch = asin(fmax(-1.0, fmin(1.0, -R[6])));
-  double rp = fmax(fabs(roll), fabs(pitch));
+  tl_base_measure b;
+  if (!s->sys || tl_measure_base(s->sys, &b, NULL) != TL_OK) return;
+  for (int i = 0; i < 3; ++i) s->stats.vsum[i] += b.vel[i];
+  double rp = fmax(fabs(b.roll), fabs(b.pitch));
   if (rp > s->stats.max_roll_pitch || !isfinite(rp)) s->stats.max_roll_pitch = rp;
   s->stats.window_steps += 1;
 }
@@ -50,17 +48,8 @@ static void observe_base_motion(cli_sim *s) {
  * universal, planar) outside its position limits, over the run. */
 static void observe_limits(cli_sim *s) {
   if (!s->sys || tl_system_get_state(s->sys, s->q, s->nq, s->u, s->nv, NULL) != TL_OK) return;
-  for (int b = 1; b < tl_model_nbody(s->model); ++b) {
-    tl_joint_type t = tl_model_joint_type(s->model, b);
-    if (t == TL_JOINT_SPHERICAL || t == TL_JOINT_FLOATING) continue;
-    int qi = tl_model_joint_q_index(s->model, b), ui = tl_model_joint_u_index(s->model, b);
-    for (int i = 0; i < tl_joint_nv(t); ++i) {
-      double lo, hi, q = s->q[qi + i];
-      if (tl_model_dof_limits(s->model, ui + i, &lo, &hi) != 0) continue;
-      double v = fmax(lo - q, q - hi);
-      if (v > s->stats.max_limit_violation) s->stats.max_limit_violation = v;
-    }
-  }
+  double v = tl_measure_limit_violation(s->sys, s->q);
+  if (v > s->stats.max_limit_violation) s->stats.max_limit_violation = v;
 }
 
 /* z of body 0 (m); NAN if it cannot be read. */

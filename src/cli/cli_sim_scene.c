@@ -54,7 +54,7 @@ static const char *scene_ctrl_name(tl_scene_controller c) {
 }
 
 const char *cli_sim_controller_name(const cli_sim *s) {
-  if (!s->opt->world) return cli_ctrl_name(s->opt->controller);
+  if (!s->opt->world) return cli_ctrl_name(s->opt->ctrl.kind);
   int k = s->scene.first_articulated;
   return k >= 0 ? scene_ctrl_name(s->scene.systems[k].controller) : NULL;
 }
@@ -108,7 +108,7 @@ static cli_object object_at(const cli_sim *s, int k) {
   if (!s->opt->world) {
     o.name = tl_model_name(s->model);
     o.kind = "system";
-    o.controller = cli_ctrl_name(s->opt->controller);
+    o.controller = cli_ctrl_name(s->opt->ctrl.kind);
     o.index = s->sys_index;
     o.sys = s->sys;
     return o;

@@ -102,41 +102,12 @@ static int set_state(cli_sim *s, const char *what) {
   return CLI_EXIT_OK;
 }
 
-/* Lowest z of the world AABBs of the non-mesh geoms; returns how many were used. */
-static int lowest_geom_z(cli_sim *s, double *minz) {
-  int used = 0;
-  *minz = INFINITY;
-  for (int g = 0; g < s->ngeom; ++g) {
-    tl_geom_type type = TL_GEOM_MESH;
-    int body = -1;
-    double size[3], pos[3], R[9], lo[3], hi[3];
-    if (tl_model_geom(s->model, g, &type, &body, size, pos, R) != 0) continue;
-    if (type == TL_GEOM_MESH || type == TL_GEOM_PLANE) continue;
-    if (tl_system_geom_aabb(s->sys, g, lo, hi, NULL) != TL_OK) continue;
-    if (lo[2] < *minz) *minz = lo[2];
-    ++used;
-  }
-  return used;
-}
-
-/* Fallback when there is no primitive geom: lowest body origin. */
-static int lowest_body_z(cli_sim *s, double *minz) {
-  int used = 0;
-  *minz = INFINITY;
-  for (int b = 0; b < tl_model_nbody(s->model); ++b) {
-    double pos[3], R[9];
-    if (tl_system_body_pose(s->sys, b, pos, R, NULL) != TL_OK) continue;
-    if (pos[2] < *minz) *minz = pos[2];
-    ++used;
-  }
-  return used;
-}
-
-/* Floating base: shift the base so that the lowest geom is CLI_SIM_DROP_HEIGHT above z = 0. */
+/* Floating base: shift the base so that the lowest geom is CLI_SIM_DROP_HEIGHT above z = 0
+ * (tl_measure_lowest_z, talus/metrics.h). */
 static int place_base(cli_sim *s) {
   double minz;
-  if (lowest_geom_z(s, &minz) == 0) {
-    if (lowest_body_z(s, &minz) == 0) return CLI_EXIT_OK;
+  if (tl_measure_lowest_z(s->sys, &minz) == 0) {
+    if (!isfinite(minz)) return CLI_EXIT_OK;
     cli_errorf("warning: no sphere/box/capsule/cylinder collision geom; placing the lowest "
                "body origin %.3g m above the ground instead", CLI_SIM_DROP_HEIGHT);
   }

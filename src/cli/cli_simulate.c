@@ -17,7 +17,7 @@ static void sim_defaults(cli_sim_options *o) {
   o->urdf = NULL;
   o->duration = SIM_DEFAULT_DURATION;
   o->dt = SIM_DEFAULT_DT;
-  o->controller = CLI_CTRL_STAND;
+  o->ctrl = tl_controller_spec_default();
   o->base = TL_BASE_AUTO;
   o->kp = TL_STAND_DEFAULT_KP;
   o->kd = TL_STAND_DEFAULT_KD;

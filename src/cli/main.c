@@ -6,6 +6,7 @@
  *   talus view [URDF | WORLD.xml] [options]
  *   talus dynamics URDF --states FILE [options]
  *   talus compare URDF|WORLD.xml --engines talus,ode,mujoco [options]
+ *   talus sweep ROBOT|SPEC.xml [options]   (also under mpirun)
  *   talus bench [ARGS...]          (runs talus_bench, beside this binary)
  *
  * Exit codes: 0 ok, 1 load / engine error, 2 usage error, 3 the simulation
@@ -79,6 +80,8 @@ int main(int argc, char **argv) {
   }
   /* bench: talus_bench takes the arguments exactly as given (no --var handling) */
   if (strcmp(first, "bench") == 0) return cli_bench(argc - 1, argv + 1);
+  /* sweep: its --var values go into the sweep (they are part of its identity) */
+  if (strcmp(first, "sweep") == 0) return cli_sweep(argc - 1, argv + 1);
   const cli_command *cmd = find_command(first);
   if (!cmd) {
     cli_errorf("unknown command '%s' (try 'talus --help')", first);

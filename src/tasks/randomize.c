@@ -120,22 +120,45 @@ tl_status tl_rand_links_init(tl_rand_links *l, tl_system *sys, tl_error *err) {
   return TL_OK;
 }
 
+/* Link i of l: mass times ms, inertia times ms * is, COM moved by off (NULL: none), add kg at the
+ * (moved) COM (base link only). */
+static tl_status apply_link(const tl_rand_links *l, tl_system *sys, int i, double ms, double is, const double *off,
+                            double add, tl_error *err) {
+  double mass = l->mass[i] * ms, com[3], I[9];
+  memcpy(com, l->com + 3 * i, sizeof(com));
+  for (int k = 0; k < 9; k++) I[k] = l->inertia[9 * i + k] * ms * is;
+  if (off)
+    for (int k = 0; k < 3; k++) com[k] += off[k];
+  if (i == l->base) {
+    /* the added mass sits at the (offset) COM: a point mass there adds no rotational inertia */
+    mass += add;
+    if (!(mass > 0)) mass = l->mass[i] * ms; /* never remove more than the link has */
+  } else if (l->mass[i] == 0) {
+    return TL_OK;
+  }
+  return tl_system_set_link_inertial(sys, l->name[i], mass, com, I, err);
+}
+
 tl_status tl_rand_apply_inertia(const tl_rand_links *l, tl_system *sys, const double v[TL_RAND_NPARAM],
                                 tl_error *err) {
-  double s = v[TL_RAND_MASS_SCALE];
   for (int i = 0; i < l->n; i++) {
-    double mass = l->mass[i] * s, com[3], I[9];
-    memcpy(com, l->com + 3 * i, sizeof(com));
-    for (int k = 0; k < 9; k++) I[k] = l->inertia[9 * i + k] * s;
-    if (i == l->base) {
-      /* the added mass sits at the (offset) COM: a point mass there adds no rotational inertia */
-      mass += v[TL_RAND_ADDED_BASE_MASS];
-      for (int k = 0; k < 3; k++) com[k] += v[TL_RAND_COM_X + k];
-      if (!(mass > 0)) mass = l->mass[i] * s; /* never remove more than the link has */
-    } else if (l->mass[i] == 0) {
-      continue;
-    }
-    tl_status st = tl_system_set_link_inertial(sys, l->name[i], mass, com, I, err);
+    tl_status st = apply_link(l, sys, i, v[TL_RAND_MASS_SCALE], 1.0, i == l->base ? v + TL_RAND_COM_X : NULL,
+                              v[TL_RAND_ADDED_BASE_MASS], err);
+    if (st) return st;
+  }
+  return TL_OK;
+}
+
+tl_status tl_rand_apply_links(const tl_rand_links *l, tl_system *sys, const double *mass_scale,
+                              const double *inertia_scale, const double *com_offset, double added_base_mass,
+                              tl_error *err) {
+  for (int i = 0; i < l->n; i++) {
+    double add = added_base_mass;
+    if (i == l->base && !(l->mass[i] * mass_scale[i] + add > 0))
+      return tl_error_set(err, TL_ERR_INVALID, NULL, 0, "base_mass_add",
+                          "link '%s' would weigh %g kg (%g kg scaled, %+g kg added): it must stay > 0", l->name[i],
+                          l->mass[i] * mass_scale[i] + add, l->mass[i] * mass_scale[i], add);
+    tl_status st = apply_link(l, sys, i, mass_scale[i], inertia_scale[i], com_offset + 3 * i, add, err);
     if (st) return st;
   }
   return TL_OK;

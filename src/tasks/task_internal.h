@@ -101,6 +101,16 @@ void tl_rand_links_free(tl_rand_links *l);
  * when one of these randomizations is on. */
 tl_status tl_rand_apply_inertia(const tl_rand_links *l, tl_system *sys, const double values[TL_RAND_NPARAM],
                                 tl_error *err);
+/* Per-link form (sweeps, src/sweep/): link i's mass times mass_scale[i], its
+ * inertia times mass_scale[i] * inertia_scale[i], its COM moved by
+ * com_offset[3 i .. 3 i + 2] (m, link frame), and added_base_mass kg at the
+ * base link's (moved) COM; massless links other than the base are left
+ * alone. Arrays of l->n (3 l->n) values. TL_ERR_INVALID (element
+ * "base_mass_add") if the base link would not keep a positive mass; the
+ * setter's error otherwise (the links before it are already changed). */
+tl_status tl_rand_apply_links(const tl_rand_links *l, tl_system *sys, const double *mass_scale,
+                              const double *inertia_scale, const double *com_offset, double added_base_mass,
+                              tl_error *err);
 
 /* ---------------- tasks ---------------- */
 

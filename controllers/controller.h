@@ -1,0 +1,125 @@
+/* Talus controllers by name: build any controller of controllers/ from a
+ * text such as "trot:speed=0.5,kp=100" and run it, the same way for
+ * `talus simulate`, `talus compare` and sweeps (talus/sweep.h).
+ *
+ * Names and their parameters (docs in each controller's header):
+ *   stand      kp, kd (stand.h): hold the initial configuration with the implicit PD;
+ *   trot       every key of tl_trot_params_set (trot.h);
+ *   impedance  every key of tl_impedance_params_set (impedance.h), holding the
+ *              initial configuration;
+ *   osc        every key of tl_osc_params_set (osc.h), plus the circle the
+ *              controlled frame follows: radius (m, 0.1), period (s, 4), ramp
+ *              (s, 0.5), normal_x / normal_y / normal_z (the circle's plane
+ *              normal, (1, 0, 0)) and frame (a frame name or index; default:
+ *              the last frame on the last body, a serial arm's last link);
+ *   none       no parameters; nothing is controlled.
+ * Values are numbers in C syntax (osc's frame may be a name).
+ *
+ * Memory: tl_controller_init allocates (through the controllers' own init);
+ * tl_controller_update never allocates. Written against the public API only. */
+#ifndef TALUS_CONTROLLERS_CONTROLLER_H
+#define TALUS_CONTROLLERS_CONTROLLER_H
+
+#include <stddef.h>
+
+#include "impedance.h"
+#include "osc.h"
+#include "stand.h"
+#include "trot.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum tl_controller_kind {
+  TL_CONTROLLER_STAND = 0,
+  TL_CONTROLLER_NONE = 1,
+  TL_CONTROLLER_TROT = 2,
+  TL_CONTROLLER_IMPEDANCE = 3,
+  TL_CONTROLLER_OSC = 4
+} tl_controller_kind;
+
+#define TL_CONTROLLER_MAX_PARAMS 24
+
+typedef struct tl_controller_param {
+  char key[32];
+  char value[96];
+} tl_controller_param;
+
+/* A controller and its parameters, kept as text until it is built. */
+typedef struct tl_controller_spec {
+  tl_controller_kind kind;
+  int nparam;
+  tl_controller_param param[TL_CONTROLLER_MAX_PARAMS];
+  /* Gain overrides (talus simulate --kp / --kd): the controller's main
+   * proportional / derivative gain (stand: kp, kd; trot: kp, kd; impedance: k,
+   * and d with zeta 0; osc: kp, kd) when given (kp_given / kd_given), before
+   * the key=value parameters. stand uses kp / kd as its defaults. */
+  int kp_given, kd_given;
+  double kp, kd;
+  /* Scales applied after everything else (sweeps' kp_scale / kd_scale,
+   * default 1): stand kp, kd; trot kp, kd; impedance k and d (or zeta when
+   * zeta > 0, which scales the damping it gives by the same factor); osc
+   * kp, kp_ori, kp_null and kd, kd_ori, kd_null. */
+  double kp_scale, kd_scale;
+} tl_controller_spec;
+
+/* stand, no parameters, kp / kd = TL_STAND_DEFAULT_KP / _KD (not given), scales 1. */
+tl_controller_spec tl_controller_spec_default(void);
+
+/* Parse "NAME[:KEY=VALUE,...]" into spec->kind and spec->param (the
+ * overrides and scales are kept). Errors (TL_ERR_ARGUMENT, element
+ * "controller"): unknown name (the message lists them), an item that is not
+ * KEY=VALUE, nothing after ':', a trailing ',', too many or too long
+ * parameters, parameters for "none". Values are checked by tl_controller_init. */
+tl_status tl_controller_spec_parse(const char *text, tl_controller_spec *spec, tl_error *err);
+
+/* "stand", "none", "trot", "impedance", "osc" ("?" otherwise). */
+const char *tl_controller_kind_name(tl_controller_kind kind);
+
+/* The base a controller loads its robot with: impedance and osc control
+ * fixed-base arms, so TL_BASE_AUTO becomes TL_BASE_FIXED for them. */
+tl_base_type tl_controller_base(const tl_controller_spec *spec, tl_base_type requested);
+
+/* Write the text form "NAME[:KEY=VALUE,...]" into buf (cap bytes, truncated). */
+void tl_controller_spec_format(const tl_controller_spec *spec, char *buf, size_t cap);
+
+/* A running controller (one of the controllers, by kind). */
+typedef struct tl_controller {
+  tl_controller_kind kind;
+  int active;             /* 1 after a successful init (none: 0) */
+  tl_stand_controller stand;
+  tl_trot_controller trot;
+  tl_impedance_controller imp;
+  tl_osc_controller osc;
+  tl_osc_circle circle;   /* osc: the target trajectory */
+  double t0;              /* osc: time of the first update, s */
+  int started;
+} tl_controller;
+
+/* Build the controller of spec for sys in its current state; q (nq values)
+ * is the configuration stand and impedance hold (NULL: the current one).
+ * Errors: TL_ERR_ARGUMENT with element "controller" for a bad parameter
+ * (unknown key, a value that is not a finite number or out of range, an
+ * unknown osc frame), the controller's own init error otherwise (its message
+ * prefixed by "NAME controller: "). On failure c is zeroed. */
+tl_status tl_controller_init(tl_controller *c, const tl_controller_spec *spec, tl_system *sys,
+                             const double *q, int nq, tl_error *err);
+
+/* Per-step update between tl_world_integrate1 and tl_world_integrate2;
+ * time: tl_world_time (s). No allocation. TL_OK for none. */
+tl_status tl_controller_update(tl_controller *c, double time, tl_error *err);
+
+/* Tracking error of the last update: osc, the distance of the controlled
+ * frame from its target (m); impedance, the norm of the joint position
+ * error |q - q_d| over the actuated coordinates (rad or m); NAN for the
+ * others. */
+double tl_controller_tracking_error(const tl_controller *c);
+
+/* Free and zero c. NULL and a zeroed controller are allowed. */
+void tl_controller_free(tl_controller *c);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,195 @@
+/* Sweep files (docs/sweeps.md): <talus_sweep> with <robot>, <var>,
+ * <controller> (<param>), <run>, <fall>, <param>, <terrain>, <output>; every
+ * attribute becomes a setting of tl_sweep_set. Read with the world files'
+ * hardened libxml2 reader and attribute checks (src/scene/), so errors have
+ * the same form: "FILE:LINE: <element>: what is wrong". */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "scene/scene_internal.h"
+#include "sweep/sweep_internal.h"
+
+int tl_sweep_is_file(const char *path) {
+  FILE *f = path ? fopen(path, "rb") : NULL;
+  if (!f) return -1;
+  char buf[4096];
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  const char *c = buf;
+  for (;;) { /* skip white space, <?...?> and <!--...--> */
+    while (*c == ' ' || *c == '\t' || *c == '\r' || *c == '\n') c++;
+    const char *end = NULL;
+    if (strncmp(c, "<?", 2) == 0) end = strstr(c, "?>");
+    else if (strncmp(c, "<!--", 4) == 0) end = strstr(c + 4, "-->");
+    else break;
+    if (!end) return 0;
+    c = end + (c[1] == '?' ? 2 : 3);
+  }
+  static const char root[] = "<talus_sweep";
+  if (strncmp(c, root, sizeof root - 1) != 0) return 0;
+  char after = c[sizeof root - 1];
+  return after == '>' || after == '/' || after == ' ' || after == '\t' || after == '\r' || after == '\n';
+}
+
+/* tl_sweep_set(key, value) for an attribute of node; errors name the file, line and element. */
+static tl_status set_at(sc_parser *p, tl_sweep *sw, const xmlNode *node, const char *key, const char *value) {
+  tl_error e;
+  memset(&e, 0, sizeof e);
+  if (tl_sweep_set(sw, key, value, &e) == TL_OK) return TL_OK;
+  return sc_fail(p, e.status, node, "%s", e.message);
+}
+
+/* Each attribute of node (allowed[i], as setting keys[i]) that is present. */
+static tl_status attrs(sc_parser *p, tl_sweep *sw, const xmlNode *node, const char *const *allowed,
+                       const char *const *keys) {
+  tl_status st = sc_check_attrs(p, node, allowed);
+  if (st == TL_OK) st = sc_check_empty(p, node);
+  for (int i = 0; allowed[i] && st == TL_OK; ++i) {
+    const char *v = sc_attr(node, allowed[i]);
+    if (v) st = set_at(p, sw, node, keys[i], v);
+  }
+  return st;
+}
+
+static tl_status robot(sc_parser *p, tl_sweep *sw, const xmlNode *node) {
+  static const char *const allowed[] = {"urdf", "world", "base", "q", "ground_friction", NULL};
+  tl_status st = sc_check_attrs(p, node, allowed);
+  if (st == TL_OK) st = sc_check_empty(p, node);
+  if (st != TL_OK) return st;
+  int has_urdf = sc_attr(node, "urdf") != NULL, has_world = sc_attr(node, "world") != NULL;
+  if (has_urdf == has_world) return sc_fail(p, TL_ERR_INVALID, node, "give exactly one of urdf=\"...\" and world=\"...\"");
+  char *path = NULL;
+  st = sc_path(p, node, has_urdf ? "urdf" : "world", &path);
+  if (st == TL_OK) st = set_at(p, sw, node, "robot", path);
+  free(path);
+  static const char *const rest[] = {"base", "q", "ground_friction", NULL};
+  for (int i = 0; rest[i] && st == TL_OK; ++i) {
+    const char *v = sc_attr(node, rest[i]);
+    if (v) st = set_at(p, sw, node, rest[i], v);
+  }
+  return st;
+}
+
+static tl_status var(sc_parser *p, tl_sweep *sw, const xmlNode *node) {
+  static const char *const allowed[] = {"name", "value", NULL};
+  const char *name = NULL, *value = NULL;
+  tl_status st = sc_check_attrs(p, node, allowed);
+  if (st == TL_OK) st = sc_check_empty(p, node);
+  if (st == TL_OK) st = sc_require(p, node, "name", &name);
+  if (st == TL_OK) st = sc_require(p, node, "value", &value);
+  if (st != TL_OK) return st;
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s=%s", name, value);
+  return set_at(p, sw, node, "var", buf);
+}
+
+/* <controller name="trot" kp=".." kd=".."><param key="speed" value="0.5"/></controller> */
+static tl_status controller(sc_parser *p, tl_sweep *sw, const xmlNode *node) {
+  static const char *const allowed[] = {"name", "kp", "kd", NULL};
+  const char *name = NULL;
+  tl_status st = sc_check_attrs(p, node, allowed);
+  if (st == TL_OK) st = sc_require(p, node, "name", &name);
+  if (st != TL_OK) return st;
+  char text[4096];
+  size_t n = 0;
+  text[0] = '\0';
+  tl_str_append(text, sizeof text, &n, "%s", name);
+  int k = 0;
+  for (const xmlNode *c = node->children; c && st == TL_OK; c = c->next) {
+    if (c->type == XML_TEXT_NODE || c->type == XML_COMMENT_NODE) continue;
+    if (!sc_is(c, "param")) return sc_fail(p, TL_ERR_INVALID, c, "unexpected element inside <controller> (known: param)");
+    static const char *const pa[] = {"key", "value", NULL};
+    const char *key = NULL, *value = NULL;
+    st = sc_check_attrs(p, c, pa);
+    if (st == TL_OK) st = sc_check_empty(p, c);
+    if (st == TL_OK) st = sc_require(p, c, "key", &key);
+    if (st == TL_OK) st = sc_require(p, c, "value", &value);
+    if (st == TL_OK) tl_str_append(text, sizeof text, &n, "%s%s=%s", k++ ? "," : ":", key, value);
+  }
+  if (st == TL_OK) st = set_at(p, sw, node, "controller", text);
+  for (int i = 1; allowed[i] && st == TL_OK; ++i) {
+    const char *v = sc_attr(node, allowed[i]);
+    if (v) st = set_at(p, sw, node, allowed[i], v);
+  }
+  return st;
+}
+
+static tl_status param(sc_parser *p, tl_sweep *sw, const xmlNode *node) {
+  static const char *const allowed[] = {"name", "dist", NULL};
+  const char *name = NULL, *dist = NULL;
+  tl_status st = sc_check_attrs(p, node, allowed);
+  if (st == TL_OK) st = sc_check_empty(p, node);
+  if (st == TL_OK) st = sc_require(p, node, "name", &name);
+  if (st == TL_OK) st = sc_require(p, node, "dist", &dist);
+  if (st != TL_OK) return st;
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s=%s", name, dist);
+  return set_at(p, sw, node, "param", buf);
+}
+
+static tl_status element(sc_parser *p, tl_sweep *sw, const xmlNode *node) {
+  if (sc_is(node, "robot")) return robot(p, sw, node);
+  if (sc_is(node, "var")) return var(p, sw, node);
+  if (sc_is(node, "controller")) return controller(p, sw, node);
+  if (sc_is(node, "param")) return param(p, sw, node);
+  if (sc_is(node, "run")) {
+    static const char *const a[] = {"duration", "dt", "samples", "seed", "threads", NULL};
+    return attrs(p, sw, node, a, a);
+  }
+  if (sc_is(node, "fall")) {
+    static const char *const a[] = {"height", "tilt", NULL}, *const k[] = {"fall_height", "fall_tilt", NULL};
+    return attrs(p, sw, node, a, k);
+  }
+  if (sc_is(node, "terrain")) {
+    static const char *const a[] = {"size", "spacing", NULL}, *const k[] = {"terrain_size", "terrain_spacing", NULL};
+    return attrs(p, sw, node, a, k);
+  }
+  if (sc_is(node, "output")) {
+    static const char *const a[] = {"csv", "summary", "plot", "worst", NULL}, *const k[] = {"out", "summary", "plot", "worst", NULL};
+    return attrs(p, sw, node, a, k);
+  }
+  return sc_fail(p, TL_ERR_INVALID, node, "unknown element (known: robot, var, controller, run, fall, param, terrain, "
+                 "output)");
+}
+
+tl_status tl_sweep_load_file(tl_sweep *sw, const char *path, tl_error *err) {
+  if (!sw || !path) return sw_error(err, TL_ERR_ARGUMENT, NULL, 0, "path", "sw and path must not be NULL");
+  sc_parser p;
+  memset(&p, 0, sizeof p);
+  p.path = path;
+  p.err = err;
+  const char *slash = strrchr(path, '/');
+  if (slash) snprintf(p.dir, sizeof p.dir, "%.*s/", (int)(slash - path), path);
+  char *buf = NULL;
+  size_t len = 0;
+  tl_status st = sc_read_file(path, &buf, &len, err);
+  if (st != TL_OK) return st;
+  xmlDocPtr doc = NULL;
+  st = sc_parse_xml(&p, buf, len, &doc);
+  free(buf);
+  if (st != TL_OK) return st;
+  xmlNode *root = xmlDocGetRootElement(doc);
+  if (!sc_is(root, "talus_sweep")) {
+    st = sc_fail(&p, TL_ERR_INVALID, root, "the root element must be <talus_sweep>");
+  } else {
+    static const char *const allowed[] = {"name", NULL};
+    st = sc_check_attrs(&p, root, allowed);
+  }
+  for (xmlNode *c = root ? root->children : NULL; c && st == TL_OK; c = c->next) {
+    if (c->type == XML_COMMENT_NODE) continue;
+    if (c->type == XML_TEXT_NODE) {
+      for (const xmlChar *t = c->content; t && *t && st == TL_OK; t++)
+        if (*t != ' ' && *t != '\t' && *t != '\r' && *t != '\n')
+          st = sc_fail(&p, TL_ERR_INVALID, root, "unexpected text inside <talus_sweep>");
+      continue;
+    }
+    st = element(&p, sw, c);
+  }
+  xmlFreeDoc(doc);
+  return st;
+}
