@@ -1271,6 +1271,8 @@ static const char usage[] =
     "robots at the same state (after checking that both engines agree there) and\n"
     "print the ratios MuJoCo / Talus (> 1: Talus faster, or smaller).\n"
     "Also run as `talus bench [ARGS...]`.\n"
+    "`talus_bench --batch [--help]` times batched worlds over threads instead\n"
+    "(bench/bench_batch.c).\n"
     "\n"
     "  --reps N       batches per query (default 15); the median batch mean is reported\n"
     "  --batch-ms X   target duration of a batch in ms (default 2)\n"
@@ -1279,8 +1281,11 @@ static const char usage[] =
     "  --no-scenes    leave out the many-contact scenes (pile100, stack4x4)\n"
     "  --json         print JSON instead of the table\n";
 
+int bench_batch_main(int argc, char **argv, const char *shared_dir); /* bench_batch.c */
+
 int main(int argc, char **argv) {
   const char *dir = TALUS_SHARED_ROBOTS_DIR;
+  if (argc > 1 && strcmp(argv[1], "--batch") == 0) return bench_batch_main(argc, argv, dir);
   int batches = 15, json = 0, use_peer = HAVE_PEER;
   const char *only = NULL;
   int scenes = 1;

@@ -21,7 +21,7 @@ samples/s on 2 processes / samples/s on 1 process; the target (issue 16) is at l
 A sweep can only scale to the cores it gets: the run prints the load average before it starts and
 the 2-thread speedup it measured, which is the number of free cores this workload found (2.00 on
 an idle 2-core machine). Every configuration writes the same CSV (checked: byte-identical).
-Options: --samples N (default 200), --repeats R (default 3), --quick (20 samples, 1 repeat),
+Options: --samples N (default 400), --repeats R (default 3), --quick (20 samples, 1 repeat),
 --json, --talus PATH, --shared DIR.
 """
 import argparse
@@ -57,7 +57,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--talus", default=os.environ.get("TALUS_BIN"))
     ap.add_argument("--shared", default=None)
-    ap.add_argument("--samples", type=int, default=200)
+    ap.add_argument("--samples", type=int, default=400)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--json", action="store_true")
