@@ -21,6 +21,13 @@ static int check_path(PyObject *obj, const char *what, PyObject **out) {
   if (!obj || obj == Py_None) return 0;
   if (!PyUnicode_FSConverter(obj, out)) return -1;
   tl_error err;
+  if (strcmp(what, "path") == 0 && !tl_record_have_viewer()) { /* the page needs the embedded viewer */
+    Py_CLEAR(*out);
+    PyErr_SetString(tlpy_error, "cannot record an HTML page: this Talus was built without the web viewer "
+                                "(web/node_modules was missing when CMake ran: run scripts/setup.sh, or "
+                                "`npm ci` in web/, then CMake again); csv= still works");
+    return -1;
+  }
   if (tl_record_check_path(PyBytes_AS_STRING(*out), what, &err)) {
     Py_CLEAR(*out);
     tlpy_raise(&err);
@@ -133,8 +140,21 @@ static PyObject *recording_exit(tlpy_recording *self, PyObject *args) {
   return recording_close(self, NULL);
 }
 
+/* tp_finalize (PEP 442): an unclosed recording is written when it is collected. The object is
+ * still alive here, so a write error can be reported as unraisable with the object named (doing
+ * this from tp_dealloc would take and drop a reference to an object at refcount 0 and free it
+ * twice). The pending exception, if any, is kept. */
+static void recording_finalize(PyObject *obj) {
+  tlpy_recording *self = (tlpy_recording *)obj;
+  if (!self->rec) return;
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
+  if (finish(self, 1)) PyErr_WriteUnraisable(obj);
+  PyErr_Restore(type, value, tb);
+}
+
 static void recording_dealloc(tlpy_recording *self) {
-  if (self->rec && finish(self, 1)) PyErr_WriteUnraisable((PyObject *)self);
+  if (PyObject_CallFinalizerFromDealloc((PyObject *)self) < 0) return; /* resurrected */
   Py_XDECREF(self->path);
   Py_XDECREF(self->csv);
   Py_XDECREF(self->owner);
@@ -171,6 +191,7 @@ PyTypeObject tlpy_recording_type = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "talus.Recording",
     .tp_basicsize = sizeof(tlpy_recording),
     .tp_dealloc = (destructor)recording_dealloc,
+    .tp_finalize = recording_finalize,
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "A recording of a World (World.record) or of one VecEnv environment (VecEnv(record_env=...)):\n"
               "a frame is taken after each step, at `fps` frames per second of simulated time; close() writes\n"

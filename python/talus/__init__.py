@@ -19,11 +19,12 @@ VecEnv      N environments of a task ("cartpole", "anymal-locomotion", "urdf") s
             the Gymnasium vector-env interface (Gymnasium itself is not needed)
 sweep       a dynamics-randomization sweep (the runner of `talus sweep`), rows as NumPy arrays
 Error       raised for every error of the C library (a RuntimeError)
+have_viewer True when the web viewer is built in (HTML recordings need it; CSV recordings do not)
 """
-from ._talus import BatchWorld, Error, Model, System, World, __version__, cpu_count
+from ._talus import BatchWorld, Error, Model, System, World, __version__, cpu_count, have_viewer
 from .spaces import Box
 from .sweep import SweepResult, sweep
 from .vecenv import VecEnv, tasks
 
 __all__ = ["Model", "World", "System", "BatchWorld", "VecEnv", "Box", "Error", "tasks", "cpu_count", "sweep",
-           "SweepResult", "__version__"]
+           "SweepResult", "have_viewer", "__version__"]

@@ -1,6 +1,10 @@
 """World.record / VecEnv(record_env=...) (issue 13), World(engine=...) (issue 15) and world
 snapshots get_state / set_state (issue 11) from Python."""
 import csv
+import subprocess
+import sys
+import textwrap
+
 import numpy as np
 import pytest
 
@@ -29,7 +33,11 @@ def standing_world(engine=None):
 
 # ------------------------------------------------------------------ recordings
 
+needs_viewer = pytest.mark.skipif(not talus.have_viewer, reason="built without the web viewer (web/node_modules "
+                                  "missing when CMake ran): HTML recordings are refused, see test_record_without_viewer")
 
+
+@needs_viewer
 def test_world_record_writes_page_and_csv(tmp_path):
     w, s = standing_world()
     page, series = tmp_path / "run.html", tmp_path / "run.csv"
@@ -48,6 +56,7 @@ def test_world_record_writes_page_and_csv(tmp_path):
     assert np.all(np.diff(t) > 0) and abs(t[-1] - 1.0) < 1e-9
 
 
+@needs_viewer
 def test_recording_does_not_change_the_run(tmp_path):
     a, sa = standing_world()
     b, sb = standing_world()
@@ -58,6 +67,7 @@ def test_recording_does_not_change_the_run(tmp_path):
     assert np.array_equal(sa.q, sb.q) and np.array_equal(sa.u, sb.u)
 
 
+@needs_viewer
 def test_record_checks_paths_first_and_one_at_a_time(tmp_path):
     w, _ = standing_world()
     with pytest.raises(talus.Error, match="nonexistent"):
@@ -72,6 +82,7 @@ def test_record_checks_paths_first_and_one_at_a_time(tmp_path):
     w.record(tmp_path / "z.html").close()  # a new one may open after the close
 
 
+@needs_viewer
 @pytest.mark.skipif(not CARTPOLE.exists(), reason=f"shared cartpole absent ({CARTPOLE})")
 def test_vecenv_record_env(tmp_path):
     page = tmp_path / "cart.html"
@@ -85,6 +96,48 @@ def test_vecenv_record_env(tmp_path):
     assert page.stat().st_size > 100_000 and (tmp_path / "early.html").exists()
     with pytest.raises(ValueError, match="record_env"):
         talus.VecEnv("cartpole", 2, record_env=5)
+
+
+@pytest.mark.skipif(talus.have_viewer, reason="this build has the web viewer")
+def test_record_without_viewer(tmp_path):
+    w, _ = standing_world()
+    with pytest.raises(talus.Error, match="without the web viewer"):
+        w.record(tmp_path / "run.html")
+    assert not (tmp_path / "run.html").exists()
+    with w.record(csv=tmp_path / "run.csv"):  # the CSV needs no viewer
+        w.step(10)
+    assert (tmp_path / "run.csv").exists()
+
+
+def test_unclosed_recording_whose_write_fails_is_reported_not_fatal(tmp_path):
+    # A recording left open is written when collected; if that write fails (here its folder is gone),
+    # the error is reported as unraisable and the interpreter goes on (it used to free the Recording
+    # twice and crash). Run in a child so a crash fails this test instead of killing pytest.
+    script = textwrap.dedent(f"""
+        import os, sys
+        import talus
+        seen = []
+        sys.unraisablehook = lambda u: seen.append(str(u.exc_value))
+        w = talus.World()
+        w.add_ground()
+        folder = {str(tmp_path / "gone")!r}
+        os.mkdir(folder)
+        rec = w.record(csv=os.path.join(folder, "run.csv"))
+        w.step(5)
+        os.rmdir(folder)
+        del rec
+        try:
+            raise KeyError("pending")  # and while an exception is being handled
+        except KeyError:
+            os.mkdir(folder)
+            rec = w.record(csv=os.path.join(folder, "run.csv"))
+            os.rmdir(folder)
+            del rec
+        assert len(seen) == 2 and all("run.csv" in m for m in seen), seen
+        print("ok")
+        """)
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", (proc.returncode, proc.stderr[-2000:])
 
 
 # --------------------------------------------------------------------- engines
