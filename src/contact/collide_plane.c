@@ -270,7 +270,10 @@ int tl_np_plane_points(const tl_shape *s, const double p0[3], const double n[3],
  * hull's own vertices in its frame: the heights are nl . v - h0, the spread
  * is measured in plane coordinates, and only the chosen vertices are moved
  * to the world frame (add_point, the exact test there). Among more than
- * TL_NP_MAX_CAND vertices within the margin, the deepest TL_NP_MAX_CAND. */
+ * TL_NP_MAX_CAND vertices within the margin, the deepest TL_NP_MAX_CAND.
+ * Vertices near the deepest merge into its point (below). Hulls without a
+ * usable hull record or with more than HULL_SCAN vertices take the generic
+ * path (tl_np_plane_points + tl_np_reduce) without that merge. */
 static int hull_plane(const tl_shape *s, const double p0[3], const double n[3], double margin,
                       tl_contact_point *out) {
   cand_buf b = {out, 0, 4};
