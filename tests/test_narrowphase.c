@@ -1200,8 +1200,62 @@ static void test_hull_graph(void) {
   tl_hull_graph_free(&pg);
 }
 
+/* A tessellated sphere (the UV sphere, r 3 cm, rings 12 deg apart) on a
+ * plane touches at one point: its vertices near the lowest one are no
+ * contacts of their own. Rolled about y from 4 to 8 deg, its lowest edge
+ * (pole to the first ring, 6.3 mm) is level at 6 deg: there the contact is
+ * near the edge's middle (the ring's next vertices, 22 um higher, pull it a
+ * little), and through the roll it moves continuously from the pole
+ * to the ring vertex (no step longer than 1/20 of the edge between poses
+ * 0.01 deg apart) instead of hopping the edge's length when the two heights
+ * cross, while its depth stays the lowest vertex's. */
+static void test_hull_rounded(void) {
+  tl_hull hg;
+  make_uv_sphere(&hg, 0.03);
+  TL_CHECK(tl_hull_graph(&hg) == 0, "hull graph: out of memory");
+  tl_shape plane = shape(TL_GEOM_PLANE, 0, 0, 0, 0, 0, 0);
+  const double r = 0.03, edge = 2 * r * sin(TL_PI / 30);
+  int single = 0, depth_ok = 0, steps = 0;
+  double prev[3] = {0, 0, 0}, jump = 0, mid_err = INFINITY;
+  for (int k = 0; k <= 400; k++) {
+    double beta = (4.0 + 0.01 * k) * TL_PI / 180;
+    tl_shape a = shape(TL_GEOM_MESH, 1, 1, 1, 0, 0, 0);
+    rotate(&a, 0, 1, 0, beta);
+    a.hull = &hg;
+    double low = INFINITY;
+    for (int v = 0; v < hg.nvert; v++) {
+      double x[3];
+      tl_m3_mulv(x, a.rot, hg.vert + 3 * v);
+      low = fmin(low, x[2]);
+    }
+    a.pos[2] = -low - 1e-4; /* 0.1 mm deep */
+    tl_contact_point c[8];
+    int n = tl_collide(&a, &plane, 0.005, c);
+    if (n != 1) continue;
+    single++;
+    depth_ok += fabs(c[0].depth - 1e-4) < 1e-12;
+    if (k > 0) jump = fmax(jump, hypot(c[0].pos[0] - prev[0], c[0].pos[1] - prev[1]));
+    tl_v3_copy(prev, c[0].pos);
+    steps++;
+    if (k == 200) { /* level: the middle of pole (0, 0, -r) and ring vertex, both turned */
+      double pole[3] = {0, 0, -r}, ring[3] = {r * sin(TL_PI / 15), 0, -r * cos(TL_PI / 15)}, p[3], q[3];
+      tl_m3_mulv(p, a.rot, pole);
+      tl_m3_mulv(q, a.rot, ring);
+      mid_err = hypot(c[0].pos[0] - 0.5 * (p[0] + q[0]), c[0].pos[1] - 0.5 * (p[1] + q[1]));
+    }
+  }
+  printf("rounded hull rolling 4-8 deg: %d of 401 poses one contact, depth exact in %d, largest step %.2e m "
+         "(edge %.2e m), level edge: %.1e m from its middle\n",
+         single, depth_ok, jump, edge, mid_err);
+  TL_CHECK(single == 401 && depth_ok == 401, "rounded hull: %d single contacts, %d exact depths", single, depth_ok);
+  TL_CHECK(jump < edge / 20, "rounded hull: the contact hops %.3g m (edge %.3g m)", jump, edge);
+  TL_CHECK(mid_err < edge / 4, "rounded hull on a level edge: contact %.3g m from its middle", mid_err);
+  tl_hull_graph_free(&hg);
+}
+
 int main(void) {
   test_hull_graph();
+  test_hull_rounded();
   test_heightmap_curved_continuity();
   test_sphere_sphere();
   test_sphere_capsule();

@@ -104,6 +104,8 @@ static double kth_smallest(double *h, int n, int k) {
 #define HULL_SCAN 2048 /* hulls up to this many vertices get the two-pass scan */
 #define HULL_SOFT 16     /* a hull's deepest vertices considered for its manifold, ... */
 #define HULL_LEVEL 1e-6  /* ... more while level with the last (m) */
+#define HULL_DISTINCT 0.3 /* manifold: vertices this near the deepest (fraction of the hull's radius) ... */
+#define HULL_BAND 1e-3    /* ... merged into it, those within this height (fraction of the radius) weighted */
 
 typedef struct hull_vertex {
   double h;
@@ -268,7 +270,10 @@ int tl_np_plane_points(const tl_shape *s, const double p0[3], const double n[3],
  * hull's own vertices in its frame: the heights are nl . v - h0, the spread
  * is measured in plane coordinates, and only the chosen vertices are moved
  * to the world frame (add_point, the exact test there). Among more than
- * TL_NP_MAX_CAND vertices within the margin, the deepest TL_NP_MAX_CAND. */
+ * TL_NP_MAX_CAND vertices within the margin, the deepest TL_NP_MAX_CAND.
+ * Vertices near the deepest merge into its point (below). Hulls without a
+ * usable hull record or with more than HULL_SCAN vertices take the generic
+ * path (tl_np_plane_points + tl_np_reduce) without that merge. */
 static int hull_plane(const tl_shape *s, const double p0[3], const double n[3], double margin,
                       tl_contact_point *out) {
   cand_buf b = {out, 0, 4};
@@ -302,25 +307,61 @@ static int hull_plane(const tl_shape *s, const double p0[3], const double n[3], 
     qsort(cand, (size_t)k, sizeof(int), cmp_index);
     m = k;
   }
+  /* in plane coordinates (e1, e2 across the normal); the deepest first */
+  double e1[3], e2[3], a[3] = {1, 0, 0}, xy[TL_NP_MAX_CAND][2];
+  if (fabs(nl[0]) > 0.8) tl_v3_set(a, 0, 1, 0);
+  tl_v3_cross(e1, nl, a);
+  tl_v3_normalize(e1);
+  tl_v3_cross(e2, nl, e1);
+  int deep = 0;
+  for (int c = 1; c < m; c++)
+    if (h[cand[c]] < h[cand[deep]]) deep = c;
+  const int deep0 = deep;
+  /* the near-duplicates of the deepest vertex, closer to it than
+   * HULL_DISTINCT of the hull's radius across the normal, are no contacts of
+   * their own (the rule of MuJoCo's plane-mesh contacts): a tessellated
+   * rounded foot touches at one point, and its neighbours, a fraction of a
+   * mm higher, only flickered in and out of the solve (with two pressing
+   * points a foot, four feet gave more rows than DOFs and a regularized
+   * solve). Those less than HULL_BAND of the radius above the deepest move
+   * its point instead, to the convex combination of them all weighted
+   * 1 - height / band (the deepest 1): a foot resting on an edge touches at
+   * the edge's middle, and as it rolls the point moves continuously (the
+   * weights depend on the heights only) to the lower end instead of hopping
+   * an edge length (4 mm on solo12's feet) whenever the two heights cross.
+   * The point keeps the deepest vertex's height, so the contact's depth stays
+   * the true penetration. Distant vertices (the corners of a face) stay
+   * contacts of their own. */
+  const double *hf = s->hull->half, rad = sqrt(hf[0] * hf[0] + hf[1] * hf[1] + hf[2] * hf[2]);
+  const double dmin = HULL_DISTINCT * rad, band = HULL_BAND * rad;
+  const double *xd = v + 3 * cand[deep], hd = h[cand[deep]];
+  const double xd0 = tl_v3_dot(xd, e1), xd1 = tl_v3_dot(xd, e2);
+  double patch[3] = {xd[0], xd[1], xd[2]}, wsum = 1;
   int idx[TL_NP_MAX_CAND], nc = 0;
-  for (int i = 0; i < m; i++) idx[nc++] = cand[i];
+  for (int i = 0; i < m; i++) {
+    const double *x = v + 3 * cand[i];
+    double x0 = tl_v3_dot(x, e1), x1 = tl_v3_dot(x, e2);
+    double r2 = (x0 - xd0) * (x0 - xd0) + (x1 - xd1) * (x1 - xd1);
+    if (i != deep && r2 < dmin * dmin) {
+      double up = h[cand[i]] - hd;
+      if (up < band) {
+        double w = 1 - up / band;
+        tl_v3_addscl(patch, x, w);
+        wsum += w;
+      }
+      continue;
+    }
+    if (i == deep) deep = nc;
+    xy[nc][0] = x0, xy[nc][1] = x1;
+    idx[nc++] = cand[i];
+  }
+  tl_v3_scale(patch, patch, 1 / wsum);
+  tl_v3_addscl(patch, nl, hd + h0 - tl_v3_dot(nl, patch)); /* at the deepest's height: its depth */
   int pick[4], np = 0;
   if (nc <= 4) {
     for (int i = 0; i < nc; i++) pick[np++] = idx[i];
   } else {
-    double e1[3], e2[3], a[3] = {1, 0, 0}, xy[TL_NP_MAX_CAND][2];
-    if (fabs(nl[0]) > 0.8) tl_v3_set(a, 0, 1, 0);
-    tl_v3_cross(e1, nl, a);
-    tl_v3_normalize(e1);
-    tl_v3_cross(e2, nl, e1);
     unsigned char used[TL_NP_MAX_CAND] = {0};
-    int deep = 0;
-    for (int c = 0; c < nc; c++) {
-      const double *x = v + 3 * idx[c];
-      xy[c][0] = tl_v3_dot(x, e1);
-      xy[c][1] = tl_v3_dot(x, e2);
-      if (h[idx[c]] < h[idx[deep]]) deep = c;
-    }
     int sc[4] = {deep};
     used[deep] = 1;
     for (int k = 1; k < 4; k++) {
@@ -357,7 +398,7 @@ static int hull_plane(const tl_shape *s, const double p0[3], const double n[3], 
   }
   for (int k = 0; k < np; k++) {
     double x[3];
-    local_to_world(x, s, v + 3 * pick[k]);
+    local_to_world(x, s, pick[k] == cand[deep0] ? patch : v + 3 * pick[k]);
     add_point(&b, x, 0, p0, n, margin);
   }
   return b.n;
