@@ -96,6 +96,22 @@ static int t_failed(void *ctx, char *why, size_t len) {
 
 /* Lowest z of the collision geoms (primitives: world AABB; meshes: hull
  * vertices); INFINITY when there is none. */
+/* Time the engines go[0..ngo) (those that settled; idx: their slots in us,
+ * why and calls, which may be NULL) by interleaved batches. */
+static void time_settled(const timed *go, const int *idx, int ngo, int batches, double batch_s, double *us,
+                         char (*why)[TIMED_WHY], long *calls) {
+  char gofail[1 + CONTACT_NPEER][TIMED_WHY];
+  memset(gofail, 0, sizeof gofail);
+  double gous[1 + CONTACT_NPEER];
+  long gocalls[1 + CONTACT_NPEER];
+  time_queries(go, ngo, batches, batch_s, gous, gofail, gocalls);
+  for (int i = 0; i < ngo; ++i) {
+    us[idx[i]] = gous[i];
+    if (calls) calls[idx[i]] = gocalls[i];
+    memcpy(why[idx[i]], gofail[i], TIMED_WHY);
+  }
+}
+
 static double lowest_point(tl_system *sys, const tl_model *m) {
   double minz = INFINITY;
   for (int g = 0; g < tl_model_ngeom(m); ++g) {
@@ -367,16 +383,7 @@ void bench_contact_robot(const char *path, const contact_spec *spec, contact_res
     for (int i = 0; i < CONTACT_SETTLE_STEPS; ++i) t[k].fn(t[k].ctx);
     if (!t[k].failed(t[k].ctx, why[k], TIMED_WHY)) idx[ngo] = k, go[ngo++] = t[k];
   }
-  char gofail[1 + CONTACT_NPEER][TIMED_WHY];
-  memset(gofail, 0, sizeof gofail);
-  double gous[1 + CONTACT_NPEER];
-  long gocalls[1 + CONTACT_NPEER];
-  time_queries(go, ngo, batches, batch_s, gous, gofail, gocalls);
-  for (int i = 0; i < ngo; ++i) {
-    us[idx[i]] = gous[i];
-    calls[idx[i]] = gocalls[i];
-    memcpy(why[idx[i]], gofail[i], TIMED_WHY);
-  }
+  time_settled(go, idx, ngo, batches, batch_s, us, why, calls);
   /* the same simulated time in every engine before comparing base heights: those that made
    * fewer steps while being timed catch up (not timed) */
   long most = 0;
@@ -508,15 +515,7 @@ void bench_contact_scene(const char *name, scene_result *r, int batches, double 
   (void)owner;
   (void)nt;
 #endif
-  char gofail[1 + CONTACT_NPEER][TIMED_WHY];
-  memset(gofail, 0, sizeof gofail);
-  double gous[1 + CONTACT_NPEER];
-  long gocalls[1 + CONTACT_NPEER];
-  time_queries(go, ngo, batches, batch_s, gous, gofail, gocalls);
-  for (int i = 0; i < ngo; ++i) {
-    us[idx[i]] = gous[i];
-    memcpy(why[idx[i]], gofail[i], TIMED_WHY);
-  }
+  time_settled(go, idx, ngo, batches, batch_s, us, why, NULL);
   r->us = us[0];
   memcpy(r->failed, why[0], TIMED_WHY);
   r->drift = talus_drift(sys, s.nbox, p0);
