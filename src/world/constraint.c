@@ -352,6 +352,7 @@ static void part_delassus(tl_world *w, tl_block *b, int part) {
   int chain = 1;
   for (int k = 0; k + 1 < ns && chain; k++) chain = parent[sup[k]] == sup[k + 1];
   memcpy(Y, J, (size_t)ns * (size_t)nr * sizeof(double));
+  b->chain[part] = (unsigned char)chain;
   if (chain && nr == 3) {
     for (int k = 0; k < ns; k++) {
       const double *Lc = L + (size_t)sup[k] * (size_t)nv, y0 = Y[3 * k], y1 = Y[3 * k + 1], y2 = Y[3 * k + 2];
@@ -757,7 +758,10 @@ static void dense_assemble(tl_world *w) {
   }
   for (int i = 0; i < w->nblock; i++) {
     const tl_block *a = &w->blocks[i];
-    block_velocity(w, a, w->db + a->row);
+    if (w->stats.impacts) /* db = J u_free + Y^T z; z is zero unless impacts came first (the +0.0: as the sum would) */
+      block_velocity(w, a, w->db + a->row);
+    else
+      for (int r = 0; r < a->nrow; r++) w->db[a->row + r] = a->v0[r] + 0.0;
     for (int r = 0; r < a->nrow; r++) {
       double *Ar = A + (size_t)(a->row + r) * (size_t)n;
       for (int c = 0; c < a->nrow; c++) Ar[a->row + c] = a->G[r * a->nrow + c];
@@ -770,14 +774,21 @@ static void dense_assemble(tl_world *w) {
         if (sa < 0) continue;
         for (int pb = 0; pb < 2; pb++) {
           if ((pb ? b->sb : b->sa) != sa) continue;
-          const int ns = a->nsup[pa], *sup = w->ipool + a->sup[pa];
+          int ns = a->nsup[pa], k0 = 0;
+          const int *sup = w->ipool + a->sup[pa];
           const double *Ya = w->pool + a->adr[pa] + (size_t)ns * (size_t)a->nrow, *Wb = w->dW + b->wrow[pb];
+          if (a->chain[pa] && b->chain[pb]) { /* two root paths share a suffix: W_b is zero before it */
+            const int *supb = w->ipool + b->sup[pb];
+            int t = 0;
+            while (t < ns && t < b->nsup[pb] && sup[ns - 1 - t] == supb[b->nsup[pb] - 1 - t]) t++;
+            k0 = ns - t;
+          }
           if (a->nrow == 1 && b->nrow == 1) {
             double g = 0;
-            for (int k = 0; k < ns; k++) g += Ya[k] * Wb[sup[k]];
+            for (int k = k0; k < ns; k++) g += Ya[k] * Wb[sup[k]];
             G[0] += g;
           } else if (a->nrow == 3 && b->nrow == 3) {
-            for (int k = 0; k < ns; k++) {
+            for (int k = k0; k < ns; k++) {
               const double *x = Wb + 3 * sup[k], *y = Ya + 3 * k;
               for (int r = 0; r < 3; r++) {
                 G[3 * r] += y[r] * x[0];
@@ -787,14 +798,14 @@ static void dense_assemble(tl_world *w) {
             }
           } else if (a->nrow == 3) { /* and b->nrow == 1 */
             double g0 = 0, g1 = 0, g2 = 0;
-            for (int k = 0; k < ns; k++) {
+            for (int k = k0; k < ns; k++) {
               const double x = Wb[sup[k]];
               g0 += Ya[3 * k] * x, g1 += Ya[3 * k + 1] * x, g2 += Ya[3 * k + 2] * x;
             }
             G[0] += g0, G[1] += g1, G[2] += g2;
           } else { /* a->nrow == 1, b->nrow == 3 */
             double g0 = 0, g1 = 0, g2 = 0;
-            for (int k = 0; k < ns; k++) {
+            for (int k = k0; k < ns; k++) {
               const double y = Ya[k], *x = Wb + 3 * sup[k];
               g0 += y * x[0], g1 += y * x[1], g2 += y * x[2];
             }
@@ -934,7 +945,7 @@ static int direct_linear(tl_world *w, const unsigned char *st, const double *h, 
       }
   }
   for (int j = 0; j < n; j++) y[j] = st[j] ? 0.0 : h[j];
-  for (int a = 0; a < nf; a++) /* minus A_FH h_H: y is zero on the free rows */
+  for (int a = 0; a < nf && nf < n; a++) /* minus A_FH h_H: y is zero on the free rows (none held: no term) */
     r[a] -= tl_dense_dot(n, w->dA + (size_t)F[a] * (size_t)n, y);
   w->dense_nf = nf;
   int refine = shared_body(w, st);

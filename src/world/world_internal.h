@@ -113,6 +113,7 @@ typedef struct tl_block {
   int nrow;
   int sa, sb;           /* systems of parts 0 and 1 (sb = -1 if none) */
   int nsup[2], sup[2];  /* support size and offset into ipool, per part */
+  unsigned char chain[2]; /* 1: the part's support is one root path (set by part_delassus) */
   int adr[2];           /* pool offset of J (then Y) per part */
   int row;              /* first row in the dense Delassus matrix (dense solves) */
   int finished;         /* 1: Y, G and the compliance are computed (finish_block) */
