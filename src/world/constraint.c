@@ -53,7 +53,7 @@ static int reserve_dense(tl_world *w, int n, int nvmax) {
   w->dM = malloc(n2 * sizeof(double));
   w->db = malloc((size_t)n * sizeof(double));
   w->dx = malloc((size_t)n * sizeof(double));
-  w->dr = malloc(2 * (size_t)n * sizeof(double));
+  w->dr = malloc(3 * (size_t)n * sizeof(double));
   w->dy = malloc(3 * (size_t)n * sizeof(double));
   w->dfree = malloc((size_t)n * sizeof(int));
   w->dstat = malloc((size_t)n);
@@ -879,30 +879,33 @@ static inline double dot_inline(const double *restrict a, const double *restrict
 /* In-place Cholesky M = L L^T of the n x n lower triangle (row-major, row i
  * at M + i n), Golub and Van Loan, Alg. 4.2.1, its dot products inline (the
  * direct solves factor a few dozen rows, where calls cost more than the
- * sums). Returns 0 if a pivot is not positive. */
-static int chol_inline(double *M, int n) {
+ * sums). inv [n] receives 1 / L_ii: each row divides once, and the entries,
+ * which depend on each other in sequence, multiply (a division's latency is
+ * many multiplications'). Returns 0 if a pivot is not positive. */
+static int chol_inline(double *M, double *restrict inv, int n) {
   for (int i = 0; i < n; i++) {
     double *Mi = M + (size_t)i * (size_t)n;
     for (int j = 0; j < i; j++) {
       const double *Mj = M + (size_t)j * (size_t)n;
-      Mi[j] = (Mi[j] - dot_inline(Mi, Mj, j)) / Mj[j];
+      Mi[j] = (Mi[j] - dot_inline(Mi, Mj, j)) * inv[j];
     }
     double d = Mi[i] - dot_inline(Mi, Mi, i);
     if (!(d > 0)) return 0;
     Mi[i] = sqrt(d);
+    inv[i] = 1.0 / Mi[i];
   }
   return 1;
 }
 
-/* Solve L L^T x = e in place, L from chol_inline. */
-static void chol_solve_inline(const double *L, int n, double *e) {
+/* Solve L L^T x = e in place, L and inv = 1 / diag(L) from chol_inline. */
+static void chol_solve_inline(const double *L, const double *restrict inv, int n, double *e) {
   for (int i = 0; i < n; i++) {
     const double *Li = L + (size_t)i * (size_t)n;
-    e[i] = (e[i] - dot_inline(Li, e, i)) / Li[i];
+    e[i] = (e[i] - dot_inline(Li, e, i)) * inv[i];
   }
   for (int i = n - 1; i >= 0; i--) {
     const double *Li = L + (size_t)i * (size_t)n;
-    e[i] /= Li[i];
+    e[i] *= inv[i];
     for (int k = 0; k < i; k++) e[k] -= Li[k] * e[i];
   }
 }
@@ -916,7 +919,7 @@ static int direct_factor(tl_world *w, const int *F, const double *Rf, int nf, do
     for (int c = 0; c <= a; c++) M[a * nf + c] = Aa[F[c]];
     M[a * nf + a] = M[a * nf + a] * (1.0 + eps) + Rf[a];
   }
-  if (!chol_inline(M, nf)) return 0;
+  if (!chol_inline(M, w->dr + 2 * w->dense_cap, nf)) return 0;
   if (eps > 0) return 1;
   for (int a = 0; a < nf; a++) { /* pivot test: L_aa^2 against the diagonal entry */
     const double d = w->dA[(size_t)F[a] * (size_t)n + F[a]] + Rf[a];
@@ -955,7 +958,7 @@ static int direct_linear(tl_world *w, const unsigned char *st, const double *h, 
   }
   for (int a = 0; a < nf; a++) e[a] = r[a];
   for (int pass = 0;; pass++) { /* the solve, then (regularized) two refinements */
-    chol_solve_inline(M, nf, e);
+    chol_solve_inline(M, w->dr + 2 * w->dense_cap, nf, e);
     for (int a = 0; a < nf; a++) y[F[a]] += e[a];
     if (!refine || pass == 2) break;
     for (int a = 0; a < nf; a++) { /* residual of (A_FF + R_F) y_F = r */
