@@ -867,46 +867,46 @@ static int shared_body(const tl_world *w, const unsigned char *st) {
   return 0;
 }
 
-/* sum of a[k] b[k] over [0, n), two interleaved partial sums (fixed order). */
-static inline double dot_inline(const double *restrict a, const double *restrict b, int n) {
-  double s0 = 0, s1 = 0;
-  int k = 0;
-  for (; k + 1 < n; k += 2) s0 += a[k] * b[k], s1 += a[k + 1] * b[k + 1];
-  if (k < n) s0 += a[k] * b[k];
-  return s0 + s1;
-}
-
 /* In-place Cholesky M = L L^T of the n x n lower triangle (row-major, row i
- * at M + i n), Golub and Van Loan, Alg. 4.2.1, its dot products inline (the
- * direct solves factor a few dozen rows, where calls cost more than the
- * sums). inv [n] receives 1 / L_ii: each row divides once, and the entries,
- * which depend on each other in sequence, multiply (a division's latency is
- * many multiplications'). Returns 0 if a pivot is not positive. */
+ * at M + i n) in its right-looking (outer-product) form, Golub and Van Loan,
+ * Alg. 4.2.2: column k is scaled by 1 / L_kk, then the trailing lower
+ * triangle loses the outer product of that column. The updates of one k are
+ * independent of each other, so the only chain of dependent operations is
+ * one sqrt, one division and one multiply-add per column (the left-looking
+ * form chains every entry of a row through its dot products), which is what
+ * a few dozen rows cost. inv [n] receives 1 / L_ii. Returns 0 if a pivot is
+ * not positive. */
 static int chol_inline(double *M, double *restrict inv, int n) {
-  for (int i = 0; i < n; i++) {
-    double *Mi = M + (size_t)i * (size_t)n;
-    for (int j = 0; j < i; j++) {
-      const double *Mj = M + (size_t)j * (size_t)n;
-      Mi[j] = (Mi[j] - dot_inline(Mi, Mj, j)) * inv[j];
-    }
-    double d = Mi[i] - dot_inline(Mi, Mi, i);
+  for (int k = 0; k < n; k++) {
+    double *Mk = M + (size_t)k * (size_t)n;
+    const double d = Mk[k];
     if (!(d > 0)) return 0;
-    Mi[i] = sqrt(d);
-    inv[i] = 1.0 / Mi[i];
+    Mk[k] = sqrt(d);
+    const double s = inv[k] = 1.0 / Mk[k];
+    for (int i = k + 1; i < n; i++) Mk[i] = M[(size_t)i * (size_t)n + k] *= s; /* column k, also as row k's upper part */
+    for (int i = k + 1; i < n; i++) {
+      double *restrict Mi = M + (size_t)i * (size_t)n;
+      const double lik = Mk[i];
+      for (int j = k + 1; j <= i; j++) Mi[j] -= lik * Mk[j];
+    }
   }
   return 1;
 }
 
-/* Solve L L^T x = e in place, L and inv = 1 / diag(L) from chol_inline. */
-static void chol_solve_inline(const double *L, const double *restrict inv, int n, double *e) {
-  for (int i = 0; i < n; i++) {
-    const double *Li = L + (size_t)i * (size_t)n;
-    e[i] = (e[i] - dot_inline(Li, e, i)) * inv[i];
+/* Solve L L^T x = e in place, L and inv = 1 / diag(L) from chol_inline:
+ * both substitutions by columns (forward: column k of L, kept as row k's
+ * upper part; backward: row i of L = column i of L^T), so each step's
+ * updates are independent axpys. */
+static void chol_solve_inline(const double *L, const double *restrict inv, int n, double *restrict e) {
+  for (int k = 0; k < n; k++) {
+    const double *Lk = L + (size_t)k * (size_t)n;
+    const double x = e[k] *= inv[k];
+    for (int i = k + 1; i < n; i++) e[i] -= Lk[i] * x;
   }
   for (int i = n - 1; i >= 0; i--) {
     const double *Li = L + (size_t)i * (size_t)n;
-    e[i] *= inv[i];
-    for (int k = 0; k < i; k++) e[k] -= Li[k] * e[i];
+    const double x = e[i] *= inv[i];
+    for (int k = 0; k < i; k++) e[k] -= Li[k] * x;
   }
 }
 
