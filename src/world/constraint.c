@@ -53,7 +53,7 @@ static int reserve_dense(tl_world *w, int n, int nvmax) {
   w->dM = malloc(n2 * sizeof(double));
   w->db = malloc((size_t)n * sizeof(double));
   w->dx = malloc((size_t)n * sizeof(double));
-  w->dr = malloc(2 * (size_t)n * sizeof(double));
+  w->dr = malloc(3 * (size_t)n * sizeof(double));
   w->dy = malloc(3 * (size_t)n * sizeof(double));
   w->dfree = malloc((size_t)n * sizeof(int));
   w->dstat = malloc((size_t)n);
@@ -867,43 +867,46 @@ static int shared_body(const tl_world *w, const unsigned char *st) {
   return 0;
 }
 
-/* sum of a[k] b[k] over [0, n), two interleaved partial sums (fixed order). */
-static inline double dot_inline(const double *restrict a, const double *restrict b, int n) {
-  double s0 = 0, s1 = 0;
-  int k = 0;
-  for (; k + 1 < n; k += 2) s0 += a[k] * b[k], s1 += a[k + 1] * b[k + 1];
-  if (k < n) s0 += a[k] * b[k];
-  return s0 + s1;
-}
-
 /* In-place Cholesky M = L L^T of the n x n lower triangle (row-major, row i
- * at M + i n), Golub and Van Loan, Alg. 4.2.1, its dot products inline (the
- * direct solves factor a few dozen rows, where calls cost more than the
- * sums). Returns 0 if a pivot is not positive. */
-static int chol_inline(double *M, int n) {
-  for (int i = 0; i < n; i++) {
-    double *Mi = M + (size_t)i * (size_t)n;
-    for (int j = 0; j < i; j++) {
-      const double *Mj = M + (size_t)j * (size_t)n;
-      Mi[j] = (Mi[j] - dot_inline(Mi, Mj, j)) / Mj[j];
-    }
-    double d = Mi[i] - dot_inline(Mi, Mi, i);
+ * at M + i n) in its right-looking (outer-product) form, Golub and Van Loan,
+ * Alg. 4.2.2: column k is scaled by 1 / L_kk, then the trailing lower
+ * triangle loses the outer product of that column. The updates of one k are
+ * independent of each other, so the only chain of dependent operations is
+ * one sqrt, one division and one multiply-add per column (the left-looking
+ * form chains every entry of a row through its dot products), which is what
+ * a few dozen rows cost. inv [n] receives 1 / L_ii. Returns 0 if a pivot is
+ * not positive. */
+static int chol_inline(double *M, double *restrict inv, int n) {
+  for (int k = 0; k < n; k++) {
+    double *Mk = M + (size_t)k * (size_t)n;
+    const double d = Mk[k];
     if (!(d > 0)) return 0;
-    Mi[i] = sqrt(d);
+    Mk[k] = sqrt(d);
+    const double s = inv[k] = 1.0 / Mk[k];
+    for (int i = k + 1; i < n; i++) Mk[i] = M[(size_t)i * (size_t)n + k] *= s; /* column k, also as row k's upper part */
+    for (int i = k + 1; i < n; i++) {
+      double *restrict Mi = M + (size_t)i * (size_t)n;
+      const double lik = Mk[i];
+      for (int j = k + 1; j <= i; j++) Mi[j] -= lik * Mk[j];
+    }
   }
   return 1;
 }
 
-/* Solve L L^T x = e in place, L from chol_inline. */
-static void chol_solve_inline(const double *L, int n, double *e) {
-  for (int i = 0; i < n; i++) {
-    const double *Li = L + (size_t)i * (size_t)n;
-    e[i] = (e[i] - dot_inline(Li, e, i)) / Li[i];
+/* Solve L L^T x = e in place, L and inv = 1 / diag(L) from chol_inline:
+ * both substitutions by columns (forward: column k of L, kept as row k's
+ * upper part; backward: row i of L = column i of L^T), so each step's
+ * updates are independent axpys. */
+static void chol_solve_inline(const double *L, const double *restrict inv, int n, double *restrict e) {
+  for (int k = 0; k < n; k++) {
+    const double *Lk = L + (size_t)k * (size_t)n;
+    const double x = e[k] *= inv[k];
+    for (int i = k + 1; i < n; i++) e[i] -= Lk[i] * x;
   }
   for (int i = n - 1; i >= 0; i--) {
     const double *Li = L + (size_t)i * (size_t)n;
-    e[i] /= Li[i];
-    for (int k = 0; k < i; k++) e[k] -= Li[k] * e[i];
+    const double x = e[i] *= inv[i];
+    for (int k = 0; k < i; k++) e[k] -= Li[k] * x;
   }
 }
 
@@ -916,7 +919,7 @@ static int direct_factor(tl_world *w, const int *F, const double *Rf, int nf, do
     for (int c = 0; c <= a; c++) M[a * nf + c] = Aa[F[c]];
     M[a * nf + a] = M[a * nf + a] * (1.0 + eps) + Rf[a];
   }
-  if (!chol_inline(M, nf)) return 0;
+  if (!chol_inline(M, w->dr + 2 * w->dense_cap, nf)) return 0;
   if (eps > 0) return 1;
   for (int a = 0; a < nf; a++) { /* pivot test: L_aa^2 against the diagonal entry */
     const double d = w->dA[(size_t)F[a] * (size_t)n + F[a]] + Rf[a];
@@ -955,7 +958,7 @@ static int direct_linear(tl_world *w, const unsigned char *st, const double *h, 
   }
   for (int a = 0; a < nf; a++) e[a] = r[a];
   for (int pass = 0;; pass++) { /* the solve, then (regularized) two refinements */
-    chol_solve_inline(M, nf, e);
+    chol_solve_inline(M, w->dr + 2 * w->dense_cap, nf, e);
     for (int a = 0; a < nf; a++) y[F[a]] += e[a];
     if (!refine || pass == 2) break;
     for (int a = 0; a < nf; a++) { /* residual of (A_FF + R_F) y_F = r */

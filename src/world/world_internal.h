@@ -209,7 +209,7 @@ struct tl_world {
   double *db;           /* [dense_cap] row velocities at the start of the solve */
   double *dx;           /* [dense_cap] impulses (mirror of the blocks' lambda) */
   double *dM;           /* [dense_cap^2] factor of the free rows' matrix (direct solves) */
-  double *dr, *dy;      /* [dense_cap] right-hand side, solution of a direct solve */
+  double *dr, *dy;      /* [3 dense_cap] right-hand side, compliance, 1 / diag(L) of a direct solve; [3 dense_cap] solution and scratch */
   double *dW;           /* [dW_cap] D^-1 Y of each block part as dense rows (assembly) */
   size_t dW_cap;
   int *dfree;           /* [dense_cap] rows of a direct solve */
