@@ -17,6 +17,7 @@
  * ancestors(i, j)) instead of the O(n^2 depth) of n solves. Systems of at most TL_SMALL_NV DOFs run the same
  * formulas dense and fully unrolled. */
 #include "dynamics/dynamics.h"
+#include "math/tl_vec2.h"
 
 /* ---- tiny systems (nv <= TL_SMALL_NV) ----
  * For a handful of DOFs the loop and index overhead of the sparse code
@@ -78,17 +79,8 @@ static inline void small_inverse(const double *restrict H, const double *restric
 }
 
 /* sum of x[j] y[j] over [0, n) (n doubles), as two interleaved partial sums
- * (even and odd j: one 2-wide vector register). Plain BLAS-1 dot. */
-static inline double dot2(const double *restrict x, const double *restrict y, int n) {
-  double s0 = 0, s1 = 0;
-  int j = 0;
-  for (; j + 1 < n; j += 2) {
-    s0 += x[j] * y[j];
-    s1 += x[j + 1] * y[j + 1];
-  }
-  if (j < n) s0 += x[j] * y[j];
-  return s0 + s1;
-}
+ * (even and odd j: one 2-wide vector register, tl_vec2.h). Plain BLAS-1 dot. */
+static inline double dot2(const double *restrict x, const double *restrict y, int n) { return tl_v2_dot(x, y, n); }
 
 /* The factorization of tl_dyn_factor (shapes, units, source there) without
  * the LD_stamp bookkeeping: the dense unrolled path for nv <= TL_SMALL_NV,
@@ -156,11 +148,7 @@ static inline void axmy_pairs(double *restrict y, const double *restrict x, doub
     y[lo] -= a * x[lo];
     lo++;
   }
-  for (; lo + 1 < hi; lo += 2) {
-    y[lo] -= a * x[lo];
-    y[lo + 1] -= a * x[lo + 1];
-  }
-  if (lo < hi) y[lo] -= a * x[lo];
+  if (lo < hi) tl_v2_axmy(y + lo, x + lo, a, hi - lo);
 }
 
 void tl_dyn_solve(const tl_sysdata *d, double *x) {
