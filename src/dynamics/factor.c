@@ -80,7 +80,13 @@ static inline void small_inverse(const double *restrict H, const double *restric
 
 /* sum of x[j] y[j] over [0, n) (n doubles), as two interleaved partial sums
  * (even and odd j: one 2-wide vector register, tl_vec2.h). Plain BLAS-1 dot. */
-static inline double dot2(const double *restrict x, const double *restrict y, int n) { return tl_v2_dot(x, y, n); }
+static inline double dot2(const double *restrict x, const double *restrict y, int n) {
+  switch (n) { /* the rows next to the leaves: one or two terms, without the loop */
+    case 1: return x[0] * y[0];
+    case 2: return x[0] * y[0] + x[1] * y[1];
+    default: return tl_v2_dot(x, y, n);
+  }
+}
 
 /* The factorization of tl_dyn_factor (shapes, units, source there) without
  * the LD_stamp bookkeeping: the dense unrolled path for nv <= TL_SMALL_NV,
@@ -114,7 +120,8 @@ static int factor_rows(tl_sysdata *d, const double *add) {
     const int c0 = k + 1, nc = end[k] - c0;
     double dkk = Mk[k] + (add ? add[k] : 0.0);
     if (nc > 0) {
-      for (int c = c0; c < end[k]; c++) u[c] = Hk[c] * H[(size_t)c * (size_t)n + c]; /* L[c][k] D[c] */
+      const double *Dc = H + (size_t)c0 * (size_t)(n + 1); /* D[c] on LD's diagonal */
+      for (int c = c0; c < end[k]; c++, Dc += n + 1) u[c] = Hk[c] * *Dc; /* L[c][k] D[c] */
       dkk -= dot2(u + c0, Hk + c0, nc);
     }
     if (!(dkk > 0)) return k + 1;

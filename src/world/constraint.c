@@ -356,13 +356,26 @@ static void part_delassus(tl_world *w, tl_block *b, int part) {
   b->chain[part] = (unsigned char)chain;
   if (chain && nr == 3) {
     for (int k = 0; k < ns; k++) {
-      const double *Lc = L + (size_t)sup[k] * (size_t)nv, y0 = Y[3 * k], y1 = Y[3 * k + 1], y2 = Y[3 * k + 2];
-      for (int j = k + 1; j < ns; j++) {
+      const double *restrict Lc = L + (size_t)sup[k] * (size_t)nv;
+      double *restrict Yj = Y + 3 * (k + 1);
+      const double y2 = Y[3 * k + 2];
+#ifdef TL_VEC2
+      const tl_v2 y01 = tl_v2_load(Y + 3 * k);
+      for (int j = k + 1; j < ns; j++, Yj += 3) {
         const double l = Lc[sup[j]];
-        Y[3 * j] -= l * y0;
-        Y[3 * j + 1] -= l * y1;
-        Y[3 * j + 2] -= l * y2;
+        const tl_v2 lv = {l, l};
+        tl_v2_store(Yj, tl_v2_load(Yj) - lv * y01);
+        Yj[2] -= l * y2;
       }
+#else
+      const double y0 = Y[3 * k], y1 = Y[3 * k + 1];
+      for (int j = k + 1; j < ns; j++, Yj += 3) {
+        const double l = Lc[sup[j]];
+        Yj[0] -= l * y0;
+        Yj[1] -= l * y1;
+        Yj[2] -= l * y2;
+      }
+#endif
     }
   } else if (chain) {
     for (int k = 0; k < ns; k++) {
@@ -763,10 +776,10 @@ static void dense_assemble(tl_world *w) {
       block_velocity(w, a, w->db + a->row);
     else
       for (int r = 0; r < a->nrow; r++) w->db[a->row + r] = a->v0[r] + 0.0;
-    for (int r = 0; r < a->nrow; r++) {
-      double *Ar = A + (size_t)(a->row + r) * (size_t)n;
-      for (int c = 0; c < a->nrow; c++) Ar[a->row + c] = a->G[r * a->nrow + c];
-    }
+    if (a->nrow == 3)
+      for (int r = 0; r < 3; r++) memcpy(A + (size_t)(a->row + r) * (size_t)n + a->row, a->G + 3 * r, 3 * sizeof(double));
+    else
+      A[(size_t)a->row * (size_t)n + a->row] = a->G[0];
     for (int j = i + 1; j < w->nblock; j++) {
       const tl_block *b = &w->blocks[j];
       double G[9] = {0};
@@ -781,7 +794,9 @@ static void dense_assemble(tl_world *w) {
           if (a->chain[pa] && b->chain[pb]) { /* two root paths share a suffix: W_b is zero before it */
             const int *supb = w->ipool + b->sup[pb];
             int t = 0;
-            while (t < ns && t < b->nsup[pb] && sup[ns - 1 - t] == supb[b->nsup[pb] - 1 - t]) t++;
+            const int tmax = ns < b->nsup[pb] ? ns : b->nsup[pb];
+            const int *ea = sup + ns - 1, *eb = supb + b->nsup[pb] - 1;
+            while (t < tmax && ea[-t] == eb[-t]) t++;
             k0 = ns - t;
           }
           if (a->nrow == 1 && b->nrow == 1) {
@@ -814,11 +829,18 @@ static void dense_assemble(tl_world *w) {
           }
         }
       }
-      for (int r = 0; r < a->nrow; r++)
-        for (int c = 0; c < b->nrow; c++) {
-          A[(size_t)(a->row + r) * (size_t)n + b->row + c] = G[r * b->nrow + c];
-          A[(size_t)(b->row + c) * (size_t)n + a->row + r] = G[r * b->nrow + c];
+      if (a->nrow == 3 && b->nrow == 3)
+        for (int r = 0; r < 3; r++) {
+          double *Ar = A + (size_t)(a->row + r) * (size_t)n + b->row, *Ac = A + (size_t)(b->row + r) * (size_t)n + a->row;
+          Ar[0] = G[3 * r], Ar[1] = G[3 * r + 1], Ar[2] = G[3 * r + 2];
+          Ac[0] = G[r], Ac[1] = G[3 + r], Ac[2] = G[6 + r];
         }
+      else
+        for (int r = 0; r < a->nrow; r++)
+          for (int c = 0; c < b->nrow; c++) {
+            A[(size_t)(a->row + r) * (size_t)n + b->row + c] = G[r * b->nrow + c];
+            A[(size_t)(b->row + c) * (size_t)n + a->row + r] = G[r * b->nrow + c];
+          }
     }
   }
   memset(w->dx, 0, (size_t)n * sizeof(double));
@@ -1007,8 +1029,12 @@ static double direct_residual(const tl_world *w, const double *y) {
   for (int a = 0; a < nf; a++) {
     const double *Aa = w->dA + (size_t)F[a] * (size_t)n;
     double s = r[a] - Rf[a] * y[F[a]];
-    for (int c = 0; c < nf; c++) s -= Aa[F[c]] * y[F[c]];
-    worst = fmax(worst, fabs(s) / (Aa[F[a]] + Rf[a]));
+    if (nf == n) /* every row free: a contiguous dot */
+      s -= tl_v2_dot(Aa, y, n);
+    else
+      for (int c = 0; c < nf; c++) s -= Aa[F[c]] * y[F[c]];
+    const double res = fabs(s) / (Aa[F[a]] + Rf[a]);
+    if (res > worst) worst = res;
   }
   return worst;
 }

@@ -307,8 +307,6 @@ double tl_system_potential_energy(tl_system *s) {
 
 /* ---------------- control ---------------- */
 
-int tl_system_pd_implicit(const tl_system *s, int k) { return !s->pd_row[k]; }
-
 void tl_system_implicit_diagonal(const tl_system *s, double dt, double *diag) {
   const tl_model *m = s->m;
   for (int v = 0; v < m->nv; v++) {

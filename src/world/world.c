@@ -495,6 +495,11 @@ static void spring_error(const tl_system *s, int b, double *e) {
   joint_error(m, b, s->d.q + m->q_adr[b], mount, e);
 }
 
+/* The feed-forward force x (finite: its setter checks) within the effort
+ * limit +-eff (eff >= 0, possibly infinite): fmax(-eff, fmin(eff, x))
+ * without the two libm calls. */
+static inline double clamp_effort(double x, double eff) { return x > eff ? eff : x < -eff ? -eff : x; }
+
 /* Generalized force of control, passive elements and external forces, with
  * the terms that the implicit integration moves into M_eff when
  * implicit_dt > 0: tau_ff + Kp (e - dt u) + Kd (u_t - u) - D u
@@ -515,7 +520,7 @@ static void control_forces(const tl_system *s, const double *u, double implicit_
     }
     for (int k = 0; k < m->jnt_nv[b]; k++) {
       int v = v0 + k;
-      double eff = m->dof_effort[v], act = fmax(-eff, fmin(eff, s->tau_ff[v]));
+      double eff = m->dof_effort[v], act = clamp_effort(s->tau_ff[v], eff);
       double spring = m->dof_stiffness[v] * (es[k] - dt * u[v]);
       double pd = s->kp[v] * (e[k] - dt * u[v]) + s->kd[v] * (s->u_target[v] - u[v]);
       if (dt == 0) /* explicit (RK4): saturate */
@@ -626,7 +631,7 @@ static void applied_forces(tl_world *w) {
         int v = m->v_adr[b] + k;
         double eff = m->dof_effort[v], u = s->d.u[v];
         double pd = s->kp[v] * (e[k] - w->dt * u) + s->kd[v] * (s->u_target[v] - u);
-        s->tau_applied[v] = fmax(-eff, fmin(eff, s->tau_ff[v])) + (tl_system_pd_implicit(s, v) ? pd : 0.0);
+        s->tau_applied[v] = clamp_effort(s->tau_ff[v], eff) + (tl_system_pd_implicit(s, v) ? pd : 0.0);
       }
     }
   }
@@ -688,7 +693,7 @@ static int predict_saturation(tl_world *w, tl_system *s) {
       int v = m->v_adr[b] + k;
       double eff = m->dof_effort[v], u = s->u_free[v];
       if (!isfinite(eff) || s->pd_row[v] || (s->kp[v] == 0 && s->kd[v] == 0)) continue;
-      double tau = fmax(-eff, fmin(eff, s->tau_ff[v])) + s->kp[v] * (e[k] - w->dt * u) + s->kd[v] * (s->u_target[v] - u);
+      double tau = clamp_effort(s->tau_ff[v], eff) + s->kp[v] * (e[k] - w->dt * u) + s->kd[v] * (s->u_target[v] - u);
       if (fabs(tau) > eff) s->pd_row[v] = changed = 1;
     }
   }

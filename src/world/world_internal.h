@@ -245,7 +245,7 @@ void tl_system_implicit_diagonal(const tl_system *sys, double dt, double *diag);
 /* 1 if DOF k's PD gains go into M_eff, 0 if this step the PD is a boxed
  * constraint row because it saturates at the effort limit (active set,
  * decided in tl_world_integrate2). */
-int tl_system_pd_implicit(const tl_system *sys, int k);
+static inline int tl_system_pd_implicit(const tl_system *sys, int k) { return !sys->pd_row[k]; }
 /* PD position error of body b's joint (velocity dimension): q_target - q, or
  * the rotation vector log(q_target q^-1) for a spherical joint. */
 void tl_system_pd_error(const tl_system *sys, int b, double *e);
