@@ -458,7 +458,7 @@ static void placeholder_limits(const tl_urdf_doc *doc, tl_model *m) {
 /* Every movable body must carry mass in its subtree, or M is singular. */
 static tl_status check_masses(build_ctx *c, tl_error *err) {
   tl_model *m = c->m;
-  double *sub = calloc((size_t)m->nbody, sizeof(double));
+  double *sub = calloc(m->nbody > 0 ? (size_t)m->nbody : 1, sizeof(double));
   if (!sub) return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
   for (int b = m->nbody - 1; b >= 0; b--) {
     sub[b] += m->body_mass[b];
