@@ -74,23 +74,34 @@ static void cdof_rotation(double S[6], const double a[3], const double p[3]) {
   tl_v3_cross(S + 3, p, a);
 }
 
+/* Pose, subspaces (rotations about the world axes through the base origin p
+ * for u[3..5], translations for u[0..2]), their time derivatives and the
+ * velocity of a floating base (body 0, DOFs 0..5). */
 static void floating_base(tl_sysdata *d) {
   const double *q = d->q, *u = d->u;
-  tl_v3_copy(d->xpos, q);
+  double *S = d->cdof, *Sd = d->cdof_dot, *V = d->cvel;
+  double px = q[0], py = q[1], pz = q[2];
+  tl_v3_set(d->xpos, px, py, pz);
   tl_quat_to_m3(d->xrot, q + 3);
+  memset(S, 0, 36 * sizeof(double));
+  memset(Sd, 0, 36 * sizeof(double));
   for (int k = 0; k < 3; k++) {
-    double e[3] = {0, 0, 0};
-    e[k] = 1.0;
-    double *Sv = d->cdof + 6 * k, *Sw = d->cdof + 6 * (k + 3);
-    memset(Sv, 0, 3 * sizeof(double));
-    tl_v3_copy(Sv + 3, e);
-    cdof_rotation(Sw, e, d->xpos);
-    /* d/dt of the w-columns: the reference point p moves with v: (0, v x e) */
-    double *Sdv = d->cdof_dot + 6 * k, *Sdw = d->cdof_dot + 6 * (k + 3);
-    memset(Sdv, 0, 6 * sizeof(double));
-    memset(Sdw, 0, 3 * sizeof(double));
-    tl_v3_cross(Sdw + 3, u, e);
+    S[6 * k + 3 + k] = 1.0;      /* (0, e_k) */
+    S[6 * (k + 3) + k] = 1.0;    /* (e_k, p x e_k) */
   }
+  /* p x e_k: (0, pz, -py), (-pz, 0, px), (py, -px, 0) */
+  S[22] = pz; S[23] = -py;
+  S[27] = -pz; S[29] = px;
+  S[33] = py; S[34] = -px;
+  /* d/dt of the w-columns: the reference point p moves with v: (0, v x e_k) */
+  Sd[22] = u[2]; Sd[23] = -u[1];
+  Sd[27] = -u[2]; Sd[29] = u[0];
+  Sd[33] = u[1]; Sd[34] = -u[0];
+  /* V = (w, v + p x w) */
+  double w[3] = {u[3], u[4], u[5]}, pw[3];
+  tl_v3_cross(pw, d->xpos, w);
+  V[0] = w[0]; V[1] = w[1]; V[2] = w[2];
+  V[3] = u[0] + pw[0]; V[4] = u[1] + pw[1]; V[5] = u[2] + pw[2];
 }
 
 /* Pose and subspace of a movable joint b whose joint frame is set. */
@@ -164,9 +175,18 @@ static void joint_velocity(tl_sysdata *d, int b) {
   int v0 = m->v_adr[b], nv = m->jnt_nv[b];
   const double *vp = d->cvel + 6 * m->parent[b];
   double *vb = d->cvel + 6 * b;
-  /* Axes fixed in the parent move with it (revolute, prismatic, spherical);
-   * in the serial joints (universal, planar) each axis moves with the
-   * intermediate frame after the joint's previous DOFs. */
+  if (nv == 1) { /* revolute, prismatic: cdof_dot = vp x S, vb = vp + S u */
+    const double *S = d->cdof + 6 * v0;
+    double u = d->u[v0], v[6], t[6];
+    for (int i = 0; i < 6; i++) v[i] = vp[i];
+    tl_sp_cross_motion(t, v, S);
+    memcpy(d->cdof_dot + 6 * v0, t, sizeof(t));
+    for (int i = 0; i < 6; i++) vb[i] = v[i] + S[i] * u;
+    return;
+  }
+  /* Axes fixed in the parent move with it (spherical); in the serial joints
+   * (universal, planar) each axis moves with the intermediate frame after the
+   * joint's previous DOFs. */
   int serial = m->jnt_type[b] == TL_JOINT_UNIVERSAL || m->jnt_type[b] == TL_JOINT_PLANAR;
   memcpy(vb, vp, 6 * sizeof(double));
   for (int k = 0; k < nv; k++) {
@@ -178,12 +198,47 @@ static void joint_velocity(tl_sysdata *d, int b) {
 
 static void body_inertia(tl_sysdata *d, int b) {
   const tl_model *m = d->m;
-  const double *R = d->xrot + 9 * b;
-  double *c = d->xcom + 3 * b, Ic[9];
+  const double *R = d->xrot + 9 * b, *x = d->xpos + 3 * b;
+  double c[3], Ic[6];
   tl_m3_mulv(c, R, m->body_com + 3 * b);
-  tl_v3_add(c, c, d->xpos + 3 * b);
-  tl_m3_rotate_tensor(Ic, R, m->body_inertia + 9 * b);
-  tl_spi_from_body(d->cinert + 10 * b, m->body_mass[b], c, Ic);
+  tl_v3_add(c, c, x);
+  tl_v3_copy(d->xcom + 3 * b, c);
+  tl_m3_rotate_sym(Ic, R, m->body_inertia + 9 * b);
+  tl_spi_from_body_sym(d->cinert + 10 * b, m->body_mass[b], c, Ic);
+}
+
+/* Everything tl_dyn_kinematics computes for body b > 0 whose joint is
+ * revolute about the coordinate axis sg e_i of its joint frame (sg = +-1, the
+ * usual URDF axis), in one pass with the values in locals: the joint frame
+ * (jr, jp), the body rotation R = jr Rot(e_i, sg q) (tl_m3_mul_rot_axis: two
+ * columns of jr mixed), the subspace S = (a, jp x a) with a = sg jr e_i, the
+ * velocity and cdof_dot (as joint_velocity) and the inertia (as body_inertia).
+ * Inline with a constant i, so every index is fixed. */
+static inline __attribute__((always_inline)) void revolute_axis_body(tl_sysdata *d, int b, int i) {
+  const tl_model *m = d->m;
+  int p = m->parent[b], v = m->v_adr[b];
+  /* the call first: it clobbers every vector register */
+  double q = d->q[m->q_adr[b]], co = cos(q), si = sin(q);
+  const double *Rp = d->xrot + 9 * p, *xp = d->xpos + 3 * p, *vp = d->cvel + 6 * p;
+  double *restrict jr = d->xjrot + 9 * b, *restrict jp = d->xjpos + 3 * b;
+  double *restrict R = d->xrot + 9 * b, *restrict x = d->xpos + 3 * b;
+  double *restrict S = d->cdof + 6 * v, *restrict Sd = d->cdof_dot + 6 * v;
+  double *restrict V = d->cvel + 6 * b, *restrict c = d->xcom + 3 * b;
+  double sg = m->jnt_axis[3 * b + i], u = d->u[v], t[3], Ic[6];
+  si *= sg;
+  tl_m3_mul(jr, Rp, m->jnt_rot + 9 * b);
+  tl_m3_mulv(t, Rp, m->jnt_pos + 3 * b);
+  tl_v3_add(jp, t, xp);
+  tl_v3_copy(x, jp);
+  tl_m3_mul_rot_axis(R, jr, i, co, si);
+  tl_v3_set(S, sg * jr[i], sg * jr[3 + i], sg * jr[6 + i]);
+  tl_v3_cross(S + 3, jp, S);
+  tl_sp_cross_motion(Sd, vp, S);
+  for (int k = 0; k < 6; k++) V[k] = vp[k] + S[k] * u;
+  tl_m3_mulv(t, R, m->body_com + 3 * b);
+  tl_v3_add(c, t, jp);
+  tl_m3_rotate_sym(Ic, R, m->body_inertia + 9 * b);
+  tl_spi_from_body_sym(d->cinert + 10 * b, m->body_mass[b], c, Ic);
 }
 
 void tl_dyn_kinematics(tl_sysdata *d) {
@@ -192,16 +247,25 @@ void tl_dyn_kinematics(tl_sysdata *d) {
     if (b == 0) {
       memset(d->xjpos, 0, 3 * sizeof(double));
       tl_m3_identity(d->xjrot);
-      memset(d->cvel, 0, 6 * sizeof(double));
       if (m->jnt_type[0] == TL_JOINT_FLOATING) {
         floating_base(d);
-        for (int k = 0; k < 6; k++)
-          for (int i = 0; i < 6; i++) d->cvel[i] += d->cdof[6 * k + i] * d->u[k];
       } else { /* welded to the world at the base placement (identity unless set) */
+        memset(d->cvel, 0, 6 * sizeof(double));
         tl_v3_copy(d->xpos, m->jnt_pos);
         tl_m3_copy(d->xrot, m->jnt_rot);
       }
     } else {
+      if (m->jnt_type[b] == TL_JOINT_REVOLUTE) {
+        int i = tl_v3_coord_axis(m->jnt_axis + 3 * b);
+        if (i >= 0) {
+          switch (i) { /* constant axis index in each copy */
+            case 0: revolute_axis_body(d, b, 0); break;
+            case 1: revolute_axis_body(d, b, 1); break;
+            default: revolute_axis_body(d, b, 2); break;
+          }
+          continue;
+        }
+      }
       int p = m->parent[b];
       double t[3];
       tl_m3_mul(d->xjrot + 9 * b, d->xrot + 9 * p, m->jnt_rot + 9 * b);

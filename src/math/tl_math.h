@@ -106,6 +106,43 @@ static inline void tl_m3_rotate_tensor(double r[9], const double R[9], const dou
   tl_m3_mul(t, R, A);
   tl_m3_mult(r, t, R);
 }
+/* r = R A R^T for a symmetric A, as its 6 distinct entries
+ * [xx, xy, xz, yy, yz, zz]: t = R A (27 products), then the upper triangle of
+ * t R^T only (18 products instead of 27). */
+static inline void tl_m3_rotate_sym(double r[6], const double R[9], const double A[9]) {
+  double t[9];
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      t[3 * i + j] = R[3 * i] * A[j] + R[3 * i + 1] * A[3 + j] + R[3 * i + 2] * A[6 + j];
+  r[0] = t[0] * R[0] + t[1] * R[1] + t[2] * R[2];
+  r[1] = t[0] * R[3] + t[1] * R[4] + t[2] * R[5];
+  r[2] = t[0] * R[6] + t[1] * R[7] + t[2] * R[8];
+  r[3] = t[3] * R[3] + t[4] * R[4] + t[5] * R[5];
+  r[4] = t[3] * R[6] + t[4] * R[7] + t[5] * R[8];
+  r[5] = t[6] * R[6] + t[7] * R[7] + t[8] * R[8];
+}
+/* r = A Rot(e_i, angle) for the coordinate axis e_i (i = 0, 1, 2) given
+ * c = cos(angle) and s = sin(angle): column i of A is kept and the two others,
+ * j = i + 1 and k = i + 2 (mod 3), become c A_j + s A_k and c A_k - s A_j
+ * (12 products instead of a Rodrigues matrix and a 27-product 3x3 product).
+ * r must not alias A. */
+static inline void tl_m3_mul_rot_axis(double r[9], const double A[9], int i, double c, double s) {
+  int j = i == 2 ? 0 : i + 1, k = i == 0 ? 2 : i - 1;
+  for (int row = 0; row < 3; row++) {
+    const double *a = A + 3 * row;
+    double *o = r + 3 * row;
+    o[i] = a[i];
+    o[j] = c * a[j] + s * a[k];
+    o[k] = c * a[k] - s * a[j];
+  }
+}
+/* Index i of a coordinate axis a = +-e_i (two components exactly 0), else -1. */
+static inline int tl_v3_coord_axis(const double a[3]) {
+  if (a[1] == 0.0 && a[2] == 0.0) return 0;
+  if (a[0] == 0.0 && a[2] == 0.0) return 1;
+  if (a[0] == 0.0 && a[1] == 0.0) return 2;
+  return -1;
+}
 /* Rotation about a unit axis by angle (Rodrigues). */
 static inline void tl_m3_axis_angle(double R[9], const double a[3], double angle) {
   double c = cos(angle), s = sin(angle), t = 1.0 - c;
@@ -223,6 +260,20 @@ static inline void tl_spi_from_body(double Isp[10], double m, const double c[3],
   Isp[7] = Ic[4] + m * (cc - c[1] * c[1]);
   Isp[8] = Ic[5] - m * c[1] * c[2];
   Isp[9] = Ic[8] + m * (cc - c[2] * c[2]);
+}
+/* Same from the 6 distinct entries [xx, xy, xz, yy, yz, zz] of Ic
+ * (tl_m3_rotate_sym). */
+static inline void tl_spi_from_body_sym(double Isp[10], double m, const double c[3], const double Ic[6]) {
+  double cx = c[0], cy = c[1], cz = c[2];
+  double mx = m * cx, my = m * cy, mz = m * cz;
+  Isp[0] = m;
+  Isp[1] = mx; Isp[2] = my; Isp[3] = mz;
+  Isp[4] = Ic[0] + (my * cy + mz * cz);
+  Isp[5] = Ic[1] - mx * cy;
+  Isp[6] = Ic[2] - mx * cz;
+  Isp[7] = Ic[3] + (mx * cx + mz * cz);
+  Isp[8] = Ic[4] - my * cz;
+  Isp[9] = Ic[5] + (mx * cx + my * cy);
 }
 static inline void tl_spi_add(double r[10], const double a[10]) {
   for (int i = 0; i < 10; i++) r[i] += a[i];
