@@ -54,21 +54,37 @@ void tl_dyn_accelerations(tl_sysdata *d, const double *g, const double *du, int 
   }
 }
 
+/* cfrc[b] = I_b a_b (+ v_b x* I_b v_b when u_on) for every body, TL_LANES
+ * bodies at a time (independent: tl_lanes). */
+static void body_forces(tl_sysdata *d, int u_on) {
+  const int nb = d->m->nbody;
+  const double *cinert = d->cinert, *cacc = d->cacc, *cvel = d->cvel;
+  double *restrict cfrc = d->cfrc;
+  for (int b = 0; b < nb; b += TL_LANES) {
+    int c = TL_LANES > 1 && b + 1 < nb ? b + 1 : b; /* the second lane (b again at the end) */
+    tl_lanes I[10], a[6], v[6], f[6];
+    for (int i = 0; i < 10; i++) I[i] = tl_lanes_set(cinert[10 * b + i], cinert[10 * c + i]);
+    for (int i = 0; i < 6; i++) a[i] = tl_lanes_set(cacc[6 * b + i], cacc[6 * c + i]);
+    tl_lanes_spi_mulv(f, I, a);
+    if (u_on) {
+      tl_lanes Iv[6], t[6];
+      for (int i = 0; i < 6; i++) v[i] = tl_lanes_set(cvel[6 * b + i], cvel[6 * c + i]);
+      tl_lanes_spi_mulv(Iv, I, v);
+      tl_lanes_cross_force(t, v, Iv);
+      for (int i = 0; i < 6; i++) f[i] = f[i] + t[i];
+    }
+    for (int i = 0; i < 6; i++) {
+      cfrc[6 * b + i] = tl_lanes_get(f[i], 0);
+      cfrc[6 * c + i] = tl_lanes_get(f[i], TL_LANES - 1);
+    }
+  }
+}
+
 void tl_dyn_rnea(tl_sysdata *d, const double g[3], const double *du, int u_on, double *tau) {
   const tl_model *m = d->m;
   double *restrict cfrc = d->cfrc;
   tl_dyn_accelerations(d, g, du, u_on);
-  for (int b = 0; b < m->nbody; b++) {
-    double f[6], Iv[6], t[6];
-    const double *v = d->cvel + 6 * b, *Isp = d->cinert + TL_SPI_SIZE * b;
-    tl_spi_mulv(f, Isp, d->cacc + 6 * b);
-    if (u_on) {
-      tl_spi_mulv(Iv, Isp, v);
-      tl_sp_cross_force(t, v, Iv);
-      for (int i = 0; i < 6; i++) f[i] += t[i];
-    }
-    memcpy(cfrc + 6 * b, f, sizeof(f));
-  }
+  body_forces(d, u_on);
   for (int b = m->nbody - 1; b > 0; b--) {
     const double *f = cfrc + 6 * b;
     double *fp = cfrc + 6 * m->parent[b];

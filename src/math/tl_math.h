@@ -294,4 +294,49 @@ static inline void tl_spi_mulv(double f[6], const double Isp[10], const double v
   f[5] = Isp[0] * vo[2] - t[2];
 }
 
+/* ---------------- lanes: independent computations side by side ---------------- */
+/* A tl_lanes holds one value of each of TL_LANES independent computations
+ * (say two bodies): a GCC/Clang vector of two doubles (one SSE2/NEON
+ * register; its arithmetic is IEEE and lane-wise, so every lane gets the
+ * scalar result bit for bit), or a plain double where vector extensions are
+ * missing or TL_NO_VECTOR_EXT is defined. Kernels written on tl_lanes with
+ * + - * only therefore give the same values in both builds. */
+#if defined(__GNUC__) && !defined(TL_NO_VECTOR_EXT)
+typedef double tl_lanes __attribute__((vector_size(16)));
+#define TL_LANES 2
+static inline tl_lanes tl_lanes_set(double a, double b) { return (tl_lanes){a, b}; }
+static inline double tl_lanes_get(tl_lanes v, int i) { return v[i]; }
+#else
+typedef double tl_lanes;
+#define TL_LANES 1
+static inline tl_lanes tl_lanes_set(double a, double b) { (void)b; return a; }
+static inline double tl_lanes_get(tl_lanes v, int i) { (void)i; return v; }
+#endif
+/* r = a x b, lane-wise (as tl_v3_cross). */
+static inline void tl_lanes_cross(tl_lanes r[3], const tl_lanes a[3], const tl_lanes b[3]) {
+  tl_lanes x = a[1] * b[2] - a[2] * b[1], y = a[2] * b[0] - a[0] * b[2], z = a[0] * b[1] - a[1] * b[0];
+  r[0] = x; r[1] = y; r[2] = z;
+}
+/* f = I v, lane-wise (as tl_spi_mulv). */
+static inline void tl_lanes_spi_mulv(tl_lanes f[6], const tl_lanes Isp[10], const tl_lanes v[6]) {
+  const tl_lanes *w = v, *vo = v + 3, *h = Isp + 1;
+  tl_lanes t[3], u[3];
+  tl_lanes_cross(t, h, vo);
+  tl_lanes_cross(u, h, w);
+  f[0] = Isp[4] * w[0] + Isp[5] * w[1] + Isp[6] * w[2] + t[0];
+  f[1] = Isp[5] * w[0] + Isp[7] * w[1] + Isp[8] * w[2] + t[1];
+  f[2] = Isp[6] * w[0] + Isp[8] * w[1] + Isp[9] * w[2] + t[2];
+  f[3] = Isp[0] * vo[0] - u[0];
+  f[4] = Isp[0] * vo[1] - u[1];
+  f[5] = Isp[0] * vo[2] - u[2];
+}
+/* r = v x* f, lane-wise (as tl_sp_cross_force). */
+static inline void tl_lanes_cross_force(tl_lanes r[6], const tl_lanes v[6], const tl_lanes f[6]) {
+  tl_lanes a[3], b[3];
+  tl_lanes_cross(a, v, f);
+  tl_lanes_cross(b, v + 3, f + 3);
+  r[0] = a[0] + b[0]; r[1] = a[1] + b[1]; r[2] = a[2] + b[2];
+  tl_lanes_cross(r + 3, v, f + 3);
+}
+
 #endif
