@@ -196,24 +196,65 @@ static void joint_velocity(tl_sysdata *d, int b) {
   }
 }
 
-static void body_inertia(tl_sysdata *d, int b) {
+/* xcom and cinert of every body from its pose, TL_LANES bodies at a time
+ * (independent: tl_lanes): c = R com + x, Ic = R I R^T (the 6 distinct
+ * entries of the symmetric result), and the inertia about the world origin
+ * as tl_spi_from_body_sym. */
+static void body_inertias(tl_sysdata *d) {
   const tl_model *m = d->m;
-  const double *R = d->xrot + 9 * b, *x = d->xpos + 3 * b;
-  double c[3], Ic[6];
-  tl_m3_mulv(c, R, m->body_com + 3 * b);
-  tl_v3_add(c, c, x);
-  tl_v3_copy(d->xcom + 3 * b, c);
-  tl_m3_rotate_sym(Ic, R, m->body_inertia + 9 * b);
-  tl_spi_from_body_sym(d->cinert + 10 * b, m->body_mass[b], c, Ic);
+  const int nb = m->nbody;
+  const double *xrot = d->xrot, *xpos = d->xpos, *com = m->body_com, *inert = m->body_inertia;
+  double *restrict xcom = d->xcom, *restrict cinert = d->cinert;
+  for (int b = 0; b < nb; b += TL_LANES) {
+    int e = TL_LANES > 1 && b + 1 < nb ? b + 1 : b; /* the second lane (b again at the end) */
+    tl_lanes R[9], A[6], cl[3], t[9], Ic[6], c[3], mass = tl_lanes_set(m->body_mass[b], m->body_mass[e]);
+    static const int sym[6] = {0, 1, 2, 4, 5, 8};
+    for (int i = 0; i < 9; i++) R[i] = tl_lanes_set(xrot[9 * b + i], xrot[9 * e + i]);
+    for (int i = 0; i < 6; i++) A[i] = tl_lanes_set(inert[9 * b + sym[i]], inert[9 * e + sym[i]]);
+    for (int i = 0; i < 3; i++) cl[i] = tl_lanes_set(com[3 * b + i], com[3 * e + i]);
+    for (int i = 0; i < 3; i++)
+      c[i] = R[3 * i] * cl[0] + R[3 * i + 1] * cl[1] + R[3 * i + 2] * cl[2] +
+             tl_lanes_set(xpos[3 * b + i], xpos[3 * e + i]);
+    /* t = R A with A = [[A0 A1 A2] [A1 A3 A4] [A2 A4 A5]] */
+    for (int i = 0; i < 3; i++) {
+      const tl_lanes *r = R + 3 * i;
+      t[3 * i] = r[0] * A[0] + r[1] * A[1] + r[2] * A[2];
+      t[3 * i + 1] = r[0] * A[1] + r[1] * A[3] + r[2] * A[4];
+      t[3 * i + 2] = r[0] * A[2] + r[1] * A[4] + r[2] * A[5];
+    }
+    /* Ic = t R^T, upper triangle */
+    Ic[0] = t[0] * R[0] + t[1] * R[1] + t[2] * R[2];
+    Ic[1] = t[0] * R[3] + t[1] * R[4] + t[2] * R[5];
+    Ic[2] = t[0] * R[6] + t[1] * R[7] + t[2] * R[8];
+    Ic[3] = t[3] * R[3] + t[4] * R[4] + t[5] * R[5];
+    Ic[4] = t[3] * R[6] + t[4] * R[7] + t[5] * R[8];
+    Ic[5] = t[6] * R[6] + t[7] * R[7] + t[8] * R[8];
+    tl_lanes mx = mass * c[0], my = mass * c[1], mz = mass * c[2], I[10];
+    I[0] = mass;
+    I[1] = mx; I[2] = my; I[3] = mz;
+    I[4] = Ic[0] + (my * c[1] + mz * c[2]);
+    I[5] = Ic[1] - mx * c[1];
+    I[6] = Ic[2] - mx * c[2];
+    I[7] = Ic[3] + (mx * c[0] + mz * c[2]);
+    I[8] = Ic[4] - my * c[2];
+    I[9] = Ic[5] + (mx * c[0] + my * c[1]);
+    for (int i = 0; i < 3; i++) {
+      xcom[3 * b + i] = tl_lanes_get(c[i], 0);
+      xcom[3 * e + i] = tl_lanes_get(c[i], TL_LANES - 1);
+    }
+    for (int i = 0; i < 10; i++) {
+      cinert[10 * b + i] = tl_lanes_get(I[i], 0);
+      cinert[10 * e + i] = tl_lanes_get(I[i], TL_LANES - 1);
+    }
+  }
 }
 
-/* Everything tl_dyn_kinematics computes for body b > 0 whose joint is
+/* Pose, subspace, velocity and cdof_dot of a body b > 0 whose joint is
  * revolute about the coordinate axis sg e_i of its joint frame (sg = +-1, the
- * usual URDF axis), in one pass with the values in locals: the joint frame
- * (jr, jp), the body rotation R = jr Rot(e_i, sg q) (tl_m3_mul_rot_axis: two
- * columns of jr mixed), the subspace S = (a, jp x a) with a = sg jr e_i, the
- * velocity and cdof_dot (as joint_velocity) and the inertia (as body_inertia).
- * Inline with a constant i, so every index is fixed. */
+ * usual URDF axis), in one pass: the joint frame (jr, jp), the body rotation
+ * R = jr Rot(e_i, sg q) (tl_m3_mul_rot_axis: two columns of jr mixed), the
+ * subspace S = (a, jp x a) with a = sg jr e_i, and the velocity and cdof_dot
+ * as joint_velocity. Inline with a constant i, so every index is fixed. */
 static inline __attribute__((always_inline)) void revolute_axis_body(tl_sysdata *d, int b, int i) {
   const tl_model *m = d->m;
   int p = m->parent[b], v = m->v_adr[b];
@@ -223,8 +264,8 @@ static inline __attribute__((always_inline)) void revolute_axis_body(tl_sysdata 
   double *restrict jr = d->xjrot + 9 * b, *restrict jp = d->xjpos + 3 * b;
   double *restrict R = d->xrot + 9 * b, *restrict x = d->xpos + 3 * b;
   double *restrict S = d->cdof + 6 * v, *restrict Sd = d->cdof_dot + 6 * v;
-  double *restrict V = d->cvel + 6 * b, *restrict c = d->xcom + 3 * b;
-  double sg = m->jnt_axis[3 * b + i], u = d->u[v], t[3], Ic[6];
+  double *restrict V = d->cvel + 6 * b;
+  double sg = m->jnt_axis[3 * b + i], u = d->u[v], t[3];
   si *= sg;
   tl_m3_mul(jr, Rp, m->jnt_rot + 9 * b);
   tl_m3_mulv(t, Rp, m->jnt_pos + 3 * b);
@@ -235,10 +276,6 @@ static inline __attribute__((always_inline)) void revolute_axis_body(tl_sysdata 
   tl_v3_cross(S + 3, jp, S);
   tl_sp_cross_motion(Sd, vp, S);
   for (int k = 0; k < 6; k++) V[k] = vp[k] + S[k] * u;
-  tl_m3_mulv(t, R, m->body_com + 3 * b);
-  tl_v3_add(c, t, jp);
-  tl_m3_rotate_sym(Ic, R, m->body_inertia + 9 * b);
-  tl_spi_from_body_sym(d->cinert + 10 * b, m->body_mass[b], c, Ic);
 }
 
 void tl_dyn_kinematics(tl_sysdata *d) {
@@ -274,8 +311,8 @@ void tl_dyn_kinematics(tl_sysdata *d) {
       joint_transform(d, b);
       joint_velocity(d, b);
     }
-    body_inertia(d, b);
   }
+  body_inertias(d);
 }
 
 void tl_dyn_point_jacobian(const tl_sysdata *d, int b, const double p[3], double *Jp, double *Jr) {
