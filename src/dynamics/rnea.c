@@ -45,12 +45,20 @@ void tl_dyn_accelerations(tl_sysdata *d, const double *g, const double *du, int 
   memcpy(cacc, a, sizeof(a));
   for (int b = 1; b < m->nbody; b++) {
     int v0 = m->v_adr[b], nj = m->jnt_nv[b];
-    memcpy(a, cacc + 6 * m->parent[b], sizeof(a));
+    const double *ap = cacc + 6 * m->parent[b];
+    double *ab = cacc + 6 * b;
+    if (nj == 1 && u_on && !du) { /* h's case, 1-DOF joint: straight from the parent */
+      const double *Sd = cdof_dot + 6 * v0;
+      double uk = u[v0];
+      for (int i = 0; i < 6; i++) ab[i] = ap[i] + Sd[i] * uk;
+      continue;
+    }
+    memcpy(a, ap, sizeof(a));
     for (int k = v0; k < v0 + nj; k++) {
       if (u_on) sp_axpy(a, cdof_dot + 6 * k, u[k]);
       if (du) sp_axpy(a, cdof + 6 * k, du[k]);
     }
-    memcpy(cacc + 6 * b, a, sizeof(a));
+    memcpy(ab, a, sizeof(a));
   }
 }
 
