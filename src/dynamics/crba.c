@@ -46,7 +46,7 @@ void tl_dyn_crba(tl_sysdata *d) {
   const double *cdof = d->cdof;
   memcpy(d->crb, d->cinert, (size_t)m->nbody * TL_SPI_SIZE * sizeof(double));
   for (int b = m->nbody - 1; b > 0; b--)
-    tl_spi_add(d->crb + TL_SPI_SIZE * m->parent[b], d->crb + TL_SPI_SIZE * b);
+    tl_lanes_add_even(d->crb + TL_SPI_SIZE * m->parent[b], d->crb + TL_SPI_SIZE * b, TL_SPI_SIZE);
   d->M_stamp++;
   /* only the entries of ancestor pairs are written; the others are zero from
    * tl_sysdata_init (calloc) and stay so: the tree does not change */

@@ -98,7 +98,7 @@ void tl_dyn_rnea(tl_sysdata *d, const double g[3], const double *du, int u_on, d
     double *fp = cfrc + 6 * m->parent[b];
     for (int k = m->v_adr[b]; k < m->v_adr[b] + m->jnt_nv[b]; k++)
       tau[k] = tl_sp_dot(d->cdof + 6 * k, f);
-    for (int i = 0; i < 6; i++) fp[i] += f[i];
+    tl_lanes_add_even(fp, f, 6);
   }
   const double *f = cfrc;
   if (m->jnt_type[0] == TL_JOINT_FLOATING) { /* f, then n + f x p */

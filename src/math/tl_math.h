@@ -312,6 +312,21 @@ typedef double tl_lanes;
 static inline tl_lanes tl_lanes_set(double a, double b) { (void)b; return a; }
 static inline double tl_lanes_get(tl_lanes v, int i) { (void)i; return v; }
 #endif
+/* r[0..n) += a[0..n) (n even; r and a do not overlap), two entries per
+ * vector operation where tl_lanes is a vector. */
+static inline void tl_lanes_add_even(double *restrict r, const double *restrict a, int n) {
+#if TL_LANES == 2
+  for (int i = 0; i < n; i += 2) {
+    tl_lanes x, y;
+    memcpy(&x, r + i, sizeof x);
+    memcpy(&y, a + i, sizeof y);
+    x = x + y;
+    memcpy(r + i, &x, sizeof x);
+  }
+#else
+  for (int i = 0; i < n; i++) r[i] += a[i];
+#endif
+}
 /* r = a x b, lane-wise (as tl_v3_cross). */
 static inline void tl_lanes_cross(tl_lanes r[3], const tl_lanes a[3], const tl_lanes b[3]) {
   tl_lanes x = a[1] * b[2] - a[2] * b[1], y = a[2] * b[0] - a[0] * b[2], z = a[0] * b[1] - a[1] * b[0];
