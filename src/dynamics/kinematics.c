@@ -258,8 +258,8 @@ static void body_inertias(tl_sysdata *d) {
 static inline __attribute__((always_inline)) void revolute_axis_body(tl_sysdata *d, int b, int i) {
   const tl_model *m = d->m;
   int p = m->parent[b], v = m->v_adr[b];
-  /* the call first: it clobbers every vector register */
-  double q = d->q[m->q_adr[b]], co = cos(q), si = sin(q);
+  double q = d->q[m->q_adr[b]], co, si;
+  tl_sincos(q, &si, &co);
   const double *Rp = d->xrot + 9 * p, *xp = d->xpos + 3 * p, *vp = d->cvel + 6 * p;
   double *restrict jr = d->xjrot + 9 * b, *restrict jp = d->xjpos + 3 * b;
   double *restrict R = d->xrot + 9 * b, *restrict x = d->xpos + 3 * b;
@@ -338,29 +338,33 @@ void tl_dyn_point_velocity(const tl_sysdata *d, int b, const double p[3], double
   tl_v3_add(v, v, V + 3);
 }
 
+/* q <- exp(dt w) q for a unit quaternion q (w x y z) and an angular velocity
+ * w (rad/s) in the frame q maps to (left multiplication), renormalized; as
+ * tl_quat_exp and tl_quat_mul, with tl_sincos. */
+static void quat_step(double q[4], const double w[3], double dt) {
+  double v[3] = {w[0] * dt, w[1] * dt, w[2] * dt}, dq[4], s, c;
+  double th = tl_v3_norm(v);
+  tl_sincos(0.5 * th, &s, &c);
+  /* sin(th/2)/th, with its Taylor series near 0 */
+  double k = th > 1e-8 ? s / th : 0.5 - th * th / 48.0;
+  tl_v3_scale(dq + 1, v, k);
+  dq[0] = c;
+  tl_quat_mul(q, dq, q);
+  tl_quat_normalize(q);
+}
+
 void tl_dyn_integrate_q(const tl_model *m, double *q, const double *u, double dt) {
   for (int b = 0; b < m->nbody; b++) {
-    double *qb = q + m->q_adr[b], dq[4], w[3];
+    double *qb = q + m->q_adr[b];
     const double *ub = u + m->v_adr[b];
-    switch (m->jnt_type[b]) {
-      case TL_JOINT_FLOATING:
-        tl_v3_addscl(qb, ub, dt);
-        tl_v3_scale(w, ub + 3, dt);
-        tl_quat_exp(dq, w);
-        tl_quat_mul(qb + 3, dq, qb + 3); /* world-frame angular velocity: left */
-        tl_quat_normalize(qb + 3);
-        break;
-      case TL_JOINT_SPHERICAL:
-        tl_v3_scale(w, ub, dt);
-        tl_quat_exp(dq, w);
-        tl_quat_mul(qb, dq, qb); /* parent-joint-frame angular velocity: left */
-        tl_quat_normalize(qb);
-        break;
-      case TL_JOINT_FIXED:
-        break;
-      default:
-        for (int k = 0; k < m->jnt_nv[b]; k++) qb[k] += dt * ub[k];
-        break;
+    tl_joint_type t = m->jnt_type[b];
+    if (t == TL_JOINT_FLOATING) {
+      tl_v3_addscl(qb, ub, dt);
+      quat_step(qb + 3, ub + 3, dt); /* world-frame angular velocity: left */
+    } else if (t == TL_JOINT_SPHERICAL) {
+      quat_step(qb, ub, dt); /* parent-joint-frame angular velocity: left */
+    } else { /* fixed joints have no DOF */
+      for (int k = 0; k < m->jnt_nv[b]; k++) qb[k] += dt * ub[k];
     }
   }
 }
