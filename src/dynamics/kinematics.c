@@ -74,23 +74,34 @@ static void cdof_rotation(double S[6], const double a[3], const double p[3]) {
   tl_v3_cross(S + 3, p, a);
 }
 
+/* Pose, subspaces (rotations about the world axes through the base origin p
+ * for u[3..5], translations for u[0..2]), their time derivatives and the
+ * velocity of a floating base (body 0, DOFs 0..5). */
 static void floating_base(tl_sysdata *d) {
   const double *q = d->q, *u = d->u;
-  tl_v3_copy(d->xpos, q);
+  double *S = d->cdof, *Sd = d->cdof_dot, *V = d->cvel;
+  double px = q[0], py = q[1], pz = q[2];
+  tl_v3_set(d->xpos, px, py, pz);
   tl_quat_to_m3(d->xrot, q + 3);
+  memset(S, 0, 36 * sizeof(double));
+  memset(Sd, 0, 36 * sizeof(double));
   for (int k = 0; k < 3; k++) {
-    double e[3] = {0, 0, 0};
-    e[k] = 1.0;
-    double *Sv = d->cdof + 6 * k, *Sw = d->cdof + 6 * (k + 3);
-    memset(Sv, 0, 3 * sizeof(double));
-    tl_v3_copy(Sv + 3, e);
-    cdof_rotation(Sw, e, d->xpos);
-    /* d/dt of the w-columns: the reference point p moves with v: (0, v x e) */
-    double *Sdv = d->cdof_dot + 6 * k, *Sdw = d->cdof_dot + 6 * (k + 3);
-    memset(Sdv, 0, 6 * sizeof(double));
-    memset(Sdw, 0, 3 * sizeof(double));
-    tl_v3_cross(Sdw + 3, u, e);
+    S[6 * k + 3 + k] = 1.0;      /* (0, e_k) */
+    S[6 * (k + 3) + k] = 1.0;    /* (e_k, p x e_k) */
   }
+  /* p x e_k: (0, pz, -py), (-pz, 0, px), (py, -px, 0) */
+  S[22] = pz; S[23] = -py;
+  S[27] = -pz; S[29] = px;
+  S[33] = py; S[34] = -px;
+  /* d/dt of the w-columns: the reference point p moves with v: (0, v x e_k) */
+  Sd[22] = u[2]; Sd[23] = -u[1];
+  Sd[27] = -u[2]; Sd[29] = u[0];
+  Sd[33] = u[1]; Sd[34] = -u[0];
+  /* V = (w, v + p x w) */
+  double w[3] = {u[3], u[4], u[5]}, pw[3];
+  tl_v3_cross(pw, d->xpos, w);
+  V[0] = w[0]; V[1] = w[1]; V[2] = w[2];
+  V[3] = u[0] + pw[0]; V[4] = u[1] + pw[1]; V[5] = u[2] + pw[2];
 }
 
 /* Pose and subspace of a movable joint b whose joint frame is set. */
@@ -164,9 +175,18 @@ static void joint_velocity(tl_sysdata *d, int b) {
   int v0 = m->v_adr[b], nv = m->jnt_nv[b];
   const double *vp = d->cvel + 6 * m->parent[b];
   double *vb = d->cvel + 6 * b;
-  /* Axes fixed in the parent move with it (revolute, prismatic, spherical);
-   * in the serial joints (universal, planar) each axis moves with the
-   * intermediate frame after the joint's previous DOFs. */
+  if (nv == 1) { /* revolute, prismatic: cdof_dot = vp x S, vb = vp + S u */
+    const double *S = d->cdof + 6 * v0;
+    double u = d->u[v0], v[6], t[6];
+    for (int i = 0; i < 6; i++) v[i] = vp[i];
+    tl_sp_cross_motion(t, v, S);
+    memcpy(d->cdof_dot + 6 * v0, t, sizeof(t));
+    for (int i = 0; i < 6; i++) vb[i] = v[i] + S[i] * u;
+    return;
+  }
+  /* Axes fixed in the parent move with it (spherical); in the serial joints
+   * (universal, planar) each axis moves with the intermediate frame after the
+   * joint's previous DOFs. */
   int serial = m->jnt_type[b] == TL_JOINT_UNIVERSAL || m->jnt_type[b] == TL_JOINT_PLANAR;
   memcpy(vb, vp, 6 * sizeof(double));
   for (int k = 0; k < nv; k++) {
@@ -176,14 +196,86 @@ static void joint_velocity(tl_sysdata *d, int b) {
   }
 }
 
-static void body_inertia(tl_sysdata *d, int b) {
+/* xcom and cinert of every body from its pose, TL_LANES bodies at a time
+ * (independent: tl_lanes): c = R com + x, Ic = R I R^T (the 6 distinct
+ * entries of the symmetric result), and the inertia about the world origin
+ * as tl_spi_from_body_sym. */
+static void body_inertias(tl_sysdata *d) {
   const tl_model *m = d->m;
-  const double *R = d->xrot + 9 * b;
-  double *c = d->xcom + 3 * b, Ic[9];
-  tl_m3_mulv(c, R, m->body_com + 3 * b);
-  tl_v3_add(c, c, d->xpos + 3 * b);
-  tl_m3_rotate_tensor(Ic, R, m->body_inertia + 9 * b);
-  tl_spi_from_body(d->cinert + 10 * b, m->body_mass[b], c, Ic);
+  const int nb = m->nbody;
+  const double *xrot = d->xrot, *xpos = d->xpos, *com = m->body_com, *inert = m->body_inertia;
+  double *restrict xcom = d->xcom, *restrict cinert = d->cinert;
+  for (int b = 0; b < nb; b += TL_LANES) {
+    int e = TL_LANES > 1 && b + 1 < nb ? b + 1 : b; /* the second lane (b again at the end) */
+    tl_lanes R[9], A[6], cl[3], t[9], Ic[6], c[3], mass = tl_lanes_set(m->body_mass[b], m->body_mass[e]);
+    static const int sym[6] = {0, 1, 2, 4, 5, 8};
+    for (int i = 0; i < 9; i++) R[i] = tl_lanes_set(xrot[9 * b + i], xrot[9 * e + i]);
+    for (int i = 0; i < 6; i++) A[i] = tl_lanes_set(inert[9 * b + sym[i]], inert[9 * e + sym[i]]);
+    for (int i = 0; i < 3; i++) cl[i] = tl_lanes_set(com[3 * b + i], com[3 * e + i]);
+    for (int i = 0; i < 3; i++)
+      c[i] = R[3 * i] * cl[0] + R[3 * i + 1] * cl[1] + R[3 * i + 2] * cl[2] +
+             tl_lanes_set(xpos[3 * b + i], xpos[3 * e + i]);
+    /* t = R A with A = [[A0 A1 A2] [A1 A3 A4] [A2 A4 A5]] */
+    for (int i = 0; i < 3; i++) {
+      const tl_lanes *r = R + 3 * i;
+      t[3 * i] = r[0] * A[0] + r[1] * A[1] + r[2] * A[2];
+      t[3 * i + 1] = r[0] * A[1] + r[1] * A[3] + r[2] * A[4];
+      t[3 * i + 2] = r[0] * A[2] + r[1] * A[4] + r[2] * A[5];
+    }
+    /* Ic = t R^T, upper triangle */
+    Ic[0] = t[0] * R[0] + t[1] * R[1] + t[2] * R[2];
+    Ic[1] = t[0] * R[3] + t[1] * R[4] + t[2] * R[5];
+    Ic[2] = t[0] * R[6] + t[1] * R[7] + t[2] * R[8];
+    Ic[3] = t[3] * R[3] + t[4] * R[4] + t[5] * R[5];
+    Ic[4] = t[3] * R[6] + t[4] * R[7] + t[5] * R[8];
+    Ic[5] = t[6] * R[6] + t[7] * R[7] + t[8] * R[8];
+    tl_lanes mx = mass * c[0], my = mass * c[1], mz = mass * c[2], I[10];
+    I[0] = mass;
+    I[1] = mx; I[2] = my; I[3] = mz;
+    I[4] = Ic[0] + (my * c[1] + mz * c[2]);
+    I[5] = Ic[1] - mx * c[1];
+    I[6] = Ic[2] - mx * c[2];
+    I[7] = Ic[3] + (mx * c[0] + mz * c[2]);
+    I[8] = Ic[4] - my * c[2];
+    I[9] = Ic[5] + (mx * c[0] + my * c[1]);
+    for (int i = 0; i < 3; i++) {
+      xcom[3 * b + i] = tl_lanes_get(c[i], 0);
+      xcom[3 * e + i] = tl_lanes_get(c[i], TL_LANES - 1);
+    }
+    for (int i = 0; i < 10; i++) {
+      cinert[10 * b + i] = tl_lanes_get(I[i], 0);
+      cinert[10 * e + i] = tl_lanes_get(I[i], TL_LANES - 1);
+    }
+  }
+}
+
+/* Pose, subspace, velocity and cdof_dot of a body b > 0 whose joint is
+ * revolute about the coordinate axis sg e_i of its joint frame (sg = +-1, the
+ * usual URDF axis), in one pass: the joint frame (jr, jp), the body rotation
+ * R = jr Rot(e_i, sg q) (tl_m3_mul_rot_axis: two columns of jr mixed), the
+ * subspace S = (a, jp x a) with a = sg jr e_i, and the velocity and cdof_dot
+ * as joint_velocity. Inline with a constant i, so every index is fixed. */
+static inline __attribute__((always_inline)) void revolute_axis_body(tl_sysdata *d, int b, int i) {
+  const tl_model *m = d->m;
+  int p = m->parent[b], v = m->v_adr[b];
+  double q = d->q[m->q_adr[b]], co, si;
+  tl_sincos(q, &si, &co);
+  const double *Rp = d->xrot + 9 * p, *xp = d->xpos + 3 * p, *vp = d->cvel + 6 * p;
+  double *restrict jr = d->xjrot + 9 * b, *restrict jp = d->xjpos + 3 * b;
+  double *restrict R = d->xrot + 9 * b, *restrict x = d->xpos + 3 * b;
+  double *restrict S = d->cdof + 6 * v, *restrict Sd = d->cdof_dot + 6 * v;
+  double *restrict V = d->cvel + 6 * b;
+  double sg = m->jnt_axis[3 * b + i], u = d->u[v], t[3];
+  si *= sg;
+  tl_m3_mul(jr, Rp, m->jnt_rot + 9 * b);
+  tl_m3_mulv(t, Rp, m->jnt_pos + 3 * b);
+  tl_v3_add(jp, t, xp);
+  tl_v3_copy(x, jp);
+  tl_m3_mul_rot_axis(R, jr, i, co, si);
+  tl_v3_set(S, sg * jr[i], sg * jr[3 + i], sg * jr[6 + i]);
+  tl_v3_cross(S + 3, jp, S);
+  tl_sp_cross_motion(Sd, vp, S);
+  for (int k = 0; k < 6; k++) V[k] = vp[k] + S[k] * u;
 }
 
 void tl_dyn_kinematics(tl_sysdata *d) {
@@ -192,16 +284,25 @@ void tl_dyn_kinematics(tl_sysdata *d) {
     if (b == 0) {
       memset(d->xjpos, 0, 3 * sizeof(double));
       tl_m3_identity(d->xjrot);
-      memset(d->cvel, 0, 6 * sizeof(double));
       if (m->jnt_type[0] == TL_JOINT_FLOATING) {
         floating_base(d);
-        for (int k = 0; k < 6; k++)
-          for (int i = 0; i < 6; i++) d->cvel[i] += d->cdof[6 * k + i] * d->u[k];
       } else { /* welded to the world at the base placement (identity unless set) */
+        memset(d->cvel, 0, 6 * sizeof(double));
         tl_v3_copy(d->xpos, m->jnt_pos);
         tl_m3_copy(d->xrot, m->jnt_rot);
       }
     } else {
+      if (m->jnt_type[b] == TL_JOINT_REVOLUTE) {
+        int i = tl_v3_coord_axis(m->jnt_axis + 3 * b);
+        if (i >= 0) {
+          switch (i) { /* constant axis index in each copy */
+            case 0: revolute_axis_body(d, b, 0); break;
+            case 1: revolute_axis_body(d, b, 1); break;
+            default: revolute_axis_body(d, b, 2); break;
+          }
+          continue;
+        }
+      }
       int p = m->parent[b];
       double t[3];
       tl_m3_mul(d->xjrot + 9 * b, d->xrot + 9 * p, m->jnt_rot + 9 * b);
@@ -210,8 +311,8 @@ void tl_dyn_kinematics(tl_sysdata *d) {
       joint_transform(d, b);
       joint_velocity(d, b);
     }
-    body_inertia(d, b);
   }
+  body_inertias(d);
 }
 
 void tl_dyn_point_jacobian(const tl_sysdata *d, int b, const double p[3], double *Jp, double *Jr) {
@@ -237,29 +338,33 @@ void tl_dyn_point_velocity(const tl_sysdata *d, int b, const double p[3], double
   tl_v3_add(v, v, V + 3);
 }
 
+/* q <- exp(dt w) q for a unit quaternion q (w x y z) and an angular velocity
+ * w (rad/s) in the frame q maps to (left multiplication), renormalized; as
+ * tl_quat_exp and tl_quat_mul, with tl_sincos. */
+static void quat_step(double q[4], const double w[3], double dt) {
+  double v[3] = {w[0] * dt, w[1] * dt, w[2] * dt}, dq[4], s, c;
+  double th = tl_v3_norm(v);
+  tl_sincos(0.5 * th, &s, &c);
+  /* sin(th/2)/th, with its Taylor series near 0 */
+  double k = th > 1e-8 ? s / th : 0.5 - th * th / 48.0;
+  tl_v3_scale(dq + 1, v, k);
+  dq[0] = c;
+  tl_quat_mul(q, dq, q);
+  tl_quat_normalize(q);
+}
+
 void tl_dyn_integrate_q(const tl_model *m, double *q, const double *u, double dt) {
   for (int b = 0; b < m->nbody; b++) {
-    double *qb = q + m->q_adr[b], dq[4], w[3];
+    double *qb = q + m->q_adr[b];
     const double *ub = u + m->v_adr[b];
-    switch (m->jnt_type[b]) {
-      case TL_JOINT_FLOATING:
-        tl_v3_addscl(qb, ub, dt);
-        tl_v3_scale(w, ub + 3, dt);
-        tl_quat_exp(dq, w);
-        tl_quat_mul(qb + 3, dq, qb + 3); /* world-frame angular velocity: left */
-        tl_quat_normalize(qb + 3);
-        break;
-      case TL_JOINT_SPHERICAL:
-        tl_v3_scale(w, ub, dt);
-        tl_quat_exp(dq, w);
-        tl_quat_mul(qb, dq, qb); /* parent-joint-frame angular velocity: left */
-        tl_quat_normalize(qb);
-        break;
-      case TL_JOINT_FIXED:
-        break;
-      default:
-        for (int k = 0; k < m->jnt_nv[b]; k++) qb[k] += dt * ub[k];
-        break;
+    tl_joint_type t = m->jnt_type[b];
+    if (t == TL_JOINT_FLOATING) {
+      tl_v3_addscl(qb, ub, dt);
+      quat_step(qb + 3, ub + 3, dt); /* world-frame angular velocity: left */
+    } else if (t == TL_JOINT_SPHERICAL) {
+      quat_step(qb, ub, dt); /* parent-joint-frame angular velocity: left */
+    } else { /* fixed joints have no DOF */
+      for (int k = 0; k < m->jnt_nv[b]; k++) qb[k] += dt * ub[k];
     }
   }
 }

@@ -1,46 +1,113 @@
 /* Recursive Newton-Euler inverse dynamics (Featherstone, Rigid Body Dynamics
  * Algorithms, 2008, Table 5.1), in world axes about the world origin.
- * Gravity enters as a fictitious base acceleration -g (sec. 5.3). */
+ * Gravity enters as a fictitious base acceleration -g (sec. 5.3).
+ *
+ * A floating base's DOFs (0..5: translations (0, e_j), rotations
+ * (e_j, p x e_j) about the base origin p, see kinematics.c) are handled in
+ * closed form: their subspace terms sum to (dw, dv + p x dw) and their
+ * cdof_dot terms to (0, v x w); the generalized force of a translation is a
+ * component of the root force f and of a rotation one of its moment about p,
+ * n + f x p. */
 #include <string.h>
 
 #include "dynamics/dynamics.h"
 #include "math/tl_math.h"
 
+/* a += s x (6-vector) */
+static inline void sp_axpy(double a[6], const double x[6], double s) {
+  for (int i = 0; i < 6; i++) a[i] += x[i] * s;
+}
+
 void tl_dyn_accelerations(tl_sysdata *d, const double *g, const double *du, int u_on) {
   const tl_model *m = d->m;
-  for (int b = 0; b < m->nbody; b++) {
-    double *a = d->cacc + 6 * b;
-    if (b == 0) {
-      memset(a, 0, 6 * sizeof(double));
-      if (g) tl_v3_scale(a + 3, g, -1.0);
-    } else {
-      memcpy(a, d->cacc + 6 * m->parent[b], 6 * sizeof(double));
+  const double *u = d->u, *cdof = d->cdof, *cdof_dot = d->cdof_dot;
+  double *restrict cacc = d->cacc;
+  double a[6] = {0, 0, 0, 0, 0, 0};
+  if (g) tl_v3_scale(a + 3, g, -1.0);
+  if (m->jnt_type[0] == TL_JOINT_FLOATING) {
+    if (u_on) { /* sum_j cdof_dot_j u_j = (0, v x w) */
+      double vw[3];
+      tl_v3_cross(vw, u, u + 3);
+      tl_v3_add(a + 3, a + 3, vw);
     }
-    for (int k = m->v_adr[b]; k < m->v_adr[b] + m->jnt_nv[b]; k++)
-      for (int i = 0; i < 6; i++)
-        a[i] += (du ? d->cdof[6 * k + i] * du[k] : 0.0) + (u_on ? d->cdof_dot[6 * k + i] * d->u[k] : 0.0);
+    if (du) { /* sum_j cdof_j du_j = (dw, dv + p x dw) */
+      double pdw[3];
+      tl_v3_cross(pdw, d->xpos, du + 3);
+      tl_v3_add(a, a, du + 3);
+      for (int i = 0; i < 3; i++) a[3 + i] += du[i] + pdw[i];
+    }
+  } else {
+    for (int k = 0; k < m->jnt_nv[0]; k++) {
+      if (u_on) sp_axpy(a, cdof_dot + 6 * k, u[k]);
+      if (du) sp_axpy(a, cdof + 6 * k, du[k]);
+    }
+  }
+  memcpy(cacc, a, sizeof(a));
+  for (int b = 1; b < m->nbody; b++) {
+    int v0 = m->v_adr[b], nj = m->jnt_nv[b];
+    const double *ap = cacc + 6 * m->parent[b];
+    double *ab = cacc + 6 * b;
+    if (nj == 1 && u_on && !du) { /* h's case, 1-DOF joint: straight from the parent */
+      const double *Sd = cdof_dot + 6 * v0;
+      double uk = u[v0];
+      for (int i = 0; i < 6; i++) ab[i] = ap[i] + Sd[i] * uk;
+      continue;
+    }
+    memcpy(a, ap, sizeof(a));
+    for (int k = v0; k < v0 + nj; k++) {
+      if (u_on) sp_axpy(a, cdof_dot + 6 * k, u[k]);
+      if (du) sp_axpy(a, cdof + 6 * k, du[k]);
+    }
+    memcpy(ab, a, sizeof(a));
+  }
+}
+
+/* cfrc[b] = I_b a_b (+ v_b x* I_b v_b when u_on) for every body, TL_LANES
+ * bodies at a time (independent: tl_lanes). */
+static void body_forces(tl_sysdata *d, int u_on) {
+  const int nb = d->m->nbody;
+  const double *cinert = d->cinert, *cacc = d->cacc, *cvel = d->cvel;
+  double *restrict cfrc = d->cfrc;
+  for (int b = 0; b < nb; b += TL_LANES) {
+    int c = TL_LANES > 1 && b + 1 < nb ? b + 1 : b; /* the second lane (b again at the end) */
+    tl_lanes I[10], a[6], v[6], f[6];
+    for (int i = 0; i < 10; i++) I[i] = tl_lanes_set(cinert[10 * b + i], cinert[10 * c + i]);
+    for (int i = 0; i < 6; i++) a[i] = tl_lanes_set(cacc[6 * b + i], cacc[6 * c + i]);
+    tl_lanes_spi_mulv(f, I, a);
+    if (u_on) {
+      tl_lanes Iv[6], t[6];
+      for (int i = 0; i < 6; i++) v[i] = tl_lanes_set(cvel[6 * b + i], cvel[6 * c + i]);
+      tl_lanes_spi_mulv(Iv, I, v);
+      tl_lanes_cross_force(t, v, Iv);
+      for (int i = 0; i < 6; i++) f[i] = f[i] + t[i];
+    }
+    for (int i = 0; i < 6; i++) {
+      cfrc[6 * b + i] = tl_lanes_get(f[i], 0);
+      cfrc[6 * c + i] = tl_lanes_get(f[i], TL_LANES - 1);
+    }
   }
 }
 
 void tl_dyn_rnea(tl_sysdata *d, const double g[3], const double *du, int u_on, double *tau) {
   const tl_model *m = d->m;
+  double *restrict cfrc = d->cfrc;
   tl_dyn_accelerations(d, g, du, u_on);
-  for (int b = 0; b < m->nbody; b++) {
-    double *f = d->cfrc + 6 * b, Iv[6], t[6];
-    const double *v = d->cvel + 6 * b, *Isp = d->cinert + TL_SPI_SIZE * b;
-    tl_spi_mulv(f, Isp, d->cacc + 6 * b);
-    if (u_on) {
-      tl_spi_mulv(Iv, Isp, v);
-      tl_sp_cross_force(t, v, Iv);
-      for (int i = 0; i < 6; i++) f[i] += t[i];
-    }
-  }
-  for (int b = m->nbody - 1; b >= 0; b--) {
-    const double *f = d->cfrc + 6 * b;
+  body_forces(d, u_on);
+  for (int b = m->nbody - 1; b > 0; b--) {
+    const double *f = cfrc + 6 * b;
+    double *fp = cfrc + 6 * m->parent[b];
     for (int k = m->v_adr[b]; k < m->v_adr[b] + m->jnt_nv[b]; k++)
       tau[k] = tl_sp_dot(d->cdof + 6 * k, f);
-    if (b > 0)
-      for (int i = 0; i < 6; i++) d->cfrc[6 * m->parent[b] + i] += f[i];
+    tl_lanes_add_even(fp, f, 6);
+  }
+  const double *f = cfrc;
+  if (m->jnt_type[0] == TL_JOINT_FLOATING) { /* f, then n + f x p */
+    double fp[3];
+    tl_v3_cross(fp, f + 3, d->xpos);
+    tau[0] = f[3]; tau[1] = f[4]; tau[2] = f[5];
+    tau[3] = f[0] + fp[0]; tau[4] = f[1] + fp[1]; tau[5] = f[2] + fp[2];
+  } else {
+    for (int k = 0; k < m->jnt_nv[0]; k++) tau[k] = tl_sp_dot(d->cdof + 6 * k, f);
   }
 }
 

@@ -9,6 +9,7 @@
 #define TALUS_MATH_H
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #define TL_PI 3.14159265358979323846
@@ -105,6 +106,116 @@ static inline void tl_m3_rotate_tensor(double r[9], const double R[9], const dou
   double t[9];
   tl_m3_mul(t, R, A);
   tl_m3_mult(r, t, R);
+}
+/* r = R A R^T for a symmetric A, as its 6 distinct entries
+ * [xx, xy, xz, yy, yz, zz]: t = R A (27 products), then the upper triangle of
+ * t R^T only (18 products instead of 27). */
+static inline void tl_m3_rotate_sym(double r[6], const double R[9], const double A[9]) {
+  double t[9];
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      t[3 * i + j] = R[3 * i] * A[j] + R[3 * i + 1] * A[3 + j] + R[3 * i + 2] * A[6 + j];
+  r[0] = t[0] * R[0] + t[1] * R[1] + t[2] * R[2];
+  r[1] = t[0] * R[3] + t[1] * R[4] + t[2] * R[5];
+  r[2] = t[0] * R[6] + t[1] * R[7] + t[2] * R[8];
+  r[3] = t[3] * R[3] + t[4] * R[4] + t[5] * R[5];
+  r[4] = t[3] * R[6] + t[4] * R[7] + t[5] * R[8];
+  r[5] = t[6] * R[6] + t[7] * R[7] + t[8] * R[8];
+}
+/* r = A Rot(e_i, angle) for the coordinate axis e_i (i = 0, 1, 2) given
+ * c = cos(angle) and s = sin(angle): column i of A is kept and the two others,
+ * j = i + 1 and k = i + 2 (mod 3), become c A_j + s A_k and c A_k - s A_j
+ * (12 products instead of a Rodrigues matrix and a 27-product 3x3 product).
+ * r must not alias A. */
+static inline void tl_m3_mul_rot_axis(double r[9], const double A[9], int i, double c, double s) {
+  int j = i == 2 ? 0 : i + 1, k = i == 0 ? 2 : i - 1;
+  for (int row = 0; row < 3; row++) {
+    const double *a = A + 3 * row;
+    double *o = r + 3 * row;
+    o[i] = a[i];
+    o[j] = c * a[j] + s * a[k];
+    o[k] = c * a[k] - s * a[j];
+  }
+}
+/* Index i of a coordinate axis a = +-e_i (two components exactly 0), else -1. */
+static inline int tl_v3_coord_axis(const double a[3]) {
+  if (a[1] == 0.0 && a[2] == 0.0) return 0;
+  if (a[0] == 0.0 && a[2] == 0.0) return 1;
+  if (a[0] == 0.0 && a[1] == 0.0) return 2;
+  return -1;
+}
+/* sin and cos of x (rad) at once, inline (no libm call, so no clobbered
+ * registers, and the same bits on every CPU) for |x| < 2^20 pi/2; libm's sin
+ * and cos beyond (and for NaN, inf). Error below 1 ulp, as fdlibm's: the
+ * argument reduction x = n pi/2 + (y0 + y1) with pi/2 in three parts
+ * (rounds 2 and 3 only when y0 lost more than 16 or 49 bits to
+ * cancellation) and the kernels on [-pi/4, pi/4] are those of fdlibm
+ * (e_rem_pio2.c, k_sin.c, k_cos.c as revised in FreeBSD's msun; developed at
+ * SunPro, a Sun Microsystems business; permission to use, copy, modify and
+ * distribute is freely granted, provided this notice is preserved). */
+static inline double tl_kernel_sin_(double x, double y, int iy) {
+  const double S1 = -1.66666666666666324348e-01, S2 = 8.33333333332248946124e-03,
+               S3 = -1.98412698298579493134e-04, S4 = 2.75573137070700676789e-06,
+               S5 = -2.50507602534068634195e-08, S6 = 1.58969099521155010221e-10;
+  double z = x * x, w = z * z, r = S2 + z * (S3 + z * S4) + z * w * (S5 + z * S6), v = z * x;
+  if (iy == 0) return x + v * (S1 + z * r);
+  return x - ((z * (0.5 * y - v * r) - y) - v * S1);
+}
+static inline double tl_kernel_cos_(double x, double y) {
+  const double C1 = 4.16666666666666019037e-02, C2 = -1.38888888888741095749e-03,
+               C3 = 2.48015872894767294178e-05, C4 = -2.75573143513906633035e-07,
+               C5 = 2.08757232129817482790e-09, C6 = -1.13596475577881948265e-11;
+  double z = x * x, w = z * z, r = z * (C1 + z * (C2 + z * C3)) + w * w * (C4 + z * (C5 + z * C6));
+  double hz = 0.5 * z;
+  w = 1.0 - hz;
+  return w + (((1.0 - w) - hz) + (z * r - x * y));
+}
+/* biased exponent of x */
+static inline int tl_exponent_(double x) {
+  uint64_t u;
+  memcpy(&u, &x, sizeof u);
+  return (int)((u >> 52) & 0x7ff);
+}
+static inline void tl_sincos(double x, double *s, double *c) {
+  const double invpio2 = 6.36619772367581382433e-01, pio2_1 = 1.57079632673412561417e+00,
+               pio2_1t = 6.07710050650619224932e-11, pio2_2 = 6.07710050630396597660e-11,
+               pio2_2t = 2.02226624879595063154e-21, pio2_3 = 2.02226624871116645580e-21,
+               pio2_3t = 8.47842766036889956997e-32;
+  double ax = fabs(x);
+  if (ax <= 0x1.921fb54442d18p-1) { /* |x| <= pi/4: no reduction */
+    *s = tl_kernel_sin_(x, 0.0, 0);
+    *c = tl_kernel_cos_(x, 0.0);
+    return;
+  }
+  if (!(ax < 0x1.921fb54442d18p+20)) {
+    *s = sin(x);
+    *c = cos(x);
+    return;
+  }
+  double fn = (x * invpio2 + 0x1.8p52) - 0x1.8p52; /* nearest integer (round to nearest even) */
+  int n = (int)fn, j = tl_exponent_(x);
+  double r = x - fn * pio2_1, w = fn * pio2_1t, y0 = r - w, t;
+  if (j - tl_exponent_(y0) > 16) { /* 2nd round, good to 118 bits */
+    t = r;
+    w = fn * pio2_2;
+    r = t - w;
+    w = fn * pio2_2t - ((t - r) - w);
+    y0 = r - w;
+    if (j - tl_exponent_(y0) > 49) { /* 3rd round, good to 151 bits */
+      t = r;
+      w = fn * pio2_3;
+      r = t - w;
+      w = fn * pio2_3t - ((t - r) - w);
+      y0 = r - w;
+    }
+  }
+  double y1 = (r - y0) - w, ks = tl_kernel_sin_(y0, y1, 1), kc = tl_kernel_cos_(y0, y1);
+  switch (n & 3) {
+    case 0: *s = ks; *c = kc; break;
+    case 1: *s = kc; *c = -ks; break;
+    case 2: *s = -ks; *c = -kc; break;
+    default: *s = -kc; *c = ks; break;
+  }
 }
 /* Rotation about a unit axis by angle (Rodrigues). */
 static inline void tl_m3_axis_angle(double R[9], const double a[3], double angle) {
@@ -224,6 +335,20 @@ static inline void tl_spi_from_body(double Isp[10], double m, const double c[3],
   Isp[8] = Ic[5] - m * c[1] * c[2];
   Isp[9] = Ic[8] + m * (cc - c[2] * c[2]);
 }
+/* Same from the 6 distinct entries [xx, xy, xz, yy, yz, zz] of Ic
+ * (tl_m3_rotate_sym). */
+static inline void tl_spi_from_body_sym(double Isp[10], double m, const double c[3], const double Ic[6]) {
+  double cx = c[0], cy = c[1], cz = c[2];
+  double mx = m * cx, my = m * cy, mz = m * cz;
+  Isp[0] = m;
+  Isp[1] = mx; Isp[2] = my; Isp[3] = mz;
+  Isp[4] = Ic[0] + (my * cy + mz * cz);
+  Isp[5] = Ic[1] - mx * cy;
+  Isp[6] = Ic[2] - mx * cz;
+  Isp[7] = Ic[3] + (mx * cx + mz * cz);
+  Isp[8] = Ic[4] - my * cz;
+  Isp[9] = Ic[5] + (mx * cx + my * cy);
+}
 static inline void tl_spi_add(double r[10], const double a[10]) {
   for (int i = 0; i < 10; i++) r[i] += a[i];
 }
@@ -241,6 +366,66 @@ static inline void tl_spi_mulv(double f[6], const double Isp[10], const double v
   f[3] = Isp[0] * vo[0] - t[0];
   f[4] = Isp[0] * vo[1] - t[1];
   f[5] = Isp[0] * vo[2] - t[2];
+}
+
+/* ---------------- lanes: independent computations side by side ---------------- */
+/* A tl_lanes holds one value of each of TL_LANES independent computations
+ * (say two bodies): a GCC/Clang vector of two doubles (one SSE2/NEON
+ * register; its arithmetic is IEEE and lane-wise, so every lane gets the
+ * scalar result bit for bit), or a plain double where vector extensions are
+ * missing or TL_NO_VECTOR_EXT is defined. Kernels written on tl_lanes with
+ * + - * only therefore give the same values in both builds. */
+#if defined(__GNUC__) && !defined(TL_NO_VECTOR_EXT)
+typedef double tl_lanes __attribute__((vector_size(16)));
+#define TL_LANES 2
+static inline tl_lanes tl_lanes_set(double a, double b) { return (tl_lanes){a, b}; }
+static inline double tl_lanes_get(tl_lanes v, int i) { return v[i]; }
+#else
+typedef double tl_lanes;
+#define TL_LANES 1
+static inline tl_lanes tl_lanes_set(double a, double b) { (void)b; return a; }
+static inline double tl_lanes_get(tl_lanes v, int i) { (void)i; return v; }
+#endif
+/* r[0..n) += a[0..n) (n even; r and a do not overlap), two entries per
+ * vector operation where tl_lanes is a vector. */
+static inline void tl_lanes_add_even(double *restrict r, const double *restrict a, int n) {
+#if TL_LANES == 2
+  for (int i = 0; i < n; i += 2) {
+    tl_lanes x, y;
+    memcpy(&x, r + i, sizeof x);
+    memcpy(&y, a + i, sizeof y);
+    x = x + y;
+    memcpy(r + i, &x, sizeof x);
+  }
+#else
+  for (int i = 0; i < n; i++) r[i] += a[i];
+#endif
+}
+/* r = a x b, lane-wise (as tl_v3_cross). */
+static inline void tl_lanes_cross(tl_lanes r[3], const tl_lanes a[3], const tl_lanes b[3]) {
+  tl_lanes x = a[1] * b[2] - a[2] * b[1], y = a[2] * b[0] - a[0] * b[2], z = a[0] * b[1] - a[1] * b[0];
+  r[0] = x; r[1] = y; r[2] = z;
+}
+/* f = I v, lane-wise (as tl_spi_mulv). */
+static inline void tl_lanes_spi_mulv(tl_lanes f[6], const tl_lanes Isp[10], const tl_lanes v[6]) {
+  const tl_lanes *w = v, *vo = v + 3, *h = Isp + 1;
+  tl_lanes t[3], u[3];
+  tl_lanes_cross(t, h, vo);
+  tl_lanes_cross(u, h, w);
+  f[0] = Isp[4] * w[0] + Isp[5] * w[1] + Isp[6] * w[2] + t[0];
+  f[1] = Isp[5] * w[0] + Isp[7] * w[1] + Isp[8] * w[2] + t[1];
+  f[2] = Isp[6] * w[0] + Isp[8] * w[1] + Isp[9] * w[2] + t[2];
+  f[3] = Isp[0] * vo[0] - u[0];
+  f[4] = Isp[0] * vo[1] - u[1];
+  f[5] = Isp[0] * vo[2] - u[2];
+}
+/* r = v x* f, lane-wise (as tl_sp_cross_force). */
+static inline void tl_lanes_cross_force(tl_lanes r[6], const tl_lanes v[6], const tl_lanes f[6]) {
+  tl_lanes a[3], b[3];
+  tl_lanes_cross(a, v, f);
+  tl_lanes_cross(b, v + 3, f + 3);
+  r[0] = a[0] + b[0]; r[1] = a[1] + b[1]; r[2] = a[2] + b[2];
+  tl_lanes_cross(r + 3, v, f + 3);
 }
 
 #endif
