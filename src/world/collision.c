@@ -51,7 +51,9 @@ static int rebuild_units(tl_world *w) {
   int nb = 0, nu = w->nstatic + w->nsystem;
   for (int i = 0; i < w->nsystem; i++) nb += w->systems[i]->m->nbody;
   free(w->body_adr), free(w->bsphere), free(w->bbox), free(w->unit_box), free(w->unit_order), free(w->sys_geom);
-  free(w->cpairs), free(w->body_geom_adr), free(w->body_geoms), free(w->gradius);
+  free(w->cpairs), free(w->body_geom_adr), free(w->body_geoms), free(w->gradius), free(w->body_welded), free(w->sys_active);
+  w->body_welded = malloc((size_t)nb + 1);
+  w->sys_active = malloc((size_t)w->nsystem + 1);
   w->gradius = malloc(((size_t)w->ngeomref + 1) * sizeof(double));
   w->body_geom_adr = malloc(((size_t)nb + 1) * sizeof(int));
   w->body_geoms = malloc(((size_t)w->ngeomref + 1) * sizeof(int));
@@ -63,7 +65,7 @@ static int rebuild_units(tl_world *w) {
   w->unit_order = malloc(((size_t)nu + 1) * sizeof(int));
   w->cpairs = malloc((size_t)w->cap_contact * sizeof(tl_cand_pair));
   if (!w->body_adr || !w->sys_geom || !w->bsphere || !w->bbox || !w->unit_box || !w->unit_order || !w->cpairs ||
-      !w->body_geom_adr || !w->body_geoms || !w->gradius)
+      !w->body_geom_adr || !w->body_geoms || !w->gradius || !w->body_welded || !w->sys_active)
     return -1;
   int ng = 0;
   for (int u = 0; u < nu; u++) w->unit_order[u] = u;
@@ -76,7 +78,9 @@ static int rebuild_units(tl_world *w) {
     gadr += m->ngeom;
     for (int b = 0; b < m->nbody; b++) {
       double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY}, *sp = w->bsphere + 4 * (adr + b);
-      int any = 0;
+      int any = 0, r = b;
+      while (r > 0 && m->jnt_nv[r] == 0) r = m->parent[r]; /* welded: fixed joints up to a fixed base */
+      w->body_welded[adr + b] = m->jnt_nv[r] == 0;
       w->body_geom_adr[adr + b] = ng;
       for (int g = 0; g < m->ngeom; g++)
         if (m->geom_body[g] == b) {
@@ -134,6 +138,9 @@ int tl_world_rebuild_geoms(tl_world *w) {
     unsigned char *act = realloc(w->geom_active, (size_t)n);
     if (!act) return -1;
     w->geom_active = act;
+    act = realloc(w->geom_act0, (size_t)n);
+    if (!act) return -1;
+    w->geom_act0 = act;
     w->cap_geomref = n;
   }
   int k = 0;
@@ -144,11 +151,13 @@ int tl_world_rebuild_geoms(tl_world *w) {
       w->geomrefs[k++] = (tl_geom_ref){.system = i, .body = m->geom_body[g], .geom = g};
   }
   w->ngeomref = k;
+  w->filters_stale = 1;
   return rebuild_units(w);
 }
 
 void tl_world_geom_shape(const tl_world *w, const tl_geom_ref *g, tl_shape *out) {
-  memset(out, 0, sizeof(*out));
+  out->hull = NULL;
+  out->heightmap = NULL;
   if (g->system < 0) {
     const tl_static_geom *s = &w->statics[g->geom];
     out->type = s->type;
@@ -177,12 +186,9 @@ static unsigned geom_mask(const tl_world *w, const tl_geom_ref *g) {
   return g->system < 0 ? w->statics[g->geom].mask : w->systems[g->system]->m->geom_mask[g->geom];
 }
 
-/* A body that cannot move: the welded base of a fixed-base system. */
+/* A body that cannot move: the welded base of a fixed-base system (body_welded). */
 static int welded(const tl_world *w, int s, int b) {
-  if (s < 0) return 1;
-  const tl_model *m = w->systems[s]->m;
-  while (b > 0 && m->jnt_nv[b] == 0) b = m->parent[b];
-  return m->jnt_nv[b] == 0;
+  return s < 0 || w->body_welded[w->body_adr[s] + b];
 }
 
 static int ignored(const tl_world *w, int sa, int ba, int sb, int bb) {
@@ -253,15 +259,15 @@ typedef struct filter_bits {
   unsigned group, mask;
 } filter_bits;
 
-/* Geoms that could collide with some other geom this step, from the filters
- * alone (no poses): a system geom (Euler-integrated system) is active when a
- * static geom, a geom of another such system, or (self-collision on) another
- * geom of its own system passes the group / mask test against it, tested
- * against the OR of each set's bits (conservative: never leaves out a geom
- * that can collide; the pair tests of may_collide still decide). A static
- * geom is active when some system geom is. Inactive geoms get no pose and no
- * AABB and stay out of the sweep: a robot alone in free flight costs the
- * broadphase nothing. O(geoms) per step. */
+/* Geoms that could collide with some other geom, from the filters alone (no
+ * poses): a system geom (Euler-integrated system) is active when a static
+ * geom, a geom of another such system, or (self-collision on) another geom of
+ * its own system passes the group / mask test against it, tested against the
+ * OR of each set's bits (conservative: never leaves out a geom that can
+ * collide; the pair tests of may_collide still decide). A static geom is
+ * active when some system geom is. Inactive geoms get no pose and no AABB and
+ * stay out of the sweep: a robot alone in free flight costs the broadphase
+ * nothing. O(geoms), once after the filters change (refresh_filters). */
 static void activity(tl_world *w, unsigned char *act) {
   filter_bits st = {0, 0}, sys = {0, 0};
   int nsys = 0;
@@ -290,6 +296,35 @@ static void activity(tl_world *w, unsigned char *act) {
     if (w->geomrefs[i].system < 0) act[i] = (unsigned char)any;
 }
 
+void tl_world_filters_changed(tl_world *w) { w->filters_stale = 1; }
+
+/* The collision data that depends on the filters and the objects alone, not
+ * on the state (after tl_world_filters_changed): geom_act0 (activity), the
+ * systems' sys_active, and the shapes, boxes and unit boxes of the static
+ * geoms, which never move (active ones start every step at 2 in geom_act0:
+ * posed). */
+static void refresh_filters(tl_world *w) {
+  activity(w, w->geom_act0);
+  for (int si = 0; si < w->nsystem; si++) {
+    int any = 0;
+    for (int g = w->sys_geom[si]; g < w->sys_geom[si + 1]; g++) any |= w->geom_act0[g];
+    w->sys_active[si] = (unsigned char)any;
+  }
+  for (int i = 0; i < w->nstatic; i++) {
+    tl_geom_ref *g = &w->geomrefs[i];
+    double *u = w->unit_box + 6 * i;
+    tl_world_geom_shape(w, g, &w->shapes[i]);
+    tl_shape_aabb(&w->shapes[i], w->contact_margin, g->box, g->box + 3);
+    if (w->geom_act0[i]) {
+      w->geom_act0[i] = 2;
+      memcpy(u, g->box, 6 * sizeof(double));
+    } else {
+      u[0] = INFINITY;
+    }
+  }
+  w->filters_stale = 0;
+}
+
 static int box_overlap(const double *a, const double *b) { /* boxes as lo[3], hi[3] */
   for (int k = 0; k < 3; k++)
     if (a[k] > b[3 + k] || b[k] > a[3 + k]) return 0;
@@ -307,25 +342,15 @@ static const double *geom_box(tl_world *w, int i) {
   return g->box;
 }
 
-/* Boxes of the bodies and systems (units after the statics) with active
- * geoms, and of the active static geoms; inactive units get lo[0] = +inf. */
+/* Boxes of the bodies and systems (units after the statics, whose boxes are
+ * set by refresh_filters) with active geoms; inactive units get lo[0] = +inf. */
 static void unit_boxes(tl_world *w) {
   const double margin = w->contact_margin;
-  for (int i = 0; i < w->nstatic; i++) {
-    double *u = w->unit_box + 6 * i;
-    if (!w->geom_active[i]) {
-      u[0] = INFINITY;
-      continue;
-    }
-    memcpy(u, geom_box(w, i), 6 * sizeof(double));
-  }
   for (int si = 0; si < w->nsystem; si++) {
     const tl_system *s = w->systems[si];
     double *u = w->unit_box + 6 * (w->nstatic + si);
     for (int k = 0; k < 3; k++) u[k] = INFINITY, u[3 + k] = -INFINITY;
-    int any = 0;
-    for (int g = w->sys_geom[si]; g < w->sys_geom[si + 1]; g++) any |= w->geom_active[g];
-    if (!any) continue;
+    if (!w->sys_active[si]) continue;
     for (int b = 0; b < s->m->nbody; b++) {
       const double *sp = w->bsphere + 4 * (w->body_adr[si] + b);
       double *bb = w->bbox + 6 * (w->body_adr[si] + b), c[3];
@@ -418,7 +443,8 @@ static int cmp_pair(const void *pa, const void *pb) {
  * Fedkiw 2003); a stack of 16 boxes converges in 5 sweeps instead of 15 in
  * index order. The order depends on the state alone. */
 static void broadphase(tl_world *w) {
-  activity(w, w->geom_active);
+  if (w->filters_stale) refresh_filters(w);
+  memcpy(w->geom_active, w->geom_act0, (size_t)w->ngeomref);
   w->npair_c = 0;
   double g = tl_v3_norm(w->gravity);
   if (g > 0)
