@@ -408,6 +408,11 @@ int tl_np_shape_plane(const tl_shape *a, const tl_shape *b, double margin, tl_co
   double n[3];
   tl_np_axis(n, b->rot, 2);
   if (a->type == TL_GEOM_MESH) return hull_plane(a, b->pos, n, margin, out);
+  if (a->type == TL_GEOM_SPHERE) { /* one point, nothing to reduce: straight into out */
+    cand_buf one = {out, 0, 1};
+    add_point(&one, a->pos, a->size[0], b->pos, n, margin);
+    return one.n;
+  }
   tl_contact_point cand[TL_NP_MAX_CAND];
   int k = tl_np_plane_points(a, b->pos, n, margin, cand, TL_NP_MAX_CAND);
   if (a->type == TL_GEOM_BOX || a->type == TL_GEOM_CYLINDER) k = tl_np_keep_deepest(cand, k, 4);

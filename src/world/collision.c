@@ -247,7 +247,8 @@ static void pair_material(const tl_world *w, const tl_geom_ref *a, const tl_geom
       return;
     }
   }
-  *mu = fmin(geom_friction(w, a), geom_friction(w, b));
+  double fa = geom_friction(w, a), fb = geom_friction(w, b);
+  *mu = fa < fb ? fa : fb; /* fmin of non-NaN values (the friction setters refuse NaN), inlined */
   *e = w->default_restitution;
   *thr = w->default_threshold;
 }
@@ -436,6 +437,28 @@ static int cmp_pair(const void *pa, const void *pb) {
   return x->a != y->a ? (x->a > y->a) - (x->a < y->a) : (x->b > y->b) - (x->b < y->b);
 }
 
+#define PAIR_INSERTION_MAX 24 /* fewer candidate pairs: insertion sort, else qsort */
+
+/* The candidate pairs in the order of cmp_pair, a total order (no two pairs
+ * have the same geoms), so any sort gives the same sequence: insertion sort
+ * for a few pairs (a robot's feet on the ground; qsort's merge sort costs
+ * ~100 instructions a pair there), qsort for many. */
+static void sort_pairs(tl_cand_pair *p, int n) {
+  if (n > PAIR_INSERTION_MAX) {
+    qsort(p, (size_t)n, sizeof(*p), cmp_pair);
+    return;
+  }
+  for (int i = 1; i < n; i++) {
+    tl_cand_pair v = p[i];
+    int j = i - 1;
+    while (j >= 0 && cmp_pair(&p[j], &v) > 0) {
+      p[j + 1] = p[j];
+      j--;
+    }
+    p[j + 1] = v;
+  }
+}
+
 /* The candidate geom pairs of this step, highest first (along -gravity;
  * ties by geom index): the contacts, and so the Gauss-Seidel sweeps, go from
  * the top of a stack down, so that one sweep carries the weight of every box
@@ -481,7 +504,7 @@ static void broadphase(tl_world *w) {
         unit_pairs(w, a - w->nstatic, -1, b - w->nstatic);
     }
   }
-  qsort(w->cpairs, (size_t)w->npair_c, sizeof(tl_cand_pair), cmp_pair);
+  sort_pairs(w->cpairs, w->npair_c);
 }
 
 /* ---------------- contacts ---------------- */
@@ -514,7 +537,12 @@ static double normal_velocity(const tl_world *w, const tl_wcontact *c) {
 static double target_velocity(const tl_world *w, const tl_wcontact *c) {
   double gap = -c->depth, dt = w->dt;
   if (gap > 0) return -gap / dt;
-  return fmin(c->erp * fmax(c->depth - w->slop, 0.0) / dt, w->max_recovery_speed);
+  /* fmin(erp * fmax(depth - slop, 0) / dt, max_recovery_speed) as comparisons, which
+   * inline (the libm calls do not without -ffast-math): the same value, NaN included */
+  double over = c->depth - w->slop, v;
+  over = over > 0.0 ? over : 0.0;
+  v = c->erp * over / dt;
+  return v < w->max_recovery_speed ? v : w->max_recovery_speed;
 }
 
 static int same_pair(const tl_wcontact *p, const tl_geom_ref *a, const tl_geom_ref *b) {
