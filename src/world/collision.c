@@ -155,12 +155,26 @@ int tl_world_rebuild_geoms(tl_world *w) {
   return rebuild_units(w);
 }
 
-void tl_world_geom_shape(const tl_world *w, const tl_geom_ref *g, tl_shape *out) {
-  out->hull = NULL;
+/* Shape of model geom k of system sys on a body at (x, R) (world position and
+ * rotation, row-major): the pose of tl_geom_world_pose, the same operations. */
+static void system_shape(const tl_system *sys, int k, const double x[3], const double R[9], tl_shape *out) {
+  const tl_model *m = sys->m;
+  const int h = m->geom_hull[k];
+  out->type = m->geom_type[k];
+  memcpy(out->size, m->geom_size + 3 * k, 3 * sizeof(double));
+  tl_m3_mulv(out->pos, R, m->geom_pos + 3 * k);
+  tl_v3_add(out->pos, out->pos, x);
+  tl_m3_mul(out->rot, R, m->geom_rot + 9 * k);
+  out->hull = h >= 0 ? &sys->hulls[h] : NULL;
   out->heightmap = NULL;
+}
+
+void tl_world_geom_shape(const tl_world *w, const tl_geom_ref *g, tl_shape *out) {
   if (g->system < 0) {
     const tl_static_geom *s = &w->statics[g->geom];
     out->type = s->type;
+    out->hull = NULL;
+    out->heightmap = NULL;
     memcpy(out->size, s->size, sizeof(s->size));
     memcpy(out->pos, s->pos, sizeof(s->pos));
     memcpy(out->rot, s->rot, sizeof(s->rot));
@@ -168,12 +182,8 @@ void tl_world_geom_shape(const tl_world *w, const tl_geom_ref *g, tl_shape *out)
     return;
   }
   const tl_system *sys = w->systems[g->system];
-  const tl_model *m = sys->m;
-  out->type = m->geom_type[g->geom];
-  memcpy(out->size, m->geom_size + 3 * g->geom, 3 * sizeof(double));
-  tl_geom_world_pose(m, &sys->d, g->geom, out->pos, out->rot);
-  int h = m->geom_hull[g->geom];
-  if (h >= 0) out->hull = &sys->hulls[h];
+  const int b = g->body;
+  system_shape(sys, g->geom, sys->d.xpos + 3 * b, sys->d.xrot + 9 * b, out);
 }
 
 /* ---------------- filtering ---------------- */
@@ -343,6 +353,17 @@ static const double *geom_box(tl_world *w, int i) {
   return g->box;
 }
 
+/* geom_box of system geomref i of system s on a body at (x, R). */
+static const double *geom_box_at(tl_world *w, const tl_system *s, int i, const double x[3], const double R[9]) {
+  tl_geom_ref *g = &w->geomrefs[i];
+  if (w->geom_active[i] == 1) {
+    system_shape(s, g->geom, x, R, &w->shapes[i]);
+    tl_shape_aabb(&w->shapes[i], w->contact_margin, g->box, g->box + 3);
+    w->geom_active[i] = 2;
+  }
+  return g->box;
+}
+
 /* Boxes of the bodies and systems (units after the statics, whose boxes are
  * set by refresh_filters) with active geoms; inactive units get lo[0] = +inf. */
 static void unit_boxes(tl_world *w) {
@@ -386,16 +407,14 @@ static void push_pair(tl_world *w, int a, int b) {
   p->height = n > 0 ? tl_v3_dot(c, w->up) / n : 0.0;
 }
 
-/* 1 if the box of the sphere around geomref g (of system si) overlaps box
- * `other`; geoms already posed use their own box. */
-static int sphere_overlap(tl_world *w, int si, int g, const double *other) {
+/* 1 if the box of the sphere around geomref g (of model m, on a body at
+ * (x, R)) overlaps box `other`; geoms already posed use their own box. */
+static inline int sphere_overlap(const tl_world *w, const tl_model *m, int g, const double x[3], const double R[9],
+                                 const double *other) {
   if (w->geom_active[g] == 2) return box_overlap(w->geomrefs[g].box, other);
-  const tl_system *s = w->systems[si];
-  const tl_model *m = s->m;
-  const int k = w->geomrefs[g].geom, b = m->geom_body[k];
   double c[3], box[6], r = w->gradius[g] + w->contact_margin;
-  tl_m3_mulv(c, s->d.xrot + 9 * b, m->geom_pos + 3 * k);
-  tl_v3_add(c, c, s->d.xpos + 3 * b);
+  tl_m3_mulv(c, R, m->geom_pos + 3 * w->geomrefs[g].geom);
+  tl_v3_add(c, c, x);
   for (int i = 0; i < 3; i++) box[i] = c[i] - r, box[3 + i] = c[i] + r;
   return box_overlap(box, other);
 }
@@ -406,14 +425,18 @@ static int sphere_overlap(tl_world *w, int si, int g, const double *other) {
  * system against itself, distinct bodies). Bodies are tested before geoms. */
 static void unit_pairs(tl_world *w, int si, int j, int sj) {
   const double *other = w->unit_box + 6 * (j >= 0 ? j : w->nstatic + sj);
-  for (int ba = w->body_adr[si]; ba < w->body_adr[si + 1]; ba++) {
+  const tl_system *s = w->systems[si];
+  const int b0 = w->body_adr[si];
+  for (int ba = b0; ba < w->body_adr[si + 1]; ba++) {
     const double *boxa = w->bbox + 6 * ba;
     if (w->bsphere[4 * ba + 3] < 0 || !box_overlap(boxa, other)) continue;
+    const double *xa = s->d.xpos + 3 * (ba - b0), *Ra = s->d.xrot + 9 * (ba - b0);
     for (int ia = w->body_geom_adr[ba]; ia < w->body_geom_adr[ba + 1]; ia++) {
       const int ga = w->body_geoms[ia];
-      if (!w->geom_active[ga] || !sphere_overlap(w, si, ga, other)) continue;
+      if (!w->geom_active[ga] || !sphere_overlap(w, s->m, ga, xa, Ra, other)) continue;
       if (j >= 0) {
-        if (box_overlap(geom_box(w, ga), geom_box(w, j)) && may_collide(w, &w->geomrefs[ga], &w->geomrefs[j]))
+        if (box_overlap(geom_box_at(w, s, ga, xa, Ra), w->geomrefs[j].box) &&
+            may_collide(w, &w->geomrefs[ga], &w->geomrefs[j]))
           push_pair(w, ga, j);
         continue;
       }
@@ -421,7 +444,7 @@ static void unit_pairs(tl_world *w, int si, int j, int sj) {
         if (w->bsphere[4 * bb + 3] < 0 || !box_overlap(boxa, w->bbox + 6 * bb)) continue;
         for (int ib = w->body_geom_adr[bb]; ib < w->body_geom_adr[bb + 1]; ib++) {
           const int gb = w->body_geoms[ib];
-          if (w->geom_active[gb] && box_overlap(geom_box(w, ga), geom_box(w, gb)) &&
+          if (w->geom_active[gb] && box_overlap(geom_box_at(w, s, ga, xa, Ra), geom_box(w, gb)) &&
               may_collide(w, &w->geomrefs[ga], &w->geomrefs[gb]))
             push_pair(w, ga, gb);
         }
@@ -562,6 +585,13 @@ static void prev_run(tl_world *w, const tl_geom_ref *a, const tl_geom_ref *b, in
   if (i > *lo) w->prev_cursor = i;
 }
 
+/* Old contact p's impulse re-expressed in new contact c's frame, as c's. */
+static void give_impulse(tl_wcontact *c, const tl_wcontact *p) {
+  double f[3] = {0, 0, 0};
+  for (int r = 0; r < 3; r++) tl_v3_addscl(f, p->frame + 3 * r, p->lambda[r]);
+  for (int r = 0; r < 3; r++) c->lambda[r] = tl_v3_dot(c->frame + 3 * r, f);
+}
+
 /* Warm start of the new contacts c[0..n) of a pair from the last step's
  * contacts of the pair, prev[lo..hi): each old contact gives its impulse (in
  * the new contact's frame) to at most one new contact within 1 cm, the
@@ -572,6 +602,19 @@ static void warm_start(const tl_world *w, tl_wcontact *c, int n, int lo, int hi)
   double d2[TL_MAX_PAIR_CONTACTS][TL_MAX_PAIR_CONTACTS];
   unsigned used_new = 0, used_old = 0;
   if (hi - lo > TL_MAX_PAIR_CONTACTS) hi = lo + TL_MAX_PAIR_CONTACTS;
+  if (n == 1) { /* one new contact (a sphere's): the first closest old one within 1 cm, as below */
+    int bj = -1;
+    double best = 1e-4;
+    memset(c->lambda, 0, sizeof(c->lambda));
+    for (int j = lo; j < hi; j++) {
+      double d[3], e;
+      tl_v3_sub(d, w->prev[j].pos, c->pos);
+      e = tl_v3_dot(d, d);
+      if (e < best) best = e, bj = j;
+    }
+    if (bj >= 0) give_impulse(c, &w->prev[bj]);
+    return;
+  }
   for (int i = 0; i < n; i++) {
     memset(c[i].lambda, 0, sizeof(c[i].lambda));
     for (int j = lo; j < hi; j++) {
@@ -589,10 +632,7 @@ static void warm_start(const tl_world *w, tl_wcontact *c, int n, int lo, int hi)
     if (bi < 0) break;
     used_new |= 1u << bi;
     used_old |= 1u << bj;
-    const tl_wcontact *p = &w->prev[lo + bj];
-    double f[3] = {0, 0, 0}; /* re-express the old impulse in the new frame */
-    for (int r = 0; r < 3; r++) tl_v3_addscl(f, p->frame + 3 * r, p->lambda[r]);
-    for (int r = 0; r < 3; r++) c[bi].lambda[r] = tl_v3_dot(c[bi].frame + 3 * r, f);
+    give_impulse(&c[bi], &w->prev[lo + bj]);
   }
 }
 
@@ -606,7 +646,7 @@ static void add_contacts(tl_world *w, const tl_geom_ref *a, const tl_geom_ref *b
   int added = 0;
   for (int i = 0; i < n && w->ncontact < w->cap_contact; i++, added++) {
     tl_wcontact *c = &w->contacts[w->ncontact++];
-    memset(c, 0, sizeof(*c));
+    memset(c->impact, 0, sizeof(c->impact)); /* every other field is set here or in warm_start */
     c->sa = a->system; c->ba = a->body; c->ga = a->geom;
     c->sb = b->system; c->bb = b->body; c->gb = b->geom;
     memcpy(c->pos, pts[i].pos, sizeof(c->pos));
