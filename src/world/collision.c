@@ -243,7 +243,7 @@ static double geom_friction(const tl_world *w, const tl_geom_ref *g) {
  * decides) and the world default restitution. */
 static void pair_material(const tl_world *w, const tl_geom_ref *a, const tl_geom_ref *b, double *mu,
                           double *e, double *thr, double *erp, double *cfm) {
-  const char *ma = geom_material(w, a), *mb = geom_material(w, b);
+  const char *ma = w->npair ? geom_material(w, a) : NULL, *mb = w->npair ? geom_material(w, b) : NULL;
   *erp = w->erp;
   *cfm = w->cfm;
   for (int i = 0; i < w->npair; i++) {
@@ -336,10 +336,11 @@ static void refresh_filters(tl_world *w) {
   w->filters_stale = 0;
 }
 
-static int box_overlap(const double *a, const double *b) { /* boxes as lo[3], hi[3] */
-  for (int k = 0; k < 3; k++)
-    if (a[k] > b[3 + k] || b[k] > a[3 + k]) return 0;
-  return 1;
+/* Boxes as lo[3], hi[3]; z first: with gravity along -z (the usual), the axis
+ * that separates most (bodies above the ground, boxes in a stack). */
+static int box_overlap(const double *a, const double *b) {
+  if (a[2] > b[5] || b[2] > a[5]) return 0;
+  return !(a[0] > b[3] || b[0] > a[3] || a[1] > b[4] || b[1] > a[4]);
 }
 
 /* Pose and box of geomref i, once per step (geom_active 1 -> 2). */
