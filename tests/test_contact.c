@@ -39,6 +39,14 @@
  *                box on a box, spheres, capsules lying along x) where the pyramid and
  *                the cone coincide: Dantzig's post-step velocities equal the
  *                per-contact solver's within 1e-6.
+ *   filters      the collision step's cached filter data follows every change: a
+ *                sphere (r 0.1) resting on the ground and a second one resting on
+ *                it (separate systems) touch at 2 contacts, 1 after the upper
+ *                sphere's filter stops it colliding with the lower one, 0 with the
+ *                lower one switched to RK4 (it leaves contacts), 1 after a snapshot
+ *                taken before that is restored (Euler again; the filters stay), 2
+ *                with the filters reset, 0 after the lower sphere's filter drops
+ *                every other geom's group.
  * No argument: every group. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <math.h>
@@ -787,6 +795,42 @@ static void direct(void) {
   tl_world_free(w);
 }
 
+/* ---------------------------------------------------------------- filters */
+
+static int contacts_after_step(tl_world *w) {
+  return step(w) ? tl_world_ncontact(w) : -1;
+}
+
+static void filters(void) {
+  tl_world *w = new_world(1e-3, NULL);
+  if (tl_world_add_ground(w, 0, 0.8, &err) != TL_OK) exit(1);
+  double r[3] = {0.1, 0, 0}, p0[3] = {0, 0, 0.1}, p1[3] = {0, 0, 0.3};
+  tl_system *lo = add_body(w, TL_GEOM_SPHERE, r, 1.0, p0, NULL, NULL, NULL);
+  tl_system *hi = add_body(w, TL_GEOM_SPHERE, r, 1.0, p1, NULL, NULL, NULL);
+  size_t cap = tl_world_state_size(w) + 4096, size = 0;
+  unsigned char *snap = malloc(cap);
+  int n0 = contacts_after_step(w), ok = snap && tl_world_get_state(w, snap, cap, &size, &err) == TL_OK;
+  tl_system_set_collision_filter(hi, 0, 2u, 1u, NULL); /* hi: group 2, sees group 1 (the ground); lo is group 1 */
+  tl_system_set_collision_filter(lo, 0, 1u, 1u, NULL); /* lo sees group 1 only: not hi */
+  int n1 = contacts_after_step(w);
+  tl_system_set_integrator(lo, TL_INTEGRATOR_RK4, NULL);
+  int n2 = contacts_after_step(w);
+  ok = ok && tl_world_set_state(w, snap, size, &err) == TL_OK; /* Euler again, the filters as they are */
+  int n3 = contacts_after_step(w);
+  tl_system_set_collision_filter(hi, 0, 1u, ~0u, NULL);
+  tl_system_set_collision_filter(lo, 0, 1u, ~0u, NULL);
+  int n4 = contacts_after_step(w);
+  tl_system_set_collision_filter(lo, 0, 4u, 4u, NULL); /* lo: neither the ground (group 1) nor hi */
+  int n5 = contacts_after_step(w);
+  printf("filters: contacts %d (both), %d (upper filtered from lower), %d (lower RK4), %d (restored), %d (filters "
+         "reset), %d (lower filtered from all)\n", n0, n1, n2, n3, n4, n5);
+  TL_CHECK(ok, "filters: snapshot failed: %s", err.message);
+  TL_CHECK(n0 == 2 && n1 == 1 && n2 == 0 && n3 == 1 && n4 == 2 && n5 == 0,
+           "filters: contacts %d %d %d %d %d %d, expected 2 1 0 1 2 0", n0, n1, n2, n3, n4, n5);
+  free(snap);
+  tl_world_free(w);
+}
+
 int main(int argc, char **argv) {
   static const struct {
     const char *name;
@@ -794,13 +838,14 @@ int main(int argc, char **argv) {
   } groups[] = {{"incline", incline_stick_slide}, {"incline", incline_diagonal},
                 {"restitution", restitution},      {"stack", stack},
                 {"pile", pile},                    {"random", random_problems},
-                {"deferred", deferred},            {"direct", direct}};
+                {"deferred", deferred},            {"direct", direct},
+                {"filters", filters}};
   const int ng = (int)(sizeof groups / sizeof groups[0]);
   for (int a = 1; a < argc; a++) {
     int found = 0;
     for (int g = 0; g < ng; g++) found |= !strcmp(argv[a], groups[g].name);
     if (!found) {
-      fprintf(stderr, "usage: %s [incline|restitution|stack|pile|random|deferred|direct]...\n", argv[0]);
+      fprintf(stderr, "usage: %s [incline|restitution|stack|pile|random|deferred|direct|filters]...\n", argv[0]);
       return 2;
     }
   }

@@ -20,20 +20,28 @@ typedef struct cand_buf {
   int n, cap;
 } cand_buf;
 
-/* Candidate: centre x of radius r (0 for a point) against plane (p0, n). */
-static void add_point(cand_buf *b, const double x[3], double r, const double p0[3],
-                      const double n[3], double margin) {
+/* The contact of centre x of radius r (0 for a point) with plane (p0, n)
+ * into *c: 1, or 0 when it is not closer than the margin. */
+static int plane_point(tl_contact_point *c, const double x[3], double r, const double p0[3], const double n[3],
+                       double margin) {
   double d[3];
   tl_v3_sub(d, x, p0);
   double sd = tl_v3_dot(d, n), depth = r - sd;
-  if (depth <= -margin) return;
-  tl_contact_point c;
+  if (depth <= -margin) return 0;
   double pa[3], pb[3];
   tl_v3_copy(pa, x);
   tl_v3_addscl(pa, n, -r);
   tl_v3_copy(pb, x);
   tl_v3_addscl(pb, n, -sd);
-  tl_np_write(&c, pa, pb, n, depth);
+  tl_np_write(c, pa, pb, n, depth);
+  return 1;
+}
+
+/* Candidate: centre x of radius r (0 for a point) against plane (p0, n). */
+static void add_point(cand_buf *b, const double x[3], double r, const double p0[3],
+                      const double n[3], double margin) {
+  tl_contact_point c;
+  if (!plane_point(&c, x, r, p0, n, margin)) return;
   if (b->n < b->cap) {
     b->p[b->n++] = c;
     return;
@@ -408,6 +416,8 @@ int tl_np_shape_plane(const tl_shape *a, const tl_shape *b, double margin, tl_co
   double n[3];
   tl_np_axis(n, b->rot, 2);
   if (a->type == TL_GEOM_MESH) return hull_plane(a, b->pos, n, margin, out);
+  if (a->type == TL_GEOM_SPHERE) /* one point, nothing to reduce: straight into out */
+    return plane_point(out, a->pos, a->size[0], b->pos, n, margin);
   tl_contact_point cand[TL_NP_MAX_CAND];
   int k = tl_np_plane_points(a, b->pos, n, margin, cand, TL_NP_MAX_CAND);
   if (a->type == TL_GEOM_BOX || a->type == TL_GEOM_CYLINDER) k = tl_np_keep_deepest(cand, k, 4);

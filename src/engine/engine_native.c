@@ -93,6 +93,7 @@ static tl_status native_create(const tl_engine_scene *s, tl_engine_world **out, 
     w->statics[i].group = s->statics[i].group;
     w->statics[i].mask = s->statics[i].mask;
   }
+  tl_world_filters_changed(w);
   for (int i = 0; i < s->nignore && !st; i++) {
     const int *g = s->ignore + 4 * i;
     st = tl_world_ignore_collision(w, g[0], g[1] < 0 ? 0 : g[1], g[2], g[3] < 0 ? 0 : g[3], err);

@@ -51,7 +51,9 @@ static int rebuild_units(tl_world *w) {
   int nb = 0, nu = w->nstatic + w->nsystem;
   for (int i = 0; i < w->nsystem; i++) nb += w->systems[i]->m->nbody;
   free(w->body_adr), free(w->bsphere), free(w->bbox), free(w->unit_box), free(w->unit_order), free(w->sys_geom);
-  free(w->cpairs), free(w->body_geom_adr), free(w->body_geoms), free(w->gradius);
+  free(w->cpairs), free(w->body_geom_adr), free(w->body_geoms), free(w->gradius), free(w->body_welded), free(w->sys_active);
+  w->body_welded = malloc((size_t)nb + 1);
+  w->sys_active = malloc((size_t)w->nsystem + 1);
   w->gradius = malloc(((size_t)w->ngeomref + 1) * sizeof(double));
   w->body_geom_adr = malloc(((size_t)nb + 1) * sizeof(int));
   w->body_geoms = malloc(((size_t)w->ngeomref + 1) * sizeof(int));
@@ -63,7 +65,7 @@ static int rebuild_units(tl_world *w) {
   w->unit_order = malloc(((size_t)nu + 1) * sizeof(int));
   w->cpairs = malloc((size_t)w->cap_contact * sizeof(tl_cand_pair));
   if (!w->body_adr || !w->sys_geom || !w->bsphere || !w->bbox || !w->unit_box || !w->unit_order || !w->cpairs ||
-      !w->body_geom_adr || !w->body_geoms || !w->gradius)
+      !w->body_geom_adr || !w->body_geoms || !w->gradius || !w->body_welded || !w->sys_active)
     return -1;
   int ng = 0;
   for (int u = 0; u < nu; u++) w->unit_order[u] = u;
@@ -76,7 +78,9 @@ static int rebuild_units(tl_world *w) {
     gadr += m->ngeom;
     for (int b = 0; b < m->nbody; b++) {
       double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY}, *sp = w->bsphere + 4 * (adr + b);
-      int any = 0;
+      int any = 0, r = b;
+      while (r > 0 && m->jnt_nv[r] == 0) r = m->parent[r]; /* welded: fixed joints up to a fixed base */
+      w->body_welded[adr + b] = m->jnt_nv[r] == 0;
       w->body_geom_adr[adr + b] = ng;
       for (int g = 0; g < m->ngeom; g++)
         if (m->geom_body[g] == b) {
@@ -134,6 +138,9 @@ int tl_world_rebuild_geoms(tl_world *w) {
     unsigned char *act = realloc(w->geom_active, (size_t)n);
     if (!act) return -1;
     w->geom_active = act;
+    act = realloc(w->geom_act0, (size_t)n);
+    if (!act) return -1;
+    w->geom_act0 = act;
     w->cap_geomref = n;
   }
   int k = 0;
@@ -144,14 +151,30 @@ int tl_world_rebuild_geoms(tl_world *w) {
       w->geomrefs[k++] = (tl_geom_ref){.system = i, .body = m->geom_body[g], .geom = g};
   }
   w->ngeomref = k;
+  w->filters_stale = 1;
   return rebuild_units(w);
 }
 
+/* Shape of model geom k of system sys on a body at (x, R) (world position and
+ * rotation, row-major): the pose of tl_geom_world_pose, the same operations. */
+static void system_shape(const tl_system *sys, int k, const double x[3], const double R[9], tl_shape *out) {
+  const tl_model *m = sys->m;
+  const int h = m->geom_hull[k];
+  out->type = m->geom_type[k];
+  memcpy(out->size, m->geom_size + 3 * k, 3 * sizeof(double));
+  tl_m3_mulv(out->pos, R, m->geom_pos + 3 * k);
+  tl_v3_add(out->pos, out->pos, x);
+  tl_m3_mul(out->rot, R, m->geom_rot + 9 * k);
+  out->hull = h >= 0 ? &sys->hulls[h] : NULL;
+  out->heightmap = NULL;
+}
+
 void tl_world_geom_shape(const tl_world *w, const tl_geom_ref *g, tl_shape *out) {
-  memset(out, 0, sizeof(*out));
   if (g->system < 0) {
     const tl_static_geom *s = &w->statics[g->geom];
     out->type = s->type;
+    out->hull = NULL;
+    out->heightmap = NULL;
     memcpy(out->size, s->size, sizeof(s->size));
     memcpy(out->pos, s->pos, sizeof(s->pos));
     memcpy(out->rot, s->rot, sizeof(s->rot));
@@ -159,12 +182,8 @@ void tl_world_geom_shape(const tl_world *w, const tl_geom_ref *g, tl_shape *out)
     return;
   }
   const tl_system *sys = w->systems[g->system];
-  const tl_model *m = sys->m;
-  out->type = m->geom_type[g->geom];
-  memcpy(out->size, m->geom_size + 3 * g->geom, 3 * sizeof(double));
-  tl_geom_world_pose(m, &sys->d, g->geom, out->pos, out->rot);
-  int h = m->geom_hull[g->geom];
-  if (h >= 0) out->hull = &sys->hulls[h];
+  const int b = g->body;
+  system_shape(sys, g->geom, sys->d.xpos + 3 * b, sys->d.xrot + 9 * b, out);
 }
 
 /* ---------------- filtering ---------------- */
@@ -177,12 +196,9 @@ static unsigned geom_mask(const tl_world *w, const tl_geom_ref *g) {
   return g->system < 0 ? w->statics[g->geom].mask : w->systems[g->system]->m->geom_mask[g->geom];
 }
 
-/* A body that cannot move: the welded base of a fixed-base system. */
+/* A body that cannot move: the welded base of a fixed-base system (body_welded). */
 static int welded(const tl_world *w, int s, int b) {
-  if (s < 0) return 1;
-  const tl_model *m = w->systems[s]->m;
-  while (b > 0 && m->jnt_nv[b] == 0) b = m->parent[b];
-  return m->jnt_nv[b] == 0;
+  return s < 0 || w->body_welded[w->body_adr[s] + b];
 }
 
 static int ignored(const tl_world *w, int sa, int ba, int sb, int bb) {
@@ -227,7 +243,7 @@ static double geom_friction(const tl_world *w, const tl_geom_ref *g) {
  * decides) and the world default restitution. */
 static void pair_material(const tl_world *w, const tl_geom_ref *a, const tl_geom_ref *b, double *mu,
                           double *e, double *thr, double *erp, double *cfm) {
-  const char *ma = geom_material(w, a), *mb = geom_material(w, b);
+  const char *ma = w->npair ? geom_material(w, a) : NULL, *mb = w->npair ? geom_material(w, b) : NULL;
   *erp = w->erp;
   *cfm = w->cfm;
   for (int i = 0; i < w->npair; i++) {
@@ -241,7 +257,8 @@ static void pair_material(const tl_world *w, const tl_geom_ref *a, const tl_geom
       return;
     }
   }
-  *mu = fmin(geom_friction(w, a), geom_friction(w, b));
+  double fa = geom_friction(w, a), fb = geom_friction(w, b);
+  *mu = fa < fb ? fa : fb; /* fmin of non-NaN values (the friction setters refuse NaN), inlined */
   *e = w->default_restitution;
   *thr = w->default_threshold;
 }
@@ -253,15 +270,15 @@ typedef struct filter_bits {
   unsigned group, mask;
 } filter_bits;
 
-/* Geoms that could collide with some other geom this step, from the filters
- * alone (no poses): a system geom (Euler-integrated system) is active when a
- * static geom, a geom of another such system, or (self-collision on) another
- * geom of its own system passes the group / mask test against it, tested
- * against the OR of each set's bits (conservative: never leaves out a geom
- * that can collide; the pair tests of may_collide still decide). A static
- * geom is active when some system geom is. Inactive geoms get no pose and no
- * AABB and stay out of the sweep: a robot alone in free flight costs the
- * broadphase nothing. O(geoms) per step. */
+/* Geoms that could collide with some other geom, from the filters alone (no
+ * poses): a system geom (Euler-integrated system) is active when a static
+ * geom, a geom of another such system, or (self-collision on) another geom of
+ * its own system passes the group / mask test against it, tested against the
+ * OR of each set's bits (conservative: never leaves out a geom that can
+ * collide; the pair tests of may_collide still decide). A static geom is
+ * active when some system geom is. Inactive geoms get no pose and no AABB and
+ * stay out of the sweep: a robot alone in free flight costs the broadphase
+ * nothing. O(geoms), once after the filters change (refresh_filters). */
 static void activity(tl_world *w, unsigned char *act) {
   filter_bits st = {0, 0}, sys = {0, 0};
   int nsys = 0;
@@ -290,10 +307,40 @@ static void activity(tl_world *w, unsigned char *act) {
     if (w->geomrefs[i].system < 0) act[i] = (unsigned char)any;
 }
 
-static int box_overlap(const double *a, const double *b) { /* boxes as lo[3], hi[3] */
-  for (int k = 0; k < 3; k++)
-    if (a[k] > b[3 + k] || b[k] > a[3 + k]) return 0;
-  return 1;
+void tl_world_filters_changed(tl_world *w) { w->filters_stale = 1; }
+
+/* The collision data that depends on the filters and the objects alone, not
+ * on the state (after tl_world_filters_changed): geom_act0 (activity), the
+ * systems' sys_active, and the shapes, boxes and unit boxes of the static
+ * geoms, which never move (active ones start every step at 2 in geom_act0:
+ * posed). */
+static void refresh_filters(tl_world *w) {
+  activity(w, w->geom_act0);
+  for (int si = 0; si < w->nsystem; si++) {
+    int any = 0;
+    for (int g = w->sys_geom[si]; g < w->sys_geom[si + 1]; g++) any |= w->geom_act0[g];
+    w->sys_active[si] = (unsigned char)any;
+  }
+  for (int i = 0; i < w->nstatic; i++) {
+    tl_geom_ref *g = &w->geomrefs[i];
+    double *u = w->unit_box + 6 * i;
+    tl_world_geom_shape(w, g, &w->shapes[i]);
+    tl_shape_aabb(&w->shapes[i], w->contact_margin, g->box, g->box + 3);
+    if (w->geom_act0[i]) {
+      w->geom_act0[i] = 2;
+      memcpy(u, g->box, 6 * sizeof(double));
+    } else {
+      u[0] = INFINITY;
+    }
+  }
+  w->filters_stale = 0;
+}
+
+/* Boxes as lo[3], hi[3]; z first: with gravity along -z (the usual), the axis
+ * that separates most (bodies above the ground, boxes in a stack). */
+static int box_overlap(const double *a, const double *b) {
+  if (a[2] > b[5] || b[2] > a[5]) return 0;
+  return !(a[0] > b[3] || b[0] > a[3] || a[1] > b[4] || b[1] > a[4]);
 }
 
 /* Pose and box of geomref i, once per step (geom_active 1 -> 2). */
@@ -307,25 +354,26 @@ static const double *geom_box(tl_world *w, int i) {
   return g->box;
 }
 
-/* Boxes of the bodies and systems (units after the statics) with active
- * geoms, and of the active static geoms; inactive units get lo[0] = +inf. */
+/* geom_box of system geomref i of system s on a body at (x, R). */
+static const double *geom_box_at(tl_world *w, const tl_system *s, int i, const double x[3], const double R[9]) {
+  tl_geom_ref *g = &w->geomrefs[i];
+  if (w->geom_active[i] == 1) {
+    system_shape(s, g->geom, x, R, &w->shapes[i]);
+    tl_shape_aabb(&w->shapes[i], w->contact_margin, g->box, g->box + 3);
+    w->geom_active[i] = 2;
+  }
+  return g->box;
+}
+
+/* Boxes of the bodies and systems (units after the statics, whose boxes are
+ * set by refresh_filters) with active geoms; inactive units get lo[0] = +inf. */
 static void unit_boxes(tl_world *w) {
   const double margin = w->contact_margin;
-  for (int i = 0; i < w->nstatic; i++) {
-    double *u = w->unit_box + 6 * i;
-    if (!w->geom_active[i]) {
-      u[0] = INFINITY;
-      continue;
-    }
-    memcpy(u, geom_box(w, i), 6 * sizeof(double));
-  }
   for (int si = 0; si < w->nsystem; si++) {
     const tl_system *s = w->systems[si];
     double *u = w->unit_box + 6 * (w->nstatic + si);
     for (int k = 0; k < 3; k++) u[k] = INFINITY, u[3 + k] = -INFINITY;
-    int any = 0;
-    for (int g = w->sys_geom[si]; g < w->sys_geom[si + 1]; g++) any |= w->geom_active[g];
-    if (!any) continue;
+    if (!w->sys_active[si]) continue;
     for (int b = 0; b < s->m->nbody; b++) {
       const double *sp = w->bsphere + 4 * (w->body_adr[si] + b);
       double *bb = w->bbox + 6 * (w->body_adr[si] + b), c[3];
@@ -360,16 +408,14 @@ static void push_pair(tl_world *w, int a, int b) {
   p->height = n > 0 ? tl_v3_dot(c, w->up) / n : 0.0;
 }
 
-/* 1 if the box of the sphere around geomref g (of system si) overlaps box
- * `other`; geoms already posed use their own box. */
-static int sphere_overlap(tl_world *w, int si, int g, const double *other) {
+/* 1 if the box of the sphere around geomref g (of model m, on a body at
+ * (x, R)) overlaps box `other`; geoms already posed use their own box. */
+static inline int sphere_overlap(const tl_world *w, const tl_model *m, int g, const double x[3], const double R[9],
+                                 const double *other) {
   if (w->geom_active[g] == 2) return box_overlap(w->geomrefs[g].box, other);
-  const tl_system *s = w->systems[si];
-  const tl_model *m = s->m;
-  const int k = w->geomrefs[g].geom, b = m->geom_body[k];
   double c[3], box[6], r = w->gradius[g] + w->contact_margin;
-  tl_m3_mulv(c, s->d.xrot + 9 * b, m->geom_pos + 3 * k);
-  tl_v3_add(c, c, s->d.xpos + 3 * b);
+  tl_m3_mulv(c, R, m->geom_pos + 3 * w->geomrefs[g].geom);
+  tl_v3_add(c, c, x);
   for (int i = 0; i < 3; i++) box[i] = c[i] - r, box[3 + i] = c[i] + r;
   return box_overlap(box, other);
 }
@@ -380,14 +426,18 @@ static int sphere_overlap(tl_world *w, int si, int g, const double *other) {
  * system against itself, distinct bodies). Bodies are tested before geoms. */
 static void unit_pairs(tl_world *w, int si, int j, int sj) {
   const double *other = w->unit_box + 6 * (j >= 0 ? j : w->nstatic + sj);
-  for (int ba = w->body_adr[si]; ba < w->body_adr[si + 1]; ba++) {
+  const tl_system *s = w->systems[si];
+  const int b0 = w->body_adr[si];
+  for (int ba = b0; ba < w->body_adr[si + 1]; ba++) {
     const double *boxa = w->bbox + 6 * ba;
     if (w->bsphere[4 * ba + 3] < 0 || !box_overlap(boxa, other)) continue;
+    const double *xa = s->d.xpos + 3 * (ba - b0), *Ra = s->d.xrot + 9 * (ba - b0);
     for (int ia = w->body_geom_adr[ba]; ia < w->body_geom_adr[ba + 1]; ia++) {
       const int ga = w->body_geoms[ia];
-      if (!w->geom_active[ga] || !sphere_overlap(w, si, ga, other)) continue;
+      if (!w->geom_active[ga] || !sphere_overlap(w, s->m, ga, xa, Ra, other)) continue;
       if (j >= 0) {
-        if (box_overlap(geom_box(w, ga), geom_box(w, j)) && may_collide(w, &w->geomrefs[ga], &w->geomrefs[j]))
+        if (box_overlap(geom_box_at(w, s, ga, xa, Ra), w->geomrefs[j].box) &&
+            may_collide(w, &w->geomrefs[ga], &w->geomrefs[j]))
           push_pair(w, ga, j);
         continue;
       }
@@ -395,7 +445,7 @@ static void unit_pairs(tl_world *w, int si, int j, int sj) {
         if (w->bsphere[4 * bb + 3] < 0 || !box_overlap(boxa, w->bbox + 6 * bb)) continue;
         for (int ib = w->body_geom_adr[bb]; ib < w->body_geom_adr[bb + 1]; ib++) {
           const int gb = w->body_geoms[ib];
-          if (w->geom_active[gb] && box_overlap(geom_box(w, ga), geom_box(w, gb)) &&
+          if (w->geom_active[gb] && box_overlap(geom_box_at(w, s, ga, xa, Ra), geom_box(w, gb)) &&
               may_collide(w, &w->geomrefs[ga], &w->geomrefs[gb]))
             push_pair(w, ga, gb);
         }
@@ -411,6 +461,28 @@ static int cmp_pair(const void *pa, const void *pb) {
   return x->a != y->a ? (x->a > y->a) - (x->a < y->a) : (x->b > y->b) - (x->b < y->b);
 }
 
+#define PAIR_INSERTION_MAX 24 /* fewer candidate pairs: insertion sort, else qsort */
+
+/* The candidate pairs in the order of cmp_pair, a total order (no two pairs
+ * have the same geoms), so any sort gives the same sequence: insertion sort
+ * for a few pairs (a robot's feet on the ground; qsort's merge sort costs
+ * ~100 instructions a pair there), qsort for many. */
+static void sort_pairs(tl_cand_pair *p, int n) {
+  if (n > PAIR_INSERTION_MAX) {
+    qsort(p, (size_t)n, sizeof(*p), cmp_pair);
+    return;
+  }
+  for (int i = 1; i < n; i++) {
+    tl_cand_pair v = p[i];
+    int j = i - 1;
+    while (j >= 0 && cmp_pair(&p[j], &v) > 0) {
+      p[j + 1] = p[j];
+      j--;
+    }
+    p[j + 1] = v;
+  }
+}
+
 /* The candidate geom pairs of this step, highest first (along -gravity;
  * ties by geom index): the contacts, and so the Gauss-Seidel sweeps, go from
  * the top of a stack down, so that one sweep carries the weight of every box
@@ -418,7 +490,8 @@ static int cmp_pair(const void *pa, const void *pb) {
  * Fedkiw 2003); a stack of 16 boxes converges in 5 sweeps instead of 15 in
  * index order. The order depends on the state alone. */
 static void broadphase(tl_world *w) {
-  activity(w, w->geom_active);
+  if (w->filters_stale) refresh_filters(w);
+  memcpy(w->geom_active, w->geom_act0, (size_t)w->ngeomref);
   w->npair_c = 0;
   double g = tl_v3_norm(w->gravity);
   if (g > 0)
@@ -455,7 +528,7 @@ static void broadphase(tl_world *w) {
         unit_pairs(w, a - w->nstatic, -1, b - w->nstatic);
     }
   }
-  qsort(w->cpairs, (size_t)w->npair_c, sizeof(tl_cand_pair), cmp_pair);
+  sort_pairs(w->cpairs, w->npair_c);
 }
 
 /* ---------------- contacts ---------------- */
@@ -488,7 +561,12 @@ static double normal_velocity(const tl_world *w, const tl_wcontact *c) {
 static double target_velocity(const tl_world *w, const tl_wcontact *c) {
   double gap = -c->depth, dt = w->dt;
   if (gap > 0) return -gap / dt;
-  return fmin(c->erp * fmax(c->depth - w->slop, 0.0) / dt, w->max_recovery_speed);
+  /* fmin(erp * fmax(depth - slop, 0) / dt, max_recovery_speed) as comparisons, which
+   * inline (the libm calls do not without -ffast-math): the same value, NaN included */
+  double over = c->depth - w->slop, v;
+  over = over > 0.0 ? over : 0.0;
+  v = c->erp * over / dt;
+  return v < w->max_recovery_speed ? v : w->max_recovery_speed;
 }
 
 static int same_pair(const tl_wcontact *p, const tl_geom_ref *a, const tl_geom_ref *b) {
@@ -508,6 +586,13 @@ static void prev_run(tl_world *w, const tl_geom_ref *a, const tl_geom_ref *b, in
   if (i > *lo) w->prev_cursor = i;
 }
 
+/* Old contact p's impulse re-expressed in new contact c's frame, as c's. */
+static void give_impulse(tl_wcontact *c, const tl_wcontact *p) {
+  double f[3] = {0, 0, 0};
+  for (int r = 0; r < 3; r++) tl_v3_addscl(f, p->frame + 3 * r, p->lambda[r]);
+  for (int r = 0; r < 3; r++) c->lambda[r] = tl_v3_dot(c->frame + 3 * r, f);
+}
+
 /* Warm start of the new contacts c[0..n) of a pair from the last step's
  * contacts of the pair, prev[lo..hi): each old contact gives its impulse (in
  * the new contact's frame) to at most one new contact within 1 cm, the
@@ -518,6 +603,19 @@ static void warm_start(const tl_world *w, tl_wcontact *c, int n, int lo, int hi)
   double d2[TL_MAX_PAIR_CONTACTS][TL_MAX_PAIR_CONTACTS];
   unsigned used_new = 0, used_old = 0;
   if (hi - lo > TL_MAX_PAIR_CONTACTS) hi = lo + TL_MAX_PAIR_CONTACTS;
+  if (n == 1) { /* one new contact (a sphere's): the first closest old one within 1 cm, as below */
+    int bj = -1;
+    double best = 1e-4;
+    memset(c->lambda, 0, sizeof(c->lambda));
+    for (int j = lo; j < hi; j++) {
+      double d[3], e;
+      tl_v3_sub(d, w->prev[j].pos, c->pos);
+      e = tl_v3_dot(d, d);
+      if (e < best) best = e, bj = j;
+    }
+    if (bj >= 0) give_impulse(c, &w->prev[bj]);
+    return;
+  }
   for (int i = 0; i < n; i++) {
     memset(c[i].lambda, 0, sizeof(c[i].lambda));
     for (int j = lo; j < hi; j++) {
@@ -535,10 +633,7 @@ static void warm_start(const tl_world *w, tl_wcontact *c, int n, int lo, int hi)
     if (bi < 0) break;
     used_new |= 1u << bi;
     used_old |= 1u << bj;
-    const tl_wcontact *p = &w->prev[lo + bj];
-    double f[3] = {0, 0, 0}; /* re-express the old impulse in the new frame */
-    for (int r = 0; r < 3; r++) tl_v3_addscl(f, p->frame + 3 * r, p->lambda[r]);
-    for (int r = 0; r < 3; r++) c[bi].lambda[r] = tl_v3_dot(c[bi].frame + 3 * r, f);
+    give_impulse(&c[bi], &w->prev[lo + bj]);
   }
 }
 
@@ -552,7 +647,7 @@ static void add_contacts(tl_world *w, const tl_geom_ref *a, const tl_geom_ref *b
   int added = 0;
   for (int i = 0; i < n && w->ncontact < w->cap_contact; i++, added++) {
     tl_wcontact *c = &w->contacts[w->ncontact++];
-    memset(c, 0, sizeof(*c));
+    memset(c->impact, 0, sizeof(c->impact)); /* every other field is set here or in warm_start */
     c->sa = a->system; c->ba = a->body; c->ga = a->geom;
     c->sb = b->system; c->bb = b->body; c->gb = b->geom;
     memcpy(c->pos, pts[i].pos, sizeof(c->pos));

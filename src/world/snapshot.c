@@ -268,6 +268,7 @@ static void apply_system(rbuf *b, tl_system *s) {
   get_i32(b, &integ);
   get_i32(b, &skip);
   s->integrator = (tl_integrator)integ;
+  tl_world_filters_changed(s->world);
   take(b, s->d.q, nq);
   take(b, s->d.u, nv);
   take(b, s->kp, nv);

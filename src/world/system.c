@@ -320,6 +320,7 @@ tl_status tl_system_set_integrator(tl_system *s, tl_integrator integrator, tl_er
   if (integrator != TL_INTEGRATOR_EULER && integrator != TL_INTEGRATOR_RK4)
     return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "integrator", "unknown integrator %d", (int)integrator);
   s->integrator = integrator;
+  tl_world_filters_changed(s->world);
   return TL_OK;
 }
 
@@ -457,7 +458,11 @@ tl_status tl_system_set_collision_filter(tl_system *s, int g, unsigned group, un
   if (st) return st;
   s->m->geom_group[g] = group;
   s->m->geom_mask[g] = mask;
+  tl_world_filters_changed(s->world);
   return TL_OK;
 }
 
-void tl_system_set_self_collision(tl_system *s, int on) { s->self_collision = on != 0; }
+void tl_system_set_self_collision(tl_system *s, int on) {
+  s->self_collision = on != 0;
+  tl_world_filters_changed(s->world);
+}

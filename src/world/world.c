@@ -53,7 +53,7 @@ void tl_world_free(tl_world *w) {
   for (int i = 0; i < w->nsystem; i++) tl_system_destroy(w->systems[i]);
   for (int i = 0; i < w->nheightmap; i++) free((double *)w->heightmaps[i].heights);
   void *arr[] = {w->systems, w->statics, w->heightmaps, w->pairs, w->geomrefs,
-                 w->contacts, w->prev, w->ignore, w->shapes, w->geom_active, w->body_adr, w->sys_geom, w->bsphere, w->bbox, w->unit_box, w->unit_order, w->cpairs, w->body_geom_adr, w->body_geoms, w->gradius, w->blocks, w->pool, w->ipool, w->eqgroups, w->eq_pool, w->lcp_A, w->lcp_b,
+                 w->contacts, w->prev, w->ignore, w->shapes, w->geom_active, w->geom_act0, w->sys_active, w->body_welded, w->body_adr, w->sys_geom, w->bsphere, w->bbox, w->unit_box, w->unit_order, w->cpairs, w->body_geom_adr, w->body_geoms, w->gradius, w->blocks, w->pool, w->ipool, w->eqgroups, w->eq_pool, w->lcp_A, w->lcp_b,
                  w->lcp_lo, w->lcp_hi, w->lcp_mu, w->lcp_x, w->lcp_findex, w->lcp_row_block};
   for (size_t i = 0; i < sizeof(arr) / sizeof(arr[0]); i++) free(arr[i]);
   tl_lcp_work_free(w->lcp);

@@ -171,6 +171,13 @@ struct tl_world {
   tl_shape *shapes;     /* [cap_geomref] each geomref's shape in its pose of this step (active ones) */
   unsigned char *geom_active; /* [cap_geomref] the geomref may collide this step: 1, and 2 once
                                  its shape and box are computed (collision.c) */
+  unsigned char *geom_act0;   /* [cap_geomref] geom_active at the start of a step, from the filters
+                                 alone; active static geoms are 2: their shapes and boxes are
+                                 computed with it (collision.c, refresh_filters) */
+  unsigned char *sys_active;  /* [nsystem] some geom of the system is active (geom_act0) */
+  unsigned char *body_welded; /* [bodies] 1: the body cannot move (welded to a fixed base) */
+  int filters_stale;    /* 1: geom_act0, sys_active and the static shapes must be recomputed before
+                           the next collision step (tl_world_filters_changed) */
   /* broadphase (collision.c): units are the static geoms, then the systems */
   int *body_adr;        /* [nsystem + 1] first body of each system in bsphere / bbox */
   int *sys_geom;        /* [nsystem + 1] first geomref of each system */
@@ -255,6 +262,12 @@ void tl_system_destroy(tl_system *sys);
 /* Collision (collision.c): geom list, broadphase, narrowphase, contacts. */
 int tl_world_rebuild_geoms(tl_world *w);
 void tl_world_collide(tl_world *w);
+/* Mark the step-invariant collision data (which geoms may collide, the static
+ * geoms' shapes and boxes) for recomputation: call after any change of a
+ * collision filter (group / mask) of a system or static geom, of a system's
+ * self-collision switch or integrator, or of the static geoms. Adding objects
+ * (tl_world_rebuild_geoms) does it. */
+void tl_world_filters_changed(tl_world *w);
 /* The shape of a geom reference in its current pose. */
 void tl_world_geom_shape(const tl_world *w, const tl_geom_ref *g, tl_shape *out);
 
