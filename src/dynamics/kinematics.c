@@ -197,47 +197,26 @@ static void joint_velocity(tl_sysdata *d, int b) {
 }
 
 /* xcom and cinert of every body from its pose, TL_LANES bodies at a time
- * (independent: tl_lanes): c = R com + x, Ic = R I R^T (the 6 distinct
- * entries of the symmetric result), and the inertia about the world origin
- * as tl_spi_from_body_sym. */
+ * (independent: tl_lanes): c = R com + x, Ic = R I R^T
+ * (tl_lanes_rotate_sym), and the inertia about the world origin
+ * (tl_lanes_spi_from_body_sym). */
 static void body_inertias(tl_sysdata *d) {
+  static const int sym[6] = {0, 1, 2, 4, 5, 8}; /* upper triangle of a 3x3 */
   const tl_model *m = d->m;
   const int nb = m->nbody;
   const double *xrot = d->xrot, *xpos = d->xpos, *com = m->body_com, *inert = m->body_inertia;
   double *restrict xcom = d->xcom, *restrict cinert = d->cinert;
   for (int b = 0; b < nb; b += TL_LANES) {
     int e = TL_LANES > 1 && b + 1 < nb ? b + 1 : b; /* the second lane (b again at the end) */
-    tl_lanes R[9], A[6], cl[3], t[9], Ic[6], c[3], mass = tl_lanes_set(m->body_mass[b], m->body_mass[e]);
-    static const int sym[6] = {0, 1, 2, 4, 5, 8};
+    tl_lanes R[9], A[6], cb[3], c[3], Ic[6], I[10], mass = tl_lanes_set(m->body_mass[b], m->body_mass[e]);
     for (int i = 0; i < 9; i++) R[i] = tl_lanes_set(xrot[9 * b + i], xrot[9 * e + i]);
     for (int i = 0; i < 6; i++) A[i] = tl_lanes_set(inert[9 * b + sym[i]], inert[9 * e + sym[i]]);
-    for (int i = 0; i < 3; i++) cl[i] = tl_lanes_set(com[3 * b + i], com[3 * e + i]);
+    for (int i = 0; i < 3; i++) cb[i] = tl_lanes_set(com[3 * b + i], com[3 * e + i]);
     for (int i = 0; i < 3; i++)
-      c[i] = R[3 * i] * cl[0] + R[3 * i + 1] * cl[1] + R[3 * i + 2] * cl[2] +
+      c[i] = R[3 * i] * cb[0] + R[3 * i + 1] * cb[1] + R[3 * i + 2] * cb[2] +
              tl_lanes_set(xpos[3 * b + i], xpos[3 * e + i]);
-    /* t = R A with A = [[A0 A1 A2] [A1 A3 A4] [A2 A4 A5]] */
-    for (int i = 0; i < 3; i++) {
-      const tl_lanes *r = R + 3 * i;
-      t[3 * i] = r[0] * A[0] + r[1] * A[1] + r[2] * A[2];
-      t[3 * i + 1] = r[0] * A[1] + r[1] * A[3] + r[2] * A[4];
-      t[3 * i + 2] = r[0] * A[2] + r[1] * A[4] + r[2] * A[5];
-    }
-    /* Ic = t R^T, upper triangle */
-    Ic[0] = t[0] * R[0] + t[1] * R[1] + t[2] * R[2];
-    Ic[1] = t[0] * R[3] + t[1] * R[4] + t[2] * R[5];
-    Ic[2] = t[0] * R[6] + t[1] * R[7] + t[2] * R[8];
-    Ic[3] = t[3] * R[3] + t[4] * R[4] + t[5] * R[5];
-    Ic[4] = t[3] * R[6] + t[4] * R[7] + t[5] * R[8];
-    Ic[5] = t[6] * R[6] + t[7] * R[7] + t[8] * R[8];
-    tl_lanes mx = mass * c[0], my = mass * c[1], mz = mass * c[2], I[10];
-    I[0] = mass;
-    I[1] = mx; I[2] = my; I[3] = mz;
-    I[4] = Ic[0] + (my * c[1] + mz * c[2]);
-    I[5] = Ic[1] - mx * c[1];
-    I[6] = Ic[2] - mx * c[2];
-    I[7] = Ic[3] + (mx * c[0] + mz * c[2]);
-    I[8] = Ic[4] - my * c[2];
-    I[9] = Ic[5] + (mx * c[0] + my * c[1]);
+    tl_lanes_rotate_sym(Ic, R, A);
+    tl_lanes_spi_from_body_sym(I, mass, c, Ic);
     for (int i = 0; i < 3; i++) {
       xcom[3 * b + i] = tl_lanes_get(c[i], 0);
       xcom[3 * e + i] = tl_lanes_get(c[i], TL_LANES - 1);

@@ -107,21 +107,6 @@ static inline void tl_m3_rotate_tensor(double r[9], const double R[9], const dou
   tl_m3_mul(t, R, A);
   tl_m3_mult(r, t, R);
 }
-/* r = R A R^T for a symmetric A, as its 6 distinct entries
- * [xx, xy, xz, yy, yz, zz]: t = R A (27 products), then the upper triangle of
- * t R^T only (18 products instead of 27). */
-static inline void tl_m3_rotate_sym(double r[6], const double R[9], const double A[9]) {
-  double t[9];
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++)
-      t[3 * i + j] = R[3 * i] * A[j] + R[3 * i + 1] * A[3 + j] + R[3 * i + 2] * A[6 + j];
-  r[0] = t[0] * R[0] + t[1] * R[1] + t[2] * R[2];
-  r[1] = t[0] * R[3] + t[1] * R[4] + t[2] * R[5];
-  r[2] = t[0] * R[6] + t[1] * R[7] + t[2] * R[8];
-  r[3] = t[3] * R[3] + t[4] * R[4] + t[5] * R[5];
-  r[4] = t[3] * R[6] + t[4] * R[7] + t[5] * R[8];
-  r[5] = t[6] * R[6] + t[7] * R[7] + t[8] * R[8];
-}
 /* r = A Rot(e_i, angle) for the coordinate axis e_i (i = 0, 1, 2) given
  * c = cos(angle) and s = sin(angle): column i of A is kept and the two others,
  * j = i + 1 and k = i + 2 (mod 3), become c A_j + s A_k and c A_k - s A_j
@@ -335,20 +320,6 @@ static inline void tl_spi_from_body(double Isp[10], double m, const double c[3],
   Isp[8] = Ic[5] - m * c[1] * c[2];
   Isp[9] = Ic[8] + m * (cc - c[2] * c[2]);
 }
-/* Same from the 6 distinct entries [xx, xy, xz, yy, yz, zz] of Ic
- * (tl_m3_rotate_sym). */
-static inline void tl_spi_from_body_sym(double Isp[10], double m, const double c[3], const double Ic[6]) {
-  double cx = c[0], cy = c[1], cz = c[2];
-  double mx = m * cx, my = m * cy, mz = m * cz;
-  Isp[0] = m;
-  Isp[1] = mx; Isp[2] = my; Isp[3] = mz;
-  Isp[4] = Ic[0] + (my * cy + mz * cz);
-  Isp[5] = Ic[1] - mx * cy;
-  Isp[6] = Ic[2] - mx * cz;
-  Isp[7] = Ic[3] + (mx * cx + mz * cz);
-  Isp[8] = Ic[4] - my * cz;
-  Isp[9] = Ic[5] + (mx * cx + my * cy);
-}
 static inline void tl_spi_add(double r[10], const double a[10]) {
   for (int i = 0; i < 10; i++) r[i] += a[i];
 }
@@ -418,6 +389,40 @@ static inline void tl_lanes_spi_mulv(tl_lanes f[6], const tl_lanes Isp[10], cons
   f[3] = Isp[0] * vo[0] - u[0];
   f[4] = Isp[0] * vo[1] - u[1];
   f[5] = Isp[0] * vo[2] - u[2];
+}
+/* r = R A R^T, lane-wise, for a symmetric A given and returned as its 6
+ * distinct entries [xx, xy, xz, yy, yz, zz]: t = R A (27 products), then the
+ * upper triangle of t R^T only (18 products instead of 27). */
+static inline void tl_lanes_rotate_sym(tl_lanes r[6], const tl_lanes R[9], const tl_lanes A[6]) {
+  tl_lanes t[9];
+  for (int i = 0; i < 3; i++) {
+    const tl_lanes *Ri = R + 3 * i;
+    t[3 * i] = Ri[0] * A[0] + Ri[1] * A[1] + Ri[2] * A[2];
+    t[3 * i + 1] = Ri[0] * A[1] + Ri[1] * A[3] + Ri[2] * A[4];
+    t[3 * i + 2] = Ri[0] * A[2] + Ri[1] * A[4] + Ri[2] * A[5];
+  }
+  r[0] = t[0] * R[0] + t[1] * R[1] + t[2] * R[2];
+  r[1] = t[0] * R[3] + t[1] * R[4] + t[2] * R[5];
+  r[2] = t[0] * R[6] + t[1] * R[7] + t[2] * R[8];
+  r[3] = t[3] * R[3] + t[4] * R[4] + t[5] * R[5];
+  r[4] = t[3] * R[6] + t[4] * R[7] + t[5] * R[8];
+  r[5] = t[6] * R[6] + t[7] * R[7] + t[8] * R[8];
+}
+/* Isp = the inertia about the world origin of a body of mass m, COM c and
+ * rotational inertia Ic about the COM (world axes, its 6 distinct entries as
+ * tl_lanes_rotate_sym), lane-wise: as tl_spi_from_body, with
+ * m (cc - c_x^2) written m (c_y^2 + c_z^2) (no cancellation). */
+static inline void tl_lanes_spi_from_body_sym(tl_lanes Isp[10], tl_lanes m, const tl_lanes c[3],
+                                              const tl_lanes Ic[6]) {
+  tl_lanes mx = m * c[0], my = m * c[1], mz = m * c[2];
+  Isp[0] = m;
+  Isp[1] = mx; Isp[2] = my; Isp[3] = mz;
+  Isp[4] = Ic[0] + (my * c[1] + mz * c[2]);
+  Isp[5] = Ic[1] - mx * c[1];
+  Isp[6] = Ic[2] - mx * c[2];
+  Isp[7] = Ic[3] + (mx * c[0] + mz * c[2]);
+  Isp[8] = Ic[4] - my * c[2];
+  Isp[9] = Ic[5] + (mx * c[0] + my * c[1]);
 }
 /* r = v x* f, lane-wise (as tl_sp_cross_force). */
 static inline void tl_lanes_cross_force(tl_lanes r[6], const tl_lanes v[6], const tl_lanes f[6]) {
