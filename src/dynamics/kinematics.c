@@ -237,8 +237,8 @@ static void body_inertias(tl_sysdata *d) {
 static inline __attribute__((always_inline)) void revolute_axis_body(tl_sysdata *d, int b, int i) {
   const tl_model *m = d->m;
   int p = m->parent[b], v = m->v_adr[b];
-  double q = d->q[m->q_adr[b]], co, si;
-  tl_sincos(q, &si, &co);
+  /* the libm call first: it clobbers every vector register */
+  double q = d->q[m->q_adr[b]], co = cos(q), si = sin(q);
   const double *Rp = d->xrot + 9 * p, *xp = d->xpos + 3 * p, *vp = d->cvel + 6 * p;
   double *restrict jr = d->xjrot + 9 * b, *restrict jp = d->xjpos + 3 * b;
   double *restrict R = d->xrot + 9 * b, *restrict x = d->xpos + 3 * b;
@@ -319,11 +319,12 @@ void tl_dyn_point_velocity(const tl_sysdata *d, int b, const double p[3], double
 
 /* q <- exp(dt w) q for a unit quaternion q (w x y z) and an angular velocity
  * w (rad/s) in the frame q maps to (left multiplication), renormalized; as
- * tl_quat_exp and tl_quat_mul, with tl_sincos. */
+ * tl_quat_exp and tl_quat_mul. */
 static void quat_step(double q[4], const double w[3], double dt) {
   double v[3] = {w[0] * dt, w[1] * dt, w[2] * dt}, dq[4], s, c;
   double th = tl_v3_norm(v);
-  tl_sincos(0.5 * th, &s, &c);
+  s = sin(0.5 * th);
+  c = cos(0.5 * th);
   /* sin(th/2)/th, with its Taylor series near 0 */
   double k = th > 1e-8 ? s / th : 0.5 - th * th / 48.0;
   tl_v3_scale(dq + 1, v, k);

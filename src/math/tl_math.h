@@ -9,7 +9,6 @@
 #define TALUS_MATH_H
 
 #include <math.h>
-#include <stdint.h>
 #include <string.h>
 
 #define TL_PI 3.14159265358979323846
@@ -128,79 +127,6 @@ static inline int tl_v3_coord_axis(const double a[3]) {
   if (a[0] == 0.0 && a[2] == 0.0) return 1;
   if (a[0] == 0.0 && a[1] == 0.0) return 2;
   return -1;
-}
-/* sin and cos of x (rad) at once, inline (no libm call, so no clobbered
- * registers, and the same bits on every CPU) for |x| < 2^20 pi/2; libm's sin
- * and cos beyond (and for NaN, inf). Error below 1 ulp, as fdlibm's: the
- * argument reduction x = n pi/2 + (y0 + y1) with pi/2 in three parts
- * (rounds 2 and 3 only when y0 lost more than 16 or 49 bits to
- * cancellation) and the kernels on [-pi/4, pi/4] are those of fdlibm
- * (e_rem_pio2.c, k_sin.c, k_cos.c as revised in FreeBSD's msun; developed at
- * SunPro, a Sun Microsystems business; permission to use, copy, modify and
- * distribute is freely granted, provided this notice is preserved). */
-static inline double tl_kernel_sin_(double x, double y, int iy) {
-  const double S1 = -1.66666666666666324348e-01, S2 = 8.33333333332248946124e-03,
-               S3 = -1.98412698298579493134e-04, S4 = 2.75573137070700676789e-06,
-               S5 = -2.50507602534068634195e-08, S6 = 1.58969099521155010221e-10;
-  double z = x * x, w = z * z, r = S2 + z * (S3 + z * S4) + z * w * (S5 + z * S6), v = z * x;
-  if (iy == 0) return x + v * (S1 + z * r);
-  return x - ((z * (0.5 * y - v * r) - y) - v * S1);
-}
-static inline double tl_kernel_cos_(double x, double y) {
-  const double C1 = 4.16666666666666019037e-02, C2 = -1.38888888888741095749e-03,
-               C3 = 2.48015872894767294178e-05, C4 = -2.75573143513906633035e-07,
-               C5 = 2.08757232129817482790e-09, C6 = -1.13596475577881948265e-11;
-  double z = x * x, w = z * z, r = z * (C1 + z * (C2 + z * C3)) + w * w * (C4 + z * (C5 + z * C6));
-  double hz = 0.5 * z;
-  w = 1.0 - hz;
-  return w + (((1.0 - w) - hz) + (z * r - x * y));
-}
-/* biased exponent of x */
-static inline int tl_exponent_(double x) {
-  uint64_t u;
-  memcpy(&u, &x, sizeof u);
-  return (int)((u >> 52) & 0x7ff);
-}
-static inline void tl_sincos(double x, double *s, double *c) {
-  const double invpio2 = 6.36619772367581382433e-01, pio2_1 = 1.57079632673412561417e+00,
-               pio2_1t = 6.07710050650619224932e-11, pio2_2 = 6.07710050630396597660e-11,
-               pio2_2t = 2.02226624879595063154e-21, pio2_3 = 2.02226624871116645580e-21,
-               pio2_3t = 8.47842766036889956997e-32;
-  double ax = fabs(x);
-  if (ax <= 0x1.921fb54442d18p-1) { /* |x| <= pi/4: no reduction */
-    *s = tl_kernel_sin_(x, 0.0, 0);
-    *c = tl_kernel_cos_(x, 0.0);
-    return;
-  }
-  if (!(ax < 0x1.921fb54442d18p+20)) {
-    *s = sin(x);
-    *c = cos(x);
-    return;
-  }
-  double fn = (x * invpio2 + 0x1.8p52) - 0x1.8p52; /* nearest integer (round to nearest even) */
-  int n = (int)fn, j = tl_exponent_(x);
-  double r = x - fn * pio2_1, w = fn * pio2_1t, y0 = r - w, t;
-  if (j - tl_exponent_(y0) > 16) { /* 2nd round, good to 118 bits */
-    t = r;
-    w = fn * pio2_2;
-    r = t - w;
-    w = fn * pio2_2t - ((t - r) - w);
-    y0 = r - w;
-    if (j - tl_exponent_(y0) > 49) { /* 3rd round, good to 151 bits */
-      t = r;
-      w = fn * pio2_3;
-      r = t - w;
-      w = fn * pio2_3t - ((t - r) - w);
-      y0 = r - w;
-    }
-  }
-  double y1 = (r - y0) - w, ks = tl_kernel_sin_(y0, y1, 1), kc = tl_kernel_cos_(y0, y1);
-  switch (n & 3) {
-    case 0: *s = ks; *c = kc; break;
-    case 1: *s = kc; *c = -ks; break;
-    case 2: *s = -ks; *c = -kc; break;
-    default: *s = -kc; *c = ks; break;
-  }
 }
 /* Rotation about a unit axis by angle (Rodrigues). */
 static inline void tl_m3_axis_angle(double R[9], const double a[3], double angle) {
