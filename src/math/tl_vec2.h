@@ -7,10 +7,11 @@
  * y[2j+1]; s0 + s1), so the result is the same bit for bit on every CPU and
  * with or without the vector type. The axpys update each entry on its own,
  * as the scalar loop does. The vector type is GCC's / Clang's generic vector
- * extension (16 bytes: SSE2 on x86-64, NEON on AArch64, both baseline),
- * never a CPU-specific instruction set; multiplies and adds stay separate
- * operations (no contraction into FMA: the build uses none of -march, -mfma
- * or -ffast-math). Compilers without the extension get the scalar loops.
+ * extension (16 bytes: SSE2 on x86-64, NEON on AArch64, both baseline):
+ * tl_math.h's tl_lanes, never a CPU-specific instruction set; multiplies
+ * and adds stay separate operations (no contraction into FMA: the build uses
+ * none of -march, -mfma or -ffast-math). Where tl_lanes is a plain double
+ * (no vector extension, or TL_NO_VECTOR_EXT) these are the scalar loops.
  * Loads and stores go through memcpy (unaligned, no aliasing assumptions),
  * which the compilers turn into single vector moves. */
 #ifndef TALUS_VEC2_H
@@ -18,9 +19,11 @@
 
 #include <string.h>
 
-#if defined(__GNUC__) || defined(__clang__)
+#include "math/tl_math.h"
+
+#if TL_LANES == 2
 #define TL_VEC2 1
-typedef double tl_v2 __attribute__((vector_size(16)));
+typedef tl_lanes tl_v2;
 static inline tl_v2 tl_v2_load(const double *p) {
   tl_v2 v;
   memcpy(&v, p, sizeof(v));
@@ -62,21 +65,6 @@ static inline void tl_v2_axmy(double *y, const double *x, double a, int n) {
   }
 #endif
   if (j < n) y[j] -= a * x[j];
-}
-
-/* y[j] += a x[j] for j in [0, n), in pairs from j = 0. */
-static inline void tl_v2_axpy(double *y, const double *x, double a, int n) {
-  int j = 0;
-#ifdef TL_VEC2
-  const tl_v2 av = {a, a};
-  for (; j + 1 < n; j += 2) tl_v2_store(y + j, tl_v2_load(y + j) + av * tl_v2_load(x + j));
-#else
-  for (; j + 1 < n; j += 2) {
-    y[j] += a * x[j];
-    y[j + 1] += a * x[j + 1];
-  }
-#endif
-  if (j < n) y[j] += a * x[j];
 }
 
 /* y[j] = (y[j] - a x[j]) - b z[j] for j in [0, n): two axpys fused into one
