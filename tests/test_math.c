@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "math/tl_math.h"
+#include "math/tl_vec2.h"
 #include "test_util.h"
 
 #define TOL 1e-14
@@ -481,6 +482,42 @@ static void test_tensor(void) {
   printf("tensor rotation: worst %.2e; mat3 products %.2e\n", worst, e);
 }
 
+/* tl_vec2.h's kernels against the scalar loops written out here, bit for
+ * bit (memcmp): the dot with its even/odd partial sums, the axpys entry by
+ * entry, for every length 0..41 and offsets that make the pairs unaligned.
+ * A kernel that sums in another order, drops the tail or touches y[n]
+ * fails. */
+static void test_vec2(void) {
+  double x[48], y[48], z[48], ya[48], yb[48];
+  int bad_dot = 0, bad_axmy = 0, bad_axmy2 = 0, cases = 0;
+  for (int n = 0; n <= 41; n++)
+    for (int off = 0; off < 2; off++) {
+      for (int i = 0; i < 48; i++) x[i] = rng_normal(), y[i] = rng_normal(), z[i] = rng_normal() * 1e-3;
+      const double *xo = x + off, *yo = y + off, *zo = z + off;
+      double s0 = 0, s1 = 0;
+      int j = 0;
+      for (; j + 1 < n; j += 2) s0 += xo[j] * yo[j], s1 += xo[j + 1] * yo[j + 1];
+      if (j < n) s0 += xo[j] * yo[j];
+      double want = s0 + s1, got = tl_v2_dot(xo, yo, n);
+      bad_dot += memcmp(&want, &got, sizeof want) != 0;
+      const double a = rng_normal(), b = rng_normal();
+      memcpy(ya, y, sizeof y);
+      memcpy(yb, y, sizeof y);
+      for (int i = 0; i < n; i++) ya[off + i] -= a * xo[i];
+      tl_v2_axmy(yb + off, xo, a, n);
+      bad_axmy += memcmp(ya, yb, sizeof ya) != 0;
+      memcpy(ya, y, sizeof y);
+      memcpy(yb, y, sizeof y);
+      for (int i = 0; i < n; i++) ya[off + i] = (ya[off + i] - a * xo[i]) - b * zo[i];
+      tl_v2_axmy2(yb + off, xo, a, zo, b, n);
+      bad_axmy2 += memcmp(ya, yb, sizeof ya) != 0;
+      cases++;
+    }
+  TL_CHECK(bad_dot == 0, "tl_v2_dot: %d of %d lengths/offsets differ from the scalar even/odd sums", bad_dot, cases);
+  TL_CHECK(bad_axmy == 0, "tl_v2_axmy: %d of %d differ from y -= a x entry by entry", bad_axmy, cases);
+  TL_CHECK(bad_axmy2 == 0, "tl_v2_axmy2: %d of %d differ from (y - a x) - b z entry by entry", bad_axmy2, cases);
+}
+
 int main(void) {
   test_rpy();
   test_axis_angle();
@@ -490,5 +527,6 @@ int main(void) {
   test_spatial_cross();
   test_spatial_inertia();
   test_tensor();
+  test_vec2();
   return tl_test_finish();
 }
