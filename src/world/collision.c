@@ -211,7 +211,7 @@ static int ignored(const tl_world *w, int sa, int ba, int sb, int bb) {
   return 0;
 }
 
-static int may_collide(const tl_world *w, const tl_geom_ref *a, const tl_geom_ref *b) {
+static inline int may_collide(const tl_world *w, const tl_geom_ref *a, const tl_geom_ref *b) {
   if (a->system < 0 && b->system < 0) return 0;
   if (welded(w, a->system, a->body) && welded(w, b->system, b->body)) return 0;
   for (int k = 0; k < 2; k++) {
@@ -392,7 +392,7 @@ static void unit_boxes(tl_world *w) {
 
 /* A candidate geom pair (geomref indices, the smaller first) and its height
  * along -gravity: the centre of its system geoms' boxes. */
-static void push_pair(tl_world *w, int a, int b) {
+static inline void push_pair(tl_world *w, int a, int b) {
   if (w->npair_c >= w->cap_contact) return;
   tl_cand_pair *p = &w->cpairs[w->npair_c++];
   p->a = a < b ? a : b;
