@@ -14,7 +14,10 @@
  * ground poses its feet, not its 60 other geoms. The candidate geom pairs
  * are then sorted by geom index before the narrowphase, so the order of the
  * contacts (and so of the Gauss-Seidel sweeps) depends on the state alone,
- * never on the history of the sweep order. */
+ * never on the history of the sweep order. What depends on the filters and
+ * the objects alone (which geoms may collide at all, the static geoms' shapes
+ * and boxes) is kept between steps and recomputed after
+ * tl_world_filters_changed. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
