@@ -316,12 +316,12 @@ void tl_shape_aabb(const tl_shape *s, double margin, double lo[3], double hi[3])
   if (!(margin >= 0) || !isfinite(margin)) margin = 0;
   const double *R = s->rot, *c = s->pos;
   switch (s->type) {
-    case TL_GEOM_SPHERE:
-      for (int i = 0; i < 3; i++) {
-        lo[i] = c[i] - s->size[0] - margin;
-        hi[i] = c[i] + s->size[0] + margin;
-      }
+    case TL_GEOM_SPHERE: {
+      const double r = s->size[0], x = c[0], y = c[1], z = c[2]; /* read before lo, hi are written */
+      lo[0] = x - r - margin, lo[1] = y - r - margin, lo[2] = z - r - margin;
+      hi[0] = x + r + margin, hi[1] = y + r + margin, hi[2] = z + r + margin;
       return;
+    }
     case TL_GEOM_BOX: {
       double h[3] = {0.5 * s->size[0], 0.5 * s->size[1], 0.5 * s->size[2]};
       rotated_box(c, R, h, margin, lo, hi);

@@ -14,7 +14,10 @@
  * ground poses its feet, not its 60 other geoms. The candidate geom pairs
  * are then sorted by geom index before the narrowphase, so the order of the
  * contacts (and so of the Gauss-Seidel sweeps) depends on the state alone,
- * never on the history of the sweep order. */
+ * never on the history of the sweep order. What depends on the filters and
+ * the objects alone (which geoms may collide at all, the static geoms' shapes
+ * and boxes) is kept between steps and recomputed after
+ * tl_world_filters_changed. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,7 +214,7 @@ static int ignored(const tl_world *w, int sa, int ba, int sb, int bb) {
   return 0;
 }
 
-static int may_collide(const tl_world *w, const tl_geom_ref *a, const tl_geom_ref *b) {
+static inline int may_collide(const tl_world *w, const tl_geom_ref *a, const tl_geom_ref *b) {
   if (a->system < 0 && b->system < 0) return 0;
   if (welded(w, a->system, a->body) && welded(w, b->system, b->body)) return 0;
   for (int k = 0; k < 2; k++) {
@@ -392,7 +395,7 @@ static void unit_boxes(tl_world *w) {
 
 /* A candidate geom pair (geomref indices, the smaller first) and its height
  * along -gravity: the centre of its system geoms' boxes. */
-static void push_pair(tl_world *w, int a, int b) {
+static inline void push_pair(tl_world *w, int a, int b) {
   if (w->npair_c >= w->cap_contact) return;
   tl_cand_pair *p = &w->cpairs[w->npair_c++];
   p->a = a < b ? a : b;
