@@ -317,34 +317,29 @@ void tl_dyn_point_velocity(const tl_sysdata *d, int b, const double p[3], double
   tl_v3_add(v, v, V + 3);
 }
 
-/* q <- exp(dt w) q for a unit quaternion q (w x y z) and an angular velocity
- * w (rad/s) in the frame q maps to (left multiplication), renormalized; as
- * tl_quat_exp and tl_quat_mul. */
-static void quat_step(double q[4], const double w[3], double dt) {
-  double v[3] = {w[0] * dt, w[1] * dt, w[2] * dt}, dq[4], s, c;
-  double th = tl_v3_norm(v);
-  s = sin(0.5 * th);
-  c = cos(0.5 * th);
-  /* sin(th/2)/th, with its Taylor series near 0 */
-  double k = th > 1e-8 ? s / th : 0.5 - th * th / 48.0;
-  tl_v3_scale(dq + 1, v, k);
-  dq[0] = c;
-  tl_quat_mul(q, dq, q);
-  tl_quat_normalize(q);
-}
-
 void tl_dyn_integrate_q(const tl_model *m, double *q, const double *u, double dt) {
   for (int b = 0; b < m->nbody; b++) {
-    double *qb = q + m->q_adr[b];
+    double *qb = q + m->q_adr[b], dq[4], w[3];
     const double *ub = u + m->v_adr[b];
-    tl_joint_type t = m->jnt_type[b];
-    if (t == TL_JOINT_FLOATING) {
-      tl_v3_addscl(qb, ub, dt);
-      quat_step(qb + 3, ub + 3, dt); /* world-frame angular velocity: left */
-    } else if (t == TL_JOINT_SPHERICAL) {
-      quat_step(qb, ub, dt); /* parent-joint-frame angular velocity: left */
-    } else { /* fixed joints have no DOF */
-      for (int k = 0; k < m->jnt_nv[b]; k++) qb[k] += dt * ub[k];
+    switch (m->jnt_type[b]) {
+      case TL_JOINT_FLOATING:
+        tl_v3_addscl(qb, ub, dt);
+        tl_v3_scale(w, ub + 3, dt);
+        tl_quat_exp(dq, w);
+        tl_quat_mul(qb + 3, dq, qb + 3); /* world-frame angular velocity: left */
+        tl_quat_normalize(qb + 3);
+        break;
+      case TL_JOINT_SPHERICAL:
+        tl_v3_scale(w, ub, dt);
+        tl_quat_exp(dq, w);
+        tl_quat_mul(qb, dq, qb); /* parent-joint-frame angular velocity: left */
+        tl_quat_normalize(qb);
+        break;
+      case TL_JOINT_FIXED:
+        break;
+      default:
+        for (int k = 0; k < m->jnt_nv[b]; k++) qb[k] += dt * ub[k];
+        break;
     }
   }
 }
