@@ -159,15 +159,13 @@ int tl_world_rebuild_geoms(tl_world *w) {
 }
 
 /* Shape of model geom k of system sys on a body at (x, R) (world position and
- * rotation, row-major): the pose of tl_geom_world_pose, the same operations. */
+ * rotation, row-major; tl_geom_pose_at). */
 static void system_shape(const tl_system *sys, int k, const double x[3], const double R[9], tl_shape *out) {
   const tl_model *m = sys->m;
   const int h = m->geom_hull[k];
   out->type = m->geom_type[k];
   memcpy(out->size, m->geom_size + 3 * k, 3 * sizeof(double));
-  tl_m3_mulv(out->pos, R, m->geom_pos + 3 * k);
-  tl_v3_add(out->pos, out->pos, x);
-  tl_m3_mul(out->rot, R, m->geom_rot + 9 * k);
+  tl_geom_pose_at(m, k, x, R, out->pos, out->rot);
   out->hull = h >= 0 ? &sys->hulls[h] : NULL;
   out->heightmap = NULL;
 }
