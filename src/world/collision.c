@@ -492,7 +492,7 @@ static void sort_pairs(tl_cand_pair *p, int n) {
  * index order. The order depends on the state alone. */
 static void broadphase(tl_world *w) {
   if (w->filters_stale) refresh_filters(w);
-  memcpy(w->geom_active, w->geom_act0, (size_t)w->ngeomref);
+  if (w->ngeomref) memcpy(w->geom_active, w->geom_act0, (size_t)w->ngeomref); /* NULL when no geom: no memcpy */
   w->npair_c = 0;
   double g = tl_v3_norm(w->gravity);
   if (g > 0)
