@@ -6,7 +6,8 @@
  * cap 4, lying capsule and cylinder 2), a cube hull against the analytic box
  * (plane, sphere), heightmaps (a flat grid gives the plane's contacts, a
  * slope its normal, peaks under a box, bounds of the grid) and bounding
- * boxes. */
+ * boxes; degenerate inputs of every routine (issue 21); `test_narrowphase robot
+ * TESTS_DIR`: a robot whose hull is out of the plane's reach, stepped. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include "contact/collide_internal.h"
 #include "contact/narrowphase.h"
 #include "math/tl_math.h"
+#include "talus/talus.h"
 #include "tests/test_util.h"
 
 #define TOL 1e-9
@@ -1253,7 +1255,244 @@ static void test_hull_rounded(void) {
   tl_hull_graph_free(&hg);
 }
 
-int main(void) {
+/* ---------------- degenerate inputs (issue 21) ---------------- */
+
+/* Fill a stretch of the stack with 0x7f bytes, so that a pair function that
+ * reads a local it never wrote (hull_plane's cand[] when no vertex is within
+ * reach, before the fix) reads a huge index: UBSan reports it, and without
+ * sanitizers it reads far outside the array and crashes. */
+static void poison_stack(void) {
+  volatile unsigned char buf[1 << 16];
+  for (size_t i = 0; i < sizeof buf; i++) buf[i] = 0x7f;
+}
+
+/* Degenerate hulls in the plane z = 0 of their frame, each face listed from
+ * both sides (a flat hull encloses no volume): 1 point, 3 copies of one
+ * point, a segment along x of length 0.2, a triangle, a square of side 0.2;
+ * the faces of the first three have zero area. */
+static const double dg_vert[5][4][3] = {
+    {{0, 0, 0}},
+    {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
+    {{-0.1, 0, 0}, {0.1, 0, 0}},
+    {{0.1, 0, 0}, {-0.05, 0.0866, 0}, {-0.05, -0.0866, 0}},
+    {{-0.1, -0.1, 0}, {0.1, -0.1, 0}, {0.1, 0.1, 0}, {-0.1, 0.1, 0}}};
+static const int dg_face[5][4][3] = {{{0, 0, 0}},
+                                     {{0, 1, 2}, {0, 2, 1}},
+                                     {{0, 1, 1}, {1, 0, 0}},
+                                     {{0, 1, 2}, {0, 2, 1}},
+                                     {{0, 1, 2}, {0, 2, 3}, {0, 2, 1}, {0, 3, 2}}};
+static const int dg_nvert[5] = {1, 3, 2, 3, 4}, dg_nface[5] = {1, 2, 2, 2, 4};
+
+/* Every narrowphase routine on degenerate inputs (issue 21: a Jaco and a NAO
+ * crashed `talus simulate` in plane-vs-hull contact): a hull far above a
+ * plane (the walk and the scan find no vertex within reach: no contact, no
+ * read of an unset candidate); hulls of 1, 2, 3 and 4 coplanar points,
+ * with and without a vertex graph, sunk 1 cm into a plane, a sphere, a box,
+ * a capsule, a cylinder, a cube hull and a flat heightmap (every contact
+ * finite, unit normal +z, depth 1 cm at the deepest, none deeper; nothing
+ * when lifted 1 m); a cube hull carrying zero-area faces gives the contacts
+ * of the plain cube; zero-length capsules and cylinders give no coincident
+ * points. */
+static void test_degenerate(void) {
+  tl_contact_point c[8], d[8];
+  tl_shape plane = shape(TL_GEOM_PLANE, 0, 0, 0, 0, 0, 0);
+  make_cube_hull(0.5);
+  tl_hull cube_g = cube_hull;
+  TL_CHECK(tl_hull_graph(&cube_g) == 0, "hull graph: out of memory");
+  /* out of reach: far above, and tilted so that its box reaches lower than its vertices */
+  for (int g = 0; g < 2; g++)
+    for (int k = 0; k < 3; k++) {
+      tl_shape h = hull_shape(0.3, -0.2, k == 0 ? 5.0 : (k == 1 ? 0.52 : 0.58));
+      h.hull = g ? &cube_g : &cube_hull;
+      if (k == 2) rotate(&h, 1, 1, 0, 0.5);
+      double low = INFINITY;
+      for (int v = 0; v < 8; v++) {
+        double x[3];
+        tl_m3_mulv(x, h.rot, cube_vert[v]);
+        low = fmin(low, x[2]);
+      }
+      if (k == 2) h.pos[2] = 0.0051 - low; /* its lowest corner just out of the margin's reach */
+      low += h.pos[2];
+      char what[96];
+      snprintf(what, sizeof what, "cube hull %.3g m above the plane (%s)", low, g ? "walk" : "scan");
+      poison_stack();
+      int n = tl_collide(&h, &plane, 0.005, c);
+      TL_CHECK(low > 0.005 && n == 0, "%s: %d contacts", what, n);
+      poison_stack();
+      n = collide(&h, &plane, 0.005, c, what);
+      TL_CHECK(n == 0, "%s: %d contacts (swapped)", what, n);
+      tl_heightmap hm; /* the plane's candidates serve the heightmap too */
+      for (int i = 0; i < 41 * 41; i++) hbuf[i] = 0;
+      tl_shape hf = heightmap_shape(&hm, 21, 21, -2.5, -2.5, 0.25, 0.25);
+      poison_stack();
+      TL_CHECK(collide(&h, &hf, 0.005, c, what) == 0, "%s: touches a flat heightmap", what);
+    }
+
+  /* degenerate hulls sunk 1 cm into every other kind of shape (tops at z = 0.01) */
+  tl_heightmap hm;
+  for (int i = 0; i < 41 * 41; i++) hbuf[i] = 0.01;
+  tl_shape others[7];
+  const char *oname[7] = {"plane", "sphere", "box", "capsule", "cylinder", "cube hull", "heightmap"};
+  others[0] = shape(TL_GEOM_PLANE, 0, 0, 0, 0, 0, 0.01);
+  others[1] = shape(TL_GEOM_SPHERE, 0.2, 0, 0, 0, 0, -0.19);
+  others[2] = shape(TL_GEOM_BOX, 1, 1, 1, 0, 0, -0.49);
+  others[3] = shape(TL_GEOM_CAPSULE, 0.1, 0.4, 0, 0, 0, -0.29);
+  others[4] = shape(TL_GEOM_CYLINDER, 0.3, 0.4, 0, 0, 0, -0.19);
+  others[5] = hull_shape(0, 0, -0.49);
+  others[6] = heightmap_shape(&hm, 21, 21, -2.5, -2.5, 0.25, 0.25);
+  for (int kind = 0; kind < 5; kind++)
+    for (int g = 0; g < 2; g++) {
+      tl_hull h;
+      memset(&h, 0, sizeof h);
+      h.nvert = dg_nvert[kind], h.vert = &dg_vert[kind][0][0];
+      h.nface = dg_nface[kind], h.face = &dg_face[kind][0][0];
+      tl_hull_bounds(&h);
+      if (g) TL_CHECK(tl_hull_graph(&h) == 0, "hull graph: out of memory");
+      for (int o = 0; o < 7; o++)
+        for (int lift = 0; lift < 2; lift++) {
+          tl_shape a = shape(TL_GEOM_MESH, 1, 1, 1, 0, 0, lift ? 1.0 : 0.0);
+          a.hull = &h;
+          char what[128];
+          snprintf(what, sizeof what, "%d-point hull%s (%s) %s %s", dg_nvert[kind], kind == 1 ? " (all equal)" : "",
+                   g ? "walk" : "scan",
+                   lift ? "1 m above" : "1 cm into", oname[o]);
+          poison_stack();
+          int n = collide(&a, &others[o], 0.005, c, what);
+          if (lift) {
+            TL_CHECK(n == 0, "%s: %d contacts", what, n);
+            continue;
+          }
+          double deep = -INFINITY;
+          for (int i = 0; i < n; i++) {
+            deep = fmax(deep, c[i].depth);
+            TL_CHECK(c[i].normal[2] > 1 - 1e-6, "%s: normal %d (%g %g %g), expected +z", what, i, c[i].normal[0],
+                     c[i].normal[1], c[i].normal[2]);
+            TL_CHECK(c[i].depth < 0.01 + 1e-7, "%s: depth %d %.9g deeper than the 1 cm overlap", what, i, c[i].depth);
+          }
+          TL_CHECK(n >= 1 && fabs(deep - 0.01) < 1e-7, "%s: %d contacts, deepest %.9g, expected 0.01", what, n, deep);
+        }
+      if (g) tl_hull_graph_free(&h);
+    }
+
+  /* zero-area faces added to a cube hull change nothing */
+  static int zf_face[15][3];
+  memcpy(zf_face, cube_face, sizeof cube_face);
+  zf_face[12][0] = 0, zf_face[12][1] = 0, zf_face[12][2] = 0;
+  zf_face[13][0] = 1, zf_face[13][1] = 3, zf_face[13][2] = 1;
+  zf_face[14][0] = 5, zf_face[14][1] = 7, zf_face[14][2] = 7;
+  tl_hull zh = cube_hull;
+  zh.nface = 15, zh.face = &zf_face[0][0];
+  tl_shape probes[5];
+  probes[0] = plane;
+  probes[1] = shape(TL_GEOM_SPHERE, 0.3, 0, 0, 0.2, 0.1, 0.75);
+  probes[2] = shape(TL_GEOM_BOX, 0.4, 0.3, 0.2, 0.1, 0.2, 0.59);
+  rotate(&probes[2], 0, 0, 1, 0.3);
+  probes[3] = shape(TL_GEOM_CAPSULE, 0.1, 0.4, 0, 0.6, 0, 0.1);
+  probes[4] = shape(TL_GEOM_CYLINDER, 0.1, 0.4, 0, 0.1, 0, 0.69);
+  for (int p = 0; p < 5; p++) {
+    tl_shape a = hull_shape(0, 0, 0.49), b = a;
+    if (p == 0) rotate(&a, 0.2, 1, 0, 0.1), b = a;
+    b.hull = &zh;
+    char what[80];
+    snprintf(what, sizeof what, "cube hull with zero-area faces, probe %d", p);
+    int n = collide(&a, &probes[p], 0.005, c, what), m = collide(&b, &probes[p], 0.005, d, what);
+    TL_CHECK(n >= 1, "%s: no contact", what);
+    check_same_set(c, n, d, m, 1e-12, what);
+  }
+
+  /* zero-length capsules (a sphere) and cylinders (a disc) */
+  tl_shape base = shape(TL_GEOM_BOX, 4, 4, 1, 0, 0, -0.5);
+  for (int k = 0; k < 4; k++) {
+    tl_shape s = shape(k < 2 ? TL_GEOM_CAPSULE : TL_GEOM_CYLINDER, 0.1, 0, 0, 0.1, 0.2, k < 2 ? 0.09 : -0.01);
+    if (k % 2) rotate(&s, 1, 0.3, 0, 0.7);
+    double low = k < 2 ? -0.1 : INFINITY;
+    if (k >= 2) { /* the disc's lowest rim point */
+      double ax[3];
+      tl_np_axis(ax, s.rot, 2);
+      low = -0.1 * sqrt(fmax(0, 1 - ax[2] * ax[2]));
+    }
+    double depth = -(s.pos[2] + low);
+    tl_shape sph = shape(TL_GEOM_SPHERE, 0.1, 0, 0, 0.1, 0.2, 0.25);
+    const tl_shape *os[3] = {&plane, &base, &sph};
+    for (int o = 0; o < 3; o++) {
+      char what[96];
+      snprintf(what, sizeof what, "zero-length %s (%s) on %s", k < 2 ? "capsule" : "cylinder",
+               k % 2 ? "tilted" : "upright", o == 0 ? "a plane" : (o == 1 ? "a box" : "a sphere"));
+      if (o == 2 && k == 3) continue; /* (the tilted disc's top is not under the sphere's bottom) */
+      tl_shape sa = s;
+      if (o == 2) sa.pos[2] = 0.16 + low; /* its top 1 cm into the sphere's bottom */
+      int n = collide(&sa, os[o], 0.005, c, what);
+      TL_CHECK(n >= 1, "%s: no contact", what);
+      if (o < 2 && n >= 1) {
+        double deep = -INFINITY;
+        for (int i = 0; i < n; i++) deep = fmax(deep, c[i].depth);
+        TL_CHECK(fabs(deep - depth) < 1e-7, "%s: deepest %.9g, expected %.9g", what, deep, depth);
+      }
+    }
+  }
+  tl_hull_graph_free(&cube_g);
+}
+
+/* End to end (issue 21): tests/hull_out_of_reach.urdf, a box lying on the
+ * ground carrying an octahedron hull whose bounding sphere and box reach
+ * below the ground while its vertices stay 2.4 cm above it, stepped for 0.3 s: the
+ * broadphase hands the hull-plane pair to the narrowphase every step (this
+ * crashed, or UBSan reported the read of an unset candidate), the state stays
+ * finite, the box rests (height 0.05 m within 1 mm) and every contact is one
+ * of the box's, at most 4, on the ground under its footprint. */
+static void test_robot(const char *tests_dir) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/hull_out_of_reach.urdf", tests_dir);
+  tl_error err;
+  tl_model *m = NULL;
+  tl_world *w = NULL;
+  tl_system *s = NULL;
+  if (!TL_CHECK(tl_model_load_urdf(path, NULL, &m, &err) == TL_OK, "%s: %s", path, err.message)) return;
+  int ok = tl_world_create(&w, &err) == TL_OK && tl_world_add_ground(w, 0, 0.8, &err) == TL_OK &&
+           tl_world_add_system(w, m, &s, &err) == TL_OK;
+  if (TL_CHECK(ok, "world: %s", err.message)) {
+    int hull = -1;
+    for (int g = 0; g < tl_model_ngeom(m); g++) {
+      tl_geom_type t;
+      int body;
+      double size[3], pos[3], R[9];
+      if (tl_model_geom(m, g, &t, &body, size, pos, R) == 0 && t == TL_GEOM_MESH) hull = g;
+    }
+    TL_CHECK(hull >= 0, "%s: no mesh geom", path);
+    double q[7] = {0, 0, 0.05, 1, 0, 0, 0}, u[6] = {0};
+    TL_CHECK(tl_system_set_state(s, q, 7, u, 6, &err) == TL_OK, "set_state: %s", err.message);
+    int steps = 0, bad = 0, most = 0;
+    for (; steps < 300; steps++) {
+      poison_stack();
+      if (!TL_CHECK(tl_world_step(w, &err) == TL_OK, "step %d: %s", steps, err.message)) break;
+      int nc = tl_world_ncontact(w);
+      most = nc > most ? nc : most;
+      for (int k = 0; k < nc; k++) {
+        tl_contact_info c;
+        if (tl_world_contact(w, k, &c, NULL) != TL_OK || c.geom == hull || fabs(c.pos[2]) > 0.01 ||
+            fabs(c.pos[0]) > 0.2 + 1e-3 || fabs(c.pos[1]) > 0.2 + 1e-3)
+          bad++;
+      }
+    }
+    tl_system_get_state(s, q, 7, u, 6, NULL);
+    int finite = 1;
+    for (int i = 0; i < 7; i++) finite = finite && isfinite(q[i]);
+    printf("hull out of reach: %d steps, at most %d contacts, %d not the box's on the ground, base at z = %.6f\n",
+           steps, most, bad, q[2]);
+    TL_CHECK(steps == 300 && finite && bad == 0 && most <= 4, "hull out of reach: %d steps, %d bad contacts, %d at most",
+             steps, bad, most);
+    TL_CHECK(fabs(q[2] - 0.05) < 1e-3, "hull out of reach: the box rests at z = %g, expected 0.05", q[2]);
+  }
+  tl_world_free(w);
+  tl_model_free(m);
+}
+
+int main(int argc, char **argv) {
+  if (argc == 3 && strcmp(argv[1], "robot") == 0) {
+    test_robot(argv[2]);
+    return tl_test_finish();
+  }
+  test_degenerate();
   test_hull_graph();
   test_hull_rounded();
   test_heightmap_curved_continuity();

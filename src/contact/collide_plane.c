@@ -315,6 +315,7 @@ static int hull_plane(const tl_shape *s, const double p0[3], const double n[3], 
     qsort(cand, (size_t)k, sizeof(int), cmp_index);
     m = k;
   }
+  if (m == 0) return 0; /* no vertex within reach (cand[] holds nothing to read) */
   /* in plane coordinates (e1, e2 across the normal); the deepest first */
   double e1[3], e2[3], a[3] = {1, 0, 0}, xy[TL_NP_MAX_CAND][2];
   if (fabs(nl[0]) > 0.8) tl_v3_set(a, 0, 1, 0);
@@ -350,7 +351,7 @@ static int hull_plane(const tl_shape *s, const double p0[3], const double n[3], 
     const double *x = v + 3 * cand[i];
     double x0 = tl_v3_dot(x, e1), x1 = tl_v3_dot(x, e2);
     double r2 = (x0 - xd0) * (x0 - xd0) + (x1 - xd1) * (x1 - xd1);
-    if (i != deep && r2 < dmin * dmin) {
+    if (i != deep && (r2 < dmin * dmin || r2 == 0)) { /* (r2 == 0: also when the radius is 0) */
       double up = h[cand[i]] - hd;
       if (up < band) {
         double w = 1 - up / band;
@@ -412,6 +413,25 @@ static int hull_plane(const tl_shape *s, const double p0[3], const double n[3], 
   return b.n;
 }
 
+/* Drop the points closer than 1 nm to an earlier one (in place, order kept;
+ * returns the count): the candidates of a zero-length capsule (its two cap
+ * spheres) or cylinder (its two caps) or a zero-radius cylinder coincide, and
+ * coincident contacts make the solve's rows linearly dependent. Shapes of
+ * positive sizes (as the model requires) never have such candidates. */
+static int drop_coincident(tl_contact_point *p, int n) {
+  int m = 0;
+  for (int i = 0; i < n; i++) {
+    int dup = 0;
+    for (int j = 0; j < m && !dup; j++) {
+      double d[3];
+      tl_v3_sub(d, p[i].pos, p[j].pos);
+      dup = tl_v3_dot(d, d) < 1e-18;
+    }
+    if (!dup) p[m++] = p[i];
+  }
+  return m;
+}
+
 int tl_np_shape_plane(const tl_shape *a, const tl_shape *b, double margin, tl_contact_point *out) {
   double n[3];
   tl_np_axis(n, b->rot, 2);
@@ -419,7 +439,7 @@ int tl_np_shape_plane(const tl_shape *a, const tl_shape *b, double margin, tl_co
   if (a->type == TL_GEOM_SPHERE) /* one point, nothing to reduce: straight into out */
     return plane_point(out, a->pos, a->size[0], b->pos, n, margin);
   tl_contact_point cand[TL_NP_MAX_CAND];
-  int k = tl_np_plane_points(a, b->pos, n, margin, cand, TL_NP_MAX_CAND);
+  int k = drop_coincident(cand, tl_np_plane_points(a, b->pos, n, margin, cand, TL_NP_MAX_CAND));
   if (a->type == TL_GEOM_BOX || a->type == TL_GEOM_CYLINDER) k = tl_np_keep_deepest(cand, k, 4);
   else k = tl_np_reduce(cand, k, 4);
   for (int i = 0; i < k; i++) out[i] = cand[i];

@@ -232,7 +232,8 @@ int tl_np_sphere_cylinder(const tl_shape *a, const tl_shape *b, double margin,
 }
 
 /* Sphere against a convex hull: the nearest face when the centre is inside,
- * else the closest point over the faces that see the centre (exact). */
+ * else the closest point over the faces that see the centre (exact). A hull
+ * whose faces all have zero area goes to tl_np_convex (GJK / MPR). */
 int tl_np_sphere_hull(const tl_shape *a, const tl_shape *b, double margin, tl_contact_point *out) {
   const tl_hull *h = b->hull;
   double r = a->size[0], c[3], d[3];
@@ -251,7 +252,10 @@ int tl_np_sphere_hull(const tl_shape *a, const tl_shape *b, double margin, tl_co
     double s = tl_v3_dot(w, nf);
     if (s > smax) { smax = s; tl_v3_copy(nmax, nf); }
   }
-  if (smax >= r + margin || smax == -INFINITY) return 0;
+  /* no face with an area (a hull of 1 or 2 points, or collinear ones): the
+   * general convex path, which needs only the vertices */
+  if (smax == -INFINITY) return tl_np_convex(a, b, margin, out);
+  if (smax >= r + margin) return 0;
   double q[3], nl[3], depth;
   if (smax <= 0) {
     tl_v3_copy(nl, nmax);
