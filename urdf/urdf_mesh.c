@@ -18,9 +18,11 @@
  *    local files only).
  * Only regular files count: a FIFO or a device (/dev/zero) is never opened.
  *
- * Collision meshes (.stl, .obj, .dae) are read with assimp (node transforms
- * applied, aiProcess_PreTransformVertices), scaled by <mesh scale>, and
- * replaced by their convex hull computed with qhull (Barber, Dobkin and
+ * Mesh files are read by tl_mesh_read (below, urdf/urdf_mesh.h: one assimp
+ * import, one set of unit and up-axis rules, which the recorder's visual
+ * meshes use too). Collision meshes (.stl, .obj, .dae) are read so, scaled
+ * by <mesh scale>, and replaced by their convex hull computed with qhull
+ * (Barber, Dobkin and
  * Huhdanpaa, "The Quickhull algorithm for convex hulls", ACM TOMS 22(4),
  * 1996), reentrant libqhull_r, option Qt (triangulated output); a flat point
  * set is retried with QJ (joggled input). Hull vertices are the original
@@ -42,16 +44,15 @@
 #include <sys/stat.h>
 
 #include <assimp/cimport.h>
+#include <assimp/config.h>
+#include <assimp/material.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 #include <libqhull_r/qhull_ra.h>
 
 #include "base/error.h"
 #include "urdf/urdf_doc.h"
-
-/* Largest mesh file read (bytes) and largest vertex count kept. */
-#define TL_MESH_MAX_BYTES ((long long)512 << 20)
-#define TL_MESH_MAX_VERTS 20000000
+#include "urdf/urdf_mesh.h"
 
 typedef struct mesh_cache_entry {
   char path[TL_URDF_PATH_MAX];
@@ -270,7 +271,115 @@ static tl_status mesh_fail(mesh_ctx *c, tl_status status, const tl_urdf_geom *g,
                       "%s", text);
 }
 
-/* Vertices of every mesh of the file (node transforms applied), cached per
+/* ------------------------------------------------------------------------ */
+/* the one mesh reader (urdf/urdf_mesh.h)                                    */
+
+void tl_mesh_free(tl_mesh *m) {
+  if (!m) return;
+  for (int i = 0; i < m->npart; i++) {
+    free(m->part[i].vert);
+    free(m->part[i].tri);
+  }
+  free(m->part);
+  memset(m, 0, sizeof(*m));
+}
+
+/* The diffuse colour of a mesh's material (rgba[3] = -1 when none). */
+static void part_colour(const struct aiScene *sc, const struct aiMesh *mesh, double rgba[4]) {
+  rgba[0] = rgba[1] = rgba[2] = 0.7, rgba[3] = -1;
+  if (mesh->mMaterialIndex >= sc->mNumMaterials) return;
+  const struct aiMaterial *mat = sc->mMaterials[mesh->mMaterialIndex];
+  struct aiColor4D c;
+  if (aiGetMaterialColor(mat, AI_MATKEY_COLOR_DIFFUSE, &c) != aiReturn_SUCCESS) return;
+  float opacity = 1;
+  if (aiGetMaterialFloatArray(mat, AI_MATKEY_OPACITY, &opacity, NULL) != aiReturn_SUCCESS) opacity = 1;
+  rgba[0] = c.r, rgba[1] = c.g, rgba[2] = c.b;
+  rgba[3] = fmin(c.a, opacity);
+  if (!(rgba[3] > 0.05)) rgba[3] = 1; /* an exporter's 0 alpha would hide the part */
+}
+
+/* The triangles of one aiMesh into p (faces that are not triangles are skipped). */
+static int read_part(const struct aiScene *sc, const struct aiMesh *mesh, tl_mesh_part *p) {
+  int ntri = 0;
+  for (unsigned f = 0; f < mesh->mNumFaces; f++) ntri += mesh->mFaces[f].mNumIndices == 3;
+  p->nvert = (int)mesh->mNumVertices;
+  p->vert = malloc((size_t)(p->nvert > 0 ? p->nvert : 1) * 3 * sizeof(double));
+  p->tri = malloc((size_t)(ntri > 0 ? ntri : 1) * 3 * sizeof(uint32_t));
+  if (!p->vert || !p->tri) return -1;
+  for (int v = 0; v < p->nvert; v++) {
+    p->vert[3 * v] = mesh->mVertices[v].x;
+    p->vert[3 * v + 1] = mesh->mVertices[v].y;
+    p->vert[3 * v + 2] = mesh->mVertices[v].z;
+  }
+  for (unsigned f = 0; f < mesh->mNumFaces; f++) {
+    const struct aiFace *face = &mesh->mFaces[f];
+    if (face->mNumIndices != 3) continue;
+    uint32_t *t = p->tri + 3 * p->ntri++;
+    for (int k = 0; k < 3; k++) t[k] = face->mIndices[k];
+  }
+  part_colour(sc, mesh, p->rgba);
+  return 0;
+}
+
+tl_mesh_result tl_mesh_read(const char *path, tl_mesh *out, char *why, size_t whylen) {
+  char dummy[8];
+  if (!why || whylen == 0) why = dummy, whylen = sizeof dummy;
+  memset(out, 0, sizeof(*out));
+  struct stat st;
+  if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+    snprintf(why, whylen, "it is not a regular file");
+    return TL_MESH_UNREADABLE;
+  }
+  if ((long long)st.st_size > TL_MESH_MAX_BYTES) {
+    snprintf(why, whylen, "it is larger than %lld MB", TL_MESH_MAX_BYTES >> 20);
+    return TL_MESH_TOO_LARGE;
+  }
+  struct aiPropertyStore *props = aiCreatePropertyStore();
+  if (!props) {
+    snprintf(why, whylen, "out of memory");
+    return TL_MESH_NO_MEMORY;
+  }
+  aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_COLLADA_IGNORE_UP_DIRECTION, 1);
+  aiSetImportPropertyInteger(props, AI_CONFIG_PP_SBP_REMOVE, aiPrimitiveType_POINT | aiPrimitiveType_LINE);
+  const struct aiScene *sc = aiImportFileExWithProperties(
+      path,
+      aiProcess_Triangulate | aiProcess_PreTransformVertices | aiProcess_JoinIdenticalVertices |
+          aiProcess_SortByPType,
+      NULL, props);
+  aiReleasePropertyStore(props);
+  if (!sc) {
+    snprintf(why, whylen, "assimp: %s", aiGetErrorString());
+    return TL_MESH_UNREADABLE;
+  }
+  long long total = 0;
+  int ntrimesh = 0;
+  for (unsigned i = 0; i < sc->mNumMeshes; i++) {
+    total += sc->mMeshes[i]->mNumVertices;
+    ntrimesh += (sc->mMeshes[i]->mPrimitiveTypes & aiPrimitiveType_TRIANGLE) != 0;
+  }
+  tl_mesh_result r = TL_MESH_OK;
+  if (total > TL_MESH_MAX_VERTS) {
+    snprintf(why, whylen, "it has %lld vertices, more than %d", total, TL_MESH_MAX_VERTS);
+    r = TL_MESH_TOO_LARGE;
+  } else if (ntrimesh == 0) {
+    snprintf(why, whylen, "it has no triangles");
+    r = TL_MESH_EMPTY;
+  } else if (!(out->part = calloc((size_t)ntrimesh, sizeof(tl_mesh_part)))) {
+    r = TL_MESH_NO_MEMORY;
+  }
+  for (unsigned i = 0; r == TL_MESH_OK && i < sc->mNumMeshes; i++) {
+    if (!(sc->mMeshes[i]->mPrimitiveTypes & aiPrimitiveType_TRIANGLE)) continue;
+    tl_mesh_part *p = &out->part[out->npart++];
+    if (read_part(sc, sc->mMeshes[i], p) != 0) r = TL_MESH_NO_MEMORY;
+    out->nvert += p->nvert;
+  }
+  aiReleaseImport(sc);
+  if (r == TL_MESH_NO_MEMORY) snprintf(why, whylen, "out of memory");
+  if (r != TL_MESH_OK) tl_mesh_free(out);
+  return r;
+}
+
+/* Vertices of every triangle mesh of the file (tl_mesh_read), cached per
  * load. *out points into the cache. */
 static tl_status read_points(mesh_ctx *c, const tl_urdf_link *l, const tl_urdf_geom *g,
                              const double **out, int *n) {
@@ -284,23 +393,16 @@ static tl_status read_points(mesh_ctx *c, const tl_urdf_link *l, const tl_urdf_g
       !has_extension(g->mesh_file, ".dae"))
     return mesh_fail(c, TL_ERR_UNSUPPORTED, g, "collision mesh '%s' of link '%s': unsupported "
                      "format: expected an .stl, .obj or .dae file", g->mesh_uri, l->name);
-  struct stat st;
-  if (stat(g->mesh_file, &st) != 0 || (long long)st.st_size > TL_MESH_MAX_BYTES)
-    return mesh_fail(c, TL_ERR_IO, g, "collision mesh '%s' of link '%s' (%s) is larger than %lld MB",
-                     g->mesh_uri, l->name, g->mesh_file, TL_MESH_MAX_BYTES >> 20);
-  const struct aiScene *scene =
-      aiImportFile(g->mesh_file, aiProcess_PreTransformVertices | aiProcess_JoinIdenticalVertices);
-  if (!scene)
-    return mesh_fail(c, TL_ERR_PARSE, g, "collision mesh '%s' of link '%s' (%s) cannot be read: %s",
-                     g->mesh_uri, l->name, g->mesh_file, aiGetErrorString());
-  long long total = 0;
-  for (unsigned i = 0; i < scene->mNumMeshes; i++) total += scene->mMeshes[i]->mNumVertices;
-  if (total > TL_MESH_MAX_VERTS) {
-    aiReleaseImport(scene);
-    return mesh_fail(c, TL_ERR_INVALID, g, "collision mesh '%s' of link '%s' has %lld vertices: "
-                     "expected at most %d", g->mesh_uri, l->name, total, TL_MESH_MAX_VERTS);
-  }
-  double *pts = malloc((size_t)(total > 0 ? total : 1) * 3 * sizeof(double));
+  tl_mesh mesh;
+  char why[600];
+  tl_mesh_result r = tl_mesh_read(g->mesh_file, &mesh, why, sizeof why);
+  if (r == TL_MESH_NO_MEMORY)
+    return mesh_fail(c, TL_ERR_MEMORY, g, "out of memory reading collision mesh '%s'", g->mesh_uri);
+  if (r != TL_MESH_OK)
+    return mesh_fail(c, r == TL_MESH_UNREADABLE ? TL_ERR_PARSE : r == TL_MESH_TOO_LARGE ? TL_ERR_IO : TL_ERR_INVALID,
+                     g, "collision mesh '%s' of link '%s' (%s) cannot be read: %s", g->mesh_uri, l->name,
+                     g->mesh_file, why);
+  double *pts = malloc((size_t)(mesh.nvert > 0 ? mesh.nvert : 1) * 3 * sizeof(double));
   if (c->ncache == c->capcache) {
     int cap = c->capcache ? 2 * c->capcache : 8;
     mesh_cache_entry *bigger = realloc(c->cache, (size_t)cap * sizeof(*bigger));
@@ -308,19 +410,15 @@ static tl_status read_points(mesh_ctx *c, const tl_urdf_link *l, const tl_urdf_g
   }
   if (!pts || c->ncache == c->capcache) {
     free(pts);
-    aiReleaseImport(scene);
+    tl_mesh_free(&mesh);
     return mesh_fail(c, TL_ERR_MEMORY, g, "out of memory reading collision mesh '%s'", g->mesh_uri);
   }
   int k = 0;
-  for (unsigned i = 0; i < scene->mNumMeshes; i++) {
-    const struct aiMesh *mesh = scene->mMeshes[i];
-    for (unsigned v = 0; v < mesh->mNumVertices; v++, k++) {
-      pts[3 * k] = mesh->mVertices[v].x;
-      pts[3 * k + 1] = mesh->mVertices[v].y;
-      pts[3 * k + 2] = mesh->mVertices[v].z;
-    }
+  for (int i = 0; i < mesh.npart; i++) {
+    memcpy(pts + 3 * k, mesh.part[i].vert, (size_t)mesh.part[i].nvert * 3 * sizeof(double));
+    k += mesh.part[i].nvert;
   }
-  aiReleaseImport(scene);
+  tl_mesh_free(&mesh);
   mesh_cache_entry *e = &c->cache[c->ncache++];
   snprintf(e->path, sizeof(e->path), "%s", g->mesh_file);
   e->n = k;

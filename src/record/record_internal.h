@@ -1,7 +1,7 @@
 /* Internal: the recorder's parts (src/record/).
  *   recorder.c      options, creation, frames (poses, contacts, energies, plots)
  *   record_scene.c  the geometry, once: visuals, collision geoms, frames, joints, statics (JSON)
- *   record_mesh.c   visual meshes read with assimp, vertex-clustering decimation
+ *   record_mesh.c   visual meshes (read by tl_mesh_read, urdf/urdf_mesh.h), vertex-clustering decimation
  *   record_write.c  base64, the HTML page, CSV, path checks
  *   record_live.c   the live view (libwebsockets)
  *   viewer_page.c   (generated at build time from web/: the page template)
@@ -87,9 +87,11 @@ typedef struct tl_rec_mesh {
   int decimated_from; /* triangles before decimation, 0 if not decimated */
 } tl_rec_mesh;
 
-/* Read `file` (STL, OBJ, DAE) with assimp: node transforms applied, COLLADA
- * files Z-up as ROS tools show them, `scale` applied; decimated to at most
- * max_tri triangles. Returns 0, or -1 with a reason in why. */
+/* Read `file` (STL, OBJ, DAE) with the one mesh reader, tl_mesh_read
+ * (urdf/urdf_mesh.h: node transforms and units applied, COLLADA files in
+ * their own axes as ROS tools show them), `scale` applied; decimated to at
+ * most max_tri triangles. Returns 0, or -1 with a reason in why ("out of
+ * memory" when that is the reason). */
 int tl_rec_mesh_read(const char *file, const double scale[3], int max_tri, tl_rec_mesh *out,
                      char *why, size_t whylen);
 void tl_rec_mesh_free(tl_rec_mesh *m);

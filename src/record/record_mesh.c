@@ -1,28 +1,17 @@
-/* Visual meshes for the viewer: read with assimp, one part per material
- * colour, decimated by vertex clustering when large.
- *
- * COLLADA: assimp turns Z_UP / X_UP files to Y_UP through the root node's
- * transform; ROS tools (RViz skips that root transform) and URDF authors
- * expect the file's own axes, so the up-direction conversion is switched off
- * (AI_CONFIG_IMPORT_COLLADA_IGNORE_UP_DIRECTION); the <unit> scale is kept. */
+/* Visual meshes for the viewer: read by the one mesh reader of Talus
+ * (tl_mesh_read, urdf/urdf_mesh.h: the same assimp import, units and
+ * up-axis rules as the collision hulls, so a visual and the hull of the same
+ * file sit in the same place), one part per material colour, <mesh scale>
+ * applied, decimated by vertex clustering when large. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-
-#include <assimp/cimport.h>
-#include <assimp/config.h>
-#include <assimp/material.h>
-#include <assimp/postprocess.h>
-#include <assimp/scene.h>
 
 #include "record/record_internal.h"
-
-/* Largest visual mesh read (vertices over all its meshes). */
-#define TL_REC_MESH_MAX_VERTS 20000000
+#include "urdf/urdf_mesh.h"
 
 void tl_rec_mesh_free(tl_rec_mesh *m) {
   if (!m) return;
@@ -34,84 +23,34 @@ void tl_rec_mesh_free(tl_rec_mesh *m) {
   memset(m, 0, sizeof(*m));
 }
 
-static void part_colour(const struct aiScene *sc, const struct aiMesh *mesh, double rgba[4]) {
-  rgba[0] = rgba[1] = rgba[2] = 0.7, rgba[3] = -1;
-  if (mesh->mMaterialIndex >= sc->mNumMaterials) return;
-  const struct aiMaterial *mat = sc->mMaterials[mesh->mMaterialIndex];
-  struct aiColor4D c;
-  if (aiGetMaterialColor(mat, AI_MATKEY_COLOR_DIFFUSE, &c) != aiReturn_SUCCESS) return;
-  float opacity = 1;
-  if (aiGetMaterialFloatArray(mat, AI_MATKEY_OPACITY, &opacity, NULL) != aiReturn_SUCCESS) opacity = 1;
-  rgba[0] = c.r, rgba[1] = c.g, rgba[2] = c.b;
-  rgba[3] = fmin(c.a, opacity);
-  if (!(rgba[3] > 0.05)) rgba[3] = 1; /* an exporter's 0 alpha would hide the part */
-}
-
-/* Triangles of one aiMesh into a part (faces that are not triangles are skipped). */
-static int read_part(const struct aiScene *sc, const struct aiMesh *mesh, const double s[3], tl_rec_mesh_part *p) {
-  int ntri = 0;
-  for (unsigned f = 0; f < mesh->mNumFaces; ++f) ntri += mesh->mFaces[f].mNumIndices == 3;
-  p->nvert = (int)mesh->mNumVertices;
+/* A part of the file into a viewer part: float vertices scaled by s. */
+static int read_part(const tl_mesh_part *m, const double s[3], tl_rec_mesh_part *p) {
+  p->nvert = m->nvert;
   p->vert = malloc((size_t)(p->nvert > 0 ? p->nvert : 1) * 3 * sizeof(float));
-  p->tri = malloc((size_t)(ntri > 0 ? ntri : 1) * 3 * sizeof(uint32_t));
+  p->tri = malloc((size_t)(m->ntri > 0 ? m->ntri : 1) * 3 * sizeof(uint32_t));
   if (!p->vert || !p->tri) return -1;
-  for (int v = 0; v < p->nvert; ++v) {
-    p->vert[3 * v] = (float)(mesh->mVertices[v].x * s[0]);
-    p->vert[3 * v + 1] = (float)(mesh->mVertices[v].y * s[1]);
-    p->vert[3 * v + 2] = (float)(mesh->mVertices[v].z * s[2]);
-  }
+  for (int v = 0; v < 3 * p->nvert; ++v) p->vert[v] = (float)(m->vert[v] * s[v % 3]);
   /* a negative scale mirrors the mesh: flip the winding to keep faces outward */
   int flip = s[0] * s[1] * s[2] < 0;
-  for (unsigned f = 0; f < mesh->mNumFaces; ++f) {
-    const struct aiFace *face = &mesh->mFaces[f];
-    if (face->mNumIndices != 3) continue;
-    uint32_t *t = p->tri + 3 * p->ntri++;
-    t[0] = face->mIndices[0];
-    t[1] = face->mIndices[flip ? 2 : 1];
-    t[2] = face->mIndices[flip ? 1 : 2];
+  p->ntri = m->ntri;
+  for (int t = 0; t < m->ntri; ++t) {
+    p->tri[3 * t] = m->tri[3 * t];
+    p->tri[3 * t + 1] = m->tri[3 * t + (flip ? 2 : 1)];
+    p->tri[3 * t + 2] = m->tri[3 * t + (flip ? 1 : 2)];
   }
-  part_colour(sc, mesh, p->rgba);
+  memcpy(p->rgba, m->rgba, sizeof(p->rgba));
   return 0;
-}
-
-static const struct aiScene *import(const char *file) {
-  struct aiPropertyStore *props = aiCreatePropertyStore();
-  if (!props) return NULL;
-  aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_COLLADA_IGNORE_UP_DIRECTION, 1);
-  /* drop points and lines, so only triangle meshes remain */
-  aiSetImportPropertyInteger(props, AI_CONFIG_PP_SBP_REMOVE, aiPrimitiveType_POINT | aiPrimitiveType_LINE);
-  const struct aiScene *sc = aiImportFileExWithProperties(
-      file,
-      aiProcess_Triangulate | aiProcess_PreTransformVertices | aiProcess_JoinIdenticalVertices |
-          aiProcess_SortByPType,
-      NULL, props);
-  aiReleasePropertyStore(props);
-  return sc;
 }
 
 int tl_rec_mesh_read(const char *file, const double scale[3], int max_tri, tl_rec_mesh *out, char *why,
                      size_t whylen) {
   memset(out, 0, sizeof(*out));
-  const struct aiScene *sc = import(file);
-  if (!sc) {
-    snprintf(why, whylen, "assimp cannot read it: %s", aiGetErrorString());
-    return -1;
-  }
-  long long nvert = 0;
-  for (unsigned i = 0; i < sc->mNumMeshes; ++i) nvert += sc->mMeshes[i]->mNumVertices;
-  if (nvert > TL_REC_MESH_MAX_VERTS || sc->mNumMeshes == 0) {
-    snprintf(why, whylen, nvert ? "it has %lld vertices, more than %d" : "it has no triangles", nvert,
-             TL_REC_MESH_MAX_VERTS);
-    aiReleaseImport(sc);
-    return -1;
-  }
-  out->part = calloc(sc->mNumMeshes, sizeof(tl_rec_mesh_part));
+  tl_mesh mesh;
+  if (tl_mesh_read(file, &mesh, why, whylen) != TL_MESH_OK) return -1;
+  out->part = calloc((size_t)mesh.npart, sizeof(tl_rec_mesh_part));
   int ok = out->part != NULL;
-  for (unsigned i = 0; ok && i < sc->mNumMeshes; ++i) {
-    if (!(sc->mMeshes[i]->mPrimitiveTypes & aiPrimitiveType_TRIANGLE)) continue;
-    ok = read_part(sc, sc->mMeshes[i], scale, &out->part[out->npart++]) == 0;
-  }
-  aiReleaseImport(sc);
+  for (int i = 0; ok && i < mesh.npart; ++i) ok = read_part(&mesh.part[i], scale, &out->part[out->npart++]) == 0;
+  tl_mesh_free(&mesh);
   long long ntri = 0;
   for (int i = 0; ok && i < out->npart; ++i) ntri += out->part[i].ntri;
   if (ok && ntri > max_tri) {
