@@ -69,9 +69,9 @@ typedef struct tl_record_options {
 void tl_record_options_default(tl_record_options *opt);
 
 /* Attach a recorder to `world` (which must outlive it) and take frame 0 from
- * the current state. Reads every visual mesh file (a missing or unreadable
- * visual mesh is left out with a warning, tl_recorder_warning; the
- * collision geometry still shows). opt NULL: defaults. Errors:
+ * the current state. Reads every visual mesh file (a link whose visual mesh
+ * is missing or unreadable is drawn with its collision geometry instead,
+ * with a warning naming the file, tl_recorder_warning). opt NULL: defaults. Errors:
  * TL_ERR_ARGUMENT (NULL world / out, fps < 0 or not finite, every < 0,
  * main_system out of range, max_mesh_triangles < 4, reserve_frames < 0),
  * TL_ERR_MEMORY. */

@@ -1,7 +1,9 @@
 /* The recording's scene, built once when the recorder is created: systems and
  * their bodies, visual and collision geometry, meshes (each file read once),
  * frames, the main system's joints (axes and limits) and plot series names,
- * static geoms and heightmaps. Kept as compact JSON text (docs/viewer.md). */
+ * static geoms and heightmaps. Kept as compact JSON text (docs/viewer.md).
+ * A link whose visual mesh is missing or cannot be read is drawn with its
+ * collision geometry (hulls for meshes), with a warning naming the file. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <math.h>
@@ -26,6 +28,7 @@ typedef struct mesh_entry {
   int first, npart;  /* its parts are meshes first .. first + npart - 1 of the scene */
   double rgba[8][4]; /* colours of the first parts (more parts share the last) */
   int ok;
+  char *why;         /* ok == 0: why the file cannot be read */
 } mesh_entry;
 
 typedef struct scene_ctx {
@@ -34,6 +37,9 @@ typedef struct scene_ctx {
   int nmesh;
   mesh_entry *cache;
   int ncache, capcache;
+  /* links of the current system already drawn with their collision geometry */
+  const char **stand_in;
+  int nstand_in, capstand_in;
 } scene_ctx;
 
 static int add_nums(cJSON *obj, const char *key, const double *v, int n) {
@@ -128,7 +134,10 @@ static mesh_entry *load_mesh(scene_ctx *c, const char *file, const double scale[
   char why[512];
   if (tl_rec_mesh_read(file, scale, c->rec->opt.max_mesh_triangles, &mesh, why, sizeof why) != 0) {
     if (strcmp(why, "out of memory") == 0) return NULL;
-    tl_rec_warn(c->rec, "visual mesh '%s' of link '%s' left out: %s", file, link, why);
+    size_t n = strlen(why) + 24;
+    e->why = malloc(n);
+    if (!e->why) return NULL;
+    snprintf(e->why, n, "cannot be read (%s)", why);
     return e;
   }
   if (mesh.decimated_from)
@@ -168,24 +177,8 @@ static int add_parts(cJSON *o, const mesh_entry *e, const double *over) {
   return 0;
 }
 
-static int add_visual(scene_ctx *c, cJSON *arr, int s, const tl_visual_info *v) {
-  cJSON *o = push_object(arr);
-  if (!o || add_num(o, "system", s) || add_num(o, "body", v->body) || add_str(o, "type", type_name(v->type)) ||
-      add_nums(o, "size", v->size, 3) || add_pose(o, v->pos, v->R) || add_str(o, "link", v->link))
-    return -1;
-  int has_rgba = isfinite(v->rgba[0]) && isfinite(v->rgba[3]);
-  double grey[4] = {GREY, GREY, GREY, 1};
-  if (v->type != TL_GEOM_MESH) return add_colour(o, has_rgba ? v->rgba : grey);
-  if (!v->mesh_file || !v->mesh_file[0]) {
-    tl_rec_warn(c->rec, "visual mesh '%s' of link '%s' not found: left out", v->mesh ? v->mesh : "", v->link);
-    return add_parts(o, &(mesh_entry){0}, NULL);
-  }
-  mesh_entry *e = load_mesh(c, v->mesh_file, v->size, v->link);
-  if (!e) return -1;
-  return add_parts(o, e, has_rgba ? v->rgba : NULL);
-}
-
-/* Collision geom g of a system into arr (as a visual when `colour` is given). */
+/* Collision geom g of a system into arr (as a visual when `colour` is given:
+ * a hull then also as the one part of a mesh visual). */
 static int add_geom(scene_ctx *c, cJSON *arr, int s, const tl_model *m, int g, const double *colour) {
   tl_geom_type type;
   int body;
@@ -210,15 +203,80 @@ static int add_geom(scene_ctx *c, cJSON *arr, int s, const tl_model *m, int g, c
   }
   free(fv);
   free(ft);
-  return k < 0 || add_num(o, "mesh", k) ? -1 : 0;
+  if (k < 0 || add_num(o, "mesh", k)) return -1;
+  if (!colour) return 0;
+  /* drawn as a visual: the hull as the one part of a mesh visual (the viewer draws a visual's parts) */
+  cJSON *parts = cJSON_AddArrayToObject(o, "parts"), *p = parts ? push_object(parts) : NULL;
+  return !p || add_num(p, "mesh", k) || add_colour(p, colour) ? -1 : 0;
+}
+
+/* Is geom g of m declared on link `link`? */
+static int on_link(const tl_model *m, int g, const char *link) {
+  const char *l = tl_model_geom_link(m, g);
+  return l && link && strcmp(l, link) == 0;
+}
+
+/* A visual mesh that is missing or cannot be read (`why`): its link is drawn
+ * with the link's collision geometry instead, in the visual's colour (grey
+ * without one), once per link however many of its visuals are missing; the
+ * warning names the file. */
+static int stand_in(scene_ctx *c, cJSON *arr, int s, const tl_model *m, const tl_visual_info *v, const char *file,
+                    const char *why) {
+  for (int i = 0; i < c->nstand_in; ++i)
+    if (v->link && strcmp(c->stand_in[i], v->link) == 0) {
+      tl_rec_warn(c->rec, "visual mesh '%s' of link '%s' %s: left out (the link is drawn with its collision geometry)",
+                  file, v->link, why);
+      return 0;
+    }
+  int n = 0;
+  for (int g = 0; g < tl_model_ngeom(m); ++g) n += on_link(m, g, v->link);
+  if (n == 0) {
+    tl_rec_warn(c->rec, "visual mesh '%s' of link '%s' %s: left out (the link has no collision geometry to draw instead)",
+                file, v->link, why);
+    return 0;
+  }
+  tl_rec_warn(c->rec, "visual mesh '%s' of link '%s' %s: the link is drawn with its collision geometry", file, v->link,
+              why);
+  if (c->nstand_in == c->capstand_in) {
+    int cap = c->capstand_in ? 2 * c->capstand_in : 8;
+    const char **g = realloc(c->stand_in, (size_t)cap * sizeof(*g));
+    if (!g) return -1;
+    c->stand_in = g, c->capstand_in = cap;
+  }
+  c->stand_in[c->nstand_in++] = v->link;
+  double grey[4] = {GREY, GREY, GREY, 1};
+  int has_rgba = isfinite(v->rgba[0]) && isfinite(v->rgba[3]);
+  for (int g = 0; g < tl_model_ngeom(m); ++g)
+    if (on_link(m, g, v->link) && add_geom(c, arr, s, m, g, has_rgba ? v->rgba : grey))
+      return -1;
+  return 0;
+}
+
+static int add_visual(scene_ctx *c, cJSON *arr, int s, const tl_model *m, const tl_visual_info *v) {
+  int has_rgba = isfinite(v->rgba[0]) && isfinite(v->rgba[3]);
+  mesh_entry *e = NULL;
+  if (v->type == TL_GEOM_MESH) {
+    if (!v->mesh_file || !v->mesh_file[0]) return stand_in(c, arr, s, m, v, v->mesh ? v->mesh : "", "not found");
+    e = load_mesh(c, v->mesh_file, v->size, v->link);
+    if (!e) return -1;
+    if (!e->ok) return stand_in(c, arr, s, m, v, v->mesh_file, e->why ? e->why : "cannot be read");
+  }
+  cJSON *o = push_object(arr);
+  if (!o || add_num(o, "system", s) || add_num(o, "body", v->body) || add_str(o, "type", type_name(v->type)) ||
+      add_nums(o, "size", v->size, 3) || add_pose(o, v->pos, v->R) || add_str(o, "link", v->link))
+    return -1;
+  double grey[4] = {GREY, GREY, GREY, 1};
+  if (v->type != TL_GEOM_MESH) return add_colour(o, has_rgba ? v->rgba : grey);
+  return add_parts(o, e, has_rgba ? v->rgba : NULL);
 }
 
 static int add_system_geometry(scene_ctx *c, cJSON *vis, cJSON *col, int s) {
   const tl_model *m = tl_system_model(tl_world_system(c->rec->world, s));
   int nvis = tl_model_nvisual(m);
+  c->nstand_in = 0;
   for (int i = 0; i < nvis; ++i) {
     tl_visual_info v;
-    if (tl_model_visual(m, i, &v) == 0 && add_visual(c, vis, s, &v)) return -1;
+    if (tl_model_visual(m, i, &v) == 0 && add_visual(c, vis, s, m, &v)) return -1;
   }
   double colour[4] = {palette[s % 6][0], palette[s % 6][1], palette[s % 6][2], 1};
   for (int g = 0; g < tl_model_ngeom(m); ++g) {
@@ -458,8 +516,9 @@ tl_status tl_rec_build_scene(tl_recorder *rec, tl_error *err) {
     if (!rec->scene) rc = -1;
   }
   cJSON_Delete(c.root);
-  for (int i = 0; i < c.ncache; ++i) free(c.cache[i].file);
+  for (int i = 0; i < c.ncache; ++i) free(c.cache[i].file), free(c.cache[i].why);
   free(c.cache);
+  free(c.stand_in);
   if (rc != 0) return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory building the recording's scene");
   return TL_OK;
 }
