@@ -224,8 +224,8 @@ static int stand_in(scene_ctx *c, cJSON *arr, int s, const tl_model *m, const tl
                     const char *why) {
   for (int i = 0; i < c->nstand_in; ++i)
     if (v->link && strcmp(c->stand_in[i], v->link) == 0) {
-      tl_rec_warn(c->rec, "visual mesh '%s' of link '%s' %s: left out (the link is drawn with its collision geometry)",
-                  file, v->link, why);
+      tl_rec_warn(c->rec, "visual mesh '%s' of link '%s' %s: left out (the link is drawn with its collision "
+                  "geometry already)", file, v->link, why);
       return 0;
     }
   int n = 0;
@@ -235,8 +235,8 @@ static int stand_in(scene_ctx *c, cJSON *arr, int s, const tl_model *m, const tl
                 file, v->link, why);
     return 0;
   }
-  tl_rec_warn(c->rec, "visual mesh '%s' of link '%s' %s: the link is drawn with its collision geometry", file, v->link,
-              why);
+  tl_rec_warn(c->rec, "visual mesh '%s' of link '%s' %s: left out, the link is drawn with its collision geometry",
+              file, v->link, why);
   if (c->nstand_in == c->capstand_in) {
     int cap = c->capstand_in ? 2 * c->capstand_in : 8;
     const char **g = realloc(c->stand_in, (size_t)cap * sizeof(*g));
