@@ -6,7 +6,7 @@
  * cap 4, lying capsule and cylinder 2), a cube hull against the analytic box
  * (plane, sphere), heightmaps (a flat grid gives the plane's contacts, a
  * slope its normal, peaks under a box, bounds of the grid) and bounding
- * boxes; degenerate inputs of every routine (issue 21); `test_narrowphase robot
+ * boxes; degenerate inputs of every routine, fixed and random (issue 21); `test_narrowphase robot
  * TESTS_DIR`: a robot whose hull is out of the plane's reach, stepped. */
 #include <math.h>
 #include <stdint.h>
@@ -1433,6 +1433,94 @@ static void test_degenerate(void) {
   tl_hull_graph_free(&cube_g);
 }
 
+/* Random degenerate inputs: flat hulls (1 to 4 points, coincident, collinear
+ * or coplanar, each triangle of them listed from both sides) and zero-length
+ * capsules and cylinders, against every kind of shape in random poses:
+ * collide()'s checks on every call (swap symmetry, finite points, unit
+ * normals, no coincident points, depth above -margin), and no contact when
+ * the two bounding spheres are further apart than the margin. */
+static void test_fuzz_degenerate(void) {
+  static double fv[4][3];
+  static int ff[8][3];
+  tl_heightmap hm;
+  for (int iy = 0; iy < 15; iy++)
+    for (int ix = 0; ix < 15; ix++) hbuf[iy * 15 + ix] = 0.2 * sin(0.9 * ix) * cos(0.6 * iy);
+  tl_shape hf = heightmap_shape(&hm, 15, 15, -1.4, -1.4, 0.2, 0.2);
+  make_cube_hull(0.2);
+  int total = 0, separated = 0;
+  for (int i = 0; i < 4000; i++) {
+    /* the degenerate hull: k points in the plane z = 0 (mode 0: all equal, 1: on the x axis, 2: anywhere) */
+    int k = 1 + (int)(urand() * 4), mode = (int)(urand() * 3), nf = 0;
+    for (int v = 0; v < k; v++)
+      tl_v3_set(fv[v], mode == 0 ? 0.05 : 0.2 * (urand() - 0.5), mode == 2 ? 0.2 * (urand() - 0.5) : 0, 0);
+    for (int a = 0; a < k; a++)
+      for (int b = a + 1; b < k; b++)
+        for (int c = b + 1; c < k; c++) {
+          ff[nf][0] = a, ff[nf][1] = b, ff[nf++][2] = c;
+          ff[nf][0] = a, ff[nf][1] = c, ff[nf++][2] = b;
+        }
+    if (nf == 0) ff[0][0] = ff[0][1] = ff[0][2] = 0, ff[1][0] = 0, ff[1][1] = ff[1][2] = k - 1, nf = 2;
+    tl_hull h;
+    memset(&h, 0, sizeof h);
+    h.nvert = k, h.vert = &fv[0][0], h.nface = nf, h.face = &ff[0][0];
+    tl_hull_bounds(&h);
+    int graph = urand() < 0.5 && tl_hull_graph(&h) == 0;
+    tl_shape a;
+    if (urand() < 0.7) {
+      a = shape(TL_GEOM_MESH, 1, 1, 1, 0, 0, 0);
+      a.hull = &h;
+    } else { /* a zero-length capsule or cylinder */
+      a = shape(urand() < 0.5 ? TL_GEOM_CAPSULE : TL_GEOM_CYLINDER, 0.05 + 0.1 * urand(), 0, 0, 0, 0, 0);
+    }
+    random_rot(a.rot);
+    for (int j = 0; j < 3; j++) a.pos[j] = 0.6 * (urand() - 0.5);
+    int t = (int)(urand() * 7);
+    tl_shape b = shape((tl_geom_type)t, 0.1 + 0.3 * urand(), 0.1 + 0.4 * urand(), 0.1 + 0.4 * urand(), 0, 0, 0);
+    random_rot(b.rot);
+    for (int j = 0; j < 3; j++) b.pos[j] = 0.6 * (urand() - 0.5);
+    if (t == TL_GEOM_MESH) b.hull = &cube_hull;
+    if (t == TL_GEOM_HEIGHTMAP) b = hf;
+    if (t == TL_GEOM_PLANE) tl_m3_identity(b.rot), b.pos[0] = b.pos[1] = 0;
+    double margin = urand() < 0.5 ? 0 : 0.05 * urand();
+    tl_contact_point c[8];
+    poison_stack();
+    int n = collide(&a, &b, margin, c, "degenerate fuzz");
+    total += n;
+    /* bounding spheres (planes and heightmaps: the lowest vertex against the plane / the grid's top) */
+    double ra = 0, ca[3], lowest = INFINITY;
+    for (int v = 0; v < (a.type == TL_GEOM_MESH ? k : 0); v++) {
+      double x[3];
+      tl_m3_mulv(x, a.rot, fv[v]);
+      tl_v3_add(x, x, a.pos);
+      lowest = fmin(lowest, x[2]);
+    }
+    tl_v3_copy(ca, a.pos);
+    if (a.type == TL_GEOM_MESH)
+      for (int v = 0; v < k; v++) ra = fmax(ra, tl_v3_norm(fv[v]));
+    else
+      ra = a.size[0];
+    if (a.type != TL_GEOM_MESH) lowest = a.pos[2] - ra;
+    double gap;
+    if (t == TL_GEOM_PLANE) gap = lowest - b.pos[2];
+    else if (t == TL_GEOM_HEIGHTMAP) gap = lowest - 0.2;
+    else {
+      double rb = t == TL_GEOM_SPHERE ? b.size[0]
+                  : t == TL_GEOM_BOX ? 0.5 * tl_v3_norm(b.size)
+                  : t == TL_GEOM_MESH ? 0.2 * sqrt(3.0)
+                                      : b.size[0] + 0.5 * b.size[1], d[3];
+      tl_v3_sub(d, ca, b.pos);
+      gap = tl_v3_norm(d) - ra - rb;
+    }
+    if (gap > margin + 1e-9) {
+      separated++;
+      TL_CHECK(n == 0, "degenerate fuzz %d: %d contacts with a gap of %g (margin %g), kind %d vs %d", i, n, gap, margin,
+               a.type, t);
+    }
+    if (graph) tl_hull_graph_free(&h);
+  }
+  printf("degenerate fuzz: %d contacts, %d separated pairs with none\n", total, separated);
+}
+
 /* End to end (issue 21): tests/hull_out_of_reach.urdf, a box lying on the
  * ground carrying an octahedron hull whose bounding sphere and box reach
  * below the ground while its vertices stay 2.4 cm above it, stepped for 0.3 s: the
@@ -1492,7 +1580,6 @@ int main(int argc, char **argv) {
     test_robot(argv[2]);
     return tl_test_finish();
   }
-  test_degenerate();
   test_hull_graph();
   test_hull_rounded();
   test_heightmap_curved_continuity();
@@ -1509,5 +1596,7 @@ int main(int argc, char **argv) {
   test_aabb();
   test_mpr_vs_analytic();
   test_fuzz();
+  test_degenerate();
+  test_fuzz_degenerate();
   return tl_test_finish();
 }
