@@ -21,9 +21,10 @@
  *     Panda's and UR5's COLLADA visuals are Z_UP, their STL collision meshes
  *     are in the link frame;
  *   - and a check that trusts neither the viewer nor the up-axis rule: the
- *     centre of mass of each link with COLLADA collision meshes (its
- *     <inertial> origin) lies inside the union of its hull boxes grown by
- *     1 cm (HyQ's hip assemblies have theirs 17 cm along the link's z:
+ *     centre of mass of each link of the shared corpus with COLLADA
+ *     collision meshes (its <inertial> origin) lies inside the union of its
+ *     hull boxes grown by 1 cm (HyQ's hip assemblies have theirs 17 cm along
+ *     the link's z:
  *     outside the box of a hull turned about x). Links with STL collision
  *     meshes are not held to it: UR5's wrists give a placeholder centre of
  *     mass at the link origin, 5 cm outside their parts.
@@ -128,7 +129,7 @@ static struct {
   char worst_same_at[512], worst_other_at[512];
 } stats;
 
-static void check_robot(const char *path) {
+static void check_robot(const char *path, int in_shared) {
   tl_urdf_doc doc;
   tl_error err;
   if (tl_urdf_parse_file(path, &doc, &err) != TL_OK) {
@@ -211,7 +212,7 @@ static void check_robot(const char *path) {
       size_t n = strlen(l->geoms[g].mesh_file);
       dae |= l->geoms[g].type == TL_GEOM_MESH && n > 4 && strcasecmp(l->geoms[g].mesh_file + n - 4, ".dae") == 0;
     }
-    if (dae && l->has_inertial && l->mass > 0) {
+    if (dae && in_shared && l->has_inertial && l->mass > 0) {
       const double *com = l->inertial_origin.xyz;
       double out = 0;
       for (int k = 0; k < 3; k++) out = fmax(out, fmax(hulls.lo[k] - com[k], com[k] - hulls.hi[k]));
@@ -265,8 +266,9 @@ int main(int argc, char **argv) {
   nftw(robots, collect, 16, FTW_PHYS);
   int nshared = nfound;
   if (argc > 2) nftw(argv[2], collect, 16, FTW_PHYS);
-  qsort(found, (size_t)nfound, sizeof(char *), cmp_str);
-  for (int i = 0; i < nfound; i++) check_robot(found[i]);
+  qsort(found, (size_t)nshared, sizeof(char *), cmp_str);
+  qsort(found + nshared, (size_t)(nfound - nshared), sizeof(char *), cmp_str);
+  for (int i = 0; i < nfound; i++) check_robot(found[i], i < nshared);
   printf("%d URDF files (%d in the shared corpus), %d robots with collision meshes, %d links: %d same-file "
          "hull/visual pairs (largest difference %.2e m, %s), %d links with collision files of their own "
          "(largest difference %.4f m, %s); centres of mass at most %.4f m outside their link's hulls (%d links with COLLADA hulls)\n",
