@@ -28,15 +28,19 @@ int tl_system_nv(const tl_system *sys);
 int tl_system_index(const tl_system *sys);
 
 /* ---- state ---- */
-/* Set q (length nq) and u (length nv). Quaternions are normalised; a zero or
- * non-finite quaternion is refused. */
+/* Set q (length nq) and u (length nv; NULL: zero velocity). Quaternions are
+ * normalised; a zero or non-finite quaternion is refused. */
 tl_status tl_system_set_state(tl_system *sys, const double *q, int nq, const double *u, int nv,
                               tl_error *err);
 tl_status tl_system_get_state(const tl_system *sys, double *q, int nq, double *u, int nv,
                               tl_error *err);
-/* Place the base: for a floating base, set its position (m) and orientation
- * R (row-major, world from base) in q; for a fixed base, move the pose at
- * which it is welded to the world (identity by default). */
+/* Place the base, floating or fixed: for a floating base, set its position
+ * (m, world) and orientation R (row-major, world from base) in q (its
+ * velocity is kept); for a fixed base, move the pose at which it is welded
+ * to the world (identity by default, or where the URDF's `world` joint puts
+ * it). A fixed base can be moved at any time; it does not move by itself.
+ * TL_ERR_ARGUMENT if pos is not 3 finite numbers or R is not a rotation
+ * matrix (|R^T R - I| and |det R - 1| within 1e-9); nothing is changed then. */
 tl_status tl_system_set_base_pose(tl_system *sys, const double pos[3], const double R[9], tl_error *err);
 
 /* ---- kinematics (current state) ---- */
@@ -56,6 +60,12 @@ tl_status tl_system_geom_pose(tl_system *sys, int geom, double pos[3], double R[
 /* World axis-aligned bounding box of collision geom `geom` (exact for
  * sphere, box, capsule and cylinder; mesh geoms: TL_ERR_UNSUPPORTED). */
 tl_status tl_system_geom_aabb(tl_system *sys, int geom, double lo[3], double hi[3], tl_error *err);
+/* World axis-aligned bounding box (lo, hi, m) of all the collision geometry of sys in its current
+ * state: sphere, box, capsule and cylinder geoms exactly (tl_system_geom_aabb), mesh geoms by the
+ * vertices of their convex hulls (what the collision step uses). Returns the number of geoms that
+ * contributed; 0 when there is none (lo = +INFINITY, hi = -INFINITY). Used to place a robot
+ * (`talus simulate`'s drop, world files' `clearance`). */
+int tl_system_collision_aabb(tl_system *sys, double lo[3], double hi[3]);
 
 /* Linear velocity v (world) of the world point `point` moving with body
  * `body`, and the body's angular velocity w (world); either may be NULL. */
@@ -163,12 +173,18 @@ tl_integrator tl_system_integrator(const tl_system *sys);
  * usually zero). A scalar position target outside the joint's position limits
  * is used at the nearer limit (the stored target is kept as given), so the PD
  * never pushes into a limit it cannot pass. The targets start at the default
- * configuration (tl_model_default_q). */
+ * configuration (tl_model_default_q). An optional vector given as NULL means
+ * zero (its length is then not checked): u_target NULL = zero velocity
+ * targets. */
 tl_status tl_system_set_pd_gains(tl_system *sys, const double *kp, const double *kd, int nv,
                                  tl_error *err);
 tl_status tl_system_set_pd_targets(tl_system *sys, const double *q_target, int nq,
                                    const double *u_target, int nv, tl_error *err);
-/* Feedforward generalized force tau_ff (nv), applied every step until changed.
+/* The PD targets now in force (either output may be NULL; lengths nq / nv).
+ * q_target as given (quaternions normalised), not clamped into the limits. */
+tl_status tl_system_get_pd_targets(const tl_system *sys, double *q_target, int nq, double *u_target,
+                                   int nv, tl_error *err);
+/* Feedforward generalized force tau_ff (nv; NULL: zero), applied every step until changed.
  * Actuation limits (URDF <limit effort>) bound tau_ff + PD together. */
 tl_status tl_system_set_generalized_force(tl_system *sys, const double *tau, int nv,
                                           tl_error *err);

@@ -50,6 +50,11 @@ typedef struct cli_sim_options {
   const char *bind;    /* --bind ADDRESS (default 127.0.0.1) */
   int pace;            /* -1: default (real time with a live view), 0: --fast, 1: --realtime */
   int duration_given;
+  /* --base-pos X,Y,Z (m, world) and --base-rpy R,P,Y (rad, URDF convention R = Rz(Y) Ry(P) Rx(R)):
+   * the initial pose of the base, floating or fixed; --clearance C (m, >= 0): the lowest collision
+   * geom C above the ground (replaces the z of --base-pos) */
+  double base_pos[3], base_rpy[3], clearance;
+  int base_pos_given, base_rpy_given, clearance_given;
 } cli_sim_options;
 
 /* Default --port of the live view, and --fps. */
@@ -126,8 +131,11 @@ const char *cli_ctrl_name(tl_controller_kind c);
 /* One line describing the controller and its parameters (text report). */
 void cli_ctrl_print(const cli_sim *s);
 
-/* cli_sim_setup.c: build everything; returns CLI_EXIT_* (prints errors). */
+/* cli_sim_setup.c: build the world and the initial state (no controller yet); returns CLI_EXIT_*
+ * (prints errors). */
 int cli_sim_setup(cli_sim *s, const cli_sim_options *opt);
+/* Then, once the state is final (after --load-state): the controllers, built from that state. */
+int cli_sim_controllers(cli_sim *s);
 void cli_sim_free(cli_sim *s);
 
 /* cli_sim_scene.c: world files. */

@@ -305,3 +305,32 @@ tl_status tl_system_forward_dynamics(tl_system *s, const double *tau, double *du
                         "an articulated joint inertia of '%s' is not positive definite", s->m->name);
   return TL_OK;
 }
+
+/* ---------------- placement ---------------- */
+
+int tl_system_collision_aabb(tl_system *s, double lo[3], double hi[3]) {
+  const tl_model *m = s->m;
+  int used = 0;
+  for (int i = 0; i < 3; i++) lo[i] = INFINITY, hi[i] = -INFINITY;
+  for (int g = 0; g < m->ngeom; g++) {
+    double a[3], b[3];
+    if (tl_system_geom_aabb(s, g, a, b, NULL) == TL_OK) {
+      for (int i = 0; i < 3; i++) lo[i] = fmin(lo[i], a[i]), hi[i] = fmax(hi[i], b[i]);
+      used++;
+      continue;
+    }
+    int h = m->geom_type[g] == TL_GEOM_MESH ? m->geom_hull[g] : -1;
+    if (h < 0 || m->hull_nvert[h] <= 0) continue;
+    double c[3], R[9];
+    tl_system_geom_pose(s, g, c, R, NULL);
+    const double *v = m->hull_vert + 3 * (size_t)m->hull_vert_adr[h];
+    for (int k = 0; k < m->hull_nvert[h]; k++) {
+      double p[3];
+      tl_m3_mulv(p, R, v + 3 * k);
+      tl_v3_add(p, p, c);
+      for (int i = 0; i < 3; i++) lo[i] = fmin(lo[i], p[i]), hi[i] = fmax(hi[i], p[i]);
+    }
+    used++;
+  }
+  return used;
+}
