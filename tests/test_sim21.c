@@ -313,6 +313,109 @@ static void check_load(void) {
   run_free(&d);
 }
 
+/* ------------------------------------------------------------ diverged */
+
+static const char *SLIDER_URDF =
+    "<robot name=\"slider\">\n"
+    "  <link name=\"base\"><inertial><mass value=\"1\"/><inertia ixx=\"0.01\" iyy=\"0.01\" izz=\"0.01\" ixy=\"0\" "
+    "ixz=\"0\" iyz=\"0\"/></inertial></link>\n"
+    "  <link name=\"block\"><inertial><mass value=\"1\"/><inertia ixx=\"0.01\" iyy=\"0.01\" izz=\"0.01\" ixy=\"0\" "
+    "ixz=\"0\" iyz=\"0\"/></inertial></link>\n"
+    "  <joint name=\"lift\" type=\"prismatic\"><parent link=\"base\"/><child link=\"block\"/><axis xyz=\"0 0 1\"/>\n"
+    "    <limit lower=\"-1e30\" upper=\"1e30\" effort=\"1e30\" velocity=\"1e30\"/></joint>\n"
+    "</robot>\n";
+
+/* 1 if the file exists and is not empty. */
+static int nonempty(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && st.st_size > 0;
+}
+
+/* A slider thrown up at 9.6e9 m/s under a gravity of 1e11 m/s^2 pointing up: its velocity passes
+ * 1e10 (CLI_SIM_DIVERGE_LIMIT) in step 5. Before, the run went on (or stopped later at a
+ * non-finite state) and nothing said where it went wrong. */
+static void check_diverged_limit(void) {
+  char urdf[4200], world[4200], csv[4200], png[4200], html[4200], text[1000];
+  snprintf(urdf, sizeof urdf, "%s/slider.urdf", tmp_dir);
+  snprintf(world, sizeof world, "%s/slider.xml", tmp_dir);
+  snprintf(csv, sizeof csv, "%s/slider.csv", tmp_dir);
+  snprintf(png, sizeof png, "%s/slider.png", tmp_dir);
+  snprintf(html, sizeof html, "%s/slider.html", tmp_dir);
+  write_file(urdf, SLIDER_URDF);
+  snprintf(text, sizeof text,
+           "<talus_world>\n  <gravity xyz=\"0 0 1e11\"/>\n"
+           "  <system name=\"slider\" urdf=\"slider.urdf\" base=\"fixed\" u=\"9.6e9\"/>\n</talus_world>\n");
+  write_file(world, text);
+  run_result r = run("simulate '%s' --duration 1 --fps 1000 --csv '%s' --json", world, csv);
+  cJSON *j = run_json(3, &r); /* CLI_EXIT_DIVERGED */
+  const char *want = "u[0] (joint lift velocity) = 1.01e+10, beyond 1e+10";
+  if (j) {
+    const cJSON *d = jget(j, "diverged");
+    TL_CHECK(cJSON_IsObject(d), "JSON has no diverged object");
+    TL_CHECK(jnum(d, "step") == 5, "diverged.step %g, want 5", jnum(d, "step"));
+    TL_CHECK_NEAR(jnum(d, "time_s"), 0.004, 1e-12, "diverged.time_s");
+    const cJSON *msg = jget(d, "message");
+    TL_CHECK(cJSON_IsString(msg) && strstr(msg->valuestring, want), "diverged.message does not name %s", want);
+    TL_CHECK(cJSON_IsTrue(jget(j, "nan_detected")), "nan_detected not true");
+    double q = jat(jget(j, "final_gc"), 0);
+    TL_CHECK(q == 3.94e7, "final_gc %.17g: want the last state within the limit, 3.94e7", q);
+  }
+  TL_CHECK(strstr(r.err, "diverged at step 5 (t = 0.004 s)") && strstr(r.err, want), "stderr: %s", r.err);
+  cJSON_Delete(j);
+  run_free(&r);
+  char *c = tl_test_read_text(csv, NULL);
+  if (TL_CHECK(c != NULL, "--csv %s not written", csv)) {
+    int rows = 0;
+    for (char *p = c; *p; ++p) rows += *p == '\n';
+    TL_CHECK(rows == 7, "CSV has %d lines: want header + frames t = 0 .. 0.004 + the mark", rows);
+    TL_CHECK(strstr(c, "\n0.00400000019,") != NULL, "CSV does not end at t = 0.004: %s", c);
+    TL_CHECK(strstr(c, "\n# diverged: diverged at step 5, t = 0.004 s:") && strstr(c, want),
+             "CSV not marked diverged: %s", c);
+  }
+  free(c);
+  /* the text report, a plot and a recording (when this build / machine can make them) */
+  r = run("simulate '%s' --duration 1 --fps 1000 --plot '%s' --record '%s'", world, png, html);
+  if (strstr(r.err, "matplotlib") || strstr(r.err, "without the web viewer")) {
+    tl_test_skip("--plot / --record unavailable here: %s", r.err);
+  } else {
+    TL_CHECK(r.exit_code == 3, "exit %d", r.exit_code);
+    TL_CHECK(strstr(r.out, "diverged       at step 5 (t = 0.004 s): ") && strstr(r.out, want),
+             "text report: %s", r.out);
+    TL_CHECK(strstr(r.out, "last finite q  [3.94e+07]") != NULL, "text report q: %s", r.out);
+    TL_CHECK(nonempty(png), "--plot not written");
+    char *h = tl_test_read_text(html, NULL);
+    TL_CHECK(h && strstr(h, "\"diverged\":\"diverged at step 5, t = 0.004 s: system 0 ('slider'): u[0] (joint "
+                           "lift velocity) = 1.01e+10, beyond 1e+10"),
+             "--record not marked diverged");
+    free(h);
+  }
+  run_free(&r);
+}
+
+/* SHARED talos welded with its legs in the ground: the solve goes non-finite in step 1 (the
+ * world's TL_ERR_DIVERGED, state restored): the message names the first non-finite quantity. */
+static void check_diverged_world(void) {
+  char urdf[4096], csv[4200];
+  snprintf(urdf, sizeof urdf, "%s/robots/talos/robots/talos_full_v2.urdf", shared_dir ? shared_dir : "");
+  snprintf(csv, sizeof csv, "%s/talos.csv", tmp_dir);
+  if (!shared_dir || access(urdf, R_OK) != 0) {
+    tl_test_skip("the shared corpus (%s) is absent: the world's divergence case", urdf);
+    return;
+  }
+  run_result r = run("simulate '%s' --fixed-base --base-pos 0,0,0 --duration 0.1 --csv '%s' --json", urdf, csv);
+  cJSON *j = run_json(3, &r);
+  if (j) {
+    const cJSON *msg = jget(jget(j, "diverged"), "message");
+    TL_CHECK(cJSON_IsString(msg) && strstr(msg->valuestring, "u[0] (joint torso_1_joint velocity) became non-finite"),
+             "diverged.message does not name the quantity: %s", cJSON_IsString(msg) ? msg->valuestring : "-");
+  }
+  cJSON_Delete(j);
+  run_free(&r);
+  char *c = tl_test_read_text(csv, NULL);
+  TL_CHECK(c && strstr(c, "\n# diverged: diverged at step 1, t = 0 s:"), "talos CSV missing or not marked");
+  free(c);
+}
+
 /* ------------------------------------------------------------ main */
 
 int main(int argc, char **argv) {
@@ -334,6 +437,9 @@ int main(int argc, char **argv) {
     check_world();
   } else if (strcmp(mode, "load") == 0) {
     check_load();
+  } else if (strcmp(mode, "diverged") == 0) {
+    check_diverged_limit();
+    check_diverged_world();
   } else {
     fprintf(stderr, "unknown mode %s\n", mode);
     return 2;

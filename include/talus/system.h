@@ -34,6 +34,17 @@ tl_status tl_system_set_state(tl_system *sys, const double *q, int nq, const dou
                               tl_error *err);
 tl_status tl_system_get_state(const tl_system *sys, double *q, int nq, double *u, int nv,
                               tl_error *err);
+/* Name of entry `index` of q (velocity 0) or u (velocity 1) into buf (size
+ * bytes, truncated): "u[7] (joint LF_KFE velocity)", "q[2] (base position z)",
+ * "q[4] (base orientation (quaternion x))", "u[3] (base angular velocity x)".
+ * Returns 0, or -1 for an index out of range (buf then empty). */
+int tl_system_state_entry_name(const tl_system *sys, int velocity, int index, char *buf, size_t size);
+/* The first entry of the state that is not finite or whose magnitude exceeds
+ * `limit` (INFINITY: non-finite only), velocities u before coordinates q (the
+ * integrator makes q from u, so u is where a blow-up shows first). Returns 1
+ * and fills *velocity (1: u, 0: q), *index and *value (each may be NULL), or
+ * 0 when every entry is finite and within the limit. */
+int tl_system_find_nonfinite(const tl_system *sys, double limit, int *velocity, int *index, double *value);
 /* Place the base, floating or fixed: for a floating base, set its position
  * (m, world) and orientation R (row-major, world from base) in q (its
  * velocity is kept); for a fixed base, move the pose at which it is welded

@@ -18,6 +18,10 @@
 #define CLI_SIM_DROP_HEIGHT 0.01
 /* Ground plane z = 0 with this friction coefficient. */
 #define CLI_SIM_GROUND_MU 0.8
+/* A run has diverged when a state entry is non-finite (the world's TL_ERR_DIVERGED) or, checked
+ * after every step, larger in magnitude than this (MuJoCo's mjMAXVAL, as sweeps'
+ * TL_SWEEP_DIVERGED): the run stops there, its files are written up to the last state within it. */
+#define CLI_SIM_DIVERGE_LIMIT 1e10
 /* base_height min / max are taken over the last (1 - this) of the steps. */
 #define CLI_SIM_SETTLE_FRACTION 0.2
 
@@ -72,6 +76,13 @@ typedef struct cli_sim_stats {
   double max_limit_violation; /* largest distance of a joint coordinate outside its limits (rad, m) */
   double contact_sum;     /* sum over observed steps of the number of contacts */
   int nan_detected;
+  /* a divergence: the step that diverged (1-based), the simulated time at its start, what
+   * (the first non-finite quantity, named), and whether the state was left beyond the limit
+   * (the CLI's check; the world restores the last finite state itself) */
+  int diverged, diverged_beyond;
+  long long diverged_step;
+  double diverged_time;
+  char diverged_what[1100]; /* holds a whole tl_error message */
   /* over the last 80% of the steps (like hmin / hmax): */
   long long window_steps;
   double vsum[3];         /* sum of the world velocity of body 0's origin (m/s) */

@@ -149,6 +149,9 @@ const char cli_usage_simulate[] =
     "                       80%), max_roll_pitch_rad (largest |roll| or |pitch|\n"
     "                       of body 0 over the last 80%), tracking_error_m\n"
     "                       {mean,max} (osc only), final_gc [nq], nan_detected,\n"
+    "                       diverged (null, or {step, time_s, message}: the step\n"
+    "                       that diverged and the first non-finite quantity;\n"
+    "                       final_gc is then the last finite state),\n"
     "                       world (the world file or null), objects [{name,\n"
     "                       kind (system|object), index, controller, position\n"
     "                       [x,y,z], quaternion [w,x,y,z]}] (final pose of body 0\n"
@@ -185,7 +188,12 @@ const char cli_usage_simulate[] =
     "not exist or cannot be written is an error (exit status 1) at once.\n"
     "\n"
     "A progress bar is drawn on stderr when it is a terminal. Exit status 3 when\n"
-    "the state became non-finite (the report is still printed, nan_detected true).\n";
+    "the state diverged: an entry of q or u became non-finite or larger than 1e10\n"
+    "in magnitude. The run stops there; the report is still printed (nan_detected\n"
+    "true, diverged naming the step and the quantity, e.g. \"u[7] (joint LF_KFE\n"
+    "velocity)\") and --record, --csv and --plot are written up to the last finite\n"
+    "state, marked as diverged (page title and banner; a last CSV line\n"
+    "\"# diverged: ...\"; the plot's title).\n";
 
 const char cli_usage_view[] =
     "Usage: talus view [URDF | WORLD.xml] [--pose] [--port N] [--bind ADDRESS]\n"

@@ -334,3 +334,64 @@ int tl_system_collision_aabb(tl_system *s, double lo[3], double hi[3]) {
   }
   return used;
 }
+
+/* ---------------- naming state entries ---------------- */
+
+static const char *const axis_name[3] = {"x", "y", "z"};
+
+#include <stdio.h>
+
+int tl_system_state_entry_name(const tl_system *s, int velocity, int index, char *buf, size_t size) {
+  const tl_model *m = s->m;
+  int n = velocity ? m->nv : m->nq;
+  if (!buf || size == 0) return -1;
+  buf[0] = '\0';
+  if (index < 0 || index >= n) return -1;
+  int b = 0;
+  for (int k = 0; k < m->nbody; k++) {
+    int adr = velocity ? m->v_adr[k] : m->q_adr[k], len = velocity ? m->jnt_nv[k] : m->jnt_nq[k];
+    if (len > 0 && index >= adr && index < adr + len) {
+      b = k;
+      break;
+    }
+  }
+  int off = index - (velocity ? m->v_adr[b] : m->q_adr[b]);
+  char what[96];
+  switch (m->jnt_type[b]) {
+  case TL_JOINT_FLOATING:
+    if (velocity)
+      snprintf(what, sizeof what, "base %s velocity %s", off < 3 ? "linear" : "angular", axis_name[off % 3]);
+    else if (off < 3)
+      snprintf(what, sizeof what, "base position %s", axis_name[off]);
+    else
+      snprintf(what, sizeof what, "base orientation (quaternion %c)", "wxyz"[off - 3]);
+    break;
+  case TL_JOINT_REVOLUTE:
+    snprintf(what, sizeof what, "joint %s %s", m->joint_name[b], velocity ? "velocity" : "angle");
+    break;
+  case TL_JOINT_PRISMATIC:
+    snprintf(what, sizeof what, "joint %s %s", m->joint_name[b], velocity ? "velocity" : "position");
+    break;
+  default:
+    snprintf(what, sizeof what, "joint %s %s %d", m->joint_name[b], velocity ? "velocity" : "coordinate", off);
+    break;
+  }
+  snprintf(buf, size, "%s[%d] (%s)", velocity ? "u" : "q", index, what);
+  return 0;
+}
+
+int tl_system_find_nonfinite(const tl_system *s, double limit, int *velocity, int *index, double *value) {
+  const tl_model *m = s->m;
+  for (int pass = 0; pass < 2; pass++) { /* velocities first: positions integrate them */
+    const double *x = pass == 0 ? s->d.u : s->d.q;
+    int n = pass == 0 ? m->nv : m->nq;
+    for (int i = 0; i < n; i++) {
+      if (isfinite(x[i]) && !(fabs(x[i]) > limit)) continue;
+      if (velocity) *velocity = pass == 0;
+      if (index) *index = i;
+      if (value) *value = x[i];
+      return 1;
+    }
+  }
+  return 0;
+}
