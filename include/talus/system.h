@@ -57,7 +57,11 @@ tl_status tl_system_set_base_pose(tl_system *sys, const double pos[3], const dou
 /* ---- kinematics (current state) ---- */
 /* World pose of body `body`'s frame: origin pos[3] (m), rotation R[9] (world from body). */
 tl_status tl_system_body_pose(tl_system *sys, int body, double pos[3], double R[9], tl_error *err);
-/* World pose of frame `frame` (see tl_model_frame_index). */
+/* Index of the frame named `name` into *index: a frame (URDF joint) name or a
+ * URDF link name (tl_model_frame_index). TL_ERR_ARGUMENT naming `name` and the
+ * robot when there is none (so a bad name never becomes a frame index -1). */
+tl_status tl_system_frame_index(const tl_system *sys, const char *name, int *index, tl_error *err);
+/* World pose of frame `frame` (see tl_system_frame_index). */
 tl_status tl_system_frame_pose(tl_system *sys, int frame, double pos[3], double R[9], tl_error *err);
 /* Dense Jacobians of the world point `point` (m, world frame) moving with
  * body `body`: Jp (3 x nv) maps u to the point's world linear velocity and Jr
@@ -204,6 +208,23 @@ tl_status tl_system_set_generalized_force(tl_system *sys, const double *tau, int
  * the integrator used it (N, N m). */
 tl_status tl_system_applied_generalized_force(const tl_system *sys, double *tau, int nv,
                                               tl_error *err);
+
+/* ---- contact wrenches (the contacts of the last step) ----
+ * The wrench the contacts exerted on body `body` over the last step: force
+ * (N) = the sum of the contact impulses on that body (tl_contact_info.impulse,
+ * the other side's with the opposite sign) / dt, and torque (N m) = the sum of
+ * (contact point - point) x contact force, about the world point `point` (m;
+ * NULL: the body frame's origin). World frame. Contacts with static geometry,
+ * other systems and this system's other bodies all count; none: zeros. A
+ * fixed link's contacts belong to the body it is merged into. Contacts are
+ * those found by the last tl_world_integrate1, impulses those of the last
+ * tl_world_integrate2. Either output may be NULL. TL_ERR_ARGUMENT for a bad
+ * body or point. */
+tl_status tl_system_body_contact_wrench(tl_system *sys, int body, const double point[3], double force[3],
+                                        double torque[3], tl_error *err);
+/* The same for the body of frame `frame`, the torque about the frame's origin. */
+tl_status tl_system_frame_contact_wrench(tl_system *sys, int frame, double force[3], double torque[3],
+                                         tl_error *err);
 
 /* ---- external forces: applied during the next step only (RaiSim), or cleared ---- */
 /* Force f (N, world) at the world point `point` (m) fixed to body `body`;

@@ -129,6 +129,9 @@ static cJSON *sim_json(const cli_sim *s) {
     ok = ok && cJSON_AddNullToObject(root, "max_roll_pitch_rad") != NULL;
   }
   if (s->opt->ctrl.kind == TL_CONTROLLER_OSC) {
+    /* the controlled frame (default: the end effector, tl_controller_default_ee_frame) */
+    ok = ok && cli_json_add_string(root, "osc_frame", s->ctrl.active ? tl_model_frame_name(s->model, s->ctrl.osc.frame)
+                                                                     : NULL) == 0;
     cJSON *t = cJSON_AddObjectToObject(root, "tracking_error_m");
     ok = ok && t != NULL;
     double mean = ratio(s->stats.track_sum, (double)s->stats.window_steps);

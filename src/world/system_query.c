@@ -395,3 +395,56 @@ int tl_system_find_nonfinite(const tl_system *s, double limit, int *velocity, in
   }
   return 0;
 }
+
+/* ---------------- frames by name, contact wrenches ---------------- */
+
+tl_status tl_system_frame_index(const tl_system *s, const char *name, int *index, tl_error *err) {
+  int f = tl_model_frame_index(s->m, name);
+  if (index) *index = f;
+  if (f >= 0) return TL_OK;
+  return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "frame",
+                      "no frame or link named '%s' in robot '%s' (frames are named after the URDF joints; "
+                      "`talus info` lists them)", name ? name : "(null)", s->m->name);
+}
+
+tl_status tl_system_body_contact_wrench(tl_system *s, int b, const double point[3], double force[3],
+                                        double torque[3], tl_error *err) {
+  tl_status st = bad_body(s, b, err);
+  if (st) return st;
+  if (point && (st = bad_point(point, err))) return st;
+  double p[3], f[3] = {0, 0, 0}, t[3] = {0, 0, 0};
+  if (point) {
+    tl_v3_copy(p, point);
+  } else {
+    tl_system_update_kinematics(s);
+    tl_v3_copy(p, s->d.xpos + 3 * b);
+  }
+  const tl_world *w = s->world;
+  double dt = tl_world_timestep(w);
+  int n = tl_world_ncontact(w);
+  for (int k = 0; k < n; k++) {
+    tl_contact_info c;
+    if (tl_world_contact(w, k, &c, NULL) != TL_OK) continue;
+    double sign = 0;
+    if (c.system == s->index && c.body == b) sign += 1;
+    if (c.other_system == s->index && c.other_body == b) sign -= 1;
+    if (sign == 0) continue;
+    double fk[3], r[3], tk[3];
+    for (int i = 0; i < 3; i++) fk[i] = sign * c.impulse[i] / dt;
+    tl_v3_sub(r, c.pos, p);
+    tl_v3_cross(tk, r, fk);
+    tl_v3_add(f, f, fk);
+    tl_v3_add(t, t, tk);
+  }
+  if (force) tl_v3_copy(force, f);
+  if (torque) tl_v3_copy(torque, t);
+  return TL_OK;
+}
+
+tl_status tl_system_frame_contact_wrench(tl_system *s, int fr, double force[3], double torque[3], tl_error *err) {
+  double pos[3];
+  tl_status st = bad_frame(s, fr, err);
+  if (!st) st = tl_system_frame_pose(s, fr, pos, NULL, err);
+  if (!st) st = tl_system_body_contact_wrench(s, s->m->frame_body[fr], pos, force, torque, err);
+  return st;
+}
