@@ -294,6 +294,23 @@ static PyObject *system_energy(tlpy_system *self, PyObject *unused) {
   return Py_BuildValue("(dd)", tl_system_kinetic_energy(self->sys), tl_system_potential_energy(self->sys));
 }
 
+static PyObject *system_set_base_pose(tlpy_system *self, PyObject *args, PyObject *kw) {
+  static char *names[] = {"pos", "R", NULL};
+  PyObject *pos, *rot = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:set_base_pose", names, &pos, &rot)) return NULL;
+  IDLE(self);
+  npy_intp three = 3, shape[2] = {3, 3};
+  static const double eye[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  PyArrayObject *p = tlpy_f64(pos, "pos", 1, &three);
+  PyArrayObject *r = !p || rot == Py_None ? NULL : tlpy_f64(rot, "R", 2, shape);
+  PyObject *out = NULL;
+  tl_error err;
+  if (p && (r || rot == Py_None))
+    out = status(tl_system_set_base_pose(self->sys, PyArray_DATA(p), r ? PyArray_DATA(r) : eye, &err), &err);
+  Py_XDECREF(p), Py_XDECREF(r);
+  return out;
+}
+
 /* ---------------- control ---------------- */
 
 static PyObject *system_set_pd_gains(tlpy_system *self, PyObject *args, PyObject *kw) {
@@ -558,6 +575,10 @@ static PyMethodDef system_methods[] = {
     M_KW("set_state", system_set_state,
          "set_state(q, u=None)\n\nSet q (nq,) and u (nv,) (u None: zero). Quaternions are normalised; NaN, Inf and "
          "zero\nquaternions raise talus.Error and change nothing."),
+    M_KW("set_base_pose", system_set_base_pose,
+         "set_base_pose(pos, R=None)\n\nPlace the base, floating or fixed: position (3,) m and rotation (3, 3) "
+         "(world from\nbase; None: identity). A floating base's pose goes into q; a fixed base is welded\n"
+         "there (it does not move by itself). talus.Error for a non-rotation R."),
     M_NOARGS("mass_matrix", system_mass_matrix,
              "mass_matrix() -> float64 (nv, nv)\n\nJoint-space mass matrix M(q), rotor inertia on the diagonal "
              "(CRBA,\nFeatherstone 2008, Table 6.2)."),

@@ -107,3 +107,23 @@ def test_quadruped_weight_on_feet():
     assert np.allclose(feet, total)
     with pytest.raises(ValueError):
         robot.body_contact_wrench("no_such_link")
+
+
+def test_fixed_base_pose():
+    """A fixed base is placed where asked (it was welded at the origin: no call moved it)."""
+    model = talus.Model.from_urdf(str(QUAD), floating_base=False)
+    world = talus.World(dt=0.001)
+    world.add_ground(friction=0.8)
+    robot = world.add_system(model)
+    c, s = np.cos(0.5), np.sin(0.5)
+    R = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1.0]])
+    robot.set_base_pose([1.0, 2.0, 1.5], R)
+    robot.set_pd_gains(300.0, 10.0)
+    robot.set_pd_targets(robot.q)
+    world.step(500)
+    p, R0 = robot.body_pose(0)
+    assert np.array_equal(p, [1.0, 2.0, 1.5])
+    assert np.allclose(R0, R, atol=1e-15)
+    assert len(robot.contacts()["depth"]) == 0  # held in the air, nothing touches
+    with pytest.raises(talus.Error, match="rotation"):
+        robot.set_base_pose([0, 0, 1], np.eye(3) * 2)
