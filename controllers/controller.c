@@ -3,6 +3,7 @@
  * Only tl_controller_init allocates (through the controllers' init). */
 #include "controller.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -206,12 +207,44 @@ static tl_status init_impedance(tl_controller *c, const tl_controller_spec *s, t
   return st == TL_OK ? st : init_error(err, "impedance", st);
 }
 
-/* Default end effector: the last frame on the last body (a leaf in the
- * depth-first order), i.e. the last link's frame of a serial arm. */
-static int default_ee_frame(const tl_model *m) {
-  int last_body = tl_model_nbody(m) - 1, f = -1;
+/* 1 if `text` contains `word`, ignoring case. */
+static int has_word(const char *text, const char *word) {
+  size_t n = strlen(word);
+  for (; text && *text; ++text) {
+    size_t k = 0;
+    while (k < n && text[k] && tolower((unsigned char)text[k]) == word[k]) ++k;
+    if (k == n) return 1;
+  }
+  return 0;
+}
+
+/* A gripper's finger: its link or joint is named finger, thumb, knuckle or gripper. */
+static int is_finger(const tl_model *m, int body) {
+  static const char *const words[] = {"finger", "thumb", "knuckle", "gripper", NULL};
+  for (int k = 0; words[k]; ++k)
+    if (has_word(tl_model_body_name(m, body), words[k]) || has_word(tl_model_joint_name(m, body), words[k]))
+      return 1;
+  return 0;
+}
+
+/* Default end effector: the last frame on the end of the longest chain that is not a finger:
+ * among the bodies none of whose ancestors (nor itself) is a finger, the one with the most
+ * movable joints above it (the later one, depth-first, on a tie); then the last frame on that
+ * body (a tool or flange frame of a link merged into it comes last). A serial arm: its last link;
+ * an arm with a gripper (panda): the hand, not a finger. */
+int tl_controller_default_ee_frame(const tl_model *m) {
+  int nb = tl_model_nbody(m), best = nb - 1, best_depth = -1;
+  for (int b = 0; b < nb; ++b) {
+    int depth = 0, finger = 0;
+    for (int a = b; a >= 0; a = tl_model_body_parent(m, a)) {
+      finger |= is_finger(m, a);
+      depth++;
+    }
+    if (!finger && depth >= best_depth) best = b, best_depth = depth;
+  }
+  int f = -1;
   for (int k = 0; k < tl_model_nframe(m); ++k)
-    if (tl_model_frame_body(m, k) == last_body) f = k;
+    if (tl_model_frame_body(m, k) == best) f = k;
   return f >= 0 ? f : tl_model_nframe(m) - 1;
 }
 
@@ -233,7 +266,7 @@ static tl_status osc_circle_params_read(const tl_controller_spec *s, const tl_mo
       o->frame = tl_model_frame_index(m, p->value);
       if (o->frame < 0 && number(p, &v) == 0 && v == floor(v) && v >= 0 && v < tl_model_nframe(m)) o->frame = (int)v;
       if (o->frame < 0 || o->frame >= tl_model_nframe(m))
-        return fail(err, TL_ERR_ARGUMENT, "controller", "osc: frame '%s' is neither a frame name nor an index in [0, %d)",
+        return fail(err, TL_ERR_ARGUMENT, "controller", "osc: frame '%s' is neither a frame or link name nor an index in [0, %d)",
                     p->value, tl_model_nframe(m));
       continue;
     }
@@ -258,7 +291,7 @@ static tl_status init_osc(tl_controller *c, const tl_controller_spec *s, tl_syst
   p.kp *= s->kp_scale, p.kp_ori *= s->kp_scale, p.kp_null *= s->kp_scale;
   p.kd *= s->kd_scale, p.kd_ori *= s->kd_scale, p.kd_null *= s->kd_scale;
   const tl_model *m = tl_system_model(sys);
-  osc_circle_params o = {default_ee_frame(m), CTRL_OSC_RADIUS, CTRL_OSC_PERIOD, CTRL_OSC_RAMP, {1.0, 0.0, 0.0}};
+  osc_circle_params o = {tl_controller_default_ee_frame(m), CTRL_OSC_RADIUS, CTRL_OSC_PERIOD, CTRL_OSC_RAMP, {1.0, 0.0, 0.0}};
   if ((st = osc_circle_params_read(s, m, &o, err)) != TL_OK) return st;
   if ((st = tl_osc_init(&c->osc, sys, o.frame, &p, err)) != TL_OK) return init_error(err, "osc", st);
   tl_error e;

@@ -10,8 +10,8 @@
  *   osc        every key of tl_osc_params_set (osc.h), plus the circle the
  *              controlled frame follows: radius (m, 0.1), period (s, 4), ramp
  *              (s, 0.5), normal_x / normal_y / normal_z (the circle's plane
- *              normal, (1, 0, 0)) and frame (a frame name or index; default:
- *              the last frame on the last body, a serial arm's last link);
+ *              normal, (1, 0, 0)) and frame (a frame or link name, or an index;
+ *              default: the end effector, tl_controller_default_ee_frame);
  *   none       no parameters; nothing is controlled.
  * Values are numbers in C syntax (osc's frame may be a name).
  *
@@ -105,6 +105,12 @@ typedef struct tl_controller {
  * prefixed by "NAME controller: "). On failure c is zeroed. */
 tl_status tl_controller_init(tl_controller *c, const tl_controller_spec *spec, tl_system *sys,
                              const double *q, int nq, tl_error *err);
+
+/* osc's default frame: the end effector, the last frame on the end of the longest chain
+ * of bodies that is not a finger (a link or joint named finger, thumb, knuckle or gripper;
+ * depth = movable joints from the root, the later body depth-first on a tie): a serial arm's
+ * last link, a gripper arm's hand. -1 for a model without frames. */
+int tl_controller_default_ee_frame(const tl_model *model);
 
 /* Per-step update between tl_world_integrate1 and tl_world_integrate2;
  * time: tl_world_time (s). No allocation. TL_OK for none. */

@@ -57,7 +57,11 @@ tl_joint_type tl_model_frame_joint_type(const tl_model *model, int frame);
 /* URDF child link of the joint the frame is named after (the link whose
  * frame this is); for user frames, the body's link. */
 const char *tl_model_frame_link(const tl_model *model, int frame);
-/* Index of the frame with this name, or -1. */
+/* Index of the frame named `name`: a frame (URDF joint or user frame) of that
+ * name first, else the frame of URDF link `name` (the frame of the joint whose
+ * child link it is, tl_model_frame_link; MuJoCo and Pinocchio users name
+ * links). -1 if neither exists (tl_system_frame_index says so with an error
+ * naming it). */
 int tl_model_frame_index(const tl_model *model, const char *name);
 /* Index of the body whose URDF link (or merged-in fixed link) has this name, or -1. */
 int tl_model_body_index(const tl_model *model, const char *link_name);

@@ -89,6 +89,16 @@ tl_status tl_recorder_update(tl_recorder *rec, int *taken, tl_error *err);
 /* Take a frame of the current state now, whether due or not. */
 tl_status tl_recorder_capture(tl_recorder *rec, tl_error *err);
 
+/* Mark the recording as ended by a divergence (the run stopped at the last
+ * finite state): `message` (copied; e.g. "diverged at step 12, t = 0.011 s:
+ * u[7] (joint LF_KFE velocity) became non-finite") goes into the page (its
+ * title and a banner; JSON key "diverged"), and as the last line of the CSV,
+ * "# diverged: MESSAGE". NULL clears the mark. TL_ERR_ARGUMENT (rec NULL),
+ * TL_ERR_MEMORY. */
+tl_status tl_recorder_mark_diverged(tl_recorder *rec, const char *message, tl_error *err);
+/* The mark's message, NULL when not marked. */
+const char *tl_recorder_diverged(const tl_recorder *rec);
+
 /* Frames kept so far (with keep_frames 0: 1 after the first frame). */
 long long tl_recorder_nframe(const tl_recorder *rec);
 /* Frames taken since creation (also counts frames not kept). */

@@ -28,21 +28,40 @@ int tl_system_nv(const tl_system *sys);
 int tl_system_index(const tl_system *sys);
 
 /* ---- state ---- */
-/* Set q (length nq) and u (length nv). Quaternions are normalised; a zero or
- * non-finite quaternion is refused. */
+/* Set q (length nq) and u (length nv; NULL: zero velocity). Quaternions are
+ * normalised; a zero or non-finite quaternion is refused. */
 tl_status tl_system_set_state(tl_system *sys, const double *q, int nq, const double *u, int nv,
                               tl_error *err);
 tl_status tl_system_get_state(const tl_system *sys, double *q, int nq, double *u, int nv,
                               tl_error *err);
-/* Place the base: for a floating base, set its position (m) and orientation
- * R (row-major, world from base) in q; for a fixed base, move the pose at
- * which it is welded to the world (identity by default). */
+/* Name of entry `index` of q (velocity 0) or u (velocity 1) into buf (size
+ * bytes, truncated): "u[7] (joint LF_KFE velocity)", "q[2] (base position z)",
+ * "q[4] (base orientation (quaternion x))", "u[3] (base angular velocity x)".
+ * Returns 0, or -1 for an index out of range (buf then empty). */
+int tl_system_state_entry_name(const tl_system *sys, int velocity, int index, char *buf, size_t size);
+/* The first entry of the state that is not finite or whose magnitude exceeds
+ * `limit` (INFINITY: non-finite only), velocities u before coordinates q (the
+ * integrator makes q from u, so u is where a blow-up shows first). Returns 1
+ * and fills *velocity (1: u, 0: q), *index and *value (each may be NULL), or
+ * 0 when every entry is finite and within the limit. */
+int tl_system_find_nonfinite(const tl_system *sys, double limit, int *velocity, int *index, double *value);
+/* Place the base, floating or fixed: for a floating base, set its position
+ * (m, world) and orientation R (row-major, world from base) in q (its
+ * velocity is kept); for a fixed base, move the pose at which it is welded
+ * to the world (identity by default, or where the URDF's `world` joint puts
+ * it). A fixed base can be moved at any time; it does not move by itself.
+ * TL_ERR_ARGUMENT if pos is not 3 finite numbers or R is not a rotation
+ * matrix (|R^T R - I| and |det R - 1| within 1e-9); nothing is changed then. */
 tl_status tl_system_set_base_pose(tl_system *sys, const double pos[3], const double R[9], tl_error *err);
 
 /* ---- kinematics (current state) ---- */
 /* World pose of body `body`'s frame: origin pos[3] (m), rotation R[9] (world from body). */
 tl_status tl_system_body_pose(tl_system *sys, int body, double pos[3], double R[9], tl_error *err);
-/* World pose of frame `frame` (see tl_model_frame_index). */
+/* Index of the frame named `name` into *index: a frame (URDF joint) name or a
+ * URDF link name (tl_model_frame_index). TL_ERR_ARGUMENT naming `name` and the
+ * robot when there is none (so a bad name never becomes a frame index -1). */
+tl_status tl_system_frame_index(const tl_system *sys, const char *name, int *index, tl_error *err);
+/* World pose of frame `frame` (see tl_system_frame_index). */
 tl_status tl_system_frame_pose(tl_system *sys, int frame, double pos[3], double R[9], tl_error *err);
 /* Dense Jacobians of the world point `point` (m, world frame) moving with
  * body `body`: Jp (3 x nv) maps u to the point's world linear velocity and Jr
@@ -56,6 +75,12 @@ tl_status tl_system_geom_pose(tl_system *sys, int geom, double pos[3], double R[
 /* World axis-aligned bounding box of collision geom `geom` (exact for
  * sphere, box, capsule and cylinder; mesh geoms: TL_ERR_UNSUPPORTED). */
 tl_status tl_system_geom_aabb(tl_system *sys, int geom, double lo[3], double hi[3], tl_error *err);
+/* World axis-aligned bounding box (lo, hi, m) of all the collision geometry of sys in its current
+ * state: sphere, box, capsule and cylinder geoms exactly (tl_system_geom_aabb), mesh geoms by the
+ * vertices of their convex hulls (what the collision step uses). Returns the number of geoms that
+ * contributed; 0 when there is none (lo = +INFINITY, hi = -INFINITY). Used to place a robot
+ * (`talus simulate`'s drop, world files' `clearance`). */
+int tl_system_collision_aabb(tl_system *sys, double lo[3], double hi[3]);
 
 /* Linear velocity v (world) of the world point `point` moving with body
  * `body`, and the body's angular velocity w (world); either may be NULL. */
@@ -163,12 +188,18 @@ tl_integrator tl_system_integrator(const tl_system *sys);
  * usually zero). A scalar position target outside the joint's position limits
  * is used at the nearer limit (the stored target is kept as given), so the PD
  * never pushes into a limit it cannot pass. The targets start at the default
- * configuration (tl_model_default_q). */
+ * configuration (tl_model_default_q). An optional vector given as NULL means
+ * zero (its length is then not checked): u_target NULL = zero velocity
+ * targets. */
 tl_status tl_system_set_pd_gains(tl_system *sys, const double *kp, const double *kd, int nv,
                                  tl_error *err);
 tl_status tl_system_set_pd_targets(tl_system *sys, const double *q_target, int nq,
                                    const double *u_target, int nv, tl_error *err);
-/* Feedforward generalized force tau_ff (nv), applied every step until changed.
+/* The PD targets now in force (either output may be NULL; lengths nq / nv).
+ * q_target as given (quaternions normalised), not clamped into the limits. */
+tl_status tl_system_get_pd_targets(const tl_system *sys, double *q_target, int nq, double *u_target,
+                                   int nv, tl_error *err);
+/* Feedforward generalized force tau_ff (nv; NULL: zero), applied every step until changed.
  * Actuation limits (URDF <limit effort>) bound tau_ff + PD together. */
 tl_status tl_system_set_generalized_force(tl_system *sys, const double *tau, int nv,
                                           tl_error *err);
@@ -177,6 +208,23 @@ tl_status tl_system_set_generalized_force(tl_system *sys, const double *tau, int
  * the integrator used it (N, N m). */
 tl_status tl_system_applied_generalized_force(const tl_system *sys, double *tau, int nv,
                                               tl_error *err);
+
+/* ---- contact wrenches (the contacts of the last step) ----
+ * The wrench the contacts exerted on body `body` over the last step: force
+ * (N) = the sum of the contact impulses on that body (tl_contact_info.impulse,
+ * the other side's with the opposite sign) / dt, and torque (N m) = the sum of
+ * (contact point - point) x contact force, about the world point `point` (m;
+ * NULL: the body frame's origin). World frame. Contacts with static geometry,
+ * other systems and this system's other bodies all count; none: zeros. A
+ * fixed link's contacts belong to the body it is merged into. Contacts are
+ * those found by the last tl_world_integrate1, impulses those of the last
+ * tl_world_integrate2. Either output may be NULL. TL_ERR_ARGUMENT for a bad
+ * body or point. */
+tl_status tl_system_body_contact_wrench(tl_system *sys, int body, const double point[3], double force[3],
+                                        double torque[3], tl_error *err);
+/* The same for the body of frame `frame`, the torque about the frame's origin. */
+tl_status tl_system_frame_contact_wrench(tl_system *sys, int frame, double force[3], double torque[3],
+                                         tl_error *err);
 
 /* ---- external forces: applied during the next step only (RaiSim), or cleared ---- */
 /* Force f (N, world) at the world point `point` (m) fixed to body `body`;

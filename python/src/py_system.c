@@ -55,9 +55,11 @@ static PyObject *status(tl_status st, const tl_error *err) {
 /* A frame given by name or index; -1 with an exception set if bad. */
 static int frame_arg(tlpy_system *self, PyObject *frame) {
   const tl_model *m = tl_system_model(self->sys);
-  if (PyUnicode_Check(frame)) {
+  if (PyUnicode_Check(frame)) { /* a frame (URDF joint) name or a URDF link name */
     int i = tl_model_frame_index(m, PyUnicode_AsUTF8(frame));
-    if (i < 0) PyErr_Format(PyExc_ValueError, "no frame named '%U' in '%s'", frame, tl_model_name(m));
+    if (i < 0)
+      PyErr_Format(PyExc_ValueError, "no frame or link named '%U' in '%s' (frames are named after the URDF joints)",
+                   frame, tl_model_name(m));
     return i;
   }
   long i = PyLong_Check(frame) ? PyLong_AsLong(frame) : -1;
@@ -292,6 +294,23 @@ static PyObject *system_energy(tlpy_system *self, PyObject *unused) {
   return Py_BuildValue("(dd)", tl_system_kinetic_energy(self->sys), tl_system_potential_energy(self->sys));
 }
 
+static PyObject *system_set_base_pose(tlpy_system *self, PyObject *args, PyObject *kw) {
+  static char *names[] = {"pos", "R", NULL};
+  PyObject *pos, *rot = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:set_base_pose", names, &pos, &rot)) return NULL;
+  IDLE(self);
+  npy_intp three = 3, shape[2] = {3, 3};
+  static const double eye[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  PyArrayObject *p = tlpy_f64(pos, "pos", 1, &three);
+  PyArrayObject *r = !p || rot == Py_None ? NULL : tlpy_f64(rot, "R", 2, shape);
+  PyObject *out = NULL;
+  tl_error err;
+  if (p && (r || rot == Py_None))
+    out = status(tl_system_set_base_pose(self->sys, PyArray_DATA(p), r ? PyArray_DATA(r) : eye, &err), &err);
+  Py_XDECREF(p), Py_XDECREF(r);
+  return out;
+}
+
 /* ---------------- control ---------------- */
 
 static PyObject *system_set_pd_gains(tlpy_system *self, PyObject *args, PyObject *kw) {
@@ -325,13 +344,14 @@ static PyObject *system_set_pd_targets(tlpy_system *self, PyObject *args, PyObje
 }
 
 static PyObject *system_set_generalized_force(tlpy_system *self, PyObject *args) {
-  PyObject *tau;
-  if (!PyArg_ParseTuple(args, "O:set_generalized_force", &tau)) return NULL;
+  PyObject *tau = Py_None;
+  if (!PyArg_ParseTuple(args, "|O:set_generalized_force", &tau)) return NULL;
   IDLE(self);
   npy_intp nv = NV(self);
+  tl_error err;
+  if (tau == Py_None) return status(tl_system_set_generalized_force(self->sys, NULL, 0, &err), &err); /* zero */
   PyArrayObject *a = tlpy_f64(tau, "tau", 1, &nv);
   if (!a) return NULL;
-  tl_error err;
   PyObject *r = status(tl_system_set_generalized_force(self->sys, PyArray_DATA(a), (int)nv, &err), &err);
   Py_DECREF(a);
   return r;
@@ -401,6 +421,54 @@ static PyObject *system_contacts(tlpy_system *self, PyObject *unused) {
   }
   return Py_BuildValue("{s:N,s:N,s:N,s:N,s:N,s:N,s:N}", "position", pos, "normal", nor, "impulse", imp, "depth", depth,
                        "body", body, "other_system", osys, "other_body", obody);
+}
+
+/* (force (3,), torque (3,)) of a contact wrench query, or NULL with the error raised. */
+static PyObject *wrench_result(PyArrayObject *f, PyArrayObject *t, tl_status st, const tl_error *err) {
+  if (st || !f || !t) {
+    Py_XDECREF(f), Py_XDECREF(t);
+    return PyErr_Occurred() ? NULL : tlpy_raise(err);
+  }
+  return Py_BuildValue("(NN)", f, t);
+}
+
+static PyObject *system_body_contact_wrench(tlpy_system *self, PyObject *args, PyObject *kw) {
+  static char *names[] = {"body", "point", NULL};
+  PyObject *body, *point = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:body_contact_wrench", names, &body, &point)) return NULL;
+  IDLE(self);
+  int b = body_arg(self, body);
+  if (b < 0) return NULL;
+  npy_intp three = 3;
+  PyArrayObject *p = point == Py_None ? NULL : tlpy_f64(point, "point", 1, &three);
+  if (point != Py_None && !p) return NULL;
+  PyArrayObject *f = vec(3), *t = vec(3);
+  tl_error err;
+  tl_status st = f && t ? tl_system_body_contact_wrench(self->sys, b, p ? PyArray_DATA(p) : NULL, PyArray_DATA(f),
+                                                          PyArray_DATA(t), &err)
+                        : TL_ERR_MEMORY;
+  Py_XDECREF(p);
+  return wrench_result(f, t, st, &err);
+}
+
+static PyObject *system_frame_contact_wrench(tlpy_system *self, PyObject *args) {
+  PyObject *frame;
+  if (!PyArg_ParseTuple(args, "O:frame_contact_wrench", &frame)) return NULL;
+  IDLE(self);
+  int fr = frame_arg(self, frame);
+  if (fr < 0) return NULL;
+  PyArrayObject *f = vec(3), *t = vec(3);
+  tl_error err;
+  tl_status st = f && t ? tl_system_frame_contact_wrench(self->sys, fr, PyArray_DATA(f), PyArray_DATA(t), &err)
+                        : TL_ERR_MEMORY;
+  return wrench_result(f, t, st, &err);
+}
+
+static PyObject *system_frame_index(tlpy_system *self, PyObject *args) {
+  PyObject *frame;
+  if (!PyArg_ParseTuple(args, "O:frame_index", &frame)) return NULL;
+  int fr = frame_arg(self, frame);
+  return fr < 0 ? NULL : PyLong_FromLong(fr);
 }
 
 /* ---------------- run-time model changes (randomization) ---------------- */
@@ -507,6 +575,10 @@ static PyMethodDef system_methods[] = {
     M_KW("set_state", system_set_state,
          "set_state(q, u=None)\n\nSet q (nq,) and u (nv,) (u None: zero). Quaternions are normalised; NaN, Inf and "
          "zero\nquaternions raise talus.Error and change nothing."),
+    M_KW("set_base_pose", system_set_base_pose,
+         "set_base_pose(pos, R=None)\n\nPlace the base, floating or fixed: position (3,) m and rotation (3, 3) "
+         "(world from\nbase; None: identity). A floating base's pose goes into q; a fixed base is welded\n"
+         "there (it does not move by itself). talus.Error for a non-rotation R."),
     M_NOARGS("mass_matrix", system_mass_matrix,
              "mass_matrix() -> float64 (nv, nv)\n\nJoint-space mass matrix M(q), rotor inertia on the diagonal "
              "(CRBA,\nFeatherstone 2008, Table 6.2)."),
@@ -540,7 +612,8 @@ static PyMethodDef system_methods[] = {
          "set_pd_targets(q_ref, u_ref=None)\n\nPD position targets (nq,) and velocity targets (nv,) (None: zero).\n"
          "Scalar targets outside the joint limits are used at the nearer limit."),
     M_ARGS("set_generalized_force", system_set_generalized_force,
-           "set_generalized_force(tau)\n\nFeedforward generalized force (nv,), applied every step until changed."),
+           "set_generalized_force(tau=None)\n\nFeedforward generalized force (nv,), applied every step until changed "
+           "(None: zero)."),
     M_NOARGS("applied_generalized_force", system_applied_force,
              "applied_generalized_force() -> float64 (nv,)\n\nActuator force of the last step: feedforward + PD, after "
              "the effort limits."),
@@ -552,6 +625,18 @@ static PyMethodDef system_methods[] = {
              "the last\nintegrate2, from this system's point of view: 'position' (k, 3) m, 'normal' (k, 3) pointing\n"
              "into this system, 'impulse' (k, 3) on this system (N s, world), 'depth' (k,) m (> 0\n"
              "penetrating), 'body' (k,), 'other_system' (k,) (-1: static geometry), 'other_body' (k,)."),
+    M_KW("body_contact_wrench", system_body_contact_wrench,
+         "body_contact_wrench(body, point=None) -> (force float64 (3,), torque float64 (3,))\n\nWrench the "
+         "contacts of the last step exerted on `body` (link name or body index):\nforce (N) = sum of the contact "
+         "impulses on it / dt, torque (N m) = sum of (contact point\n- point) x force about the world point `point` "
+         "(m; None: the body frame's origin).\nWorld frame. Static geometry, other systems and this system's "
+         "other bodies count."),
+    M_ARGS("frame_contact_wrench", system_frame_contact_wrench,
+           "frame_contact_wrench(frame) -> (force (3,), torque (3,))\n\nThe same for the body of a frame (name, "
+           "link name or index), torque about the\nframe's origin; world frame, N and N m."),
+    M_ARGS("frame_index", system_frame_index,
+           "frame_index(name) -> int\n\nIndex of a frame given by its name (a URDF joint) or by a URDF link name;\n"
+           "ValueError naming it when there is none."),
     M_ARGS("link_inertial", system_link_inertial,
            "link_inertial(link) -> (mass, com (3,), inertia (3, 3))\n\nInertial of a URDF link (kg, m in the link "
            "frame, kg m^2 about the COM)."),

@@ -82,6 +82,7 @@ static void run_engine(const cli_sim_options *base, cmp_result *r) {
   snprintf(r->version, sizeof r->version, "%s", api->version);
   cli_sim s;
   int rc = cli_sim_setup(&s, &o);
+  if (rc == CLI_EXIT_OK) rc = cli_sim_controllers(&s);
   if (rc != CLI_EXIT_OK) {
     snprintf(r->error, sizeof r->error, "setup failed (the message is on stderr)");
     cli_sim_free(&s);

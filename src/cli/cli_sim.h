@@ -18,6 +18,10 @@
 #define CLI_SIM_DROP_HEIGHT 0.01
 /* Ground plane z = 0 with this friction coefficient. */
 #define CLI_SIM_GROUND_MU 0.8
+/* A run has diverged when a state entry is non-finite (the world's TL_ERR_DIVERGED) or, checked
+ * after every step, larger in magnitude than this (MuJoCo's mjMAXVAL, as sweeps'
+ * TL_SWEEP_DIVERGED): the run stops there, its files are written up to the last state within it. */
+#define CLI_SIM_DIVERGE_LIMIT 1e10
 /* base_height min / max are taken over the last (1 - this) of the steps. */
 #define CLI_SIM_SETTLE_FRACTION 0.2
 
@@ -50,6 +54,11 @@ typedef struct cli_sim_options {
   const char *bind;    /* --bind ADDRESS (default 127.0.0.1) */
   int pace;            /* -1: default (real time with a live view), 0: --fast, 1: --realtime */
   int duration_given;
+  /* --base-pos X,Y,Z (m, world) and --base-rpy R,P,Y (rad, URDF convention R = Rz(Y) Ry(P) Rx(R)):
+   * the initial pose of the base, floating or fixed; --clearance C (m, >= 0): the lowest collision
+   * geom C above the ground (replaces the z of --base-pos) */
+  double base_pos[3], base_rpy[3], clearance;
+  int base_pos_given, base_rpy_given, clearance_given;
 } cli_sim_options;
 
 /* Default --port of the live view, and --fps. */
@@ -67,6 +76,13 @@ typedef struct cli_sim_stats {
   double max_limit_violation; /* largest distance of a joint coordinate outside its limits (rad, m) */
   double contact_sum;     /* sum over observed steps of the number of contacts */
   int nan_detected;
+  /* a divergence: the step that diverged (1-based), the simulated time at its start, what
+   * (the first non-finite quantity, named), and whether the state was left beyond the limit
+   * (the CLI's check; the world restores the last finite state itself) */
+  int diverged, diverged_beyond;
+  long long diverged_step;
+  double diverged_time;
+  char diverged_what[1100]; /* holds a whole tl_error message */
   /* over the last 80% of the steps (like hmin / hmax): */
   long long window_steps;
   double vsum[3];         /* sum of the world velocity of body 0's origin (m/s) */
@@ -126,8 +142,11 @@ const char *cli_ctrl_name(tl_controller_kind c);
 /* One line describing the controller and its parameters (text report). */
 void cli_ctrl_print(const cli_sim *s);
 
-/* cli_sim_setup.c: build everything; returns CLI_EXIT_* (prints errors). */
+/* cli_sim_setup.c: build the world and the initial state (no controller yet); returns CLI_EXIT_*
+ * (prints errors). */
 int cli_sim_setup(cli_sim *s, const cli_sim_options *opt);
+/* Then, once the state is final (after --load-state): the controllers, built from that state. */
+int cli_sim_controllers(cli_sim *s);
 void cli_sim_free(cli_sim *s);
 
 /* cli_sim_scene.c: world files. */

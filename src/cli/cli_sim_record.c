@@ -190,17 +190,30 @@ int cli_rec_finish(cli_sim *s) {
   if (!s->rec) return CLI_EXIT_OK;
   tl_error err;
   memset(&err, 0, sizeof err);
-  /* the final state too, unless the last step already took a frame of it */
-  if (tl_recorder_time(s->rec) < tl_world_time(s->world) && tl_recorder_capture(s->rec, &err) != TL_OK)
+  /* the final state too, unless the last step already took a frame of it, or the run diverged
+   * beyond CLI_SIM_DIVERGE_LIMIT (the state now is past the last finite one) */
+  if (!s->stats.diverged_beyond && tl_recorder_time(s->rec) < tl_world_time(s->world) &&
+      tl_recorder_capture(s->rec, &err) != TL_OK)
     return rec_error("recorder", &err);
+  char title[900];
+  const char *name = s->model ? tl_model_name(s->model) : o->urdf;
+  snprintf(title, sizeof title, "%s", name);
+  if (s->stats.diverged) { /* the files end at the last finite state: marked as such */
+    char mark[1300];
+    snprintf(mark, sizeof mark, "diverged at step %lld, t = %.6g s: %s", s->stats.diverged_step,
+             s->stats.diverged_time, s->stats.diverged_what);
+    if (tl_recorder_mark_diverged(s->rec, mark, &err) != TL_OK) return rec_error("recorder", &err);
+    snprintf(title, sizeof title, "%s - DIVERGED at step %lld, t = %.6g s", name, s->stats.diverged_step,
+             s->stats.diverged_time);
+  }
   int rc = CLI_EXIT_OK;
   if (o->record && tl_recorder_write_html(s->rec, o->record, &err) != TL_OK) rc = rec_error("--record", &err);
   if (o->csv && tl_recorder_write_csv(s->rec, o->csv, &err) != TL_OK) rc = rec_error("--csv", &err);
-  if (o->plot && cli_plot_write(s->rec, o->plot, s->model ? tl_model_name(s->model) : o->urdf) != CLI_EXIT_OK)
+  if (o->plot && cli_plot_write(s->rec, o->plot, title) != CLI_EXIT_OK)
     rc = CLI_EXIT_FAIL;
   if (rc == CLI_EXIT_OK && (o->record || o->csv || o->plot) && !o->json)
-    fprintf(stderr, "talus: recorded %lld frame%s%s%s%s%s%s%s\n", tl_recorder_nframe(s->rec),
-            tl_recorder_nframe(s->rec) == 1 ? "" : "s",
+    fprintf(stderr, "talus: recorded %lld frame%s%s%s%s%s%s%s%s\n", tl_recorder_nframe(s->rec),
+            tl_recorder_nframe(s->rec) == 1 ? "" : "s", s->stats.diverged ? " (up to the last finite state, marked diverged)" : "",
             o->record ? " -> " : "", o->record ? o->record : "", o->csv ? " -> " : "", o->csv ? o->csv : "",
             o->plot ? " -> " : "", o->plot ? o->plot : "");
   return rc;

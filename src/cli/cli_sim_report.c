@@ -64,6 +64,17 @@ static int add_height(cJSON *root, const cli_sim_stats *st) {
   return ok ? 0 : -1;
 }
 
+/* "diverged": null, or {step, time_s, message} (final_gc is then the last finite state). */
+static int add_diverged(cJSON *root, const cli_sim_stats *st) {
+  if (!st->diverged) return cJSON_AddNullToObject(root, "diverged") ? 0 : -1;
+  cJSON *d = cJSON_AddObjectToObject(root, "diverged");
+  int ok = d != NULL;
+  ok = ok && cJSON_AddNumberToObject(d, "step", (double)st->diverged_step) != NULL;
+  ok = ok && cJSON_AddNumberToObject(d, "time_s", st->diverged_time) != NULL;
+  ok = ok && cli_json_add_string(d, "message", st->diverged_what) == 0;
+  return ok ? 0 : -1;
+}
+
 static int add_contact_links(cJSON *root, const cli_sim *s) {
   cJSON *obj = cJSON_AddObjectToObject(root, "contact_links");
   link_share *v = NULL;
@@ -118,6 +129,9 @@ static cJSON *sim_json(const cli_sim *s) {
     ok = ok && cJSON_AddNullToObject(root, "max_roll_pitch_rad") != NULL;
   }
   if (s->opt->ctrl.kind == TL_CONTROLLER_OSC) {
+    /* the controlled frame (default: the end effector, tl_controller_default_ee_frame) */
+    ok = ok && cli_json_add_string(root, "osc_frame", s->ctrl.active ? tl_model_frame_name(s->model, s->ctrl.osc.frame)
+                                                                     : NULL) == 0;
     cJSON *t = cJSON_AddObjectToObject(root, "tracking_error_m");
     ok = ok && t != NULL;
     double mean = ratio(s->stats.track_sum, (double)s->stats.window_steps);
@@ -127,6 +141,7 @@ static cJSON *sim_json(const cli_sim *s) {
   if (m) ok = ok && cli_json_add_numbers(root, "final_gc", s->q, s->nq) == 0;
   else ok = ok && cJSON_AddNullToObject(root, "final_gc") != NULL;
   ok = ok && cJSON_AddBoolToObject(root, "nan_detected", s->stats.nan_detected) != NULL;
+  ok = ok && add_diverged(root, &s->stats) == 0;
   ok = ok && cli_sim_add_objects(root, s) == 0;
   ok = ok && cli_sim_add_solver(root, s) == 0;
   if (!ok) cJSON_Delete(root);
@@ -195,12 +210,18 @@ static void print_links(const cli_sim *s) {
 static void print_final(const cli_sim *s) {
   if (!s->model) {
     printf("nan detected   %s\n", s->stats.nan_detected ? "YES" : "no");
+    if (s->stats.diverged)
+      printf("diverged       at step %lld (t = %.6g s): %s\n", s->stats.diverged_step, s->stats.diverged_time,
+             s->stats.diverged_what);
     return;
   }
-  printf("final q        [");
+  printf(s->stats.diverged ? "last finite q  [" : "final q        [");
   for (int i = 0; i < s->nq; ++i) printf(i ? ", %.6g" : "%.6g", s->q[i]);
   printf("]\n");
   printf("nan detected   %s\n", s->stats.nan_detected ? "YES" : "no");
+  if (s->stats.diverged)
+    printf("diverged       at step %lld (t = %.6g s): %s\n", s->stats.diverged_step, s->stats.diverged_time,
+           s->stats.diverged_what);
 }
 
 int cli_sim_print_text(const cli_sim *s) {

@@ -2,6 +2,7 @@
  * and its statistics. Nothing here allocates. */
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "cli_sim.h"
@@ -80,6 +81,24 @@ static int scene_finite(cli_sim *s) {
   return 1;
 }
 
+/* After a step: every system's state finite and within CLI_SIM_DIVERGE_LIMIT, else
+ * TL_ERR_DIVERGED naming the system and the first entry beyond it. No allocation. */
+static tl_status check_state(cli_sim *s, tl_error *err) {
+  for (int i = 0; i < tl_world_nsystem(s->world); ++i) {
+    tl_system *sys = tl_world_system(s->world, i);
+    int vel = 0, idx = 0;
+    double v = 0;
+    if (!sys || !tl_system_find_nonfinite(sys, CLI_SIM_DIVERGE_LIMIT, &vel, &idx, &v)) continue;
+    char what[200];
+    tl_system_state_entry_name(sys, vel, idx, what, sizeof what);
+    s->stats.diverged_beyond = 1;
+    return tl_error_set(err, TL_ERR_DIVERGED, NULL, 0, NULL,
+                        "system %d ('%s'): %s = %g, beyond %g: the state diverged", i,
+                        tl_model_name(tl_system_model(sys)), what, v, CLI_SIM_DIVERGE_LIMIT);
+  }
+  return TL_OK;
+}
+
 /* One step; the state at its start (after integrate1) is observed. */
 static tl_status step_once(cli_sim *s, int in_window, tl_error *err) {
   tl_status st = tl_world_integrate1(s->world, err);
@@ -94,6 +113,7 @@ static tl_status step_once(cli_sim *s, int in_window, tl_error *err) {
   if (st == TL_OK) st = cli_scene_ctrl_update(s, err);
   if (st == TL_OK) st = tl_world_integrate2(s->world, err);
   if (st == TL_OK) observe_solver(s);
+  if (st == TL_OK) st = check_state(s, err); /* before a frame of it is recorded */
   if (st == TL_OK) st = cli_rec_step(s, err);
   return st;
 }
@@ -124,14 +144,15 @@ static int finish(cli_sim *s) {
   tl_error err;
   memset(&err, 0, sizeof(err));
   s->stats.sim_time = tl_world_time(s->world);
-  s->stats.hfinal = base_height(s);
+  s->stats.hfinal = s->stats.diverged_beyond ? NAN : base_height(s); /* NAN: reported as null */
   if (!s->sys) {
     s->stats.hmin = s->stats.hmax = NAN; /* no robot: reported as null */
     if (!scene_finite(s)) s->stats.nan_detected = 1;
     return CLI_EXIT_OK;
   }
   observe_height(s, s->stats.hfinal);
-  if (tl_system_get_state(s->sys, s->q, s->nq, s->u, s->nv, &err) != TL_OK) {
+  /* beyond the limit: s->q keeps the state at the start of the diverging step (observe_limits) */
+  if (!s->stats.diverged_beyond && tl_system_get_state(s->sys, s->q, s->nq, s->u, s->nv, &err) != TL_OK) {
     cli_errorf("final state: %s", err.message);
     return CLI_EXIT_FAIL;
   }
@@ -150,8 +171,13 @@ int cli_sim_run(cli_sim *s) {
   tl_status st = step_loop(s, &err);
   if (st == TL_ERR_DIVERGED) {
     s->stats.nan_detected = 1;
-    cli_errorf("step %lld: %s", s->stats.steps + 1,
-               err.message[0] ? err.message : "the state became non-finite");
+    s->stats.diverged = 1;
+    s->stats.diverged_step = s->stats.steps + 1;
+    s->stats.diverged_time = s->stats.diverged_beyond ? tl_world_time(s->world) - s->dt : tl_world_time(s->world);
+    snprintf(s->stats.diverged_what, sizeof s->stats.diverged_what, "%s",
+             err.message[0] ? err.message : "the state became non-finite");
+    cli_errorf("diverged at step %lld (t = %.6g s): %s", s->stats.diverged_step, s->stats.diverged_time,
+               s->stats.diverged_what);
   } else if (st != TL_OK) {
     cli_errorf("step %lld: %s", s->stats.steps + 1,
                err.message[0] ? err.message : tl_status_name(st));

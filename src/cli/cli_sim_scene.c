@@ -21,8 +21,14 @@ int cli_scene_ctrl_setup(cli_sim *s) {
     if (e->controller != TL_SCENE_CONTROLLER_STAND) continue;
     tl_error err;
     memset(&err, 0, sizeof(err));
-    /* q_target NULL: hold the state the world file gave (as the loader's PD targets) */
-    if (tl_stand_init(&s->scene_ctrl[i], e->system, NULL, 0, e->kp, e->kd, &err) != TL_OK) {
+    /* hold the system's PD targets: the state the world file gave (the loader's targets), or
+     * after --load-state what the snapshot's run was holding */
+    int nq = tl_system_nq(e->system);
+    double *target = malloc(((size_t)nq + 1) * sizeof(double));
+    tl_status st = target ? tl_system_get_pd_targets(e->system, target, nq, NULL, 0, &err) : TL_ERR_MEMORY;
+    if (st == TL_OK) st = tl_stand_init(&s->scene_ctrl[i], e->system, target, nq, e->kp, e->kd, &err);
+    free(target);
+    if (st != TL_OK) {
       cli_errorf("%s: system '%s' (line %d): stand controller: %s", s->opt->urdf, e->name, e->line,
                  err.message[0] ? err.message : tl_status_name(err.status));
       return CLI_EXIT_FAIL;

@@ -102,17 +102,84 @@ static int set_state(cli_sim *s, const char *what) {
   return CLI_EXIT_OK;
 }
 
-/* Floating base: shift the base so that the lowest geom is CLI_SIM_DROP_HEIGHT above z = 0
- * (tl_measure_lowest_z, talus/metrics.h). */
-static int place_base(cli_sim *s) {
-  double minz;
-  if (tl_measure_lowest_z(s->sys, &minz) == 0) {
-    if (!isfinite(minz)) return CLI_EXIT_OK;
-    cli_errorf("warning: no sphere/box/capsule/cylinder collision geom; placing the lowest "
-               "body origin %.3g m above the ground instead", CLI_SIM_DROP_HEIGHT);
+/* Lowest point of the robot (m): the bottom of its collision geometry (mesh hulls included,
+ * tl_system_collision_aabb), else, after a warning, its lowest body origin (tl_measure_lowest_z).
+ * 0, or -1 when there is nothing to place (no body). */
+static int lowest_z(cli_sim *s, double clearance, double *minz) {
+  double lo[3], hi[3];
+  if (tl_system_collision_aabb(s->sys, lo, hi) > 0) {
+    *minz = lo[2];
+    return 0;
   }
-  s->q[2] += CLI_SIM_DROP_HEIGHT - minz;
+  tl_measure_lowest_z(s->sys, minz);
+  if (!isfinite(*minz)) return -1;
+  cli_errorf("warning: no collision geometry; placing the lowest body origin %.3g m above the ground instead",
+             clearance);
+  return 0;
+}
+
+/* Floating base: shift the base so that the lowest collision geom is `clearance` above z = 0. */
+static int place_base(cli_sim *s, double clearance) {
+  double minz;
+  if (lowest_z(s, clearance, &minz) != 0) return CLI_EXIT_OK;
+  s->q[2] += clearance - minz;
   return set_state(s, "initial base placement");
+}
+
+/* R = Rz(y) Ry(p) Rx(r) (URDF rpy), row-major. */
+static void rpy_matrix(const double rpy[3], double R[9]) {
+  double cr = cos(rpy[0]), sr = sin(rpy[0]), cp = cos(rpy[1]), sp = sin(rpy[1]);
+  double cy = cos(rpy[2]), sy = sin(rpy[2]);
+  R[0] = cy * cp, R[1] = cy * sp * sr - sy * cr, R[2] = cy * sp * cr + sy * sr;
+  R[3] = sy * cp, R[4] = sy * sp * sr + cy * cr, R[5] = sy * sp * cr - cy * sr;
+  R[6] = -sp, R[7] = cp * sr, R[8] = cp * cr;
+}
+
+/* 1 if the URDF itself welds the base to the world (its root link is `world`): it says where the
+ * robot stands, so a fixed base without a pose stays there. */
+static int welded_by_urdf(const cli_sim *s) { return tl_model_body_index(s->model, "world") >= 0; }
+
+/* --base-pos / --base-rpy / --clearance on a floating base: the pose goes into q; then, unless a
+ * position was given without --clearance, the robot is dropped `clearance` above the ground. */
+static int place_floating(cli_sim *s) {
+  const cli_sim_options *o = s->opt;
+  double clearance = o->clearance_given ? o->clearance : CLI_SIM_DROP_HEIGHT;
+  if (o->base_pos_given || o->base_rpy_given) {
+    tl_error err;
+    memset(&err, 0, sizeof(err));
+    double pos[3] = {s->q[0], s->q[1], s->q[2]}, R[9];
+    if (o->base_pos_given) memcpy(pos, o->base_pos, sizeof(pos));
+    if (o->base_rpy_given) rpy_matrix(o->base_rpy, R);
+    else tl_system_body_pose(s->sys, 0, NULL, R, NULL);
+    if (tl_system_set_base_pose(s->sys, pos, R, &err) != TL_OK) return engine_error("--base-pos / --base-rpy", &err);
+    if (tl_system_get_state(s->sys, s->q, s->nq, s->u, s->nv, &err) != TL_OK)
+      return engine_error("initial state", &err);
+  }
+  if (o->base_pos_given && !o->clearance_given) return CLI_EXIT_OK;
+  return place_base(s, clearance);
+}
+
+/* A fixed base: welded at --base-pos / --base-rpy when given. Without a position it is placed like
+ * a dropped floating base (lowest collision geom `clearance` above the ground), unless the URDF
+ * welds it to `world` itself; --clearance always places it. */
+static int place_fixed(cli_sim *s) {
+  const cli_sim_options *o = s->opt;
+  /* a root joint that is neither floating nor fixed (e.g. planar) keeps the URDF's placement */
+  int fixed = tl_model_base(s->model) == TL_BASE_FIXED;
+  int drop = o->clearance_given || (fixed && !o->base_pos_given && !welded_by_urdf(s));
+  if (!drop && !o->base_pos_given && !o->base_rpy_given) return CLI_EXIT_OK; /* bit-identical to before */
+  double pos[3] = {0, 0, 0}, R[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  if (o->base_pos_given) memcpy(pos, o->base_pos, sizeof(pos));
+  if (o->base_rpy_given) rpy_matrix(o->base_rpy, R);
+  tl_error err;
+  memset(&err, 0, sizeof(err));
+  if (tl_system_set_base_pose(s->sys, pos, R, &err) != TL_OK) return engine_error("--base-pos / --base-rpy", &err);
+  if (!drop) return CLI_EXIT_OK;
+  double clearance = o->clearance_given ? o->clearance : CLI_SIM_DROP_HEIGHT, minz;
+  if (lowest_z(s, clearance, &minz) != 0) return CLI_EXIT_OK;
+  pos[2] += clearance - minz;
+  if (tl_system_set_base_pose(s->sys, pos, R, &err) != TL_OK) return engine_error("fixed base placement", &err);
+  return CLI_EXIT_OK;
 }
 
 static int setup_state(cli_sim *s) {
@@ -122,9 +189,15 @@ static int setup_state(cli_sim *s) {
     cli_errorf("out of memory");
     return CLI_EXIT_FAIL;
   }
+  const cli_sim_options *o = s->opt;
+  if (is_floating(s) && o->nq_given == s->nq && o->q && (o->base_pos_given || o->base_rpy_given)) {
+    cli_errorf("option --q gives all %d coordinates (the base pose included): --base-pos and --base-rpy "
+               "must not be given too", s->nq);
+    return CLI_EXIT_USAGE;
+  }
   int rc = initial_q(s);
   if (rc == CLI_EXIT_OK) rc = set_state(s, "initial state");
-  if (rc == CLI_EXIT_OK && is_floating(s)) rc = place_base(s);
+  if (rc == CLI_EXIT_OK) rc = is_floating(s) ? place_floating(s) : place_fixed(s);
   return rc;
 }
 
@@ -159,7 +232,7 @@ static int setup_world_file(cli_sim *s) {
   }
   if (s->sys && tl_system_get_state(s->sys, s->q, s->nq, s->u, s->nv, &err) != TL_OK)
     return engine_error("initial state", &err);
-  return cli_scene_ctrl_setup(s);
+  return CLI_EXIT_OK;
 }
 
 int cli_sim_setup(cli_sim *s, const cli_sim_options *opt) {
@@ -175,10 +248,24 @@ int cli_sim_setup(cli_sim *s, const cli_sim_options *opt) {
     s->model = s->loaded;
     rc = build_world(s);
     if (rc == CLI_EXIT_OK) rc = setup_state(s);
-    if (rc == CLI_EXIT_OK) rc = cli_ctrl_setup(s);
   }
   s->nsteps = isinf(opt->duration) ? LLONG_MAX : llround(opt->duration / s->dt);
   return rc;
+}
+
+int cli_sim_controllers(cli_sim *s) {
+  if (s->sys) { /* the state as it is now (after --load-state): what the controllers start from */
+    tl_error err;
+    memset(&err, 0, sizeof(err));
+    if (tl_system_get_state(s->sys, s->q, s->nq, s->u, s->nv, &err) != TL_OK)
+      return engine_error("initial state", &err);
+    /* stand after a snapshot holds what the snapshot's run was holding (its PD targets), so
+     * 1 s + snapshot + 1 s is the 2 s run */
+    if (!s->opt->world && s->opt->load_state && s->opt->ctrl.kind == TL_CONTROLLER_STAND &&
+        tl_system_get_pd_targets(s->sys, s->q, s->nq, NULL, 0, &err) != TL_OK)
+      return engine_error("--load-state", &err);
+  }
+  return s->opt->world ? cli_scene_ctrl_setup(s) : cli_ctrl_setup(s);
 }
 
 void cli_sim_free(cli_sim *s) {

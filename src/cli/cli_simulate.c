@@ -34,6 +34,44 @@ static int parse_gain(const char *opt, const char *text, double *out) {
   return 0;
 }
 
+/* Exactly three finite numbers "X,Y,Z" into out[3]; 0 or -1 (after a message naming the option). */
+static int parse_vec3(const char *opt, const char *text, double out[3]) {
+  double *v = NULL;
+  int n = 0;
+  if (cli_parse_double_list(opt, text, &v, &n) != 0) return -1;
+  if (n != 3) {
+    cli_errorf("option %s: expected 3 numbers X,Y,Z separated by commas, got %d ('%s')", opt, n, text);
+    free(v);
+    return -1;
+  }
+  memcpy(out, v, 3 * sizeof(double));
+  free(v);
+  return 0;
+}
+
+/* --base-pos, --base-rpy, --clearance. Returns 1 if argv[*i] was one (*bad set on a bad value). */
+static int parse_pose(int argc, char **argv, int *i, cli_sim_options *o, int *bad) {
+  const char *v = NULL;
+  int r;
+  if ((r = cli_option_value(argc, argv, i, "--base-pos", &v)) != 0) {
+    *bad = r < 0 || parse_vec3("--base-pos", v, o->base_pos) != 0;
+    o->base_pos_given = 1;
+  } else if ((r = cli_option_value(argc, argv, i, "--base-rpy", &v)) != 0) {
+    *bad = r < 0 || parse_vec3("--base-rpy", v, o->base_rpy) != 0;
+    o->base_rpy_given = 1;
+  } else if ((r = cli_option_value(argc, argv, i, "--clearance", &v)) != 0) {
+    *bad = r < 0 || cli_parse_double("--clearance", v, &o->clearance) != 0;
+    if (!*bad && !(o->clearance >= 0)) {
+      cli_errorf("option --clearance: must be >= 0 m (got %s)", v);
+      *bad = 1;
+    }
+    o->clearance_given = 1;
+  } else {
+    return 0;
+  }
+  return 1;
+}
+
 /* Options that take a value. Returns 1 if argv[*i] was one (0 ok / -1 bad in *bad). */
 static int parse_valued(int argc, char **argv, int *i, cli_sim_options *o, int *bad) {
   const char *v = NULL;
@@ -66,7 +104,7 @@ static int parse_valued(int argc, char **argv, int *i, cli_sim_options *o, int *
     free(o->q);
     o->q = NULL;
     *bad = r < 0 || cli_parse_double_list("--q", v, &o->q, &o->nq_given) != 0;
-  } else if (!cli_rec_option(argc, argv, i, o, bad)) {
+  } else if (!parse_pose(argc, argv, i, o, bad) && !cli_rec_option(argc, argv, i, o, bad)) {
     return 0;
   }
   return 1;
@@ -106,10 +144,12 @@ static int check_world(cli_sim_options *o) {
   if (!o->world) return -1;
   const char *opt = o->ctrl_given ? "--controller" : o->kp_given ? "--kp" : o->kd_given ? "--kd"
                     : o->q ? "--q" : o->base == TL_BASE_FIXED ? "--fixed-base"
+                    : o->base_pos_given ? "--base-pos" : o->base_rpy_given ? "--base-rpy"
+                    : o->clearance_given ? "--clearance"
                     : o->base == TL_BASE_FLOATING ? "--floating-base" : NULL;
   if (!opt) return -1;
   cli_errorf("simulate: option %s does not apply to a world file ('%s'): its <system> elements "
-             "give the base, initial state and controller", opt, o->urdf);
+             "give the base, its pose (pos, rpy / quat, clearance), initial state and controller", opt, o->urdf);
   return CLI_EXIT_USAGE;
 }
 
@@ -227,6 +267,7 @@ static int sim_command(int argc, char **argv, int view) {
   cli_sim s;
   rc = cli_sim_setup(&s, &o);
   if (rc == CLI_EXIT_OK) rc = sim_state_file(&s, 0); /* --load-state: before frame 0 is taken */
+  if (rc == CLI_EXIT_OK) rc = cli_sim_controllers(&s); /* from the final initial state */
   if (rc == CLI_EXIT_OK) rc = sim_main(&s);
   cli_rec_free(&s);
   cli_sim_free(&s);

@@ -19,7 +19,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 def read(path):
     with open(path, newline="") as f:
-        rows = list(csv.reader(f))
+        # a '#' line is a note, not a frame (a diverged run ends with "# diverged: ...")
+        rows = [r for r in csv.reader(f) if r and not r[0].startswith("#")]
     if len(rows) < 2:
         raise SystemExit(f"talus_plot: {path}: no frames")
     names = rows[0]

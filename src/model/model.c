@@ -219,6 +219,8 @@ int tl_model_frame_index(const tl_model *m, const char *name) {
   if (!m || !name) return -1;
   for (int i = 0; i < m->nframe; i++)
     if (strcmp(m->frame_name[i], name) == 0) return i;
+  for (int i = 0; i < m->nframe; i++) /* a URDF link: the frame of the joint whose child it is */
+    if (strcmp(m->frame_link[i], name) == 0) return i;
   return -1;
 }
 int tl_model_body_index(const tl_model *m, const char *link) {

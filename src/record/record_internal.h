@@ -66,6 +66,7 @@ struct tl_recorder {
 
   int nwarn;
   char *warn[TL_REC_MAX_WARNINGS];
+  char *diverged; /* tl_recorder_mark_diverged's message, or NULL */
 };
 
 /* record_scene.c: the scene JSON (rec->scene); 0 or a status (err filled). */

@@ -131,8 +131,19 @@ static int write_blob(FILE *f, const char *key, const void *data, size_t n) {
 }
 
 /* The recording's JSON: the scene, then the frame arrays. */
+/* ,"key":"text" with text JSON-escaped. */
+static int write_json_string(FILE *f, const char *key, const char *text) {
+  if (fprintf(f, ",\"%s\":\"", key) < 0) return -1;
+  for (const unsigned char *p = (const unsigned char *)text; *p; ++p) {
+    int bad = *p == '"' || *p == '\\' || *p < 0x20 || *p == '<' || *p == '>' || *p == '&';
+    if (bad ? fprintf(f, "\\u%04x", *p) < 0 : fputc(*p, f) == EOF) return -1;
+  }
+  return fputc('"', f) == EOF ? -1 : 0;
+}
+
 static int write_data(FILE *f, const tl_recorder *r) {
   if (fwrite(r->scene, 1, r->scene_len - 1, f) != r->scene_len - 1) return -1; /* without its '}' */
+  if (r->diverged && write_json_string(f, "diverged", r->diverged)) return -1;
   if (fprintf(f, ",\"nframe\":%lld,\"ncontact\":%lld", r->nframe, r->ncontact) < 0) return -1;
   if (write_blob(f, "frames", r->frames, (size_t)r->nframe * (size_t)r->L.floats * sizeof(float))) return -1;
   if (write_blob(f, "contact_start", r->cstart, (size_t)(r->nframe + 1) * sizeof(uint32_t))) return -1;
@@ -208,6 +219,7 @@ tl_status tl_recorder_write_csv(const tl_recorder *r, const char *path, tl_error
   if (r->main >= 0) ok = ok && fputs(",base_x,base_y,base_z,base_vx,base_vy,base_vz", o.f) >= 0 && csv_names(o.f, r) == 0;
   ok = ok && fputs(",kinetic,potential,energy\n", o.f) >= 0;
   for (long long k = 0; ok && k < r->nframe; ++k) ok = csv_row(o.f, r, r->frames + k * r->L.floats) == 0;
+  if (ok && r->diverged) ok = fprintf(o.f, "# diverged: %s\n", r->diverged) >= 0; /* rows end at the last finite state */
   return out_close(&o, ok, "the CSV file", err);
 }
 

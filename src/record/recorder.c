@@ -322,8 +322,21 @@ void tl_recorder_free(tl_recorder *r) {
   free(r->cstart);
   free(r->contacts);
   for (int i = 0; i < r->nwarn; ++i) free(r->warn[i]);
+  free(r->diverged);
   free(r);
 }
+
+tl_status tl_recorder_mark_diverged(tl_recorder *r, const char *message, tl_error *err) {
+  if (!r) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "rec", "rec must not be NULL");
+  char *copy = NULL;
+  if (message && !(copy = strdup(message[0] ? message : "diverged")))
+    return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
+  free(r->diverged);
+  r->diverged = copy;
+  return TL_OK;
+}
+
+const char *tl_recorder_diverged(const tl_recorder *r) { return r ? r->diverged : NULL; }
 
 long long tl_recorder_nframe(const tl_recorder *r) { return r ? r->nframe : 0; }
 long long tl_recorder_frames_taken(const tl_recorder *r) { return r ? r->taken : 0; }

@@ -98,8 +98,9 @@ tl_status sc_static_add_primitive(sc_parser *p, tl_geom_type type, const double 
 tl_status sc_static_add_heightmap(sc_parser *p, int nx, int ny, double x0, double y0, double dx,
                                   double dy, const double *heights);
 void sc_statics_free(sc_parser *p);
-/* Shift the floating base of `sys` (q[2]) so that its lowest primitive
- * collision geom is `clearance` above the highest static surface under it. */
+/* Shift the base of `sys` vertically (a floating base: q[2]; a fixed base: the pose at which it
+ * is welded, tl_system_set_base_pose) so that its lowest collision geometry (mesh hulls included,
+ * tl_system_collision_aabb) is `clearance` above the highest static surface under it. */
 tl_status sc_place_clearance(sc_parser *p, const xmlNode *node, tl_system *sys, double clearance);
 
 #endif

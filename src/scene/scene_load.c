@@ -444,9 +444,11 @@ static tl_status read_object(sc_state *s, const xmlNode *node) {
 }
 
 /* Initial q of a system: the default configuration (inside the joint limits,
- * tl_model_default_q), then base pose, then the q attribute. */
+ * tl_model_default_q), then base pose, then the q attribute. A fixed base's
+ * pose (pos, rpy / quat) goes into base_pos / base_R (*has_pose: one was
+ * given), applied with tl_system_set_base_pose by the caller. */
 static tl_status system_q(sc_parser *p, const xmlNode *node, const tl_model *m, int floating,
-                          double *q, int nq) {
+                          double *q, int nq, double base_pos[3], double base_R[9], int *has_pose) {
   tl_error e = {0};
   tl_status st = tl_model_default_q(m, q, nq, &e);
   if (st) return engine(p, node, st, &e);
@@ -454,11 +456,9 @@ static tl_status system_q(sc_parser *p, const xmlNode *node, const tl_model *m, 
   int has_pos = 0, has_rot = 0;
   TRY(sc_vector(p, node, "pos", 3, pos, &has_pos));
   TRY(sc_orientation(p, node, quat, R, &has_rot));
-  if (!floating && (has_pos || has_rot) &&
-      (pos[0] != 0 || pos[1] != 0 || pos[2] != 0 || quat[0] != 1))
-    return sc_fail(p, TL_ERR_UNSUPPORTED, node,
-                   "a fixed-base system stays at the world origin: the public API cannot move a "
-                   "fixed base (pos, rpy and quat must be absent or zero)");
+  memcpy(base_pos, pos, sizeof(pos));
+  memcpy(base_R, R, sizeof(R));
+  *has_pose = has_pos || has_rot;
   if (floating) {
     memcpy(q, pos, sizeof(pos));
     memcpy(q + 3, quat, sizeof(quat));
@@ -612,9 +612,13 @@ static tl_status read_system(sc_state *s, const xmlNode *node) {
   if (!q) return sc_fail(p, TL_ERR_MEMORY, node, "out of memory");
   double *u = q + nq;
   tl_error e = {0};
-  st = system_q(p, node, tl_system_model(sys), floating, q, nq);
+  double base_pos[3], base_R[9];
+  int has_pose = 0;
+  st = system_q(p, node, tl_system_model(sys), floating, q, nq, base_pos, base_R, &has_pose);
   if (!st) st = system_u(p, node, floating, u, nv);
   if (!st && (st = tl_system_set_state(sys, q, nq, u, nv, &e)) != TL_OK)
+    st = engine(p, node, st, &e);
+  if (!st && !floating && has_pose && (st = tl_system_set_base_pose(sys, base_pos, base_R, &e)) != TL_OK)
     st = engine(p, node, st, &e);
   if (!st) st = system_options(p, node, sys);
   if (!st) st = geom_contact(p, node, sys);

@@ -1,5 +1,5 @@
 /* World files: the static geometry as added, and `clearance` placement of
- * floating systems and objects on top of it. */
+ * objects and systems (floating or fixed base) on top of it. */
 #include "scene/scene_internal.h"
 
 #include <math.h>
@@ -114,19 +114,12 @@ static int plane_top(const sc_static *s, const double lo[2], const double hi[2],
 
 tl_status sc_place_clearance(sc_parser *p, const xmlNode *node, tl_system *sys, double clearance) {
   const tl_model *m = tl_system_model(sys);
-  if (tl_model_joint_type(m, 0) != TL_JOINT_FLOATING)
-    return sc_fail(p, TL_ERR_INVALID, node, "clearance needs a floating base");
-  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-  int used = 0;
-  for (int g = 0; g < tl_model_ngeom(m); g++) {
-    double a[3], b[3];
-    if (tl_system_geom_aabb(sys, g, a, b, NULL) != TL_OK) continue; /* meshes */
-    for (int i = 0; i < 3; i++) lo[i] = fmin(lo[i], a[i]), hi[i] = fmax(hi[i], b[i]);
-    used++;
-  }
-  if (!used)
-    return sc_fail(p, TL_ERR_INVALID, node,
-                   "clearance needs a sphere, box, capsule or cylinder collision geom");
+  int floating = tl_model_joint_type(m, 0) == TL_JOINT_FLOATING;
+  if (!floating && tl_model_base(m) != TL_BASE_FIXED)
+    return sc_fail(p, TL_ERR_INVALID, node, "clearance needs a floating or a fixed base");
+  double lo[3], hi[3];
+  if (tl_system_collision_aabb(sys, lo, hi) == 0)
+    return sc_fail(p, TL_ERR_INVALID, node, "clearance needs collision geometry");
   double top = -INFINITY, z;
   int found = 0;
   for (int i = 0; i < p->nstatic; i++) {
@@ -144,15 +137,25 @@ tl_status sc_place_clearance(sc_parser *p, const xmlNode *node, tl_system *sys, 
         p, TL_ERR_INVALID, node,
         "clearance: no ground, heightmap or static geom lies under it (x %g..%g, y %g..%g)", lo[0],
         hi[0], lo[1], hi[1]);
+  double dz = top + clearance - lo[2];
+  tl_error e;
+  memset(&e, 0, sizeof(e));
+  tl_status st;
+  if (!floating) { /* a fixed base: move the pose at which it is welded */
+    double pos[3], R[9];
+    st = tl_system_body_pose(sys, 0, pos, R, &e);
+    pos[2] += dz;
+    if (st == TL_OK) st = tl_system_set_base_pose(sys, pos, R, &e);
+    if (st != TL_OK) return sc_fail(p, st, node, "placing it: %s", e.message);
+    return TL_OK;
+  }
   int nq = tl_system_nq(sys), nv = tl_system_nv(sys);
   double *q = malloc(((size_t)nq + (size_t)nv) * sizeof(double));
   if (!q) return sc_fail(p, TL_ERR_MEMORY, node, "out of memory");
   double *u = q + nq;
-  tl_error e;
-  memset(&e, 0, sizeof(e));
-  tl_status st = tl_system_get_state(sys, q, nq, u, nv, &e);
+  st = tl_system_get_state(sys, q, nq, u, nv, &e);
   if (st == TL_OK) {
-    q[2] += top + clearance - lo[2];
+    q[2] += dz;
     st = tl_system_set_state(sys, q, nq, u, nv, &e);
   }
   free(q);

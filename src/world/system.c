@@ -87,7 +87,13 @@ static tl_status check_len(tl_error *err, const char *what, const void *p, int g
   return TL_OK;
 }
 
+/* An optional vector: NULL means zero (any length accepted then); else as check_len. */
+static tl_status check_opt_len(tl_error *err, const char *what, const void *p, int got, int want) {
+  return p ? check_len(err, what, p, got, want) : TL_OK;
+}
+
 static tl_status check_finite(tl_error *err, const char *what, const double *x, int n) {
+  if (!x) return TL_OK;
   for (int i = 0; i < n; i++)
     if (!isfinite(x[i]))
       return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, what, "%s[%d] is %g: expected a finite number",
@@ -132,12 +138,13 @@ int tl_system_nv(const tl_system *s) { return s->m->nv; }
 tl_status tl_system_set_state(tl_system *s, const double *q, int nq, const double *u, int nv,
                               tl_error *err) {
   tl_status st;
-  if ((st = check_len(err, "q", q, nq, s->m->nq)) || (st = check_len(err, "u", u, nv, s->m->nv)) ||
+  if ((st = check_len(err, "q", q, nq, s->m->nq)) || (st = check_opt_len(err, "u", u, nv, s->m->nv)) ||
       (st = check_finite(err, "q", q, nq)) || (st = check_finite(err, "u", u, nv)) ||
       (st = check_quaternions(s->m, q, err)))
     return st;
   memcpy(s->d.q, q, (size_t)nq * sizeof(double));
-  memcpy(s->d.u, u, (size_t)nv * sizeof(double));
+  if (u) memcpy(s->d.u, u, (size_t)s->m->nv * sizeof(double));
+  else memset(s->d.u, 0, (size_t)s->m->nv * sizeof(double));
   normalize_quaternions(s->m, s->d.q);
   s->kin_valid = s->dyn_valid = 0;
   return TL_OK;
@@ -346,22 +353,35 @@ tl_status tl_system_set_pd_targets(tl_system *s, const double *q_target, int nq,
                                    const double *u_target, int nv, tl_error *err) {
   tl_status st;
   if ((st = check_len(err, "q_target", q_target, nq, s->m->nq)) ||
-      (st = check_len(err, "u_target", u_target, nv, s->m->nv)) ||
+      (st = check_opt_len(err, "u_target", u_target, nv, s->m->nv)) ||
       (st = check_finite(err, "q_target", q_target, nq)) ||
       (st = check_finite(err, "u_target", u_target, nv)) ||
       (st = check_quaternions(s->m, q_target, err)))
     return st;
   memcpy(s->q_target, q_target, (size_t)nq * sizeof(double));
-  memcpy(s->u_target, u_target, (size_t)nv * sizeof(double));
+  if (u_target) memcpy(s->u_target, u_target, (size_t)s->m->nv * sizeof(double));
+  else memset(s->u_target, 0, (size_t)s->m->nv * sizeof(double));
   normalize_quaternions(s->m, s->q_target);
+  return TL_OK;
+}
+
+tl_status tl_system_get_pd_targets(const tl_system *s, double *q_target, int nq, double *u_target, int nv,
+                                   tl_error *err) {
+  tl_status st;
+  if ((st = check_opt_len(err, "q_target", q_target, nq, s->m->nq)) ||
+      (st = check_opt_len(err, "u_target", u_target, nv, s->m->nv)))
+    return st;
+  if (q_target) memcpy(q_target, s->q_target, (size_t)nq * sizeof(double));
+  if (u_target) memcpy(u_target, s->u_target, (size_t)nv * sizeof(double));
   return TL_OK;
 }
 
 tl_status tl_system_set_generalized_force(tl_system *s, const double *tau, int nv, tl_error *err) {
   tl_status st;
-  if ((st = check_len(err, "tau", tau, nv, s->m->nv)) || (st = check_finite(err, "tau", tau, nv)))
+  if ((st = check_opt_len(err, "tau", tau, nv, s->m->nv)) || (st = check_finite(err, "tau", tau, nv)))
     return st;
-  memcpy(s->tau_ff, tau, (size_t)nv * sizeof(double));
+  if (tau) memcpy(s->tau_ff, tau, (size_t)s->m->nv * sizeof(double));
+  else memset(s->tau_ff, 0, (size_t)s->m->nv * sizeof(double));
   return TL_OK;
 }
 

@@ -305,3 +305,146 @@ tl_status tl_system_forward_dynamics(tl_system *s, const double *tau, double *du
                         "an articulated joint inertia of '%s' is not positive definite", s->m->name);
   return TL_OK;
 }
+
+/* ---------------- placement ---------------- */
+
+int tl_system_collision_aabb(tl_system *s, double lo[3], double hi[3]) {
+  const tl_model *m = s->m;
+  int used = 0;
+  for (int i = 0; i < 3; i++) lo[i] = INFINITY, hi[i] = -INFINITY;
+  for (int g = 0; g < m->ngeom; g++) {
+    double a[3], b[3];
+    if (tl_system_geom_aabb(s, g, a, b, NULL) == TL_OK) {
+      for (int i = 0; i < 3; i++) lo[i] = fmin(lo[i], a[i]), hi[i] = fmax(hi[i], b[i]);
+      used++;
+      continue;
+    }
+    int h = m->geom_type[g] == TL_GEOM_MESH ? m->geom_hull[g] : -1;
+    if (h < 0 || m->hull_nvert[h] <= 0) continue;
+    double c[3], R[9];
+    tl_system_geom_pose(s, g, c, R, NULL);
+    const double *v = m->hull_vert + 3 * (size_t)m->hull_vert_adr[h];
+    for (int k = 0; k < m->hull_nvert[h]; k++) {
+      double p[3];
+      tl_m3_mulv(p, R, v + 3 * k);
+      tl_v3_add(p, p, c);
+      for (int i = 0; i < 3; i++) lo[i] = fmin(lo[i], p[i]), hi[i] = fmax(hi[i], p[i]);
+    }
+    used++;
+  }
+  return used;
+}
+
+/* ---------------- naming state entries ---------------- */
+
+static const char *const axis_name[3] = {"x", "y", "z"};
+
+#include <stdio.h>
+
+int tl_system_state_entry_name(const tl_system *s, int velocity, int index, char *buf, size_t size) {
+  const tl_model *m = s->m;
+  int n = velocity ? m->nv : m->nq;
+  if (!buf || size == 0) return -1;
+  buf[0] = '\0';
+  if (index < 0 || index >= n) return -1;
+  int b = 0;
+  for (int k = 0; k < m->nbody; k++) {
+    int adr = velocity ? m->v_adr[k] : m->q_adr[k], len = velocity ? m->jnt_nv[k] : m->jnt_nq[k];
+    if (len > 0 && index >= adr && index < adr + len) {
+      b = k;
+      break;
+    }
+  }
+  int off = index - (velocity ? m->v_adr[b] : m->q_adr[b]);
+  char what[96];
+  switch (m->jnt_type[b]) {
+  case TL_JOINT_FLOATING:
+    if (velocity)
+      snprintf(what, sizeof what, "base %s velocity %s", off < 3 ? "linear" : "angular", axis_name[off % 3]);
+    else if (off < 3)
+      snprintf(what, sizeof what, "base position %s", axis_name[off]);
+    else
+      snprintf(what, sizeof what, "base orientation (quaternion %c)", "wxyz"[off - 3]);
+    break;
+  case TL_JOINT_REVOLUTE:
+    snprintf(what, sizeof what, "joint %s %s", m->joint_name[b], velocity ? "velocity" : "angle");
+    break;
+  case TL_JOINT_PRISMATIC:
+    snprintf(what, sizeof what, "joint %s %s", m->joint_name[b], velocity ? "velocity" : "position");
+    break;
+  default:
+    snprintf(what, sizeof what, "joint %s %s %d", m->joint_name[b], velocity ? "velocity" : "coordinate", off);
+    break;
+  }
+  snprintf(buf, size, "%s[%d] (%s)", velocity ? "u" : "q", index, what);
+  return 0;
+}
+
+int tl_system_find_nonfinite(const tl_system *s, double limit, int *velocity, int *index, double *value) {
+  const tl_model *m = s->m;
+  for (int pass = 0; pass < 2; pass++) { /* velocities first: positions integrate them */
+    const double *x = pass == 0 ? s->d.u : s->d.q;
+    int n = pass == 0 ? m->nv : m->nq;
+    for (int i = 0; i < n; i++) {
+      if (isfinite(x[i]) && !(fabs(x[i]) > limit)) continue;
+      if (velocity) *velocity = pass == 0;
+      if (index) *index = i;
+      if (value) *value = x[i];
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* ---------------- frames by name, contact wrenches ---------------- */
+
+tl_status tl_system_frame_index(const tl_system *s, const char *name, int *index, tl_error *err) {
+  int f = tl_model_frame_index(s->m, name);
+  if (index) *index = f;
+  if (f >= 0) return TL_OK;
+  return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "frame",
+                      "no frame or link named '%s' in robot '%s' (frames are named after the URDF joints; "
+                      "`talus info` lists them)", name ? name : "(null)", s->m->name);
+}
+
+tl_status tl_system_body_contact_wrench(tl_system *s, int b, const double point[3], double force[3],
+                                        double torque[3], tl_error *err) {
+  tl_status st = bad_body(s, b, err);
+  if (st) return st;
+  if (point && (st = bad_point(point, err))) return st;
+  double p[3], f[3] = {0, 0, 0}, t[3] = {0, 0, 0};
+  if (point) {
+    tl_v3_copy(p, point);
+  } else {
+    tl_system_update_kinematics(s);
+    tl_v3_copy(p, s->d.xpos + 3 * b);
+  }
+  const tl_world *w = s->world;
+  double dt = tl_world_timestep(w);
+  int n = tl_world_ncontact(w);
+  for (int k = 0; k < n; k++) {
+    tl_contact_info c;
+    if (tl_world_contact(w, k, &c, NULL) != TL_OK) continue;
+    double sign = 0;
+    if (c.system == s->index && c.body == b) sign += 1;
+    if (c.other_system == s->index && c.other_body == b) sign -= 1;
+    if (sign == 0) continue;
+    double fk[3], r[3], tk[3];
+    for (int i = 0; i < 3; i++) fk[i] = sign * c.impulse[i] / dt;
+    tl_v3_sub(r, c.pos, p);
+    tl_v3_cross(tk, r, fk);
+    tl_v3_add(f, f, fk);
+    tl_v3_add(t, t, tk);
+  }
+  if (force) tl_v3_copy(force, f);
+  if (torque) tl_v3_copy(torque, t);
+  return TL_OK;
+}
+
+tl_status tl_system_frame_contact_wrench(tl_system *s, int fr, double force[3], double torque[3], tl_error *err) {
+  double pos[3];
+  tl_status st = bad_frame(s, fr, err);
+  if (!st) st = tl_system_frame_pose(s, fr, pos, NULL, err);
+  if (!st) st = tl_system_body_contact_wrench(s, s->m->frame_body[fr], pos, force, torque, err);
+  return st;
+}

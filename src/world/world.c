@@ -767,10 +767,15 @@ tl_status tl_world_integrate2(tl_world *w, tl_error *err) {
     if (s->integrator == TL_INTEGRATOR_EULER) tl_dyn_integrate_q(s->m, s->d.q, s->d.u, w->dt);
     s->kin_valid = s->dyn_valid = 0;
     memset(s->ext, 0, (size_t)s->m->nv * sizeof(double)); /* external forces last one step */
-    if (!state_finite(s) && !st)
+    if (!state_finite(s) && !st) {
+      int vel = 0, idx = 0;
+      char what[160] = "the state";
+      if (tl_system_find_nonfinite(s, INFINITY, &vel, &idx, NULL))
+        tl_system_state_entry_name(s, vel, idx, what, sizeof what);
       st = tl_error_set(err, TL_ERR_DIVERGED, s->m->source, 0, NULL,
-                        "system %d ('%s') diverged at t = %g s: the state became non-finite; every "
-                        "system was restored to the start of the step", i, s->m->name, w->time);
+                        "system %d ('%s') diverged at t = %g s: %s became non-finite; every "
+                        "system was restored to the start of the step", i, s->m->name, w->time, what);
+    }
   }
   if (st) {
     restore(w);

@@ -43,7 +43,14 @@ class Viewer {
     this.drawn = false;
     this.inspect = !live && src.n <= 1; // one frame: model inspection, no plots
     $('title').textContent = data.title || 'Talus';
-    document.title = `${data.title || 'Talus'} - Talus`;
+    document.title = `${data.diverged ? 'DIVERGED: ' : ''}${data.title || 'Talus'} - Talus`;
+    if (data.diverged) { // the run stopped at its last finite state: say so where it cannot be missed
+      const d = document.createElement('div');
+      d.id = 'diverged';
+      d.textContent = `DIVERGED: ${data.diverged}`;
+      d.style.cssText = 'color:#fff;background:#b00020;padding:2px 6px;margin-top:2px;font-weight:bold';
+      $('title').after(d);
+    }
     this.buildToggles();
     this.buildJointTable();
     this.plots = null;
