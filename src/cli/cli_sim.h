@@ -20,6 +20,9 @@
 #define CLI_SIM_GROUND_MU 0.8
 /* base_height min / max are taken over the last (1 - this) of the steps. */
 #define CLI_SIM_SETTLE_FRACTION 0.2
+/* max_penetration_settled_m leaves out the first this many seconds of simulated time
+ * (the drop and the first impact). */
+#define CLI_SIM_PENETRATION_SETTLE_S 0.1
 
 typedef struct cli_sim_options {
   const char *urdf; /* the URDF or world file argument */
@@ -64,6 +67,7 @@ typedef struct cli_sim_stats {
   double wall_time;       /* s, stepping loop only */
   double hmin, hmax, hfinal; /* z of body 0 (m) */
   double max_penetration; /* m */
+  double max_penetration_settled; /* m, after the first CLI_SIM_PENETRATION_SETTLE_S of the run */
   double max_limit_violation; /* largest distance of a joint coordinate outside its limits (rad, m) */
   double contact_sum;     /* sum over observed steps of the number of contacts */
   int nan_detected;

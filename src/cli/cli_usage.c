@@ -129,6 +129,7 @@ const char cli_usage_simulate[] =
     "                       steps_per_second, realtime_factor, controller,\n"
     "                       base_height {min,max,final} (z of body 0, min/max over\n"
     "                       the last 80% of the run), max_penetration_m,\n"
+    "                       max_penetration_settled_m (after the first 0.1 s),\n"
     "                       mean_contacts, max_limit_violation (largest distance\n"
     "                       of a joint coordinate outside its limits, rad or m,\n"
     "                       whole run), contact_links {LINK: fraction of steps\n"
