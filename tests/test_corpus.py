@@ -12,7 +12,7 @@ For every URDF:
   runs      `talus simulate URDF --duration 2 --json --record X.html --plot X.png` with every
             controller that applies: stand (default base: fixed iff the root link is `world`);
             trot for quadrupeds (floating base, four leaf bodies at the end of chains of three
-            or more joints); impedance and osc for arms (at most two leaf bodies, a chain of
+            joints, as the trot controller needs); impedance and osc for arms (at most two leaf bodies, a chain of
             four or more revolute joints; they weld the root to the world). Pass: exit 0, no
             sanitizer report on stderr, no NaN (nan_detected false, every number of the report
             finite, every float of the recorded frames finite), penetration under 1 cm after
@@ -20,7 +20,9 @@ For every URDF:
             frames, every <visual> is drawn or a warning names its file, the recording draws
             every collision geom of `talus info`, the plot is a PNG.
   pose      `talus view --pose --port 0 --record X.html`: the page is written (1 frame, the
-            same visual check), the server stops on SIGINT with exit 0. (`view --pose` serves
+            same visual check), the server stops on SIGINT with exit 0; where a link's visual and
+            collision are the same mesh file, the collision hull's box lies within 5 mm of the
+            visual mesh's (both read from the page, in the body frame). (`view --pose` serves
             until Ctrl-C: the test waits for the file, then sends SIGINT.)
 The cases run on N processes at once (default 2). A table of robot x case results is printed.
 Exit 0 all passed, 1 a case failed, 77 nothing could be tested.
@@ -44,6 +46,7 @@ SKIP = 77
 DURATION = 2.0
 FPS = 60
 MAX_SETTLED_PENETRATION = 0.01  # m, after the first 0.1 s
+MESH_BOX_TOLERANCE = 0.005  # m: collision hull box vs visual mesh box, same mesh file
 SANITIZER = re.compile(r"ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error:|"
                        r"SUMMARY: (Address|Undefined|Leak)Sanitizer")
 TIMEOUT = 900  # s per command (sanitizer build)
@@ -51,12 +54,16 @@ TIMEOUT = 900  # s per command (sanitizer build)
 
 # ---------------------------------------------------------------- the URDF, as a user reads it
 
-def urdf_geometry(path):
-    """Per link: the <visual> and <collision> elements as lists of mesh file names (None: a primitive)."""
+def read_urdf(path):
     with open(path, "rb") as f:
         data = f.read()
     # a trailing NUL byte (shared deepmimic_humanoid) is accepted by libxml2 but not by expat
-    root = ET.fromstring(data.rstrip(b"\0 \r\n\t"))
+    return data.rstrip(b"\0 \r\n\t")
+
+
+def urdf_geometry(path):
+    """Per link: the <visual> and <collision> elements as lists of mesh file names (None: a primitive)."""
+    root = ET.fromstring(read_urdf(path))
     vis, col = {}, {}
     for link in root.findall("link"):
         name = link.get("name")
@@ -65,6 +72,25 @@ def urdf_geometry(path):
                 mesh = el.find("geometry/mesh")
                 out.setdefault(name, []).append(mesh.get("filename") if mesh is not None else None)
     return vis, col
+
+
+def shared_meshes(path):
+    """Links whose visuals and collisions are the same mesh files at the same origins and scales."""
+    root = ET.fromstring(read_urdf(path))
+    out = set()
+    for link in root.findall("link"):
+        def key(el):
+            mesh = el.find("geometry/mesh")
+            if mesh is None:
+                return None
+            o = el.find("origin")
+            o = (o.get("xyz", ""), o.get("rpy", "")) if o is not None else ("", "")
+            return (mesh.get("filename"), mesh.get("scale", ""), o)
+        vis = sorted(map(str, (key(e) for e in link.findall("visual"))))
+        col = sorted(map(str, (key(e) for e in link.findall("collision"))))
+        if vis and vis == col and "None" not in vis:
+            out.add(link.get("name"))
+    return out
 
 
 def named_in(warnings, filename):
@@ -106,7 +132,7 @@ def classify(info):
         return out
 
     floating = info["base"] == "floating"
-    if floating and len(leaves) == 4 and all(len(chain(b)) >= 3 for b in leaves):
+    if floating and len(leaves) == 4 and all(len(chain(b)) == 3 for b in leaves):
         return "quadruped"
     revolute = max((sum(t in ("revolute", "continuous") for t in chain(b)) for b in leaves), default=0)
     if 1 <= len(leaves) <= 2 and revolute >= 4:
@@ -146,10 +172,54 @@ def embedded(path):
 
 
 def nonfinite_floats(b64):
+    a = floats(b64)
+    return sum(1 for v in a if not math.isfinite(v)), len(a)
+
+
+def floats(b64):
     import array
     a = array.array("f")
     a.frombytes(base64.b64decode(b64))
-    return sum(1 for v in a if not math.isfinite(v)), len(a)
+    return a
+
+
+def rotate(q, p):
+    """Rotate p by the unit quaternion q = (x, y, z, w)."""
+    x, y, z, w = q
+    tx, ty, tz = 2 * (y * p[2] - z * p[1]), 2 * (z * p[0] - x * p[2]), 2 * (x * p[1] - y * p[0])
+    return (p[0] + w * tx + y * tz - z * ty, p[1] + w * ty + z * tx - x * tz, p[2] + w * tz + x * ty - y * tx)
+
+
+def box_of(d, entries, mesh_of):
+    """Axis-aligned box (body frame) of the meshes of some recording entries; None if none."""
+    lo, hi = [math.inf] * 3, [-math.inf] * 3
+    for e in entries:
+        for m in mesh_of(e):
+            a = floats(d["meshes"][m]["positions"])
+            for k in range(0, len(a), 3):
+                p = rotate(e["quat"], a[k:k + 3])
+                for i in range(3):
+                    v = p[i] + e["pos"][i]
+                    lo[i], hi[i] = min(lo[i], v), max(hi[i], v)
+    return None if lo[0] == math.inf else (lo, hi)
+
+
+def mesh_mismatch(d, links):
+    """Links (same mesh file for visual and collision) whose collision box is off the visual's by > 5 mm."""
+    out = []
+    for link in sorted(links):
+        vis = box_of(d, [v for v in d.get("visuals", []) if v.get("link") == link and v.get("type") == "mesh"],
+                     lambda e: [p["mesh"] for p in e.get("parts", [])])
+        col = box_of(d, [c for c in d.get("collisions", []) if c.get("link") == link and "mesh" in c],
+                     lambda e: [e["mesh"]])
+        if vis is None or col is None:
+            continue
+        err = max(abs(a - b) for i in (0, 1) for a, b in zip(vis[i], col[i]))
+        if err > MESH_BOX_TOLERANCE:
+            fmt = lambda b: "[" + ", ".join(f"{lo:.3f}..{hi:.3f}" for lo, hi in zip(*b)) + "]"  # noqa: E731
+            out.append(f"link '{link}': collision mesh box {fmt(col)} is {err * 1000:.0f} mm off its visual's "
+                       f"{fmt(vis)} (same file)")
+    return out
 
 
 def sanitizer(stderr):
@@ -157,7 +227,7 @@ def sanitizer(stderr):
     return None if not m else stderr[max(0, m.start() - 200):m.start() + 600]
 
 
-def check_recording(html, frames, vis, ninfo_geoms, problems):
+def check_recording(html, frames, vis, ninfo_geoms, problems, same_mesh=()):
     try:
         d = embedded(html)
     except (OSError, ValueError) as e:
@@ -174,6 +244,7 @@ def check_recording(html, frames, vis, ninfo_geoms, problems):
     problems += geometry_problems("visual", vis, drawn, d.get("warnings", []))
     if len(d.get("collisions", [])) != ninfo_geoms:
         problems.append(f"recording draws {len(d.get('collisions', []))} collision geoms, talus info lists {ninfo_geoms}")
+    problems += mesh_mismatch(d, same_mesh)
 
 
 def run(cmd, **kw):
@@ -199,7 +270,7 @@ def case_info(ctx, urdf):
 
 
 def case_simulate(ctx, urdf, tag, args, info):
-    problems = []
+    problems, notes = [], []
     html = os.path.join(ctx.out, f"{tag}.html")
     png = os.path.join(ctx.out, f"{tag}.png")
     cmd = [ctx.talus, "simulate", urdf, "--duration", str(ctx.duration), "--json", "--record", html, "--plot", png,
@@ -215,7 +286,7 @@ def case_simulate(ctx, urdf, tag, args, info):
     try:
         rep = json.loads(r.stdout)
     except ValueError:
-        return problems + ["no JSON report on stdout"], dt, None
+        return problems + ["no JSON report on stdout"], dt, notes
     if rep.get("nan_detected") is not False:
         problems.append(f"nan_detected is {rep.get('nan_detected')}")
     problems += [f"{p} is not finite" for p in finite_numbers(rep)]
@@ -226,6 +297,9 @@ def case_simulate(ctx, urdf, tag, args, info):
     if isinstance(pen, (int, float)) and not pen < MAX_SETTLED_PENETRATION:
         problems.append(f"penetration {pen * 100:.3g} cm after the first 0.1 s (limit 1 cm; contacts: "
                         f"{', '.join(sorted(rep.get('contact_links') or {})[:6])})")
+    pen0 = rep.get("max_penetration_m")
+    if isinstance(pen0, (int, float)) and pen0 >= MAX_SETTLED_PENETRATION:
+        notes.append(f"note: {pen0 * 100:.3g} cm deep in the first 0.1 s (the start pose)")
     for key in ("final_gc", "base_height"):
         vals = rep.get(key)
         vals = list(vals.values()) if isinstance(vals, dict) else vals or []
@@ -244,7 +318,7 @@ def case_simulate(ctx, urdf, tag, args, info):
             problems.append(f"--plot: {png} is not a PNG figure")
     except OSError:
         problems.append("--plot wrote no file")
-    return problems, dt, rep
+    return problems, dt, notes
 
 
 def case_pose(ctx, urdf, tag, info):
@@ -283,8 +357,8 @@ def case_pose(ctx, urdf, tag, info):
         problems.append("view --pose --record wrote no page")
     else:
         vis, _ = urdf_geometry(urdf)
-        check_recording(html, 1, vis, len(info["geoms"]), problems)
-    return problems, dt
+        check_recording(html, 1, vis, len(info["geoms"]), problems, shared_meshes(urdf))
+    return problems, dt, []
 
 
 # ---------------------------------------------------------------- driver
@@ -344,7 +418,7 @@ def main():
         jobs = {}
         for u in urdfs:
             problems, info = infos[u]
-            results[(names[u], "info")] = (problems, 0.0)
+            results[(names[u], "info")] = (problems, 0.0, [])
             if info is None:
                 continue
             tag = re.sub(r"[^A-Za-z0-9_.-]+", "_", names[u])
@@ -356,13 +430,12 @@ def main():
         for fut in concurrent.futures.as_completed(jobs):
             key = jobs[fut]
             try:
-                res = fut.result()
-                results[key] = (res[0], res[1])
+                results[key] = fut.result()
             except Exception as e:  # a crash of the test itself is a failure too
-                results[key] = ([f"test error: {type(e).__name__}: {e}"], 0.0)
-            probs, secs = results[key]
+                results[key] = ([f"test error: {type(e).__name__}: {e}"], 0.0, [])
+            probs, secs, notes = results[key]
             print(f"{'ok  ' if not probs else 'FAIL'}  {key[0]} {key[1]} ({secs:.1f} s)", flush=True)
-            for p in probs:
+            for p in probs + notes:
                 print("        " + p.replace("\n", "\n        "), flush=True)
     elapsed = time.monotonic() - t_start
 
