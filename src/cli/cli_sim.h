@@ -45,6 +45,7 @@ typedef struct cli_sim_options {
   const char *record;  /* --record FILE.html */
   const char *csv;     /* --csv FILE.csv */
   const char *plot;    /* --plot FILE.png|svg|pdf */
+  const char *plot_system; /* --plot-system NAME|INDEX: the system the plots follow, or NULL */
   double fps;          /* --fps: frames per second of simulated time recorded */
   int view;            /* --view, or `talus view` */
   int view_cmd;        /* the command is `talus view` */
@@ -172,7 +173,8 @@ void cli_rec_free(cli_sim *s);
 
 /* cli_plot.c: draw the recorder's time series into `path` (png, svg, pdf) with matplotlib. */
 int cli_plot_check(const char *path);
-int cli_plot_write(const tl_recorder *rec, const char *path, const char *title);
+/* fixed_base: the plotted system has a fixed base (no base height and velocity panels). */
+int cli_plot_write(const tl_recorder *rec, const char *path, const char *title, int fixed_base);
 /* Write `script` (len bytes) as NAME into a temporary folder and run it with the plotting
  * interpreter and args (at most 13); CLI_EXIT_OK or CLI_EXIT_FAIL after a message. */
 int cli_plot_run_script(const unsigned char *script, size_t len, const char *name, char *const args[], int nargs);
