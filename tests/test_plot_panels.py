@@ -198,6 +198,20 @@ def case_system(tmp):
     ps = d.get("plot_systems") or []
     check(len(ps) == 2 and all(p["njq"] == 12 and p["nbm"] == 13 for p in ps),
           f"plot_systems: both systems' series recorded ({[(p.get('njq'), p.get('nbm')) for p in ps]})")
+    # every system's contact forces are recorded: at rest each robot's feet carry its weight
+    import array
+    import base64
+    fr = array.array("f")
+    fr.frombytes(base64.b64decode(d["frames"]))
+    F = d["layout"]["floats"]
+    last = fr[(d["nframe"] - 1) * F:d["nframe"] * F]
+    for p in ps:
+        weight = d["systems"][p["system"]]["mass"] * 9.81
+        fn = sum(last[p["body_fn"]:p["body_fn"] + p["nbm"]])
+        check(abs(fn - weight) < 0.05 * weight,
+              f"system {p['system']}: contact normal forces {fn:.1f} N = its weight {weight:.1f} N (5%)")
+        vz = last[p["base_vel"] + 2]
+        check(abs(vz) < 0.01, f"system {p['system']}: base velocity recorded, at rest ({vz:.4f} m/s)")
     ys = []
     for path in (csv0, csv1):
         with open(path, newline="") as f:
