@@ -273,8 +273,8 @@ def case_simulate(ctx, urdf, tag, args, info):
     problems, notes = [], []
     html = os.path.join(ctx.out, f"{tag}.html")
     png = os.path.join(ctx.out, f"{tag}.png")
-    cmd = [ctx.talus, "simulate", urdf, "--duration", str(ctx.duration), "--json", "--record", html, "--plot", png,
-           *args]
+    cmd = [ctx.talus, "simulate", urdf, "--duration", str(ctx.duration), "--json", "--record", html,
+           *(["--plot", png] if ctx.plot else []), *args]
     t0 = time.monotonic()
     r = run(cmd)
     dt = time.monotonic() - t0
@@ -294,10 +294,12 @@ def case_simulate(ctx, urdf, tag, args, info):
         if not isinstance(rep.get(key), (int, float)):
             problems.append(f"report: {key} is {rep.get(key)!r}")
     pen = rep.get("max_penetration_settled_m")
+    pen0 = rep.get("max_penetration_m")
+    if isinstance(pen, (int, float)) and isinstance(pen0, (int, float)) and not 0 <= pen <= pen0:
+        problems.append(f"report: max_penetration_settled_m {pen} is not within [0, max_penetration_m {pen0}]")
     if isinstance(pen, (int, float)) and not pen < MAX_SETTLED_PENETRATION:
         problems.append(f"penetration {pen * 100:.3g} cm after the first 0.1 s (limit 1 cm; contacts: "
                         f"{', '.join(sorted(rep.get('contact_links') or {})[:6])})")
-    pen0 = rep.get("max_penetration_m")
     if isinstance(pen0, (int, float)) and pen0 >= MAX_SETTLED_PENETRATION:
         notes.append(f"note: {pen0 * 100:.3g} cm deep in the first 0.1 s (the start pose)")
     for key in ("final_gc", "base_height"):
@@ -311,6 +313,8 @@ def case_simulate(ctx, urdf, tag, args, info):
         check_recording(html, frames, vis, len(info["geoms"]), problems)
     else:
         problems.append("--record wrote no file")
+    if not ctx.plot:
+        return problems, dt, notes
     try:
         with open(png, "rb") as f:
             head = f.read(8)
@@ -407,6 +411,9 @@ def main():
     if shutil.which(ctx.talus) is None and not os.access(ctx.talus, os.X_OK):
         print(f"FAIL: {ctx.talus} is not an executable")
         return 1
+    ctx.plot = subprocess.run([sys.executable, "-c", "import matplotlib"], capture_output=True).returncode == 0
+    if not ctx.plot:
+        print("NOTE: matplotlib cannot be imported: --plot is left out (Debian: python3-matplotlib)")
     ctx.out = a.keep or tempfile.mkdtemp(prefix="talus-corpus-")
     os.makedirs(ctx.out, exist_ok=True)
     print(f"corpus: {len(urdfs)} URDFs, {a.jobs} processes, talus {ctx.talus}, files in {ctx.out}", flush=True)
