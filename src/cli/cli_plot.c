@@ -100,7 +100,7 @@ int cli_plot_run_script(const unsigned char *script, size_t len, const char *nam
   return rc;
 }
 
-int cli_plot_write(const tl_recorder *rec, const char *path, const char *title) {
+int cli_plot_write(const tl_recorder *rec, const char *path, const char *title, int fixed_base) {
   char dir[4096], csv[4200], script[4200];
   if (make_tmpdir(dir, sizeof dir) != 0) return CLI_EXIT_FAIL;
   snprintf(csv, sizeof csv, "%s/series.csv", dir);
@@ -115,7 +115,8 @@ int cli_plot_write(const tl_recorder *rec, const char *path, const char *title) 
     cli_errorf("--plot: cannot write %s: %s", script, strerror(errno));
     rc = CLI_EXIT_FAIL;
   } else {
-    char *argv[] = {(char *)python(), script, csv, (char *)path, (char *)(title ? title : "Talus"), NULL};
+    char *argv[] = {(char *)python(), script, csv, (char *)path, (char *)(title ? title : "Talus"),
+                    fixed_base ? "--fixed-base" : NULL, NULL};
     int st = run(argv, 0);
     if (st != 0) {
       cli_errorf("--plot '%s': %s %s failed (exit status %d)", path, python(), "talus_plot.py", st);

@@ -24,6 +24,9 @@
 #define CLI_SIM_DIVERGE_LIMIT 1e10
 /* base_height min / max are taken over the last (1 - this) of the steps. */
 #define CLI_SIM_SETTLE_FRACTION 0.2
+/* max_penetration_settled_m leaves out the first this many seconds of simulated time
+ * (the drop and the first impact). */
+#define CLI_SIM_PENETRATION_SETTLE_S 0.1
 
 typedef struct cli_sim_options {
   const char *urdf; /* the URDF or world file argument */
@@ -46,6 +49,7 @@ typedef struct cli_sim_options {
   const char *record;  /* --record FILE.html */
   const char *csv;     /* --csv FILE.csv */
   const char *plot;    /* --plot FILE.png|svg|pdf */
+  const char *plot_system; /* --plot-system NAME|INDEX: the system the plots follow, or NULL */
   double fps;          /* --fps: frames per second of simulated time recorded */
   int view;            /* --view, or `talus view` */
   int view_cmd;        /* the command is `talus view` */
@@ -73,6 +77,7 @@ typedef struct cli_sim_stats {
   double wall_time;       /* s, stepping loop only */
   double hmin, hmax, hfinal; /* z of body 0 (m) */
   double max_penetration; /* m */
+  double max_penetration_settled; /* m, after the first CLI_SIM_PENETRATION_SETTLE_S of the run */
   double max_limit_violation; /* largest distance of a joint coordinate outside its limits (rad, m) */
   double contact_sum;     /* sum over observed steps of the number of contacts */
   int nan_detected;
@@ -187,7 +192,8 @@ void cli_rec_free(cli_sim *s);
 
 /* cli_plot.c: draw the recorder's time series into `path` (png, svg, pdf) with matplotlib. */
 int cli_plot_check(const char *path);
-int cli_plot_write(const tl_recorder *rec, const char *path, const char *title);
+/* fixed_base: the plotted system has a fixed base (no base height and velocity panels). */
+int cli_plot_write(const tl_recorder *rec, const char *path, const char *title, int fixed_base);
 /* Write `script` (len bytes) as NAME into a temporary folder and run it with the plotting
  * interpreter and args (at most 13); CLI_EXIT_OK or CLI_EXIT_FAIL after a message. */
 int cli_plot_run_script(const unsigned char *script, size_t len, const char *name, char *const args[], int nargs);

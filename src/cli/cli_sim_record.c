@@ -46,6 +46,9 @@ int cli_rec_option(int argc, char **argv, int *i, cli_sim_options *o, int *bad) 
   } else if ((r = cli_option_value(argc, argv, i, "--plot", &v)) != 0) {
     *bad = r < 0;
     o->plot = v;
+  } else if ((r = cli_option_value(argc, argv, i, "--plot-system", &v)) != 0) {
+    *bad = r < 0;
+    o->plot_system = v;
   } else if ((r = cli_option_value(argc, argv, i, "--fps", &v)) != 0) {
     *bad = r < 0 || cli_parse_double("--fps", v, &o->fps) != 0;
     if (!*bad && !(o->fps > 0)) {
@@ -112,6 +115,23 @@ static int rec_error(const char *what, const tl_error *err) {
   return CLI_EXIT_FAIL;
 }
 
+/* --plot-system NAME|INDEX: a world file's system name, a robot name or an index into the
+ * world's systems; -1 after an error message. */
+static int plot_system(const cli_sim *s, const char *text) {
+  int n = tl_world_nsystem(s->world);
+  for (int i = 0; i < s->scene.nsystem; ++i)
+    if (s->scene.systems[i].name && strcmp(s->scene.systems[i].name, text) == 0) return s->scene.systems[i].index;
+  for (int i = 0; i < n; ++i) {
+    const char *name = tl_model_name(tl_system_model(tl_world_system(s->world, i)));
+    if (name && strcmp(name, text) == 0) return i;
+  }
+  char *end = NULL;
+  long k = strtol(text, &end, 10);
+  if (end != text && *end == '\0' && k >= 0 && k < n) return (int)k;
+  cli_errorf("option --plot-system: no system named '%s' (and not an index 0 .. %d)", text, n - 1);
+  return -1;
+}
+
 static int start_viewer(cli_sim *s) {
   const cli_sim_options *o = s->opt;
   tl_error err;
@@ -143,6 +163,7 @@ int cli_rec_setup(cli_sim *s) {
   ro.fps = o->fps > 0 ? o->fps : CLI_RECORD_DEFAULT_FPS;
   ro.keep_frames = o->record || o->csv || o->plot;
   ro.main_system = s->sys_index >= 0 ? s->sys_index : -1;
+  if (o->plot_system && (ro.main_system = plot_system(s, o->plot_system)) < 0) return CLI_EXIT_USAGE;
   /* a world file's name, else the robot's (the recorder's default) */
   if (o->world) ro.title = s->scene.name && s->scene.name[0] ? s->scene.name : o->urdf;
   if (ro.keep_frames && isfinite(o->duration))
@@ -195,8 +216,11 @@ int cli_rec_finish(cli_sim *s) {
   if (!s->stats.diverged_beyond && tl_recorder_time(s->rec) < tl_world_time(s->world) &&
       tl_recorder_capture(s->rec, &err) != TL_OK)
     return rec_error("recorder", &err);
+  /* the plotted system (--plot-system, default the first): its name titles the plot */
+  int main = tl_recorder_main_system(s->rec);
+  const tl_model *pm = main >= 0 ? tl_system_model(tl_world_system(s->world, main)) : NULL;
   char title[900];
-  const char *name = s->model ? tl_model_name(s->model) : o->urdf;
+  const char *name = pm ? tl_model_name(pm) : s->model ? tl_model_name(s->model) : o->urdf;
   snprintf(title, sizeof title, "%s", name);
   if (s->stats.diverged) { /* the files end at the last finite state: marked as such */
     char mark[1300];
@@ -209,7 +233,7 @@ int cli_rec_finish(cli_sim *s) {
   int rc = CLI_EXIT_OK;
   if (o->record && tl_recorder_write_html(s->rec, o->record, &err) != TL_OK) rc = rec_error("--record", &err);
   if (o->csv && tl_recorder_write_csv(s->rec, o->csv, &err) != TL_OK) rc = rec_error("--csv", &err);
-  if (o->plot && cli_plot_write(s->rec, o->plot, title) != CLI_EXIT_OK)
+  if (o->plot && cli_plot_write(s->rec, o->plot, title, pm && tl_model_base(pm) == TL_BASE_FIXED) != CLI_EXIT_OK)
     rc = CLI_EXIT_FAIL;
   if (rc == CLI_EXIT_OK && (o->record || o->csv || o->plot) && !o->json)
     fprintf(stderr, "talus: recorded %lld frame%s%s%s%s%s%s%s%s\n", tl_recorder_nframe(s->rec),

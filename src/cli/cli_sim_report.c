@@ -116,6 +116,7 @@ static cJSON *sim_json(const cli_sim *s) {
   ok = ok && add_run(root, s) == 0;
   ok = ok && add_height(root, &s->stats) == 0;
   ok = ok && cJSON_AddNumberToObject(root, "max_penetration_m", s->stats.max_penetration) != NULL;
+  ok = ok && cJSON_AddNumberToObject(root, "max_penetration_settled_m", s->stats.max_penetration_settled) != NULL;
   ok = ok && cJSON_AddNumberToObject(root, "mean_contacts", mean_contacts(s)) != NULL;
   ok = ok && cJSON_AddNumberToObject(root, "max_limit_violation", s->stats.max_limit_violation) != NULL;
   ok = ok && add_contact_links(root, s) == 0;

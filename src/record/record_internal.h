@@ -32,12 +32,24 @@ typedef struct tl_rec_layout {
   int poses;         /* 7 per body of every system: px py pz qx qy qz qw */
   int com;           /* 3 per system */
   int energy;        /* kinetic, potential (J, all systems) */
-  int base_vel;      /* main system: world linear velocity of body 0's origin (3); -1 if none */
+  int base_vel;      /* main system: world linear velocity of body 0's origin (3); -1 if none
+                      * (every system's series: tl_recorder.plot) */
   int joint_q;       /* main system: q after the base's coordinates (njq) */
   int joint_tau;     /* main system: applied generalized force after the base's DOFs (njv) */
   int body_fn;       /* main system: contact normal force on each body (nbody) */
   int njq, njv, nbm; /* sizes of the three parts above */
 } tl_rec_layout;
+
+/* The plotted series of one system (offsets into a frame, floats); the main
+ * system's are also the layout's base_vel .. body_fn. */
+typedef struct tl_rec_sys_plot {
+  int base_vel;      /* world linear velocity of body 0's origin (3) */
+  int joint_q;       /* q after the base's coordinates (njq) */
+  int joint_tau;     /* applied generalized force after the base's DOFs (njv) */
+  int body_fn;       /* contact normal force on each body (nbm) */
+  int njq, njv, nbm;
+  int q0, v0;        /* coordinates / DOFs of the root joint (floating: 7 / 6, fixed: 0 / 0) */
+} tl_rec_sys_plot;
 
 struct tl_recorder {
   tl_world *world;
@@ -48,7 +60,8 @@ struct tl_recorder {
   int main;          /* main system or -1 */
   int q0, v0;        /* main: first joint coordinate / DOF after the base */
   tl_rec_layout L;
-  double *q, *u, *tau; /* main system scratch (nq, nv, nv) */
+  tl_rec_sys_plot *plot; /* [nsys] the series of every system (recorder.c) */
+  double *q, *u, *tau; /* scratch of the largest system (nq, nv, nv) */
 
   /* the scene: JSON text without the frame arrays, ends with '}' */
   char *scene;
@@ -71,6 +84,9 @@ struct tl_recorder {
 
 /* record_scene.c: the scene JSON (rec->scene); 0 or a status (err filled). */
 tl_status tl_rec_build_scene(tl_recorder *rec, tl_error *err);
+/* recorder.c: the member "plot_systems" of the scene: per system, the offsets of its
+ * series in a frame and their names (docs/viewer.md); 0 or -1 (no memory). */
+int tl_rec_add_plot_systems(const tl_recorder *rec, cJSON *root);
 /* Add a warning (printf format); silently dropped past TL_REC_MAX_WARNINGS. */
 void tl_rec_warn(tl_recorder *rec, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -503,7 +503,10 @@ static int build(scene_ctx *c) {
   if (!c->meshes || !vis || !col) return -1;
   for (int s = 0; s < c->rec->nsys; ++s)
     if (add_system_geometry(c, vis, col, s)) return -1;
-  return add_frames(c) || add_joints(c) || add_statics(c) || add_warnings(c) ? -1 : 0;
+  return add_frames(c) || add_joints(c) || tl_rec_add_plot_systems(c->rec, c->root) || add_statics(c) ||
+                 add_warnings(c)
+             ? -1
+             : 0;
 }
 
 tl_status tl_rec_build_scene(tl_recorder *rec, tl_error *err) {

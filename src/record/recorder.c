@@ -77,6 +77,10 @@ static int pick_main(tl_world *w) {
   return n > 0 ? 0 : -1;
 }
 
+/* Offsets of every part of a frame: time, poses, centres of mass, energies, then the plotted
+ * series of each system in world order (base velocity, joint coordinates, joint forces, body
+ * contact forces), so that the plots can follow any system; the main system's series are also
+ * the layout's base_vel .. body_fn (a world of one system keeps the layout it always had). */
 static void layout(tl_recorder *r) {
   tl_rec_layout *L = &r->L;
   memset(L, 0, sizeof(*L));
@@ -86,17 +90,24 @@ static void layout(tl_recorder *r) {
   L->poses = k, k += 7 * nbody;
   L->com = k, k += 3 * r->nsys;
   L->energy = k, k += 2;
+  for (int s = 0; s < r->nsys; ++s) {
+    const tl_model *m = tl_system_model(tl_world_system(r->world, s));
+    tl_rec_sys_plot *P = &r->plot[s];
+    base_dims(m, &P->q0, &P->v0);
+    P->njq = tl_model_nq(m) - P->q0;
+    P->njv = tl_model_nv(m) - P->v0;
+    P->nbm = tl_model_nbody(m);
+    P->base_vel = k, k += 3;
+    P->joint_q = k, k += P->njq;
+    P->joint_tau = k, k += P->njv;
+    P->body_fn = k, k += P->nbm;
+  }
   L->base_vel = L->joint_q = L->joint_tau = L->body_fn = -1;
   if (r->main >= 0) {
-    const tl_model *m = tl_system_model(tl_world_system(r->world, r->main));
-    base_dims(m, &r->q0, &r->v0);
-    L->njq = tl_model_nq(m) - r->q0;
-    L->njv = tl_model_nv(m) - r->v0;
-    L->nbm = tl_model_nbody(m);
-    L->base_vel = k, k += 3;
-    L->joint_q = k, k += L->njq;
-    L->joint_tau = k, k += L->njv;
-    L->body_fn = k, k += L->nbm;
+    const tl_rec_sys_plot *P = &r->plot[r->main];
+    r->q0 = P->q0, r->v0 = P->v0;
+    L->njq = P->njq, L->njv = P->njv, L->nbm = P->nbm;
+    L->base_vel = P->base_vel, L->joint_q = P->joint_q, L->joint_tau = P->joint_tau, L->body_fn = P->body_fn;
   }
   L->floats = k;
 }
@@ -163,21 +174,30 @@ static void frame_bodies(tl_recorder *r, float *f) {
   f[r->L.energy + 1] = (float)pe;
 }
 
-static void frame_main(tl_recorder *r, float *f) {
-  if (r->main < 0) return;
-  tl_system *sys = tl_world_system(r->world, r->main);
-  const tl_rec_layout *L = &r->L;
-  int nq = tl_system_nq(sys), nv = tl_system_nv(sys);
-  double pos[3], R[9], v[3] = {NAN, NAN, NAN};
-  if (tl_system_body_pose(sys, 0, pos, R, NULL) == TL_OK) tl_system_point_velocity(sys, 0, pos, v, NULL, NULL);
-  for (int i = 0; i < 3; ++i) f[L->base_vel + i] = (float)v[i];
-  if (tl_system_get_state(sys, r->q, nq, r->u, nv, NULL) != TL_OK)
-    for (int i = 0; i < nq; ++i) r->q[i] = NAN;
-  if (tl_system_applied_generalized_force(sys, r->tau, nv, NULL) != TL_OK)
-    for (int i = 0; i < nv; ++i) r->tau[i] = NAN;
-  for (int i = 0; i < L->njq; ++i) f[L->joint_q + i] = (float)r->q[r->q0 + i];
-  for (int i = 0; i < L->njv; ++i) f[L->joint_tau + i] = (float)r->tau[r->v0 + i];
-  for (int i = 0; i < L->nbm; ++i) f[L->body_fn + i] = 0.0f;
+/* The plotted series of every system (base velocity, joint coordinates and forces; the body
+ * contact forces are summed by frame_contacts). */
+static void frame_plots(tl_recorder *r, float *f) {
+  for (int s = 0; s < r->nsys; ++s) {
+    tl_system *sys = tl_world_system(r->world, s);
+    const tl_rec_sys_plot *P = &r->plot[s];
+    int nq = tl_system_nq(sys), nv = tl_system_nv(sys);
+    double pos[3], R[9], v[3] = {NAN, NAN, NAN};
+    if (tl_system_body_pose(sys, 0, pos, R, NULL) == TL_OK) tl_system_point_velocity(sys, 0, pos, v, NULL, NULL);
+    for (int i = 0; i < 3; ++i) f[P->base_vel + i] = (float)v[i];
+    if (tl_system_get_state(sys, r->q, nq, r->u, nv, NULL) != TL_OK)
+      for (int i = 0; i < nq; ++i) r->q[i] = NAN;
+    if (tl_system_applied_generalized_force(sys, r->tau, nv, NULL) != TL_OK)
+      for (int i = 0; i < nv; ++i) r->tau[i] = NAN;
+    for (int i = 0; i < P->njq; ++i) f[P->joint_q + i] = (float)r->q[P->q0 + i];
+    for (int i = 0; i < P->njv; ++i) f[P->joint_tau + i] = (float)r->tau[P->v0 + i];
+    for (int i = 0; i < P->nbm; ++i) f[P->body_fn + i] = 0.0f;
+  }
+}
+
+/* Add fn to the contact normal force of body b of system s (a static geom: s < 0). */
+static void add_body_fn(const tl_recorder *r, float *f, int s, int b, double fn) {
+  if (s < 0 || s >= r->nsys || b < 0 || b >= r->plot[s].nbm) return;
+  f[r->plot[s].body_fn + b] += (float)fn;
 }
 
 /* Contacts of the last step into the contact buffer (room reserved). */
@@ -197,10 +217,8 @@ static void frame_contacts(tl_recorder *r, float *f, int n) {
     }
     out += TL_REC_CONTACT_FLOATS;
     ++kept;
-    if (r->main < 0) continue;
-    if (c.system == r->main && c.body >= 0 && c.body < r->L.nbm) f[r->L.body_fn + c.body] += (float)fn;
-    if (c.other_system == r->main && c.other_body >= 0 && c.other_body < r->L.nbm)
-      f[r->L.body_fn + c.other_body] += (float)fn;
+    add_body_fn(r, f, c.system, c.body, fn);
+    add_body_fn(r, f, c.other_system, c.other_body, fn);
   }
   r->ncontact += kept;
 }
@@ -217,7 +235,7 @@ tl_status tl_recorder_capture(tl_recorder *r, tl_error *err) {
   r->last_time = tl_world_time(r->world);
   f[r->L.time] = (float)r->last_time;
   frame_bodies(r, f);
-  frame_main(r, f);
+  frame_plots(r, f);
   r->cstart[r->nframe] = (uint32_t)r->ncontact;
   frame_contacts(r, f, n);
   r->cstart[r->nframe + 1] = (uint32_t)r->ncontact;
@@ -266,14 +284,19 @@ static tl_status alloc_parts(tl_recorder *r, const tl_record_options *o) {
   for (int s = 0; s < r->nsys; ++s)
     r->body0[s + 1] = r->body0[s] + tl_model_nbody(tl_system_model(tl_world_system(r->world, s)));
   r->main = o->main_system >= 0 ? o->main_system : pick_main(r->world);
+  r->plot = calloc((size_t)r->nsys + 1, sizeof(*r->plot));
+  if (!r->plot) return TL_ERR_MEMORY;
   layout(r);
-  if (r->main >= 0) {
-    tl_system *m = tl_world_system(r->world, r->main);
-    r->q = calloc((size_t)tl_system_nq(m) + 1, sizeof(double));
-    r->u = calloc((size_t)tl_system_nv(m) + 1, sizeof(double));
-    r->tau = calloc((size_t)tl_system_nv(m) + 1, sizeof(double));
-    if (!r->q || !r->u || !r->tau) return TL_ERR_MEMORY;
+  int nq = 0, nv = 0;
+  for (int s = 0; s < r->nsys; ++s) {
+    tl_system *sys = tl_world_system(r->world, s);
+    if (tl_system_nq(sys) > nq) nq = tl_system_nq(sys);
+    if (tl_system_nv(sys) > nv) nv = tl_system_nv(sys);
   }
+  r->q = calloc((size_t)nq + 1, sizeof(double));
+  r->u = calloc((size_t)nv + 1, sizeof(double));
+  r->tau = calloc((size_t)nv + 1, sizeof(double));
+  if (!r->q || !r->u || !r->tau) return TL_ERR_MEMORY;
   const char *title = o->title;
   if (!title) title = r->main >= 0 ? tl_model_name(tl_system_model(tl_world_system(r->world, r->main))) : "world";
   r->title = strdup(title ? title : "");
@@ -313,6 +336,7 @@ tl_status tl_recorder_create(tl_world *world, const tl_record_options *opt, tl_r
 void tl_recorder_free(tl_recorder *r) {
   if (!r) return;
   free(r->body0);
+  free(r->plot);
   free(r->q);
   free(r->u);
   free(r->tau);
@@ -337,6 +361,64 @@ tl_status tl_recorder_mark_diverged(tl_recorder *r, const char *message, tl_erro
 }
 
 const char *tl_recorder_diverged(const tl_recorder *r) { return r ? r->diverged : NULL; }
+
+/* Series names: a joint's name, with a suffix per coordinate of a multi-coordinate joint
+ * (the scene's "plots" use the same names; by tl_joint_type). */
+static const char *const series_q[7][4] = {
+    {""}, {""}, {""}, {""}, {".w", ".x", ".y", ".z"}, {".1", ".2"}, {".x", ".y", ".th"}};
+static const char *const series_v[7][3] = {{""}, {""}, {""}, {""}, {".x", ".y", ".z"}, {".1", ".2"}, {".x", ".y", ".th"}};
+
+static int push_series(cJSON *arr, const char *name, const char *suffix) {
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s%s", name ? name : "", suffix ? suffix : "");
+  cJSON *x = cJSON_CreateString(buf);
+  if (!x || !cJSON_AddItemToArray(arr, x)) {
+    cJSON_Delete(x);
+    return -1;
+  }
+  return 0;
+}
+
+static int add_int(cJSON *o, const char *key, int v) { return cJSON_AddNumberToObject(o, key, v) ? 0 : -1; }
+
+static int plot_system(const tl_recorder *r, int s, cJSON *o) {
+  const tl_model *m = tl_system_model(tl_world_system(r->world, s));
+  const tl_rec_sys_plot *P = &r->plot[s];
+  if (add_int(o, "system", s) || add_int(o, "base_vel", P->base_vel) || add_int(o, "joint_q", P->joint_q) ||
+      add_int(o, "joint_tau", P->joint_tau) || add_int(o, "body_fn", P->body_fn) || add_int(o, "njq", P->njq) ||
+      add_int(o, "njv", P->njv) || add_int(o, "nbm", P->nbm))
+    return -1;
+  cJSON *pq = cJSON_AddArrayToObject(o, "joint_q_names");
+  cJSON *pt = cJSON_AddArrayToObject(o, "joint_tau_names");
+  cJSON *pb = cJSON_AddArrayToObject(o, "body_names");
+  if (!pq || !pt || !pb) return -1;
+  for (int b = 0; b < tl_model_nbody(m); ++b) {
+    tl_joint_type t = tl_model_joint_type(m, b);
+    const char *name = tl_model_joint_name(m, b);
+    if (b > 0 && (int)t >= 0 && (int)t < 7) {
+      for (int k = 0; k < tl_joint_nq(t); ++k)
+        if (push_series(pq, name, series_q[t][k])) return -1;
+      for (int k = 0; k < tl_joint_nv(t); ++k)
+        if (push_series(pt, name, series_v[t][k])) return -1;
+    }
+    if (push_series(pb, tl_model_body_name(m, b), NULL)) return -1;
+  }
+  return 0;
+}
+
+int tl_rec_add_plot_systems(const tl_recorder *r, cJSON *root) {
+  cJSON *arr = cJSON_AddArrayToObject(root, "plot_systems");
+  if (!arr) return -1;
+  for (int s = 0; s < r->nsys; ++s) {
+    cJSON *o = cJSON_CreateObject();
+    if (!o || !cJSON_AddItemToArray(arr, o)) {
+      cJSON_Delete(o);
+      return -1;
+    }
+    if (plot_system(r, s, o)) return -1;
+  }
+  return 0;
+}
 
 long long tl_recorder_nframe(const tl_recorder *r) { return r ? r->nframe : 0; }
 long long tl_recorder_frames_taken(const tl_recorder *r) { return r ? r->taken : 0; }

@@ -3,7 +3,8 @@
 // Scripts see when the page is ready: <body data-talus-frames="N"> once the first frame is
 // drawn, data-talus-error="..." when anything failed.
 // URL hash options: #frame=K|last, play=0|1, speed=X, show=a,b, hide=a,b with layers visual,
-// collision, contacts, frames, axes, com, follow, robots (every system's bodies).
+// collision, contacts, frames, axes, com, follow, robots (every system's bodies); plots=INDEX|ROBOT
+// (the system the plots follow: its index in the world or its robot's name; default the main one).
 import 'uplot/dist/uPlot.min.css';
 import './style.css';
 import { RecordedFrames, LiveFrames, indexAt } from './data.js';
@@ -26,7 +27,8 @@ const LAYERS = [
 function hashOptions() {
   const p = new URLSearchParams(location.hash.replace(/^#/, ''));
   const list = (k) => new Set((p.get(k) || '').split(',').filter(Boolean));
-  return { frame: p.get('frame'), play: p.get('play'), speed: p.get('speed'), show: list('show'), hide: list('hide') };
+  return { frame: p.get('frame'), play: p.get('play'), speed: p.get('speed'), show: list('show'), hide: list('hide'),
+    plots: p.get('plots') };
 }
 
 class Viewer {
@@ -205,7 +207,7 @@ class Viewer {
 
   startPlots() {
     if (this.src.n === 0 || this.plots || this.inspect) return;
-    this.plots = new Plots($('plots'), this.data, this.src, (t) => this.seek(t));
+    this.plots = new Plots($('plots'), this.data, this.src, (t) => this.seek(t), this.opts.plots);
     // uPlot lays its charts out asynchronously: place the cursors once it has
     requestAnimationFrame(() => this.plots && this.plots.setTime(this.time));
   }
