@@ -64,14 +64,10 @@ tl_status sc_read_file(const char *path, char **out, size_t *len, tl_error *err)
 }
 
 int tl_scene_is_world_file(const char *path) {
-  FILE *f = path ? fopen(path, "rb") : NULL;
-  if (!f) return -1;
   char buf[65536];
-  size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-  int bad = ferror(f);
-  fclose(f);
-  if (bad) return -1;
-  buf[n] = '\0';
+  long got = tl_read_head(path, buf, sizeof buf); /* a FIFO or device is not waited on */
+  if (got < 0) return -1;
+  size_t n = (size_t)got;
   const char *c = buf;
   if (n >= 3 && memcmp(c, "\xEF\xBB\xBF", 3) == 0) c += 3;
   for (;;) { /* skip white space, <?...?>, <!--...--> and <!...> */

@@ -10,16 +10,13 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/file.h"
 #include "scene/scene_internal.h"
 #include "sweep/sweep_internal.h"
 
 int tl_sweep_is_file(const char *path) {
-  FILE *f = path ? fopen(path, "rb") : NULL;
-  if (!f) return -1;
   char buf[4096];
-  size_t n = fread(buf, 1, sizeof buf - 1, f);
-  fclose(f);
-  buf[n] = '\0';
+  if (tl_read_head(path, buf, sizeof buf) < 0) return -1; /* a FIFO or device is not waited on */
   const char *c = buf;
   for (;;) { /* skip white space, <?...?> and <!--...--> */
     while (*c == ' ' || *c == '\t' || *c == '\r' || *c == '\n') c++;

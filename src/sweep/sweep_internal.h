@@ -183,6 +183,7 @@ struct tl_sweep_results {
   /* the CSV */
   char *csv;                /* path or NULL */
   int fd;                   /* append descriptor while running, -1 */
+  int stream;               /* csv is a device or FIFO: written once, at the end */
 };
 tl_status sw_results_open(const tl_sweep *sw, const char *csv, int resume, tl_sweep_results **out, tl_error *err);
 /* Store a finished row (takes ownership) and append it to the CSV. */

@@ -190,36 +190,27 @@ static tl_status io_error(const char *path, const char *what, tl_error *err) {
   return sw_error(err, TL_ERR_IO, path, 0, "out", "cannot %s: %s", what, strerror(errno));
 }
 
-/* Every row of the table in sample order into a new file renamed over path. */
+/* Every row of the table in sample order, by the output rules of base/file.h:
+ * a new or regular file is replaced atomically, a device or FIFO written through. */
 static tl_status write_sorted(const tl_sweep_results *r, tl_error *err) {
   const tl_sweep *sw = r->sw;
-  size_t len = strlen(r->csv) + 32;
-  char *tmp = malloc(len), *h = header(sw), *row = malloc((size_t)sw_row_cap(sw));
+  char *h = header(sw), *row = malloc((size_t)sw_row_cap(sw));
   tl_status st = TL_OK;
-  if (!tmp || !h || !row) {
+  if (!h || !row) {
     st = sw_error(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
     goto done;
   }
-  snprintf(tmp, len, "%s.tmp.%ld", r->csv, (long)getpid());
-  FILE *f = fopen(tmp, "w");
-  if (!f) {
-    st = io_error(tmp, "write", err);
-    goto done;
-  }
-  int ok = fputs(h, f) >= 0;
+  tl_out o;
+  st = tl_out_open(&o, r->csv, "the sweep table", err);
+  if (st != TL_OK) goto done;
+  int ok = fputs(h, o.f) >= 0;
   for (long i = 0; i < r->n && ok; ++i) {
     if (!r->row[i]) continue;
     int k = sw_format_row(sw, r->row[i], row, sw_row_cap(sw));
-    ok = k > 0 && fwrite(row, 1, (size_t)k, f) == (size_t)k;
+    ok = k > 0 && fwrite(row, 1, (size_t)k, o.f) == (size_t)k;
   }
-  if (fflush(f) != 0 || fsync(fileno(f)) != 0) ok = 0;
-  if (fclose(f) != 0) ok = 0;
-  if (!ok || rename(tmp, r->csv) != 0) {
-    st = io_error(r->csv, "write", err);
-    unlink(tmp);
-  }
+  st = tl_out_commit(&o, ok, err);
 done:
-  free(tmp);
   free(h);
   free(row);
   return st;
@@ -285,10 +276,12 @@ tl_status sw_results_open(const tl_sweep *sw, const char *csv, int resume, tl_sw
   r->row = calloc((size_t)r->n, sizeof(sw_record *));
   r->csv = csv && csv[0] ? strdup(csv) : NULL;
   tl_status st = r->row && (!csv || !csv[0] || r->csv) ? TL_OK : sw_error(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
-  if (st == TL_OK && r->csv && resume) st = read_back(r, err);
-  /* a fresh file with the header and the rows read back (a partial last line is gone) */
-  if (st == TL_OK && r->csv) st = write_sorted(r, err);
-  if (st == TL_OK && r->csv) {
+  r->stream = r->csv && tl_out_is_stream(r->csv);
+  if (st == TL_OK && r->csv && resume && !r->stream) st = read_back(r, err); /* a stream has nothing to read back */
+  /* a fresh file with the header and the rows read back (a partial last line is gone); a device or
+   * FIFO (/dev/stdout, a pipe) gets the table once, at the end */
+  if (st == TL_OK && r->csv && !r->stream) st = write_sorted(r, err);
+  if (st == TL_OK && r->csv && !r->stream) {
     r->fd = open(r->csv, O_WRONLY | O_APPEND | O_CLOEXEC);
     if (r->fd < 0) st = io_error(r->csv, "open for appending", err);
   }

