@@ -202,24 +202,87 @@ static int geom_ok(const tl_world *w, int s, int b, int g) {
   return b >= 0 && b < m->nbody && g >= 0 && g < m->ngeom;
 }
 
-/* 0 if the next n ints are a permutation of 0..n-1 (quadratic: n is the
- * number of geoms, and nothing is allocated). */
-/* Check the contacts' records (indices in range, numbers finite). */
-static tl_status check_contacts(const tl_world *w, rbuf *b, int n, tl_error *err) {
-  for (int i = 0; i < n; i++) {
-    int id[6], finite = 1;
-    for (int k = 0; k < 6; k++)
-      if (get_i32(b, &id[k])) return bad(err, "truncated contact records");
-    if (!get_f64s(b, 29, &finite)) return bad(err, "truncated contact records");
-    if (!geom_ok(w, id[0], id[1], id[2]) || id[0] < 0 || !geom_ok(w, id[3], id[4], id[5]) || !finite)
-      return tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot",
-                          "contact %d names a geom this world does not have, or is not finite: the snapshot "
-                          "comes from another world", i);
-  }
-  return TL_OK;
+/* A contact record's numbers by the setters' rules: a finite position,
+ * an orthonormal right-handed frame, friction >= 0, 0 <= restitution <= 1,
+ * threshold >= 0, 0 <= erp <= 1, cfm >= 0 (tl_world_set_default_material,
+ * tl_world_set_erp_cfm). NULL if it obeys them, else what is wrong. */
+static const char *contact_numbers_bad(const double *f) {
+  for (int i = 0; i < 26; i++)
+    if (!isfinite(f[i])) return "a number is not finite";
+  const double *F = f + 3;
+  double dev = 0;
+  for (int a = 0; a < 3; a++)
+    for (int b = 0; b < 3; b++) {
+      double d = F[a] * F[b] + F[3 + a] * F[3 + b] + F[6 + a] * F[6 + b] - (a == b);
+      dev = fmax(dev, fabs(d));
+    }
+  if (!(dev <= 1e-6)) return "its frame is not orthonormal";
+  double det = F[0] * (F[4] * F[8] - F[5] * F[7]) - F[1] * (F[3] * F[8] - F[5] * F[6]) + F[2] * (F[3] * F[7] - F[4] * F[6]);
+  if (!(det > 0)) return "its frame is not right-handed";
+  if (!(f[13] >= 0)) return "its friction is negative";
+  if (!(f[14] >= 0 && f[14] <= 1)) return "its restitution is outside [0, 1]";
+  if (!(f[15] >= 0)) return "its restitution threshold is negative";
+  if (!(f[17] >= 0)) return "its cfm is negative";
+  if (!(f[18] >= 0 && f[18] <= 1)) return "its erp is outside [0, 1]";
+  return NULL;
 }
 
-/* Check one system's record against system s. */
+/* Contacts i and j are the same record (geoms and position): order by that. */
+typedef struct contact_key {
+  int id[6];
+  double pos[3];
+} contact_key;
+
+static int key_cmp(const void *a, const void *b) {
+  const contact_key *x = a, *y = b;
+  int c = memcmp(x->id, y->id, sizeof x->id);
+  if (c) return c;
+  for (int k = 0; k < 3; k++)
+    if (x->pos[k] != y->pos[k]) return x->pos[k] < y->pos[k] ? -1 : 1;
+  return 0;
+}
+
+/* Check the contacts' records: indices in range, numbers by the setters' rules, no record twice. */
+static tl_status check_contacts(const tl_world *w, rbuf *b, int n, tl_error *err) {
+  contact_key *keys = n > 0 ? malloc((size_t)n * sizeof *keys) : NULL;
+  if (n > 0 && !keys) return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, "snapshot", "out of memory");
+  tl_status st = TL_OK;
+  for (int i = 0; i < n && !st; i++) {
+    int id[6], finite = 1;
+    for (int k = 0; k < 6; k++)
+      if (get_i32(b, &id[k])) {
+        st = bad(err, "truncated contact records");
+        break;
+      }
+    const unsigned char *at = st ? NULL : get_f64s(b, 29, &finite);
+    if (!st && !at) st = bad(err, "truncated contact records");
+    if (st) break;
+    double f[29];
+    memcpy(f, at, sizeof f);
+    const char *why = contact_numbers_bad(f);
+    if (!geom_ok(w, id[0], id[1], id[2]) || id[0] < 0 || !geom_ok(w, id[3], id[4], id[5]))
+      st = tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot",
+                        "contact %d names a geom this world does not have: the snapshot comes from another world", i);
+    else if (why)
+      st = tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot", "contact %d: %s", i, why);
+    memcpy(keys[i].id, id, sizeof id);
+    memcpy(keys[i].pos, f, sizeof keys[i].pos);
+  }
+  if (!st && n > 1) {
+    qsort(keys, (size_t)n, sizeof *keys, key_cmp);
+    for (int i = 1; i < n && !st; i++)
+      if (key_cmp(&keys[i - 1], &keys[i]) == 0)
+        st = tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot",
+                          "a contact between the same geoms at the same point is recorded twice (geoms %d/%d/%d and "
+                          "%d/%d/%d)", keys[i].id[0], keys[i].id[1], keys[i].id[2], keys[i].id[3], keys[i].id[4],
+                          keys[i].id[5]);
+  }
+  free(keys);
+  return st;
+}
+
+/* Check one system's record against system s by the setters' rules
+ * (tl_system_set_state, set_pd_gains, set_pd_targets). */
 static tl_status check_system(const tl_system *s, int i, rbuf *b, tl_error *err) {
   uint64_t fp;
   int nq, nv, integ, pad, finite = 1;
@@ -233,11 +296,29 @@ static tl_status check_system(const tl_system *s, int i, rbuf *b, tl_error *err)
                         (unsigned long long)fingerprint(s->m));
   if (integ != TL_INTEGRATOR_EULER && integ != TL_INTEGRATOR_RK4)
     return tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot", "system %d: unknown integrator %d", i, integ);
-  if (!get_f64s(b, 2 * (size_t)nq + (7 + TL_JOINT_SLOTS) * (size_t)nv, &finite))
-    return bad(err, "truncated system record");
+  size_t n = 2 * (size_t)nq + (7 + TL_JOINT_SLOTS) * (size_t)nv;
+  const unsigned char *at = get_f64s(b, n, &finite);
+  if (!at) return bad(err, "truncated system record");
   if (!finite)
     return tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot", "system %d: a state value is not finite", i);
-  return TL_OK;
+  /* q u kp kd q_target ...: copied out (the buffer need not be aligned) */
+  double *v = malloc((2 * (size_t)nq + 3 * (size_t)nv + 1) * sizeof(double));
+  if (!v) return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, "snapshot", "out of memory");
+  memcpy(v, at, ((size_t)nq + 3 * (size_t)nv) * sizeof(double));
+  memcpy(v + nq + 3 * nv, at + ((size_t)nq + 3 * (size_t)nv) * sizeof(double), (size_t)nq * sizeof(double));
+  const double *q = v, *kp = v + nq + nv, *kd = v + nq + 2 * nv, *qt = v + nq + 3 * nv;
+  tl_error e;
+  memset(&e, 0, sizeof e);
+  tl_status st = TL_OK;
+  if (tl_system_check_q(s->m, q, "q", TL_ERR_INVALID, &e) || tl_system_check_q(s->m, qt, "q_target", TL_ERR_INVALID, &e))
+    st = tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot", "system %d ('%s'): %s", i, s->m->name, e.message);
+  for (int k = 0; k < nv && !st; k++)
+    if (kp[k] < 0 || kd[k] < 0)
+      st = tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot",
+                        "system %d ('%s'): %s of DOF %d is %g: gains must be >= 0", i, s->m->name,
+                        kp[k] < 0 ? "kp" : "kd", k, kp[k] < 0 ? kp[k] : kd[k]);
+  free(v);
+  return st;
 }
 
 static void take(rbuf *b, double *dst, size_t n) {
@@ -303,7 +384,9 @@ tl_status tl_world_set_state(tl_world *w, const void *buf, size_t size, tl_error
     return tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot", "snapshot of %zu bytes, its header says %llu",
                         size, (unsigned long long)total);
   if (get(&b, &time, 8) || get(&b, &ns, 4) || get(&b, &nc, 4) || get(&b, &ng, 4)) return bad(err, "truncated header");
-  if (!isfinite(time) || ns != (uint32_t)w->nsystem || ng != (uint32_t)w->ngeomref)
+  if (!isfinite(time) || time < 0)
+    return tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot", "time %g s: expected a finite number >= 0", time);
+  if (ns != (uint32_t)w->nsystem || ng != (uint32_t)w->ngeomref)
     return tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot",
                         "the snapshot comes from another world or model: it has %u systems and %u geoms, this "
                         "world %d and %d", ns, ng, w->nsystem, w->ngeomref);

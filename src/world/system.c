@@ -102,16 +102,26 @@ static tl_status check_body(const tl_system *s, int b, tl_error *err) {
   return TL_OK;
 }
 
-/* Quaternion blocks of q (floating base, spherical joints) must be non-zero. */
+/* Quaternion blocks of q (floating base, spherical joints) must be non-zero
+ * and of a finite norm; every coordinate within +-TL_Q_MAX. */
 static tl_status check_quaternions(const tl_model *m, const double *q, tl_error *err) {
+  return tl_system_check_q(m, q, "q", TL_ERR_ARGUMENT, err);
+}
+
+tl_status tl_system_check_q(const tl_model *m, const double *q, const char *what, tl_status status, tl_error *err) {
+  for (int i = 0; i < m->nq; i++)
+    if (!(fabs(q[i]) <= TL_Q_MAX))
+      return tl_error_set(err, status, NULL, 0, what, "%s[%d] is %g: expected a finite number within +-%g", what, i,
+                          q[i], TL_Q_MAX);
   for (int b = 0; b < m->nbody; b++) {
     int off = m->jnt_type[b] == TL_JOINT_FLOATING ? 3 : m->jnt_type[b] == TL_JOINT_SPHERICAL ? 0 : -1;
     if (off < 0) continue;
     const double *qq = q + m->q_adr[b] + off;
-    if (!(qq[0] * qq[0] + qq[1] * qq[1] + qq[2] * qq[2] + qq[3] * qq[3] > 1e-20))
-      return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "q",
-                          "q[%d..%d], the quaternion of joint '%s', is zero", m->q_adr[b] + off,
-                          m->q_adr[b] + off + 3, m->joint_name[b]);
+    double n2 = qq[0] * qq[0] + qq[1] * qq[1] + qq[2] * qq[2] + qq[3] * qq[3];
+    if (!(n2 > 1e-20) || !isfinite(n2))
+      return tl_error_set(err, status, NULL, 0, what,
+                          "%s[%d..%d], the quaternion of joint '%s', is %s", what, m->q_adr[b] + off,
+                          m->q_adr[b] + off + 3, m->joint_name[b], isfinite(n2) ? "zero" : "too large to normalize");
   }
   return TL_OK;
 }
@@ -349,7 +359,7 @@ tl_status tl_system_set_pd_targets(tl_system *s, const double *q_target, int nq,
       (st = check_len(err, "u_target", u_target, nv, s->m->nv)) ||
       (st = check_finite(err, "q_target", q_target, nq)) ||
       (st = check_finite(err, "u_target", u_target, nv)) ||
-      (st = check_quaternions(s->m, q_target, err)))
+      (st = tl_system_check_q(s->m, q_target, "q_target", TL_ERR_ARGUMENT, err)))
     return st;
   memcpy(s->q_target, q_target, (size_t)nq * sizeof(double));
   memcpy(s->u_target, u_target, (size_t)nv * sizeof(double));
