@@ -40,11 +40,14 @@ def check(cond, what):
 
 
 def run(cmd, timeout=120, **kw):
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **kw)
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **kw)
+    except subprocess.TimeoutExpired:
+        return subprocess.CompletedProcess(cmd, 124, "", "timed out after %g s" % timeout)
 
 
 def pendulum(src):
-    return os.path.join(src, "robots/pendulum/pendulum.urdf")
+    return os.path.abspath(os.path.join(src, "robots/pendulum/pendulum.urdf"))
 
 
 def sim(talus, src, *extra):
@@ -145,10 +148,7 @@ def case_reads(talus, src, tmp):
     check(dt < 5, "<system urdf=\"/dev/zero\"> refused quickly (%.2f s)" % dt)
     fifo = os.path.join(tmp, "robot.urdf")
     os.mkfifo(fifo)
-    try:
-        r = run([talus, "simulate", fifo, "--duration", "0.01"], timeout=20)
-    except subprocess.TimeoutExpired:
-        r = subprocess.CompletedProcess([], 124, "", "timed out: talus waited on the FIFO")
+    r = run([talus, "simulate", fifo, "--duration", "0.01"], timeout=20)
     check(r.returncode != 0 and "regular file" in r.stderr, "a FIFO as the URDF is refused, not waited on (%s)"
           % r.stderr.strip())
 
@@ -159,9 +159,7 @@ def main():
         return 2
     case, talus, src = sys.argv[1:]
     cases = {"outputs": case_outputs, "reads": case_reads}
-    for k in ("numbers", "sweeppaths"):
-        if k in globals().get("EXTRA", {}):
-            cases[k] = EXTRA[k]
+    cases.update(EXTRA)
     if case not in cases:
         print("unknown case", case)
         return 2
@@ -174,6 +172,41 @@ def main():
         print("%d check(s) failed" % len(FAILED))
         return 1
     return 0
+
+
+
+def case_numbers(talus, src, tmp):
+    """One validator per quantity, one number parser."""
+    world = os.path.join(tmp, "w.xml")
+    for dt in ("1e-300", "1e-13"):
+        with open(world, "w") as f:
+            f.write('<talus_world>\n  <timestep value="%s"/>\n  <ground/>\n  <system name="p" urdf="%s"/>\n'
+                    '</talus_world>\n' % (dt, pendulum(src)))
+        r = run([talus, "simulate", world, "--duration", "1", "--json"], timeout=60)
+        check(r.returncode != 0 and "time step" in r.stderr and "w.xml:2" in r.stderr,
+              "<timestep value=\"%s\"> refused with the line, like --dt (exit %d: %s)" % (dt, r.returncode, r.stderr.strip()[:200]))
+        r = sim(talus, src, "--dt", dt)
+        check(r.returncode != 0 and "time step" in r.stderr, "--dt %s refused by the same rule (%s)" % (dt, r.stderr.strip()))
+    # a valid world dt with a --duration that makes too many steps: refused, not overflowed to 0 steps
+    with open(world, "w") as f:
+        f.write('<talus_world>\n  <timestep value="1e-9"/>\n  <system name="p" urdf="%s"/>\n</talus_world>\n'
+                % pendulum(src))
+    r = run([talus, "simulate", world, "--duration", "1e6", "--json"], timeout=60)
+    check(r.returncode != 0 and "steps" in r.stderr, "world dt 1e-9 with --duration 1e6 (1e15 steps) refused (%s)"
+          % r.stderr.strip()[:200])
+    r = sim(talus, src, "--view", "--port", "0x50")
+    check(r.returncode == 2 and "0x50" in r.stderr, "--port 0x50 refused, not port 80 (%s)" % r.stderr.strip())
+    r = sim(talus, src, "--dt", "0x1p-10")
+    check(r.returncode == 2, "--dt 0x1p-10 (hexadecimal float) refused (%s)" % r.stderr.strip())
+    # terrain grid size: 2^32 + 100 points per side never wraps to 101
+    r = run([talus, "sweep", pendulum(src), "--controller", "none", "--duration", "0.02", "--samples", "1",
+             "--param", "terrain_roughness=uniform:0.01:0.02", "--terrain-size", "4294967.395",
+             "--terrain-spacing", "0.001", "--out", os.path.join(tmp, "t.csv"), "--quiet"], timeout=60)
+    check(r.returncode != 0 and "grid points" in r.stderr, "terrain_size / terrain_spacing = 2^32 + 100 refused (%s)"
+          % r.stderr.strip()[:300])
+
+
+EXTRA = {"numbers": case_numbers}
 
 
 if __name__ == "__main__":

@@ -48,7 +48,8 @@ tl_status tl_world_set_engine(tl_world *world, const char *engine, tl_error *err
 /* Name of the world's engine as given ("talus" for the native engine). */
 const char *tl_world_engine_name(const tl_world *world);
 
-/* Time step in seconds, finite and > 0. */
+/* Time step in seconds, TL_DT_MIN .. TL_DT_MAX (1e-9 .. 1 s; talus/limits.h,
+ * the rule the command line, world files and Python share). */
 tl_status tl_world_set_timestep(tl_world *world, double dt, tl_error *err);
 double tl_world_timestep(const tl_world *world);
 tl_status tl_world_set_gravity(tl_world *world, const double gravity[3], tl_error *err);

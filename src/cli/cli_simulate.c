@@ -83,17 +83,16 @@ static int parse_flag(const char *arg, cli_sim_options *o) {
 }
 
 static int check_ranges(const cli_sim_options *o) {
-  if (!(o->dt > 0.0)) {
-    cli_errorf("option --dt: must be > 0 (got %g)", o->dt);
+  tl_error err; /* the library's one rule per quantity (talus/limits.h) */
+  memset(&err, 0, sizeof err);
+  long long steps = 0;
+  if (tl_check_timestep(o->dt, &err) != TL_OK) {
+    cli_errorf("option --dt: %s", err.message);
     return -1;
   }
-  if (!(o->duration >= 0.0)) {
-    cli_errorf("option --duration: must be >= 0 (got %g)", o->duration);
-    return -1;
-  }
-  if (isinf(o->duration) && o->view_cmd) return 0; /* `talus view`: until Ctrl-C */
-  if (o->duration / o->dt > 1e12) {
-    cli_errorf("--duration / --dt = %g steps is too many", o->duration / o->dt);
+  if (isinf(o->duration) && o->duration > 0 && o->view_cmd) return 0; /* `talus view`: until Ctrl-C */
+  if (tl_steps_for_duration(o->duration, o->dt, &steps, &err) != TL_OK) {
+    cli_errorf("option --duration: %s", err.message);
     return -1;
   }
   return 0;

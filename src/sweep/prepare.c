@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "talus/limits.h"
 #include "sweep/sweep_internal.h"
 
 static tl_status load_urdf(tl_sweep *sw, tl_error *err) {
@@ -122,10 +123,15 @@ static tl_status check_settings(tl_sweep *sw, tl_error *err) {
                           "points (every parameter is a grid: leave samples out for the full factorial)", sw->samples,
                           sw->grid_size);
   }
-  double steps = sw->duration / sw->dt;
-  if (steps > 1e12)
-    return sw_error(err, TL_ERR_ARGUMENT, NULL, 0, "duration", "duration / dt = %g steps is too many", steps);
-  return TL_OK;
+  long long steps = 0; /* the library's one rule per quantity (talus/limits.h) */
+  tl_status st = tl_steps_for_duration(sw->duration, sw->dt, &steps, err);
+  for (int p = 0; p < sw->nparam && st == TL_OK; ++p) {
+    int nx = 0;
+    if (sw->param[p].kind == SW_P_TERRAIN)
+      st = tl_grid_points(sw->terrain_size, sw->terrain_spacing, SW_MAX_TERRAIN_POINTS, "terrain_size / terrain_spacing",
+                          &nx, err);
+  }
+  return st;
 }
 
 tl_status tl_sweep_prepare(tl_sweep *sw, tl_error *err) {

@@ -11,6 +11,7 @@
 
 #include "base/error.h"
 #include "base/file.h"
+#include "talus/limits.h"
 #include "sweep/sweep_internal.h"
 
 #define SW_DEFAULT_DURATION 5.0
@@ -133,11 +134,10 @@ static tl_status keep_text(tl_sweep *sw, const char *key, const char *value, tl_
 
 /* ------------------------------------------------------------ numbers */
 
+/* Decimal only (talus/limits.h tl_parse_number: the command line's and the files' one parser). */
 static int parse_number(const char *text, double *out) {
-  char *end = NULL;
-  errno = 0;
-  double v = strtod(text, &end);
-  if (end == text || *end != '\0' || !isfinite(v)) return -1;
+  double v;
+  if (tl_parse_number(text, &v) != 0 || !isfinite(v)) return -1;
   *out = v;
   return 0;
 }
@@ -513,7 +513,8 @@ tl_status tl_sweep_set(tl_sweep *sw, const char *key_in, const char *value, tl_e
   if (strcmp(key, "duration") == 0) return positive_arg(key, value, &sw->duration, err);
   if (strcmp(key, "dt") == 0) {
     sw->dt_given = 1;
-    return positive_arg(key, value, &sw->dt, err);
+    st = positive_arg(key, value, &sw->dt, err);
+    return st == TL_OK ? tl_check_timestep(sw->dt, err) : st; /* the one rule for dt (talus/limits.h) */
   }
   if (strcmp(key, "samples") == 0) {
     st = integer_arg(key, value, 1, SW_MAX_SAMPLES, &n, err);

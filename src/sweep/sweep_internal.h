@@ -10,6 +10,9 @@
 #ifndef TALUS_SWEEP_INTERNAL_H
 #define TALUS_SWEEP_INTERNAL_H
 
+/* Terrain grid points per side at most (tl_grid_points). */
+#define SW_MAX_TERRAIN_POINTS 20001
+
 #include <stdatomic.h>
 #include <stdint.h>
 
