@@ -108,7 +108,7 @@ def case_outputs(talus, src, tmp):
     open(st, "w").write("")
     os.symlink("sweep_target.csv", sl)
     r = run([talus, "sweep", pendulum(src), "--controller", "none", "--duration", "0.02", "--samples", "2",
-             "--out", sl, "--summary", os.path.join(tmp, "s2.json"), "--quiet"])
+             "--out", sl, "--summary", os.path.join(tmp, "s2.json"), "--quiet", "--force"])
     check(r.returncode == 0, "sweep --out symlink runs (%s)" % r.stderr.strip())
     check(os.path.islink(sl) and open(st).read().startswith("sample,"), "sweep --out: symlink kept, target written")
     # a link to nothing is refused, nothing created
@@ -157,7 +157,7 @@ def main():
     if len(sys.argv) != 4:
         print(__doc__)
         return 2
-    case, talus, src = sys.argv[1:]
+    case, talus, src = sys.argv[1], os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
     cases = {"outputs": case_outputs, "reads": case_reads}
     cases.update(EXTRA)
     if case not in cases:
@@ -207,6 +207,64 @@ def case_numbers(talus, src, tmp):
 
 
 EXTRA = {"numbers": case_numbers}
+
+
+def sweep_file(folder, output):
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, "s.xml")
+    with open(path, "w") as f:
+        f.write('<talus_sweep>\n  <robot urdf="%s"/>\n  <controller name="none"/>\n'
+                '  <run duration="0.02" samples="2"/>\n  %s\n</talus_sweep>\n' % (PENDULUM_ABS, output))
+    return path
+
+
+def case_sweeppaths(talus, src, tmp):
+    """A sweep file writes only inside its folder and overwrites nothing without --force / --resume."""
+    global PENDULUM_ABS
+    PENDULUM_ABS = pendulum(src)
+    victim = os.path.join(tmp, "victim.txt")
+    with open(victim, "w") as f:
+        f.write("precious\n")
+    d = os.path.join(tmp, "downloaded")
+    cwd = os.path.join(tmp, "cwd")
+    os.makedirs(cwd)
+    for attr in ('csv="%s"' % victim, 'summary="%s"' % victim, 'csv="../victim.txt"', 'plot="sub/../../victim.png"'):
+        spec = sweep_file(d, "<output %s/>" % attr)
+        r = run([talus, "sweep", spec, "--quiet"], cwd=cwd)
+        check(r.returncode != 0 and "s.xml:5" in r.stderr and ("absolute" in r.stderr or "'..'" in r.stderr),
+              "<output %s> refused with the file and line (%s)" % (attr, r.stderr.strip()[:200]))
+        check(open(victim).read() == "precious\n", "<output %s>: the file outside is untouched" % attr)
+    # a symlink in the folder that leads out
+    os.symlink(tmp, os.path.join(d, "out"))
+    spec = sweep_file(d, '<output csv="out/victim.txt"/>')
+    r = run([talus, "sweep", spec, "--quiet"], cwd=cwd)
+    check(r.returncode != 0 and "symbolic link" in r.stderr, "a symlink leading out of the folder refused (%s)"
+          % r.stderr.strip()[:200])
+    check(open(victim).read() == "precious\n", "symlink: the file outside is untouched")
+    # relative paths are relative to the sweep file's folder, not the current one
+    spec = sweep_file(d, '<output csv="rows.csv" summary="rows.json"/>')
+    r = run([talus, "sweep", spec, "--quiet"], cwd=cwd)
+    check(r.returncode == 0 and os.path.exists(os.path.join(d, "rows.csv")) and not os.path.exists(os.path.join(cwd, "rows.csv")),
+          "<output csv=\"rows.csv\"> is written beside the sweep file (%s)" % r.stderr.strip()[:200])
+    # an existing file this run did not write: refused without --force; --resume completes it
+    before = open(os.path.join(d, "rows.csv")).read()
+    r = run([talus, "sweep", spec, "--quiet"], cwd=cwd)
+    check(r.returncode != 0 and "--force" in r.stderr, "a second run does not overwrite rows.csv without --force (%s)"
+          % r.stderr.strip()[:200])
+    r = run([talus, "sweep", spec, "--quiet", "--resume"], cwd=cwd)
+    check(r.returncode == 0 and open(os.path.join(d, "rows.csv")).read() == before, "--resume completes it (same rows)")
+    r = run([talus, "sweep", spec, "--quiet", "--force"], cwd=cwd)
+    check(r.returncode == 0 and open(os.path.join(d, "rows.csv")).read() == before, "--force overwrites it")
+    # the command line may write anywhere (but still not over a file without --force)
+    r = run([talus, "sweep", spec, "--quiet", "--out", victim, "--summary", os.path.join(tmp, "v.json")], cwd=cwd)
+    check(r.returncode != 0 and open(victim).read() == "precious\n", "--out over an existing file refused without --force")
+    anywhere = os.path.join(tmp, "elsewhere.csv")
+    r = run([talus, "sweep", spec, "--quiet", "--out", anywhere, "--summary", os.path.join(tmp, "e.json")], cwd=cwd)
+    check(r.returncode == 0 and os.path.exists(anywhere), "--out on the command line goes outside the folder (%s)"
+          % r.stderr.strip()[:200])
+
+
+EXTRA["sweeppaths"] = case_sweeppaths
 
 
 if __name__ == "__main__":

@@ -75,10 +75,15 @@ static int make_tmpdir(char *dir, size_t cap) {
   return -1;
 }
 
-int cli_plot_run_script(const unsigned char *script, size_t len, const char *name, char *const args[], int nargs) {
-  char dir[4096], path[4200];
+static int copy_out(const char *from, const char *path);
+
+int cli_plot_run_script(const unsigned char *script, size_t len, const char *name, char *const args[], int nargs,
+                        int out) {
+  char dir[4096], path[4200], fig[4200];
   if (make_tmpdir(dir, sizeof dir) != 0) return CLI_EXIT_FAIL;
   snprintf(path, sizeof path, "%s/%s", dir, name);
+  const char *dot = out >= 0 && out < nargs ? strrchr(args[out], '.') : NULL;
+  snprintf(fig, sizeof fig, "%s/figure%s", dir, dot && !strchr(dot, '/') ? dot : ".png");
   int rc = CLI_EXIT_OK;
   if (write_file(path, script, len) != 0) {
     cli_errorf("--plot: cannot write %s: %s", path, strerror(errno));
@@ -88,15 +93,18 @@ int cli_plot_run_script(const unsigned char *script, size_t len, const char *nam
     int n = 0;
     argv[n++] = (char *)python();
     argv[n++] = path;
-    for (int i = 0; i < nargs && n < 15; ++i) argv[n++] = args[i];
+    for (int i = 0; i < nargs && n < 15; ++i) argv[n++] = i == out ? fig : args[i];
     argv[n] = NULL;
     int st = run(argv, 0);
     if (st != 0) {
       cli_errorf("--plot: %s %s failed (exit status %d)", python(), name, st);
       rc = CLI_EXIT_FAIL;
+    } else if (out >= 0 && out < nargs) {
+      rc = copy_out(fig, args[out]);
     }
   }
   unlink(path);
+  unlink(fig);
   rmdir(dir);
   return rc;
 }
