@@ -267,5 +267,50 @@ def case_sweeppaths(talus, src, tmp):
 EXTRA["sweeppaths"] = case_sweeppaths
 
 
+def case_resume(talus, src, tmp):
+    """--resume trusts only what it checks: every file the run reads is in the spec hash, and the
+    parameter columns of each resumed row are recomputed from (seed, sample)."""
+    robot = os.path.join(tmp, "pendulum.urdf")
+    shutil.copy(pendulum(src), robot)
+    world = os.path.join(tmp, "w.xml")
+    with open(world, "w") as f:
+        f.write('<talus_world>\n  <ground/>\n  <system name="p" urdf="pendulum.urdf"/>\n</talus_world>\n')
+    out = os.path.join(tmp, "w.csv")
+    base = [talus, "sweep", world, "--controller", "none", "--duration", "0.02", "--param", "mass_scale=uniform:0.5:2",
+            "--out", out, "--quiet"]
+    r = run(base + ["--samples", "3"])
+    check(r.returncode == 0, "a world-file sweep runs (%s)" % r.stderr.strip()[:200])
+    text = open(robot).read()
+    import re
+    edited, n = re.subn(r'mass value="([0-9.]+)"', lambda m: 'mass value="%g"' % (2 * float(m.group(1))), text, count=1)
+    check(n == 1, "the robot's mass was edited")
+    with open(robot, "w") as f:
+        f.write(edited)
+    r = run(base + ["--samples", "5", "--resume"])
+    check(r.returncode != 0 and "not this sweep's" in r.stderr,
+          "--resume after editing a URDF the world file names is refused (%s)" % r.stderr.strip()[:300])
+    # a row whose parameter column was altered
+    out2 = os.path.join(tmp, "p.csv")
+    base2 = [talus, "sweep", pendulum(src), "--controller", "none", "--duration", "0.02", "--seed", "7",
+             "--param", "mass_scale=uniform:0.5:2", "--out", out2, "--quiet"]
+    r = run(base2 + ["--samples", "3"])
+    check(r.returncode == 0, "a URDF sweep runs (%s)" % r.stderr.strip()[:200])
+    lines = open(out2).read().splitlines()
+    head = lines[0].split(",")
+    col = head.index("mass_scale")
+    row = lines[2].split(",")
+    row[col] = repr(float(row[col]) * 1.001)
+    lines[2] = ",".join(row)
+    with open(out2, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    r = run(base2 + ["--samples", "5", "--resume"])
+    check(r.returncode != 0 and "mass_scale" in r.stderr and "p.csv:3" in r.stderr,
+          "--resume refuses a row whose parameter differs from what (seed, sample) give, naming file and line (%s)"
+          % r.stderr.strip()[:300])
+
+
+EXTRA["resume"] = case_resume
+
+
 if __name__ == "__main__":
     sys.exit(main())

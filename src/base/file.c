@@ -25,6 +25,14 @@ static const char *kind_name(mode_t m) {
   return "not a regular file";
 }
 
+static _Thread_local tl_read_hook_fn read_hook;
+static _Thread_local void *read_hook_ctx;
+
+void tl_read_hook_set(tl_read_hook_fn fn, void *ctx) {
+  read_hook = fn;
+  read_hook_ctx = ctx;
+}
+
 tl_status tl_read_file(const char *path, size_t max_bytes, char **out, size_t *len, tl_error *err) {
   *out = NULL;
   *len = 0;
@@ -76,6 +84,7 @@ tl_status tl_read_file(const char *path, size_t max_bytes, char **out, size_t *l
   buf[n] = '\0';
   *out = buf;
   *len = n;
+  if (read_hook) read_hook(read_hook_ctx, path, buf, n);
   return TL_OK;
 }
 

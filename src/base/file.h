@@ -28,6 +28,13 @@
  * TL_ERR_MEMORY, with the path in err. */
 tl_status tl_read_file(const char *path, size_t max_bytes, char **out, size_t *len, tl_error *err);
 
+/* Called by tl_read_file on this thread after each successful read, with
+ * the path and the bytes read (NULL fn: none). For hashing every file a
+ * computation reads (sweep specs); thread-local, so other threads' reads are
+ * not seen. */
+typedef void (*tl_read_hook_fn)(void *ctx, const char *path, const void *data, size_t len);
+void tl_read_hook_set(tl_read_hook_fn fn, void *ctx);
+
 /* The first cap - 1 bytes (or fewer) of the regular file at path into buf,
  * NUL-terminated: the byte count, or -1 if it cannot be opened or is not a
  * regular file (a FIFO is never waited on, a device never read). For

@@ -577,12 +577,13 @@ tl_status tl_sweep_set(tl_sweep *sw, const char *key_in, const char *value, tl_e
 /* ------------------------------------------------------------ hash */
 
 /* FNV-1a, 64 bits (Fowler, Noll, Vo). */
-static uint64_t fnv(uint64_t h, const void *data, size_t n) {
+uint64_t sw_fnv(uint64_t h, const void *data, size_t n) {
   const unsigned char *p = data;
   for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
   return h;
 }
 
+#define fnv sw_fnv
 static uint64_t fnv_text(uint64_t h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static uint64_t fnv_text(uint64_t h, const char *fmt, ...) {
   char buf[1024];
@@ -594,13 +595,11 @@ static uint64_t fnv_text(uint64_t h, const char *fmt, ...) {
 }
 
 tl_status sw_compute_hash(tl_sweep *sw, tl_error *err) {
-  char *bytes = NULL;
-  size_t len = 0;
-  tl_status st = tl_read_file(sw->robot, (size_t)1 << 30, &bytes, &len, err);
-  if (st != TL_OK) return st;
-  uint64_t h = fnv(0xcbf29ce484222325ull, "talus-sweep-1\n", 14);
-  h = fnv(h, bytes, len);
-  free(bytes);
+  (void)err;
+  /* every file the nominal build read (robot or world file, the URDFs and heightmaps it names, the
+   * collision meshes): sw->files_hash, gathered by tl_sweep_prepare */
+  uint64_t h = fnv(0xcbf29ce484222325ull, "talus-sweep-2\n", 14);
+  h = fnv(h, &sw->files_hash, sizeof sw->files_hash);
   char ctrl[2048];
   tl_controller_spec_format(&sw->ctrl, ctrl, sizeof ctrl);
   h = fnv_text(h, "\ncontroller=%s given=%d kp=%d:%.17g kd=%d:%.17g\n", ctrl, sw->ctrl_given, sw->ctrl.kp_given,

@@ -132,6 +132,7 @@ struct tl_sweep {
   int ncolumn, nparam_column;
   char (*column)[SW_NAME_LEN];
   uint64_t hash;
+  uint64_t files_hash;         /* FNV-1a of every file the nominal build read, in order (prepare.c) */
 };
 
 /* spec.c */
@@ -163,6 +164,9 @@ typedef struct sw_world {
 } sw_world;
 tl_status sw_build(const tl_sweep *sw, const double *values, long sample, sw_world *w, tl_error *err);
 void sw_world_free(sw_world *w);
+
+/* FNV-1a, 64 bits, of n bytes continuing from h (spec.c). */
+uint64_t sw_fnv(uint64_t h, const void *data, size_t n);
 
 /* table.c: rows */
 typedef struct sw_record {

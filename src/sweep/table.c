@@ -144,7 +144,7 @@ int sw_parse_row(const tl_sweep *sw, const char *line, sw_record *rec, char *msg
       unsigned long long v = strtoull(f, &end, 16);
       if (end == f || *end || v != (unsigned long long)sw->hash) {
         snprintf(msg, (size_t)cap, "spec %s is not this sweep's (%016llx): the row was written by another sweep "
-                 "(robot, controller, duration, parameters or seed differ)", f, (unsigned long long)sw->hash);
+                 "(robot, controller, duration, parameters, seed, or a file it reads differ)", f, (unsigned long long)sw->hash);
         return -1;
       }
     } else if (col < status_col) {
@@ -216,6 +216,18 @@ done:
   return st;
 }
 
+/* The first parameter column of a read-back row that differs from what the sweep draws for its
+ * sample (sw_draw: seed and sample decide every parameter), or -1 if all agree bit for bit (the
+ * CSV's %.17g reads back exactly). expect: nparam_column doubles of scratch. */
+static int params_differ(const tl_sweep *sw, const sw_record *rec, double *expect) {
+  sw_draw(sw, rec->sample, expect);
+  for (int c = 0; c < sw->nparam_column; ++c) {
+    double a = rec->params[c], b = expect[c];
+    if (!(a == b || (isnan(a) && isnan(b)))) return c;
+  }
+  return -1;
+}
+
 /* Read the rows of an existing CSV of this sweep into r. */
 static tl_status read_back(tl_sweep_results *r, tl_error *err) {
   const tl_sweep *sw = r->sw;
@@ -238,6 +250,9 @@ static tl_status read_back(tl_sweep_results *r, tl_error *err) {
   }
   free(h);
   char *line = len >= hl ? text + hl : text + len;
+  double *expect = malloc(((size_t)sw->nparam_column + 1) * sizeof(double));
+  int bad_col = -1;
+  if (!expect && st == TL_OK) st = sw_error(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
   for (int lineno = 2; st == TL_OK && *line; ++lineno) {
     char *nl = strchr(line, '\n');
     if (!nl) break; /* a row cut short when the run was killed: run again */
@@ -251,6 +266,11 @@ static tl_status read_back(tl_sweep_results *r, tl_error *err) {
     } else if (rec->sample >= r->n) {
       st = sw_error(err, TL_ERR_INVALID, r->csv, lineno, "samples", "a row of sample %ld, but the sweep has "
                         "%ld samples", rec->sample, r->n);
+    } else if ((bad_col = params_differ(sw, rec, expect)) >= 0) {
+      st = sw_error(err, TL_ERR_INVALID, r->csv, lineno, "out", "column %s of sample %ld is %.17g, but seed %llu "
+                        "and sample %ld give %.17g: the row was not written by this sweep (write to another file "
+                        "or remove it)", sw->column[3 + bad_col], rec->sample, rec->params[bad_col],
+                        (unsigned long long)sw->seed, rec->sample, expect[bad_col]);
     } else if (!r->row[rec->sample]) {
       r->row[rec->sample] = rec;
       rec = NULL;
@@ -261,6 +281,7 @@ static tl_status read_back(tl_sweep_results *r, tl_error *err) {
     line = nl + 1;
   }
   free(text);
+  free(expect);
   if (st == TL_OK)
     for (long i = 0; i < r->n; ++i) r->failed += r->row[i] && r->row[i]->status != TL_SWEEP_OK;
   return st;
