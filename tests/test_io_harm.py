@@ -312,5 +312,47 @@ def case_resume(talus, src, tmp):
 EXTRA["resume"] = case_resume
 
 
+def case_files(talus, src, tmp):
+    """World and sweep files: the root element routes a file to its loader (a DOCTYPE or a default
+    namespace gets the world loader's own clear message, not the URDF loader's); q = 1e308 and a q
+    outside the joint limits are refused with the line; a sweep file refuses a repeated <robot> or
+    <run> as world files refuse repeats."""
+    p = pendulum(src)
+    cases = {
+        "doctype_subset.xml": ('<?xml version="1.0"?>\n<!DOCTYPE talus_world [\n  <!ELEMENT talus_world ANY>\n]>\n'
+                               '<talus_world>\n  <system name="p" urdf="%s"/>\n</talus_world>\n' % p, "DOCTYPE"),
+        "namespace.xml": ('<talus_world xmlns="http://example.com/talus">\n  <system name="p" urdf="%s"/>\n'
+                          '</talus_world>\n' % p, "namespace"),
+        "q_huge.xml": ('<talus_world>\n  <system name="p" urdf="%s" q="1e308"/>\n</talus_world>\n' % p, "q[0]"),
+    }
+    for name, (text, expect) in cases.items():
+        path = os.path.join(tmp, name)
+        with open(path, "w") as f:
+            f.write(text)
+        r = run([talus, "simulate", path, "--duration", "0.01", "--json"])
+        check(r.returncode != 0 and expect in r.stderr and "expected <robot>" not in r.stderr
+              and ("%s:" % name) in r.stderr,
+              "%s refused by the world loader naming '%s' (%s)" % (name, expect, r.stderr.strip()[:250]))
+    # a q outside the joint's limits, with the line
+    path = os.path.join(tmp, "q_limit.xml")  # the pendulum's hinge is limited to +-2 pi
+    with open(path, "w") as f:
+        f.write('<talus_world>\n  <ground/>\n  <system name="p" urdf="%s"\n    q="40"/>\n</talus_world>\n' % p)
+    r = run([talus, "simulate", path, "--duration", "0.01", "--json"])
+    check(r.returncode != 0 and "outside its limits" in r.stderr and "q_limit.xml:3" in r.stderr,
+          "q outside the joint limits refused with the line (%s)" % r.stderr.strip()[:250])
+    # repeated sweep elements
+    for elem, twice in (("robot", '<robot urdf="%s"/>\n  <robot urdf="%s"/>' % (p, p)),
+                        ("run", '<robot urdf="%s"/>\n  <run samples="2"/>\n  <run samples="3"/>' % p)):
+        spec = os.path.join(tmp, "twice_%s.xml" % elem)
+        with open(spec, "w") as f:
+            f.write('<talus_sweep>\n  %s\n  <controller name="none"/>\n</talus_sweep>\n' % twice)
+        r = run([talus, "sweep", spec, "--duration", "0.01", "--out", os.path.join(tmp, "t.csv"), "--quiet"])
+        check(r.returncode != 0 and "given twice" in r.stderr, "a repeated <%s> in a sweep file is refused (%s)"
+              % (elem, r.stderr.strip()[:250]))
+
+
+EXTRA["files"] = case_files
+
+
 if __name__ == "__main__":
     sys.exit(main())

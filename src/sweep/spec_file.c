@@ -12,26 +12,15 @@
 
 #include "base/error.h"
 #include "base/file.h"
+#include "base/xml.h"
 #include "scene/scene_internal.h"
 #include "sweep/sweep_internal.h"
 
 int tl_sweep_is_file(const char *path) {
-  char buf[4096];
-  if (tl_read_head(path, buf, sizeof buf) < 0) return -1; /* a FIFO or device is not waited on */
-  const char *c = buf;
-  for (;;) { /* skip white space, <?...?> and <!--...--> */
-    while (*c == ' ' || *c == '\t' || *c == '\r' || *c == '\n') c++;
-    const char *end = NULL;
-    if (strncmp(c, "<?", 2) == 0) end = strstr(c, "?>");
-    else if (strncmp(c, "<!--", 4) == 0) end = strstr(c + 4, "-->");
-    else break;
-    if (!end) return 0;
-    c = end + (c[1] == '?' ? 2 : 3);
-  }
-  static const char root[] = "<talus_sweep";
-  if (strncmp(c, root, sizeof root - 1) != 0) return 0;
-  char after = c[sizeof root - 1];
-  return after == '>' || after == '/' || after == ' ' || after == '\t' || after == '\r' || after == '\n';
+  char buf[65536], name[64];
+  long got = tl_read_head(path, buf, sizeof buf); /* a FIFO or device is not waited on */
+  if (got < 0) return -1;
+  return tl_xml_root_name(buf, (size_t)got, name, sizeof name) == 0 && strcmp(name, "talus_sweep") == 0;
 }
 
 /* tl_sweep_set(key, value) for an attribute of node; errors name the file, line and element. */
@@ -230,12 +219,17 @@ tl_status tl_sweep_load_file(tl_sweep *sw, const char *path, tl_error *err) {
   free(buf);
   if (st != TL_OK) return st;
   xmlNode *root = xmlDocGetRootElement(doc);
-  if (!sc_is(root, "talus_sweep")) {
+  if (root && root->ns && xmlStrEqual(root->name, (const xmlChar *)"talus_sweep")) {
+    st = sc_fail(&p, TL_ERR_INVALID, root, "<talus_sweep> is in namespace '%s': sweep files take no namespace "
+                 "(remove xmlns)", root->ns->href ? (const char *)root->ns->href : "");
+  } else if (!sc_is(root, "talus_sweep")) {
     st = sc_fail(&p, TL_ERR_INVALID, root, "the root element must be <talus_sweep>");
   } else {
     static const char *const allowed[] = {"name", NULL};
     st = sc_check_attrs(&p, root, allowed);
   }
+  static const char *const single[] = {"robot", "controller", "run", "fall", "terrain", "output", NULL};
+  int first[6] = {0, 0, 0, 0, 0, 0};
   for (xmlNode *c = root ? root->children : NULL; c && st == TL_OK; c = c->next) {
     if (c->type == XML_COMMENT_NODE) continue;
     if (c->type == XML_TEXT_NODE) {
@@ -244,7 +238,14 @@ tl_status tl_sweep_load_file(tl_sweep *sw, const char *path, tl_error *err) {
           st = sc_fail(&p, TL_ERR_INVALID, root, "unexpected text inside <talus_sweep>");
       continue;
     }
-    st = element(&p, sw, c);
+    /* one of each, as world files have one of each of their settings: a repeat is refused, not
+     * silently the last one taken */
+    for (int i = 0; single[i] && st == TL_OK; ++i)
+      if (sc_is(c, single[i])) {
+        if (first[i]) st = sc_fail(&p, TL_ERR_INVALID, c, "given twice (first at line %d)", first[i]);
+        first[i] = sc_line(c);
+      }
+    if (st == TL_OK) st = element(&p, sw, c);
   }
   xmlFreeDoc(doc);
   return st;

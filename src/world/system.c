@@ -126,6 +126,23 @@ tl_status tl_system_check_q(const tl_model *m, const double *q, const char *what
   return TL_OK;
 }
 
+tl_status tl_system_check_q_limits(const tl_model *m, const double *q, tl_error *err) {
+  for (int b = 0; b < m->nbody; b++) {
+    if (m->jnt_type[b] == TL_JOINT_FLOATING || m->jnt_type[b] == TL_JOINT_SPHERICAL) continue;
+    if (m->jnt_nq[b] != m->jnt_nv[b]) continue;
+    for (int k = 0; k < m->jnt_nq[b]; k++) {
+      int iq = m->q_adr[b] + k, iv = m->v_adr[b] + k;
+      double lo = m->dof_lower[iv], hi = m->dof_upper[iv], x = q[iq];
+      double tol = 1e-9 * (isfinite(hi - lo) ? fmax(1.0, hi - lo) : 1.0);
+      if (x < lo - tol || x > hi + tol)
+        return tl_error_set(err, TL_ERR_INVALID, NULL, 0, "q",
+                            "q[%d] = %g, coordinate %d of joint '%s', is outside its limits [%g, %g]", iq, x, k,
+                            m->joint_name[b], lo, hi);
+    }
+  }
+  return TL_OK;
+}
+
 static void normalize_quaternions(const tl_model *m, double *q) {
   for (int b = 0; b < m->nbody; b++) {
     if (m->jnt_type[b] == TL_JOINT_FLOATING) tl_quat_normalize(q + m->q_adr[b] + 3);

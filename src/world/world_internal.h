@@ -271,6 +271,13 @@ void tl_system_destroy(tl_system *sys);
  * setters, TL_ERR_INVALID for snapshots). */
 tl_status tl_system_check_q(const tl_model *m, const double *q, const char *what, tl_status status, tl_error *err);
 
+/* TL_OK if every coordinate of a revolute, prismatic or universal joint in q
+ * lies within its URDF position limits (1e-9 of the range for rounding);
+ * else TL_ERR_INVALID naming q's index, the joint and its limits. Checked
+ * where a file states an initial q (world files); the setters leave limits
+ * to the simulation (a state beyond a limit is pushed back). */
+tl_status tl_system_check_q_limits(const tl_model *m, const double *q, tl_error *err);
+
 /* Collision (collision.c): geom list, broadphase, narrowphase, contacts. */
 int tl_world_rebuild_geoms(tl_world *w);
 void tl_world_collide(tl_world *w);
