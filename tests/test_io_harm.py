@@ -111,6 +111,16 @@ def case_outputs(talus, src, tmp):
              "--out", sl, "--summary", os.path.join(tmp, "s2.json"), "--quiet", "--force"])
     check(r.returncode == 0, "sweep --out symlink runs (%s)" % r.stderr.strip())
     check(os.path.islink(sl) and open(st).read().startswith("sample,"), "sweep --out: symlink kept, target written")
+    # --save-state through a symlink: the link stays, the target holds the snapshot, which loads back
+    st_target = os.path.join(tmp, "state_target.bin")
+    st_link = os.path.join(tmp, "state_link.bin")
+    open(st_target, "w").write("old")
+    os.symlink("state_target.bin", st_link)
+    r = sim(talus, src, "--save-state", st_link)
+    check(r.returncode == 0 and os.path.islink(st_link) and open(st_target, "rb").read(7) == b"TLSTATE",
+          "--save-state through a symlink keeps the link and writes its target (%s)" % r.stderr.strip()[:200])
+    r = sim(talus, src, "--load-state", st_link)
+    check(r.returncode == 0, "the snapshot loads back through the link (%s)" % r.stderr.strip()[:200])
     # a link to nothing is refused, nothing created
     dangling = os.path.join(tmp, "dangling.csv")
     os.symlink("nowhere/x.csv", dangling)
