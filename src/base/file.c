@@ -76,10 +76,10 @@ tl_status tl_read_file(const char *path, size_t max_bytes, char **out, size_t *l
     free(buf);
     return tl_error_set(err, TL_ERR_IO, path, 0, NULL, "cannot read file: %s", strerror(saved));
   }
-  if (n > (size_t)sb.st_size && n > max_bytes) {
+  if (n > (size_t)sb.st_size) { /* never a silently cut file */
     free(buf);
-    return tl_error_set(err, TL_ERR_IO, path, 0, NULL, "file grew past the %zu MB this format can hold while it was read",
-                        max_bytes >> 20);
+    return tl_error_set(err, TL_ERR_IO, path, 0, NULL, "the file grew while it was read (%lld bytes when opened)",
+                        (long long)sb.st_size);
   }
   buf[n] = '\0';
   *out = buf;

@@ -210,7 +210,12 @@ static int run(int argc, char **argv, sweep_cli *c, tl_sweep *sw) {
   memset(&err, 0, sizeof err);
   const char *first = argv[1];
   int file = tl_sweep_is_file(first);
-  if (file < 0) return say(c, CLI_EXIT_FAIL, "cannot read '%s'", first);
+  if (file < 0) {
+    struct stat sb;
+    int e = stat(first, &sb) != 0 ? errno : 0;
+    return say(c, CLI_EXIT_FAIL, "cannot read '%s': %s", first,
+               e ? strerror(e) : S_ISREG(sb.st_mode) ? "unreadable" : "not a regular file");
+  }
   if (file && tl_sweep_load_file(sw, first, &err) != TL_OK) return say(c, CLI_EXIT_USAGE, "%s", err.message);
   if (!file && set(sw, c, "robot", first) != 0) return CLI_EXIT_USAGE;
   if (parse_options(argc, argv, sw, c) != 0) return CLI_EXIT_USAGE;
