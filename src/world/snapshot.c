@@ -227,58 +227,40 @@ static const char *contact_numbers_bad(const double *f) {
   return NULL;
 }
 
-/* Contacts i and j are the same record (geoms and position): order by that. */
-typedef struct contact_key {
-  int id[6];
-  double pos[3];
-} contact_key;
-
-static int key_cmp(const void *a, const void *b) {
-  const contact_key *x = a, *y = b;
-  int c = memcmp(x->id, y->id, sizeof x->id);
-  if (c) return c;
-  for (int k = 0; k < 3; k++)
-    if (x->pos[k] != y->pos[k]) return x->pos[k] < y->pos[k] ? -1 : 1;
-  return 0;
+/* 1 if the contact records at a and b name the same geoms at the same point (a duplicate). */
+static int same_contact(const unsigned char *a, const unsigned char *b) {
+  if (memcmp(a, b, 6 * 4) != 0) return 0;
+  double pa[3], pb[3];
+  memcpy(pa, a + 24, sizeof pa);
+  memcpy(pb, b + 24, sizeof pb);
+  return pa[0] == pb[0] && pa[1] == pb[1] && pa[2] == pb[2];
 }
 
-/* Check the contacts' records: indices in range, numbers by the setters' rules, no record twice. */
+/* Check the contacts' records: indices in range, numbers by the setters' rules, no record twice
+ * (pairwise over the buffer: a restore allocates nothing, and contacts are few). */
 static tl_status check_contacts(const tl_world *w, rbuf *b, int n, tl_error *err) {
-  contact_key *keys = n > 0 ? malloc((size_t)n * sizeof *keys) : NULL;
-  if (n > 0 && !keys) return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, "snapshot", "out of memory");
-  tl_status st = TL_OK;
-  for (int i = 0; i < n && !st; i++) {
+  const unsigned char *first = b->p;
+  for (int i = 0; i < n; i++) {
     int id[6], finite = 1;
     for (int k = 0; k < 6; k++)
-      if (get_i32(b, &id[k])) {
-        st = bad(err, "truncated contact records");
-        break;
-      }
-    const unsigned char *at = st ? NULL : get_f64s(b, 29, &finite);
-    if (!st && !at) st = bad(err, "truncated contact records");
-    if (st) break;
+      if (get_i32(b, &id[k])) return bad(err, "truncated contact records");
+    const unsigned char *at = get_f64s(b, 29, &finite);
+    if (!at) return bad(err, "truncated contact records");
     double f[29];
     memcpy(f, at, sizeof f);
-    const char *why = contact_numbers_bad(f);
     if (!geom_ok(w, id[0], id[1], id[2]) || id[0] < 0 || !geom_ok(w, id[3], id[4], id[5]))
-      st = tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot",
-                        "contact %d names a geom this world does not have: the snapshot comes from another world", i);
-    else if (why)
-      st = tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot", "contact %d: %s", i, why);
-    memcpy(keys[i].id, id, sizeof id);
-    memcpy(keys[i].pos, f, sizeof keys[i].pos);
+      return tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot",
+                          "contact %d names a geom this world does not have: the snapshot comes from another world", i);
+    const char *why = contact_numbers_bad(f);
+    if (why) return tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot", "contact %d: %s", i, why);
   }
-  if (!st && n > 1) {
-    qsort(keys, (size_t)n, sizeof *keys, key_cmp);
-    for (int i = 1; i < n && !st; i++)
-      if (key_cmp(&keys[i - 1], &keys[i]) == 0)
-        st = tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot",
-                          "a contact between the same geoms at the same point is recorded twice (geoms %d/%d/%d and "
-                          "%d/%d/%d)", keys[i].id[0], keys[i].id[1], keys[i].id[2], keys[i].id[3], keys[i].id[4],
-                          keys[i].id[5]);
-  }
-  free(keys);
-  return st;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < i; j++)
+      if (same_contact(first + (size_t)i * SNAP_CONTACT, first + (size_t)j * SNAP_CONTACT))
+        return tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot",
+                            "contacts %d and %d are the same contact recorded twice (the same geoms at the same "
+                            "point)", j, i);
+  return TL_OK;
 }
 
 /* Check one system's record against system s by the setters' rules
@@ -301,23 +283,22 @@ static tl_status check_system(const tl_system *s, int i, rbuf *b, tl_error *err)
   if (!at) return bad(err, "truncated system record");
   if (!finite)
     return tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot", "system %d: a state value is not finite", i);
-  /* q u kp kd q_target ...: copied out (the buffer need not be aligned) */
-  double *v = malloc((2 * (size_t)nq + 3 * (size_t)nv + 1) * sizeof(double));
-  if (!v) return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, "snapshot", "out of memory");
-  memcpy(v, at, ((size_t)nq + 3 * (size_t)nv) * sizeof(double));
-  memcpy(v + nq + 3 * nv, at + ((size_t)nq + 3 * (size_t)nv) * sizeof(double), (size_t)nq * sizeof(double));
-  const double *q = v, *kp = v + nq + nv, *kd = v + nq + 2 * nv, *qt = v + nq + 3 * nv;
+  /* q u kp kd q_target ... in the buffer (read with memcpy: it need not be aligned); nothing allocated */
+  const unsigned char *q = at, *kp = at + ((size_t)nq + (size_t)nv) * 8, *kd = kp + (size_t)nv * 8,
+                      *qt = kd + (size_t)nv * 8;
   tl_error e;
   memset(&e, 0, sizeof e);
   tl_status st = TL_OK;
   if (tl_system_check_q(s->m, q, "q", TL_ERR_INVALID, &e) || tl_system_check_q(s->m, qt, "q_target", TL_ERR_INVALID, &e))
     st = tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot", "system %d ('%s'): %s", i, s->m->name, e.message);
-  for (int k = 0; k < nv && !st; k++)
-    if (kp[k] < 0 || kd[k] < 0)
-      st = tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot",
-                        "system %d ('%s'): %s of DOF %d is %g: gains must be >= 0", i, s->m->name,
-                        kp[k] < 0 ? "kp" : "kd", k, kp[k] < 0 ? kp[k] : kd[k]);
-  free(v);
+  for (int k = 0; k < nv && !st; k++) {
+    double p, d;
+    memcpy(&p, kp + (size_t)k * 8, 8);
+    memcpy(&d, kd + (size_t)k * 8, 8);
+    if (p < 0 || d < 0)
+      st = tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot", "system %d ('%s'): %s of DOF %d is %g: gains must be >= 0",
+                        i, s->m->name, p < 0 ? "kp" : "kd", k, p < 0 ? p : d);
+  }
   return st;
 }
 

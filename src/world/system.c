@@ -108,20 +108,28 @@ static tl_status check_quaternions(const tl_model *m, const double *q, tl_error 
   return tl_system_check_q(m, q, "q", TL_ERR_ARGUMENT, err);
 }
 
-tl_status tl_system_check_q(const tl_model *m, const double *q, const char *what, tl_status status, tl_error *err) {
+/* q[i] of an array that may be unaligned bytes (a snapshot buffer). */
+static double q_at(const void *q, int i) {
+  double x;
+  memcpy(&x, (const unsigned char *)q + (size_t)i * sizeof(double), sizeof x);
+  return x;
+}
+
+tl_status tl_system_check_q(const tl_model *m, const void *q, const char *what, tl_status status, tl_error *err) {
   for (int i = 0; i < m->nq; i++)
-    if (!(fabs(q[i]) <= TL_Q_MAX))
+    if (!(fabs(q_at(q, i)) <= TL_Q_MAX))
       return tl_error_set(err, status, NULL, 0, what, "%s[%d] is %g: expected a finite number within +-%g", what, i,
-                          q[i], TL_Q_MAX);
+                          q_at(q, i), TL_Q_MAX);
   for (int b = 0; b < m->nbody; b++) {
     int off = m->jnt_type[b] == TL_JOINT_FLOATING ? 3 : m->jnt_type[b] == TL_JOINT_SPHERICAL ? 0 : -1;
     if (off < 0) continue;
-    const double *qq = q + m->q_adr[b] + off;
-    double n2 = qq[0] * qq[0] + qq[1] * qq[1] + qq[2] * qq[2] + qq[3] * qq[3];
+    int a = m->q_adr[b] + off;
+    double n2 = 0;
+    for (int k = 0; k < 4; k++) n2 += q_at(q, a + k) * q_at(q, a + k);
     if (!(n2 > 1e-20) || !isfinite(n2))
       return tl_error_set(err, status, NULL, 0, what,
-                          "%s[%d..%d], the quaternion of joint '%s', is %s", what, m->q_adr[b] + off,
-                          m->q_adr[b] + off + 3, m->joint_name[b], isfinite(n2) ? "zero" : "too large to normalize");
+                          "%s[%d..%d], the quaternion of joint '%s', is %s", what, a, a + 3, m->joint_name[b],
+                          isfinite(n2) ? "zero" : "too large to normalize");
   }
   return TL_OK;
 }

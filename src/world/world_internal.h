@@ -266,10 +266,11 @@ void tl_system_destroy(tl_system *sys);
 /* The one check of a configuration q (model m's nq coordinates), shared by
  * tl_system_set_state / set_pd_targets, snapshots and world files: every
  * coordinate finite and within +-TL_Q_MAX, each quaternion block (floating
- * base, spherical joint) non-zero with a finite norm. `what` names the array
+ * base, spherical joint) non-zero with a finite norm. q: nq doubles, read
+ * with memcpy (a snapshot's bytes need not be aligned); nothing allocated. `what` names the array
  * in the message ("q", "q_target"); `status` is returned (TL_ERR_ARGUMENT for
  * setters, TL_ERR_INVALID for snapshots). */
-tl_status tl_system_check_q(const tl_model *m, const double *q, const char *what, tl_status status, tl_error *err);
+tl_status tl_system_check_q(const tl_model *m, const void *q, const char *what, tl_status status, tl_error *err);
 
 /* TL_OK if every coordinate of a revolute, prismatic or universal joint in q
  * lies within its URDF position limits (1e-9 of the range for rounding);
