@@ -13,8 +13,18 @@ Cases (one ctest each):
             file is refused by its size.
   numbers   one validator per quantity: <timestep value="1e-300"> and "1e-13" refused like --dt;
             --port 0x50 refused (hexadecimal) like files refuse it.
-  sweeppaths  a sweep file's <output csv="/abs"> or "../x" is refused unless the command line allows
-            it; an existing file the run did not create is not overwritten without --force.
+  numbers   also: a world dt of 1e-9 with --duration 1e6 (1e15 steps) refused, not overflowed;
+            terrain_size / terrain_spacing = 2^32 + 100 refused, not wrapped to 101 points.
+  sweeppaths  a sweep file's <output csv="/abs">, "../x" or a symlink leading out is refused with the
+            file and line (the command line's --out still goes anywhere); outputs are relative to
+            the sweep file's folder; an existing file the run did not create is not overwritten
+            without --force (--resume completes it).
+  resume    --resume after editing a URDF that the swept world file names is refused (the spec hash
+            covers every file read); a row whose parameter column differs from what (seed, sample)
+            give is refused naming the file and line.
+  files     a world file with a DOCTYPE (internal subset) or a default namespace gets the world
+            loader's clear refusal, not the URDF loader's; q = 1e308 and q outside the joint limits
+            refused with the line; a repeated <robot> or <run> in a sweep file refused.
 """
 import os
 import resource

@@ -9,6 +9,8 @@ Cases:
   live       the live view: WebSocket clients come and go while the simulation runs on
   plot       --plot PNG and SVG, --csv
   badpath    an output path that cannot be written fails at once, before any simulation
+  origin     the live view answers only its own Host values (403 for another name: DNS rebinding)
+             and WebSockets from its own page or with no Origin (another site's page refused)
 
 Browser checks (DevTools protocol, tests/viewer_cdp.py): <body data-talus-frames> reaches the
 number of recorded frames, no data-talus-error, no console error or exception, and the robot is
