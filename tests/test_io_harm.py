@@ -216,6 +216,9 @@ def case_numbers(talus, src, tmp):
           % r.stderr.strip()[:200])
     r = sim(talus, src, "--view", "--port", "0x50")
     check(r.returncode == 2 and "0x50" in r.stderr, "--port 0x50 refused, not port 80 (%s)" % r.stderr.strip())
+    r = run([talus, "simulate", os.path.join(src, "robots/talus_quadruped/talus_quadruped.urdf"), "--controller",
+             "trot:speed=0x1", "--duration", "0.01"])
+    check(r.returncode == 2 and "0x1" in r.stderr, "a controller parameter 0x1 refused (%s)" % r.stderr.strip())
     r = sim(talus, src, "--dt", "0x1p-10")
     check(r.returncode == 2, "--dt 0x1p-10 (hexadecimal float) refused (%s)" % r.stderr.strip())
     # terrain grid size: 2^32 + 100 points per side never wraps to 101
