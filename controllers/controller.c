@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "talus/limits.h"
+
 /* osc circle defaults (m, s) */
 #define CTRL_OSC_RADIUS 0.1
 #define CTRL_OSC_PERIOD 4.0
@@ -124,10 +126,9 @@ static tl_status bad_value(tl_error *err, const char *ctrl, const tl_controller_
               p->value);
 }
 
+/* Decimal only: the command line's and the files' one number parser (talus/limits.h). */
 static int number(const tl_controller_param *p, double *v) {
-  char *end = NULL;
-  *v = strtod(p->value, &end);
-  return (end && *end == '\0' && end != p->value && isfinite(*v)) ? 0 : -1;
+  return tl_parse_number(p->value, v) == 0 && isfinite(*v) ? 0 : -1;
 }
 
 static tl_status init_error(tl_error *err, const char *ctrl, tl_status st) {

@@ -271,7 +271,8 @@ def case_plot(talus, src, tmp):
         path = os.path.join(src, "examples/sweeps", name)
         out = os.path.join(tmp, name[:-4] + ".csv")
         grid = "grid" in name  # a full factorial sets its own number of samples
-        r = run([talus, "sweep", path, *([] if grid else ["--samples", "4"]), "--duration", "0.3", "--out", out, "--quiet"])
+        r = run([talus, "sweep", path, *([] if grid else ["--samples", "4"]), "--duration", "0.3", "--out", out,
+                 "--summary", out[:-4] + ".json", "--quiet"])  # nothing written beside the examples
         if "cannot read" in r.stderr and "shared" in r.stderr:
             print(f"SKIPPED: {name} needs ../shared")
             continue

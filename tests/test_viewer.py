@@ -9,6 +9,8 @@ Cases:
   live       the live view: WebSocket clients come and go while the simulation runs on
   plot       --plot PNG and SVG, --csv
   badpath    an output path that cannot be written fails at once, before any simulation
+  origin     the live view answers only its own Host values (403 for another name: DNS rebinding)
+             and WebSockets from its own page or with no Origin (another site's page refused)
 
 Browser checks (DevTools protocol, tests/viewer_cdp.py): <body data-talus-frames> reaches the
 number of recorded frames, no data-talus-error, no console error or exception, and the robot is
@@ -215,15 +217,18 @@ def case_pose(tmp):
 
 # ---------------------------------------------------------------- live view
 
-def ws_connect(port):
+def ws_connect(port, host=None, origin=None):
     s = socket.create_connection(("127.0.0.1", port), timeout=20)
     key = "dGhlIHNhbXBsZSBub25jZQ=="
-    s.sendall((f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+    host = host or f"127.0.0.1:{port}"
+    extra = f"Origin: {origin}\r\n" if origin else ""
+    s.sendall((f"GET / HTTP/1.1\r\nHost: {host}\r\n{extra}Upgrade: websocket\r\nConnection: Upgrade\r\n"
                f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: talus\r\n\r\n").encode())
     buf = b""
     while b"\r\n\r\n" not in buf:
         chunk = s.recv(4096)
         if not chunk:
+            s.close()
             raise EOFError("the server closed during the handshake")
         buf += chunk
     head, rest = buf.split(b"\r\n\r\n", 1)
@@ -277,6 +282,67 @@ def read_frames(s, rest, floats, n):
     return times, rest
 
 
+def http_get(port, host):
+    """The status line of GET / sent with this Host header (b"" if the server just closed)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=20) as h:
+        h.sendall(f"GET / HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
+        got = b""
+        while b"\r\n" not in got:
+            chunk = h.recv(4096)
+            if not chunk:
+                break
+            got += chunk
+    return got.split(b"\r\n", 1)[0]
+
+
+def ws_accepted(port, host=None, origin=None):
+    try:
+        s, _ = ws_connect(port, host, origin)
+    except (EOFError, RuntimeError, ConnectionError):
+        return False
+    ws_close(s)
+    return True
+
+
+def case_origin(tmp):
+    """Issue 21: only this server's Host values and its own page's Origin (or none) are served: a page
+    of another site (cross-site WebSocket hijacking) or a rebound DNS name gets nothing."""
+    urdf = os.path.join(ROBOTS, "pendulum", "pendulum.urdf")
+    p = subprocess.Popen([TALUS, "view", urdf, "--port", "0", "--pose"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        line = p.stderr.readline()
+        m = re.search(r"live view at http://127\.0\.0\.1:(\d+)/", line)
+        if not check(m is not None, f"the address is printed on stderr ({line.strip()!r})"):
+            return
+        port = int(m.group(1))
+        for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"LOCALHOST:{port}", f"[::1]:{port}"):
+            st = http_get(port, host)
+            check(st.startswith(b"HTTP/1.1 200"), f"GET / with Host {host} is served ({st!r})")
+        for host in (f"evil.example:{port}", "evil.example", f"127.0.0.1:{port + 1}", f"127.0.0.1.evil.example:{port}"):
+            st = http_get(port, host)
+            check(not st.startswith(b"HTTP/1.1 200") and (st == b"" or b"403" in st),
+                  f"GET / with Host {host} (DNS rebinding) is refused ({st!r})")
+        check(ws_accepted(port), "a WebSocket without Origin (not a browser) is accepted")
+        check(ws_accepted(port, origin=f"http://127.0.0.1:{port}"), "a WebSocket from the page itself is accepted")
+        check(ws_accepted(port, host=f"localhost:{port}", origin=f"http://localhost:{port}"),
+              "a WebSocket from the page at localhost is accepted")
+        check(not ws_accepted(port, origin="http://evil.example"),
+              "a WebSocket from another site's page (Origin http://evil.example) is refused")
+        check(not ws_accepted(port, origin=f"http://evil.example:{port}"),
+              "a WebSocket with Origin http://evil.example:PORT is refused")
+        check(not ws_accepted(port, origin="null"), "a WebSocket with Origin null (a file: page) is refused")
+        check(not ws_accepted(port, host=f"evil.example:{port}", origin=f"http://evil.example:{port}"),
+              "a WebSocket through a rebound DNS name (Host and Origin evil.example) is refused")
+    finally:
+        p.send_signal(2)
+        try:
+            p.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
 def case_live(tmp):
     urdf = os.path.join(ROBOTS, "talus_quadruped", "talus_quadruped.urdf")
     duration = 4.0
@@ -290,7 +356,7 @@ def case_live(tmp):
         port = int(m.group(1))
         # the page over HTTP: the viewer without recorded data
         with socket.create_connection(("127.0.0.1", port), timeout=20) as h:
-            h.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            h.sendall(f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n".encode())
             page = b""
             while True:
                 chunk = h.recv(1 << 16)
@@ -399,7 +465,7 @@ def case_badpath(tmp):
 
 
 CASES = {"quadruped": case_quadruped, "anymal": case_anymal, "world": case_world, "pose": case_pose,
-         "live": case_live, "plot": case_plot, "badpath": case_badpath}
+         "live": case_live, "plot": case_plot, "badpath": case_badpath, "origin": case_origin}
 
 if __name__ == "__main__":
     if len(sys.argv) != 5 or sys.argv[1] not in CASES:

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/file.h"
 #include "math/tl_math.h"
 #include "model/model.h"
 #include "talus/urdf.h"
@@ -378,17 +379,16 @@ tl_status tl_model_export_urdf_file(const tl_model *m, FILE *f, tl_error *err) {
 tl_status tl_model_export_urdf(const tl_model *m, const char *path, tl_error *err) {
   if (!path) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "path", "path must not be NULL");
   if (!m) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "model", "model must not be NULL");
-  FILE *f = fopen(path, "w");
-  if (!f) return tl_error_set(err, TL_ERR_IO, path, 0, NULL, "cannot create file: %s", strerror(errno));
-  tl_status s = tl_model_export_urdf_file(m, f, err);
-  if (fclose(f) != 0 && !s) s = tl_error_set(err, TL_ERR_IO, path, 0, NULL, "cannot write file: %s", strerror(errno));
-  if (s) {
-    if (s == TL_ERR_IO && err) {
-      char why[sizeof(err->message)];
-      snprintf(why, sizeof(why), "%s", err->message);
-      tl_error_set(err, TL_ERR_IO, path, 0, NULL, "%s", why);
-    }
-    remove(path);
+  tl_out o; /* the output rules of base/file.h: no device, FIFO or symlink replaced, nothing removed */
+  tl_status s = tl_out_open(&o, path, "the URDF file", err);
+  if (s) return s;
+  s = tl_model_export_urdf_file(m, o.f, err);
+  tl_error e;
+  memset(&e, 0, sizeof e);
+  tl_status c = tl_out_commit(&o, s == TL_OK, &e);
+  if (!s && c) {
+    s = c;
+    if (err) *err = e;
   }
   return s;
 }

@@ -112,23 +112,30 @@ int tl_recorder_nwarning(const tl_recorder *rec);
 const char *tl_recorder_warning(const tl_recorder *rec, int i);
 
 /* Write the recording as one self-contained HTML page (file://, no network).
- * The file is written next to `path` under a temporary name and renamed, so
- * a failure leaves no partial file. TL_ERR_UNSUPPORTED if this build has no
+ * A regular file (or a new one) is written next to `path` under a temporary
+ * name and renamed, so a failure leaves no partial file; a character device
+ * or FIFO (/dev/null, a named pipe) is written through and never replaced; a
+ * symbolic link is followed (its target obeys the same rules, the link stays)
+ * and a link to nothing, a folder, block device or socket are refused.
+ * TL_ERR_UNSUPPORTED if this build has no
  * viewer page (web/node_modules was missing when CMake ran: run
  * scripts/setup.sh, then CMake again); TL_ERR_IO naming the path otherwise. */
 tl_status tl_recorder_write_html(const tl_recorder *rec, const char *path, tl_error *err);
 /* Write the time series as CSV (a header line of column names, then one line
  * per kept frame): t, base_x/y/z, base_vx/vy/vz, q_<coord> and tau_<dof> of
  * the main system's joints, fn_<link> (contact normal force on each of its
- * bodies, N), kinetic, potential and total energy (J, all systems). */
+ * bodies, N), kinetic, potential and total energy (J, all systems). The path
+ * is written by the rules of tl_recorder_write_html. */
 tl_status tl_recorder_write_csv(const tl_recorder *rec, const char *path, tl_error *err);
 
 /* 1 if this build embeds the viewer page, 0 if not (see tl_recorder_write_html). */
 int tl_record_have_viewer(void);
 
-/* Check, before a long run, that a file can be created at `path`: its folder
- * exists and a file can be created there now (a probe file is created and
- * removed at once), and `path` is not a folder. `what` names the option in
+/* Check, before a long run, that a file can be written at `path` by the
+ * rules of tl_recorder_write_html: its folder exists and a file can be
+ * created there now (a probe file is created and removed at once), or it is
+ * a writable character device or FIFO; folders, block devices, sockets and
+ * symbolic links to nothing are refused. `what` names the option in
  * the message ("--record"). TL_ERR_IO with a message naming the path and the
  * reason. */
 tl_status tl_record_check_path(const char *path, const char *what, tl_error *err);

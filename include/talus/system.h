@@ -29,7 +29,7 @@ int tl_system_index(const tl_system *sys);
 
 /* ---- state ---- */
 /* Set q (length nq) and u (length nv; NULL: zero velocity). Quaternions are
- * normalised; a zero or non-finite quaternion is refused. */
+ * normalised; a zero or non-finite quaternion is refused, and so is any |q_i| > 1e9 (m or rad). */
 tl_status tl_system_set_state(tl_system *sys, const double *q, int nq, const double *u, int nv,
                               tl_error *err);
 tl_status tl_system_get_state(const tl_system *sys, double *q, int nq, double *u, int nv,

@@ -48,7 +48,8 @@ tl_status tl_world_set_engine(tl_world *world, const char *engine, tl_error *err
 /* Name of the world's engine as given ("talus" for the native engine). */
 const char *tl_world_engine_name(const tl_world *world);
 
-/* Time step in seconds, finite and > 0. */
+/* Time step in seconds, TL_DT_MIN .. TL_DT_MAX (1e-9 .. 1 s; talus/limits.h,
+ * the rule the command line, world files and Python share). */
 tl_status tl_world_set_timestep(tl_world *world, double dt, tl_error *err);
 double tl_world_timestep(const tl_world *world);
 tl_status tl_world_set_gravity(tl_world *world, const double gravity[3], tl_error *err);
@@ -192,11 +193,20 @@ tl_status tl_world_get_state(const tl_world *world, void *buf, size_t size, size
 /* Restore a snapshot of exactly `size` bytes. Everything is checked before
  * anything changes (header, version, byte order, length, finite numbers,
  * and each system's model structure against a fingerprint: joint types,
- * tree, link, joint and geom names); a snapshot of another world or model is
- * refused with TL_ERR_INVALID saying what differs, and the world is left as
+ * tree, link, joint and geom names) and by the rules of the setters: time
+ * finite and >= 0; q as tl_system_set_state takes it (|q_i| <= 1e9, no zero
+ * quaternion), the same for q_target; PD gains >= 0; each contact's friction
+ * >= 0, restitution and erp in [0, 1], threshold and cfm >= 0, its frame
+ * orthonormal and right-handed, no contact recorded twice. A snapshot of
+ * another world or model, or one that breaks a rule, is refused with
+ * TL_ERR_INVALID saying what is wrong, and the world is left byte for byte as
  * it was. */
 tl_status tl_world_set_state(tl_world *world, const void *buf, size_t size, tl_error *err);
-/* The same through a file (errors name the file). */
+/* The same through a file (errors name the file). Saving follows the output
+ * rules of tl_recorder_write_html (a regular file replaced atomically, a
+ * device or FIFO written through, never replaced). Loading takes a regular
+ * file only, refused unread if it is larger than any snapshot of this world
+ * can be. */
 tl_status tl_world_save_state(const tl_world *world, const char *path, tl_error *err);
 tl_status tl_world_load_state(tl_world *world, const char *path, tl_error *err);
 

@@ -5,6 +5,9 @@
  * self-contained HTML page and/or the CSV to the paths given, then detaches. */
 #include "tlpy.h"
 
+#include <strings.h>
+#include <sys/stat.h>
+
 typedef struct tlpy_recording {
   PyObject_HEAD
   PyObject *owner;       /* strong reference: the World or _VecEnv whose world is recorded */
@@ -13,6 +16,11 @@ typedef struct tlpy_recording {
   tl_recorder *rec;
   PyObject *path, *csv;  /* bytes (file system encoding) or NULL */
 } tlpy_recording;
+
+static int has_ext(const char *path, const char *ext) {
+  size_t n = strlen(path), m = strlen(ext);
+  return n > m && strcasecmp(path + n - m, ext) == 0;
+}
 
 /* Check a path argument now (its folder exists, a file can be created), so a
  * bad path fails before any simulation; *out: new bytes reference or NULL. */
@@ -26,6 +34,18 @@ static int check_path(PyObject *obj, const char *what, PyObject **out) {
     PyErr_SetString(tlpy_error, "cannot record an HTML page: this Talus was built without the web viewer "
                                 "(web/node_modules was missing when CMake ran: run scripts/setup.sh, or "
                                 "`npm ci` in web/, then CMake again); csv= still works");
+    return -1;
+  }
+  /* the extensions the command line checks (--record FILE.html, --csv FILE.csv; a device or FIFO
+   * such as /dev/null takes a CSV whatever its name) */
+  const char *name = PyBytes_AS_STRING(*out);
+  int html = strcmp(what, "path") == 0;
+  struct stat sb;
+  int stream = !html && stat(name, &sb) == 0 && (S_ISCHR(sb.st_mode) || S_ISFIFO(sb.st_mode));
+  if (!stream && !(html ? has_ext(name, ".html") || has_ext(name, ".htm") : has_ext(name, ".csv"))) {
+    PyErr_Format(PyExc_ValueError, "%s='%s' should end in %s", what, name,
+                 html ? ".html (it is one self-contained web page)" : ".csv");
+    Py_CLEAR(*out);
     return -1;
   }
   if (tl_record_check_path(PyBytes_AS_STRING(*out), what, &err)) {

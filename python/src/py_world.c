@@ -255,7 +255,8 @@ static PyMethodDef world_methods[] = {
      "simulated time; every > 0: every\nevery-th step instead). Recording.close() (or the end of a `with` block) "
      "writes\n`path` as one self-contained HTML page (3D playback of every body with its URDF\nvisuals, contacts "
      "and forces, plots of base height, velocity, joints, contact forces\nand energy; opens offline) and `csv` as the "
-     "time series. Paths are checked now:\na folder that does not exist raises talus.Error before any step. One open\n"
+     "time series. Paths are checked now:\na folder that does not exist raises talus.Error before any step; path must end "
+     "in\n.html and csv in .csv (ValueError), as --record and --csv. One open\n"
      "recording per world. reserve_frames: frames allocated now (stepping then\nallocates nothing)."},
     {"get_state", (PyCFunction)world_get_state, METH_NOARGS,
      "get_state() -> bytes\n\nA snapshot of everything that influences the next step (every system's q, u, PD\n"

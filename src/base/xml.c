@@ -112,3 +112,56 @@ int tl_xml_line(const xmlNode *node) {
   long line = xmlGetLineNo(node);
   return line > 0 && line < 0x7fffffff ? (int)line : 0;
 }
+
+int tl_xml_root_name(const char *buf, size_t len, char *name, size_t cap) {
+  if (!buf || !name || cap == 0) return -1;
+  name[0] = '\0';
+  const char *c = buf, *end = buf + len;
+  if (len >= 3 && memcmp(c, "\xEF\xBB\xBF", 3) == 0) c += 3;
+  for (;;) {
+    while (c < end && (*c == ' ' || *c == '\t' || *c == '\r' || *c == '\n')) c++;
+    if (end - c < 2 || c[0] != '<') return -1;
+    if (c[1] == '?') { /* <? ... ?> */
+      const char *q = c + 2;
+      while (q + 1 < end && !(q[0] == '?' && q[1] == '>')) q++;
+      if (q + 1 >= end) return -1;
+      c = q + 2;
+    } else if (end - c >= 4 && memcmp(c, "<!--", 4) == 0) {
+      const char *q = c + 4;
+      while (q + 2 < end && !(q[0] == '-' && q[1] == '-' && q[2] == '>')) q++;
+      if (q + 2 >= end) return -1;
+      c = q + 3;
+    } else if (c[1] == '!') { /* <!DOCTYPE name [ internal subset ]>: brackets and quotes skipped whole */
+      const char *q = c + 2;
+      int depth = 0;
+      char quote = 0;
+      for (; q < end; q++) {
+        if (quote) {
+          if (*q == quote) quote = 0;
+        } else if (*q == '"' || *q == '\'') {
+          quote = *q;
+        } else if (*q == '[') {
+          depth++;
+        } else if (*q == ']') {
+          depth--;
+        } else if (*q == '>' && depth <= 0) {
+          break;
+        }
+      }
+      if (q >= end) return -1;
+      c = q + 1;
+    } else {
+      break;
+    }
+  }
+  const char *s = c + 1, *e = s;
+  while (e < end && *e != '>' && *e != '/' && *e != ' ' && *e != '\t' && *e != '\r' && *e != '\n') e++;
+  if (e == end || e == s) return -1;
+  const char *colon = memchr(s, ':', (size_t)(e - s)); /* a prefix: the local name decides */
+  if (colon) s = colon + 1;
+  size_t n = (size_t)(e - s);
+  if (n >= cap) n = cap - 1;
+  memcpy(name, s, n);
+  name[n] = '\0';
+  return 0;
+}

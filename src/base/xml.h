@@ -19,4 +19,12 @@ int tl_xml_parse(const char *buf, size_t len, xmlDocPtr *out, int *line, char *m
  * tl_xml_parse); 0 if unknown. */
 int tl_xml_line(const xmlNode *node);
 
+/* The local name (without a namespace prefix) of the root element of the XML
+ * text buf (len bytes), found without parsing: a BOM, white space, <?...?>,
+ * comments and a DOCTYPE (with an internal subset in [...]) are skipped. For
+ * routing a file to its loader, which then validates it (and refuses a
+ * DOCTYPE or namespace with its own clear message). 0 and name (cap bytes,
+ * truncated) set, or -1 if no element start is found. */
+int tl_xml_root_name(const char *buf, size_t len, char *name, size_t cap);
+
 #endif

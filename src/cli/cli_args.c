@@ -58,17 +58,15 @@ static int parse_span(const char *text, const char *end, double *out) {
   if (len == 0 || len >= sizeof(buf)) return -1;
   memcpy(buf, text, len);
   buf[len] = '\0';
-  char *stop = NULL;
-  errno = 0;
-  double v = strtod(buf, &stop);
-  if (stop == buf || *stop != '\0' || errno == ERANGE || !isfinite(v)) return -1;
+  double v; /* decimal only, as in world and sweep files (talus/limits.h): "0x50" is not 80 */
+  if (tl_parse_number(buf, &v) != 0 || !isfinite(v)) return -1;
   *out = v;
   return 0;
 }
 
 int cli_parse_double(const char *opt, const char *text, double *out) {
   if (parse_span(text, text + strlen(text), out) != 0) {
-    cli_errorf("option %s: '%s' is not a finite number", opt, text);
+    cli_errorf("option %s: '%s' is not a finite decimal number", opt, text);
     return -1;
   }
   return 0;
@@ -93,7 +91,7 @@ int cli_parse_double_list(const char *opt, const char *text, double **out, int *
     const char *end = strchr(p, ',');
     if (!end) end = p + strlen(p);
     if (parse_span(p, end, &v[k]) != 0) {
-      cli_errorf("option %s: item %d ('%.*s') is not a finite number", opt, k + 1,
+      cli_errorf("option %s: item %d ('%.*s') is not a finite decimal number", opt, k + 1,
                  (int)(end - p), p);
       free(v);
       return -1;

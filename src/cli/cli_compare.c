@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli_sim.h"
+#include "../base/file.h" /* the library's output rules (libtalus) */
 
 #define CMP_MAX_ENGINES 8
 #define CMP_SAMPLE_S 0.01      /* time series: one sample per 10 ms */
@@ -263,21 +264,22 @@ static int print_json(const cli_sim_options *o, const cmp_result *r, int n) {
 }
 
 static int write_csv(const char *path, const cmp_result *r, int n) {
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    cli_errorf("compare: cannot write '%s': %s", path, strerror(errno));
-    return -1;
+  tl_out o;
+  tl_error err;
+  memset(&err, 0, sizeof err);
+  tl_status st = tl_out_open(&o, path, "the CSV file", &err);
+  if (st == TL_OK) {
+    int ok = fputs("engine,t,x,y,z,speed,roll,pitch,force,slip\n", o.f) >= 0;
+    for (int i = 0; i < n && ok; ++i)
+      for (int k = 0; k < r[i].nser && ok; ++k) {
+        const cmp_sample *s = &r[i].ser[k];
+        ok = fprintf(o.f, "%s,%.6g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", r[i].engine, s->t, s->x, s->y, s->z,
+                     s->speed, s->roll, s->pitch, s->force, s->slip) >= 0;
+      }
+    st = tl_out_commit(&o, ok, &err);
   }
-  fputs("engine,t,x,y,z,speed,roll,pitch,force,slip\n", f);
-  for (int i = 0; i < n; ++i)
-    for (int k = 0; k < r[i].nser; ++k) {
-      const cmp_sample *s = &r[i].ser[k];
-      fprintf(f, "%s,%.6g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", r[i].engine, s->t, s->x, s->y, s->z, s->speed,
-              s->roll, s->pitch, s->force, s->slip);
-    }
-  if (fclose(f) != 0) {
-    cli_errorf("compare: cannot write '%s': %s", path, strerror(errno));
-    remove(path);
+  if (st != TL_OK) {
+    cli_errorf("compare: %s", err.message);
     return -1;
   }
   return 0;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "../base/file.h" /* the library's output rules (libtalus) */
 
 int cli_json_add_string(cJSON *obj, const char *key, const char *value) {
   cJSON *item = value ? cJSON_CreateString(value) : cJSON_CreateNull();
@@ -75,19 +76,14 @@ int cli_json_write_and_free(cJSON *root, const char *path) {
   if (!path) return cli_json_print_and_free(root);
   char *text = json_text_and_free(root);
   if (!text) return CLI_EXIT_FAIL;
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    cli_errorf("%s: cannot write: %s", path, strerror(errno));
-    cJSON_free(text);
-    return CLI_EXIT_FAIL;
-  }
-  int ok = fputs(text, f) >= 0 && fputc('\n', f) != EOF;
-  int saved = errno;
-  ok = (fclose(f) == 0) && ok;
+  tl_out o;
+  tl_error err;
+  memset(&err, 0, sizeof err);
+  tl_status st = tl_out_open(&o, path, "the JSON file", &err);
+  if (st == TL_OK) st = tl_out_commit(&o, fputs(text, o.f) >= 0 && fputc('\n', o.f) != EOF, &err);
   cJSON_free(text);
-  if (!ok) {
-    cli_errorf("%s: cannot write: %s", path, strerror(saved ? saved : errno));
-    remove(path); /* no half-written result */
+  if (st != TL_OK) {
+    cli_errorf("%s", err.message);
     return CLI_EXIT_FAIL;
   }
   return CLI_EXIT_OK;
@@ -107,38 +103,18 @@ static void text_position(const char *text, const char *at, int *line, int *col)
   }
 }
 
+/* JSON files read back (reports, baselines) are small; 256 MB bounds the read. */
+#define CLI_JSON_MAX_BYTES ((size_t)256 << 20)
+
 cJSON *cli_json_read_file(const char *path, const char *what) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    cli_errorf("%s: cannot open %s: %s", path, what, strerror(errno));
+  char *text = NULL;
+  size_t len = 0;
+  tl_error err;
+  memset(&err, 0, sizeof err);
+  if (tl_read_file(path, CLI_JSON_MAX_BYTES, &text, &len, &err) != TL_OK) {
+    cli_errorf("%s (%s)", err.message, what);
     return NULL;
   }
-  size_t cap = 1 << 16, len = 0;
-  char *text = malloc(cap);
-  while (text) {
-    len += fread(text + len, 1, cap - len - 1, f);
-    if (len + 1 < cap) break; /* end of file or error */
-    char *grown = realloc(text, cap * 2);
-    if (!grown) {
-      free(text);
-      text = NULL;
-      break;
-    }
-    text = grown;
-    cap *= 2;
-  }
-  int bad_read = ferror(f);
-  fclose(f);
-  if (!text) {
-    cli_errorf("%s: out of memory reading %s", path, what);
-    return NULL;
-  }
-  if (bad_read) {
-    cli_errorf("%s: cannot read %s", path, what);
-    free(text);
-    return NULL;
-  }
-  text[len] = '\0';
   const char *end = NULL;
   cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
   if (!root) {

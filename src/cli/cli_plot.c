@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli_sim.h"
+#include "../base/file.h" /* the library's output rules (libtalus) */
 
 extern const unsigned char cli_plot_script[];
 extern const size_t cli_plot_script_len;
@@ -74,10 +75,15 @@ static int make_tmpdir(char *dir, size_t cap) {
   return -1;
 }
 
-int cli_plot_run_script(const unsigned char *script, size_t len, const char *name, char *const args[], int nargs) {
-  char dir[4096], path[4200];
+static int copy_out(const char *from, const char *path);
+
+int cli_plot_run_script(const unsigned char *script, size_t len, const char *name, char *const args[], int nargs,
+                        int out) {
+  char dir[4096], path[4200], fig[4200];
   if (make_tmpdir(dir, sizeof dir) != 0) return CLI_EXIT_FAIL;
   snprintf(path, sizeof path, "%s/%s", dir, name);
+  const char *dot = out >= 0 && out < nargs ? strrchr(args[out], '.') : NULL;
+  snprintf(fig, sizeof fig, "%s/figure%s", dir, dot && !strchr(dot, '/') ? dot : ".png");
   int rc = CLI_EXIT_OK;
   if (write_file(path, script, len) != 0) {
     cli_errorf("--plot: cannot write %s: %s", path, strerror(errno));
@@ -87,24 +93,44 @@ int cli_plot_run_script(const unsigned char *script, size_t len, const char *nam
     int n = 0;
     argv[n++] = (char *)python();
     argv[n++] = path;
-    for (int i = 0; i < nargs && n < 15; ++i) argv[n++] = args[i];
+    for (int i = 0; i < nargs && n < 15; ++i) argv[n++] = i == out ? fig : args[i];
     argv[n] = NULL;
     int st = run(argv, 0);
     if (st != 0) {
       cli_errorf("--plot: %s %s failed (exit status %d)", python(), name, st);
       rc = CLI_EXIT_FAIL;
+    } else if (out >= 0 && out < nargs) {
+      rc = copy_out(fig, args[out]);
     }
   }
   unlink(path);
+  unlink(fig);
   rmdir(dir);
   return rc;
 }
 
+/* The figure drawn at `from` (in the temporary folder) written to `path` by the library's output rules:
+ * a regular file replaced atomically, a device or FIFO written through, never replaced. */
+static int copy_out(const char *from, const char *path) {
+  char *data = NULL;
+  size_t n = 0;
+  tl_error err;
+  memset(&err, 0, sizeof err);
+  tl_status st = tl_read_file(from, (size_t)1 << 31, &data, &n, &err);
+  if (st == TL_OK) st = tl_write_file(path, data, n, "the plot", &err);
+  free(data);
+  if (st == TL_OK) return CLI_EXIT_OK;
+  cli_errorf("--plot: %s", err.message);
+  return CLI_EXIT_FAIL;
+}
+
 int cli_plot_write(const tl_recorder *rec, const char *path, const char *title, int fixed_base) {
-  char dir[4096], csv[4200], script[4200];
+  char dir[4096], csv[4200], script[4200], fig[4200];
   if (make_tmpdir(dir, sizeof dir) != 0) return CLI_EXIT_FAIL;
   snprintf(csv, sizeof csv, "%s/series.csv", dir);
   snprintf(script, sizeof script, "%s/talus_plot.py", dir);
+  const char *dot = strrchr(path, '.'); /* the extension picks the format (checked: .png, .svg or .pdf) */
+  snprintf(fig, sizeof fig, "%s/plot%s", dir, dot && !strchr(dot, '/') ? dot : ".png");
   tl_error err;
   memset(&err, 0, sizeof err);
   int rc = CLI_EXIT_OK;
@@ -115,16 +141,19 @@ int cli_plot_write(const tl_recorder *rec, const char *path, const char *title, 
     cli_errorf("--plot: cannot write %s: %s", script, strerror(errno));
     rc = CLI_EXIT_FAIL;
   } else {
-    char *argv[] = {(char *)python(), script, csv, (char *)path, (char *)(title ? title : "Talus"),
+    char *argv[] = {(char *)python(), script, csv, fig, (char *)(title ? title : "Talus"),
                     fixed_base ? "--fixed-base" : NULL, NULL};
     int st = run(argv, 0);
     if (st != 0) {
       cli_errorf("--plot '%s': %s %s failed (exit status %d)", path, python(), "talus_plot.py", st);
       rc = CLI_EXIT_FAIL;
+    } else {
+      rc = copy_out(fig, path);
     }
   }
   unlink(csv);
   unlink(script);
+  unlink(fig);
   rmdir(dir);
   return rc;
 }

@@ -195,8 +195,11 @@ int cli_plot_check(const char *path);
 /* fixed_base: the plotted system has a fixed base (no base height and velocity panels). */
 int cli_plot_write(const tl_recorder *rec, const char *path, const char *title, int fixed_base);
 /* Write `script` (len bytes) as NAME into a temporary folder and run it with the plotting
- * interpreter and args (at most 13); CLI_EXIT_OK or CLI_EXIT_FAIL after a message. */
-int cli_plot_run_script(const unsigned char *script, size_t len, const char *name, char *const args[], int nargs);
+ * interpreter and args (at most 13); args[out] (out >= 0) is the figure's path: the script draws
+ * into the temporary folder and the figure is then written there by the output rules of
+ * base/file.h. CLI_EXIT_OK or CLI_EXIT_FAIL after a message. */
+int cli_plot_run_script(const unsigned char *script, size_t len, const char *name, char *const args[], int nargs,
+                        int out);
 
 /* cli_sim_report.c */
 int cli_sim_print_json(const cli_sim *s);

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "cli_sim.h"
+#include "../base/file.h" /* tl_out_is_stream: the library's output rules */
 
 static volatile sig_atomic_t interrupted;
 
@@ -90,6 +91,10 @@ static int check_path(const char *path, const char *opt) {
 int cli_rec_check(const cli_sim_options *o) {
   if (o->record && !has_ext(o->record, ".html") && !has_ext(o->record, ".htm")) {
     cli_errorf("option --record: '%s' should end in .html (it is one self-contained web page)", o->record);
+    return CLI_EXIT_USAGE;
+  }
+  if (o->csv && !has_ext(o->csv, ".csv") && !tl_out_is_stream(o->csv)) {
+    cli_errorf("option --csv: '%s' should end in .csv", o->csv);
     return CLI_EXIT_USAGE;
   }
   if (o->plot && !has_ext(o->plot, ".png") && !has_ext(o->plot, ".svg") && !has_ext(o->plot, ".pdf")) {

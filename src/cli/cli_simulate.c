@@ -121,17 +121,16 @@ static int parse_flag(const char *arg, cli_sim_options *o) {
 }
 
 static int check_ranges(const cli_sim_options *o) {
-  if (!(o->dt > 0.0)) {
-    cli_errorf("option --dt: must be > 0 (got %g)", o->dt);
+  tl_error err; /* the library's one rule per quantity (talus/limits.h) */
+  memset(&err, 0, sizeof err);
+  long long steps = 0;
+  if (tl_check_timestep(o->dt, &err) != TL_OK) {
+    cli_errorf("option --dt: %s", err.message);
     return -1;
   }
-  if (!(o->duration >= 0.0)) {
-    cli_errorf("option --duration: must be >= 0 (got %g)", o->duration);
-    return -1;
-  }
-  if (isinf(o->duration) && o->view_cmd) return 0; /* `talus view`: until Ctrl-C */
-  if (o->duration / o->dt > 1e12) {
-    cli_errorf("--duration / --dt = %g steps is too many", o->duration / o->dt);
+  if (isinf(o->duration) && o->duration > 0 && o->view_cmd) return 0; /* `talus view`: until Ctrl-C */
+  if (tl_steps_for_duration(o->duration, o->dt, &steps, &err) != TL_OK) {
+    cli_errorf("option --duration: %s", err.message);
     return -1;
   }
   return 0;
@@ -194,21 +193,15 @@ static int parse_sim_args(int argc, char **argv, cli_sim_options *o) {
   return check_world(o);
 }
 
-/* --save-state: the file must be writable before the simulation starts (a
- * file created by this check is removed again). */
+/* --save-state: the file must be writable before the simulation starts (its
+ * folder takes a new file, or it is a writable device or FIFO). */
 static int check_save_path(const char *path) {
   if (!path) return 0;
-  FILE *e = fopen(path, "rb");
-  int existed = e != NULL;
-  if (e) fclose(e);
-  FILE *f = fopen(path, "ab");
-  if (!f) {
-    cli_errorf("--save-state: cannot write '%s': %s", path, strerror(errno));
-    return -1;
-  }
-  fclose(f);
-  if (!existed) remove(path);
-  return 0;
+  tl_error err; /* the output rules of every file Talus writes (base/file.h): nothing created here */
+  memset(&err, 0, sizeof err);
+  if (tl_record_check_path(path, "--save-state", &err) == TL_OK) return 0;
+  cli_errorf("%s", err.message);
+  return -1;
 }
 
 /* --load-state before the run, --save-state after it. */

@@ -13,9 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli_sim.h"
+#include "../base/file.h" /* the library's output rules (libtalus) */
 #include "talus/sweep.h"
 
 extern const unsigned char cli_sweep_plot_script[];
@@ -26,7 +28,7 @@ extern const size_t cli_sweep_plot_script_len;
 
 typedef struct sweep_cli {
   int rank, size, mpi;
-  int resume, quiet, threads;
+  int resume, quiet, threads, force;
   const char *out, *summary, *plot;
   char summary_buf[4096];
   int bar_drawn;
@@ -120,6 +122,10 @@ static int parse_options(int argc, char **argv, tl_sweep *sw, sweep_cli *c) {
       c->quiet = 1;
       continue;
     }
+    if (strcmp(arg, "--force") == 0) {
+      c->force = 1;
+      continue;
+    }
     if (strcmp(arg, "--fixed-base") == 0 || strcmp(arg, "--floating-base") == 0) {
       if (set(sw, c, "base", arg[2] == 'f' && arg[3] == 'i' ? "fixed" : "floating") != 0) return -1;
       continue;
@@ -139,14 +145,18 @@ static int parse_options(int argc, char **argv, tl_sweep *sw, sweep_cli *c) {
   return 0;
 }
 
-/* 1 if path can be written: an existing file we may write, or a new name in a folder we may write. */
-static int writable(const char *path) {
-  if (access(path, F_OK) == 0) return access(path, W_OK) == 0;
-  char dir[4096];
-  const char *slash = strrchr(path, '/');
-  if (!slash) return access(".", W_OK) == 0;
-  snprintf(dir, sizeof dir, "%.*s", (int)(slash - path) + (slash == path), path);
-  return access(dir, W_OK) == 0;
+/* 0 if path may be written by this run: the output rules of base/file.h (a device or FIFO is
+ * written through, a symlink followed, a regular file replaced), and an existing regular file only
+ * with --force, or with --resume (which completes it); else -1 after a message. */
+static int may_write(const sweep_cli *c, const char *path, const char *option) {
+  tl_error err;
+  memset(&err, 0, sizeof err);
+  if (tl_out_check(path, option, &err) != TL_OK) return say(c, CLI_EXIT_FAIL, "%s", err.message), -1;
+  struct stat sb;
+  if (!c->force && !c->resume && stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+    return say(c, CLI_EXIT_FAIL, "%s '%s' exists and this run did not write it: refused (--force overwrites it, "
+               "--resume completes the sweep whose rows it holds)", option, path), -1;
+  return 0;
 }
 
 /* Output settings after the file and the options. */
@@ -164,9 +174,9 @@ static int outputs(tl_sweep *sw, sweep_cli *c) {
   c->threads = t ? atoi(t) : 0;
   if (c->rank != 0) return 0;
   /* the outputs can be written (checked before any sample runs, creating nothing) */
-  const char *paths[] = {c->out, c->summary, c->plot};
+  const char *paths[] = {c->out, c->summary, c->plot}, *names[] = {"--out", "--summary", "--plot"};
   for (int i = 0; i < 3; ++i)
-    if (paths[i] && !writable(paths[i])) return say(c, CLI_EXIT_FAIL, "cannot write '%s': %s", paths[i], strerror(errno)), -1;
+    if (paths[i] && may_write(c, paths[i], names[i]) != 0) return -1;
   if (c->plot && cli_plot_check(c->plot) != CLI_EXIT_OK) return -1;
   return 0;
 }
@@ -190,7 +200,7 @@ static int plot(const sweep_cli *c, const tl_sweep *sw) {
   char title[1024];
   snprintf(title, sizeof title, "%s: %ld samples", tl_sweep_get(sw, "robot"), tl_sweep_nsample(sw));
   char *args[] = {(char *)c->out, (char *)c->plot, title};
-  return cli_plot_run_script(cli_sweep_plot_script, cli_sweep_plot_script_len, "sweep_plot.py", args, 3);
+  return cli_plot_run_script(cli_sweep_plot_script, cli_sweep_plot_script_len, "sweep_plot.py", args, 3, 1);
 }
 
 /* ------------------------------------------------------------ the command */
@@ -200,7 +210,12 @@ static int run(int argc, char **argv, sweep_cli *c, tl_sweep *sw) {
   memset(&err, 0, sizeof err);
   const char *first = argv[1];
   int file = tl_sweep_is_file(first);
-  if (file < 0) return say(c, CLI_EXIT_FAIL, "cannot read '%s'", first);
+  if (file < 0) {
+    struct stat sb;
+    int e = stat(first, &sb) != 0 ? errno : 0;
+    return say(c, CLI_EXIT_FAIL, "cannot read '%s': %s", first,
+               e ? strerror(e) : S_ISREG(sb.st_mode) ? "unreadable" : "not a regular file");
+  }
   if (file && tl_sweep_load_file(sw, first, &err) != TL_OK) return say(c, CLI_EXIT_USAGE, "%s", err.message);
   if (!file && set(sw, c, "robot", first) != 0) return CLI_EXIT_USAGE;
   if (parse_options(argc, argv, sw, c) != 0) return CLI_EXIT_USAGE;

@@ -18,6 +18,7 @@
  * libwebsockets call runs on the server thread. */
 #define _POSIX_C_SOURCE 200809L
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,6 +43,7 @@ struct tl_viewer {
   atomic_int stop, nclient, running;
   atomic_llong nconnection;
   int port;
+  char bind[256];         /* the --bind address ("" when the default 127.0.0.1) */
   char *page;             /* the page without the data marker */
   size_t page_len;
   const char *scene;      /* the recorder's scene JSON (the recorder outlives the viewer) */
@@ -65,6 +67,96 @@ typedef struct live_session {
 
 static size_t message_cap(int floats) {
   return 8 + ((size_t)floats + (size_t)TL_LIVE_MAX_CONTACTS * TL_REC_CONTACT_FLOATS) * sizeof(float);
+}
+
+/* ------------------------------------------------------------ who may connect */
+
+/* Cross-site WebSocket hijacking and DNS rebinding: a page of another site
+ * open in any browser on this machine can reach a local port. Only requests
+ * addressed to this server (Host: 127.0.0.1:PORT, localhost:PORT,
+ * [::1]:PORT or the --bind address with PORT; any literal IP address when it
+ * serves every interface, 0.0.0.0 or ::) are answered, and only WebSockets
+ * opened by the page itself (Origin http://<such a host>) or by a client that
+ * sends no Origin (not a browser). A name that resolves here only by DNS
+ * rebinding is refused, because it is not one of these. */
+
+/* 1 if text is an IPv4 address a.b.c.d. */
+static int is_ipv4(const char *t, size_t n) {
+  int dots = 0, digits = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (t[i] == '.') {
+      if (!digits) return 0;
+      dots++, digits = 0;
+    } else if (t[i] >= '0' && t[i] <= '9') {
+      if (++digits > 3) return 0;
+    } else {
+      return 0;
+    }
+  }
+  return dots == 3 && digits > 0;
+}
+
+static int same_ci(const char *a, size_t n, const char *b) {
+  size_t m = strlen(b);
+  if (n != m) return 0;
+  for (size_t i = 0; i < n; ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = (char)(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = (char)(y - 'A' + 'a');
+    if (x != y) return 0;
+  }
+  return 1;
+}
+
+/* 1 if `host` (a Host header value, or an Origin's host[:port]) names this server. */
+static int host_ok(const tl_viewer *v, const char *host) {
+  size_t n = strlen(host);
+  const char *colon = NULL;
+  if (host[0] == '[') { /* [v6]:port */
+    const char *close = strchr(host, ']');
+    if (!close) return 0;
+    colon = close[1] == ':' ? close + 1 : NULL;
+    if (close[1] && !colon) return 0;
+  } else {
+    colon = strrchr(host, ':');
+  }
+  size_t hn = colon ? (size_t)(colon - host) : n;
+  if (colon) {
+    char *end = NULL;
+    long port = strtol(colon + 1, &end, 10);
+    if (end == colon + 1 || *end || port != v->port) return 0;
+  } else if (v->port != 80) {
+    return 0; /* a browser always names a port other than 80 */
+  }
+  if (same_ci(host, hn, "127.0.0.1") || same_ci(host, hn, "localhost") || same_ci(host, hn, "[::1]")) return 1;
+  if (v->bind[0]) {
+    if (same_ci(host, hn, v->bind)) return 1;
+    if (host[0] == '[' && hn == strlen(v->bind) + 2 && same_ci(host + 1, hn - 2, v->bind)) return 1;
+    int wildcard = strcmp(v->bind, "0.0.0.0") == 0 || strcmp(v->bind, "::") == 0;
+    if (wildcard && (is_ipv4(host, hn) || host[0] == '[')) return 1; /* a literal address: no DNS involved */
+  }
+  return 0;
+}
+
+/* The request's header `token` into buf; 0 if absent, 1 if present, -1 if too long. */
+static int header(struct lws *wsi, enum lws_token_indexes token, char *buf, int cap) {
+  int len = lws_hdr_total_length(wsi, token);
+  if (len <= 0) return 0;
+  if (len >= cap) return -1;
+  return lws_hdr_copy(wsi, buf, cap, token) < 0 ? -1 : 1;
+}
+
+/* NULL if the request may be answered, else why not. `websocket`: also check the Origin. */
+static const char *refused(struct lws *wsi, const tl_viewer *v, int websocket) {
+  char host[300], origin[400];
+  int h = header(wsi, WSI_TOKEN_HOST, host, sizeof host);
+  if (h <= 0 || !host_ok(v, host)) return "the Host header does not name this server";
+  if (!websocket) return NULL;
+  int o = header(wsi, WSI_TOKEN_ORIGIN, origin, sizeof origin);
+  if (o < 0) return "the Origin header is too long";
+  if (o == 0) return NULL; /* not a browser */
+  if (strncmp(origin, "http://", 7) != 0 || !host_ok(v, origin + 7)) return "the Origin is not this server's page";
+  return NULL;
 }
 
 /* ------------------------------------------------------------ HTTP */
@@ -134,7 +226,13 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
   live_session *s = user;
   switch (reason) {
   case LWS_CALLBACK_HTTP:
+    if (refused(wsi, v, 0)) {
+      if (lws_return_http_status(wsi, HTTP_STATUS_FORBIDDEN, "the Host header does not name this server")) return -1;
+      return lws_http_transaction_completed(wsi) ? -1 : 0;
+    }
     return http_start(wsi, v, s, in ? (const char *)in : "/");
+  case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
+    return refused(wsi, v, 1) ? 1 : 0; /* non-zero: no upgrade, the connection is closed */
   case LWS_CALLBACK_HTTP_WRITEABLE:
     return s ? http_more(wsi, v, s) : 0;
   case LWS_CALLBACK_ESTABLISHED:
@@ -225,6 +323,11 @@ tl_status tl_viewer_create(const tl_recorder *rec, const char *host, int port, t
   memset(&info, 0, sizeof info);
   info.port = port;
   info.iface = host ? host : "127.0.0.1";
+  if (host && strlen(host) >= sizeof v->bind) {
+    create_fail(v, TL_ERR_ARGUMENT);
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "host", "bind address '%.60s...' is too long", host);
+  }
+  snprintf(v->bind, sizeof v->bind, "%s", host ? host : "");
   info.protocols = protocols;
   info.user = v;
   info.gid = -1;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/file.h"
 #include "record/record_internal.h"
 
 static const char b64chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -67,50 +68,6 @@ int tl_record_have_viewer(void) { return tl_viewer_page_len > 0; }
 
 /* ------------------------------------------------------------ files */
 
-/* A temporary file beside `path` (same folder, so rename is atomic). */
-typedef struct out_file {
-  FILE *f;
-  char tmp[PATH_MAX + 32];
-  const char *path;
-} out_file;
-
-static tl_status out_open(out_file *o, const char *path, const char *what, tl_error *err) {
-  memset(o, 0, sizeof(*o));
-  o->path = path;
-  if (!path || !path[0]) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "path", "%s: the path is empty", what);
-  if (snprintf(o->tmp, sizeof o->tmp, "%s.tmpXXXXXX", path) >= (int)sizeof o->tmp)
-    return tl_error_set(err, TL_ERR_IO, path, 0, NULL, "cannot write %s '%s': the path is too long", what, path);
-  int fd = mkstemp(o->tmp);
-  if (fd < 0)
-    return tl_error_set(err, TL_ERR_IO, path, 0, NULL, "cannot write %s '%s': %s", what, path, strerror(errno));
-  mode_t mask = umask(0);
-  umask(mask);
-  if (fchmod(fd, 0666 & ~mask) != 0) { /* mkstemp makes 0600; a recording is an ordinary file */
-  }
-  o->f = fdopen(fd, "w");
-  if (!o->f) {
-    int e = errno;
-    close(fd);
-    unlink(o->tmp);
-    return tl_error_set(err, TL_ERR_IO, path, 0, NULL, "cannot write %s '%s': %s", what, path, strerror(e));
-  }
-  return TL_OK;
-}
-
-/* Close and move into place; on any earlier write error (ok 0) remove the temporary file. */
-static tl_status out_close(out_file *o, int ok, const char *what, tl_error *err) {
-  int e = ferror(o->f) ? errno : 0;
-  ok = ok && !ferror(o->f);
-  if (fclose(o->f) != 0 && ok) ok = 0, e = errno;
-  if (ok && rename(o->tmp, o->path) != 0) ok = 0, e = errno;
-  if (!ok) {
-    unlink(o->tmp);
-    return tl_error_set(err, TL_ERR_IO, o->path, 0, NULL, "cannot write %s '%s': %s", what, o->path,
-                        e ? strerror(e) : "write error");
-  }
-  return TL_OK;
-}
-
 /* Base64 of n bytes streamed to f. */
 static int write_base64(FILE *f, const void *data, size_t n) {
   enum { CHUNK = 3 * 4096 };
@@ -162,8 +119,8 @@ tl_status tl_recorder_write_html(const tl_recorder *r, const char *path, tl_erro
   const char *page = (const char *)tl_viewer_page;
   const char *mark = strstr(page, TL_REC_PAGE_MARKER);
   if (!mark) return tl_error_set(err, TL_ERR_UNSUPPORTED, NULL, 0, NULL, "the embedded viewer page has no data marker");
-  out_file o;
-  tl_status st = out_open(&o, path, "the recording", err);
+  tl_out o;
+  tl_status st = tl_out_open(&o, path, "the recording", err);
   if (st) return st;
   size_t head = (size_t)(mark - page);
   const char *tail = mark + strlen(TL_REC_PAGE_MARKER);
@@ -172,7 +129,7 @@ tl_status tl_recorder_write_html(const tl_recorder *r, const char *path, tl_erro
   ok = ok && write_data(o.f, r) == 0;
   ok = ok && fputs("</script>", o.f) >= 0;
   ok = ok && fwrite(tail, 1, tl_viewer_page_len - (size_t)(tail - page), o.f) == tl_viewer_page_len - (size_t)(tail - page);
-  return out_close(&o, ok, "the recording", err);
+  return tl_out_commit(&o, ok, err);
 }
 
 /* ------------------------------------------------------------ CSV */
@@ -212,55 +169,19 @@ static int csv_row(FILE *f, const tl_recorder *r, const float *x) {
 
 tl_status tl_recorder_write_csv(const tl_recorder *r, const char *path, tl_error *err) {
   if (!r) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "rec", "rec must not be NULL");
-  out_file o;
-  tl_status st = out_open(&o, path, "the CSV file", err);
+  tl_out o;
+  tl_status st = tl_out_open(&o, path, "the CSV file", err);
   if (st) return st;
   int ok = fputs("t", o.f) >= 0;
   if (r->main >= 0) ok = ok && fputs(",base_x,base_y,base_z,base_vx,base_vy,base_vz", o.f) >= 0 && csv_names(o.f, r) == 0;
   ok = ok && fputs(",kinetic,potential,energy\n", o.f) >= 0;
   for (long long k = 0; ok && k < r->nframe; ++k) ok = csv_row(o.f, r, r->frames + k * r->L.floats) == 0;
   if (ok && r->diverged) ok = fprintf(o.f, "# diverged: %s\n", r->diverged) >= 0; /* rows end at the last finite state */
-  return out_close(&o, ok, "the CSV file", err);
+  return tl_out_commit(&o, ok, err);
 }
 
 /* ------------------------------------------------------------ path check */
 
-/* An I/O error about `path`: the message names it (no "FILE: <element>:" prefix), err->file holds it. */
-static tl_status path_error(tl_error *err, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static tl_status path_error(tl_error *err, const char *path, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  char msg[900];
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  tl_error_set(err, TL_ERR_IO, NULL, 0, NULL, "%s", msg);
-  if (err) snprintf(err->file, sizeof err->file, "%s", path);
-  return TL_ERR_IO;
-}
-
 tl_status tl_record_check_path(const char *path, const char *what, tl_error *err) {
-  if (!what) what = "output";
-  if (!path || !path[0]) return path_error(err, "", "%s: the path is empty", what);
-  struct stat st;
-  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-    return path_error(err, path, "%s '%s' is a folder: expected a file path", what, path);
-  char dir[PATH_MAX];
-  const char *slash = strrchr(path, '/');
-  if (!slash) snprintf(dir, sizeof dir, ".");
-  else if (slash == path) snprintf(dir, sizeof dir, "/");
-  else if ((size_t)(slash - path) >= sizeof dir)
-    return path_error(err, path, "%s '%s': the path is too long", what, path);
-  else snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-  if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-    return path_error(err, path, "cannot write %s '%s': folder '%s' %s", what, path, dir,
-                        stat(dir, &st) != 0 ? "does not exist" : "is not a folder");
-  char probe[PATH_MAX + 32];
-  snprintf(probe, sizeof probe, "%s/.talus-probe-XXXXXX", dir);
-  int fd = mkstemp(probe);
-  if (fd < 0)
-    return path_error(err, path, "cannot write %s '%s': cannot create a file in folder '%s': %s",
-                        what, path, dir, strerror(errno));
-  close(fd);
-  unlink(probe);
-  return TL_OK;
+  return tl_out_check(path, what ? what : "output", err);
 }

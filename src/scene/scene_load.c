@@ -11,6 +11,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "scene/scene_internal.h"
+#include "world/world_internal.h"
 
 #include <locale.h>
 #include <math.h>
@@ -620,6 +621,8 @@ static tl_status read_system(sc_state *s, const xmlNode *node) {
     st = engine(p, node, st, &e);
   if (!st && !floating && has_pose && (st = tl_system_set_base_pose(sys, base_pos, base_R, &e)) != TL_OK)
     st = engine(p, node, st, &e);
+  if (!st && sc_attr(node, "q") && (st = tl_system_check_q_limits(tl_system_model(sys), q, &e)) != TL_OK)
+    st = engine(p, node, st, &e); /* a stated q within the joint limits */
   if (!st) st = system_options(p, node, sys);
   if (!st) st = geom_contact(p, node, sys);
   if (!st && has_clearance) st = sc_place_clearance(p, node, sys, clearance);
@@ -721,7 +724,10 @@ static tl_status load_buffer(sc_parser *p, char *buf, size_t len) {
   TRY(sc_parse_xml(p, buf, len, &xml));
   const xmlNode *root = xmlDocGetRootElement(xml);
   tl_status st;
-  if (!sc_is(root, "talus_world")) {
+  if (root && root->ns && xmlStrEqual(root->name, (const xmlChar *)"talus_world")) {
+    st = sc_fail(p, TL_ERR_PARSE, root, "<talus_world> is in namespace '%s': world files take no namespace "
+                 "(remove xmlns)", root->ns->href ? (const char *)root->ns->href : "");
+  } else if (!sc_is(root, "talus_world")) {
     st = sc_fail(p, TL_ERR_PARSE, root, "root element is <%s>: expected <talus_world>",
                  root ? (const char *)root->name : "");
   } else {

@@ -64,35 +64,11 @@ tl_status sc_read_file(const char *path, char **out, size_t *len, tl_error *err)
 }
 
 int tl_scene_is_world_file(const char *path) {
-  FILE *f = path ? fopen(path, "rb") : NULL;
-  if (!f) return -1;
-  char buf[65536];
-  size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-  int bad = ferror(f);
-  fclose(f);
-  if (bad) return -1;
-  buf[n] = '\0';
-  const char *c = buf;
-  if (n >= 3 && memcmp(c, "\xEF\xBB\xBF", 3) == 0) c += 3;
-  for (;;) { /* skip white space, <?...?>, <!--...--> and <!...> */
-    while (*c == ' ' || *c == '\t' || *c == '\r' || *c == '\n') c++;
-    const char *end = NULL;
-    if (strncmp(c, "<?", 2) == 0)
-      end = strstr(c, "?>");
-    else if (strncmp(c, "<!--", 4) == 0)
-      end = strstr(c + 4, "-->");
-    else if (strncmp(c, "<!", 2) == 0)
-      end = strchr(c, '>');
-    else
-      break;
-    if (!end) return 0;
-    c = end + (c[1] == '?' ? 2 : c[2] == '-' ? 3 : 1);
-  }
-  static const char root[] = "<talus_world";
-  if (strncmp(c, root, sizeof(root) - 1) != 0) return 0;
-  char after = c[sizeof(root) - 1];
-  return after == '>' || after == '/' || after == ' ' || after == '\t' || after == '\r' ||
-         after == '\n';
+  char buf[65536], name[64];
+  long got = tl_read_head(path, buf, sizeof buf); /* a FIFO or device is not waited on */
+  if (got < 0) return -1;
+  /* the root element decides (a DOCTYPE or a namespace does not hide it: the loader refuses those clearly) */
+  return tl_xml_root_name(buf, (size_t)got, name, sizeof name) == 0 && strcmp(name, "talus_world") == 0;
 }
 
 /* ------------------------------------------------------------ XML */

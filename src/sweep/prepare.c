@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/file.h"
+#include "talus/limits.h"
 #include "sweep/sweep_internal.h"
 
 static tl_status load_urdf(tl_sweep *sw, tl_error *err) {
@@ -122,9 +124,40 @@ static tl_status check_settings(tl_sweep *sw, tl_error *err) {
                           "points (every parameter is a grid: leave samples out for the full factorial)", sw->samples,
                           sw->grid_size);
   }
-  double steps = sw->duration / sw->dt;
-  if (steps > 1e12)
-    return sw_error(err, TL_ERR_ARGUMENT, NULL, 0, "duration", "duration / dt = %g steps is too many", steps);
+  long long steps = 0; /* the library's one rule per quantity (talus/limits.h) */
+  tl_status st = tl_steps_for_duration(sw->duration, sw->dt, &steps, err);
+  for (int p = 0; p < sw->nparam && st == TL_OK; ++p) {
+    int nx = 0;
+    if (sw->param[p].kind == SW_P_TERRAIN)
+      st = tl_grid_points(sw->terrain_size, sw->terrain_spacing, SW_MAX_TERRAIN_POINTS, "terrain_size / terrain_spacing",
+                          &nx, err);
+  }
+  return st;
+}
+
+/* tl_read_file's hook: the bytes of each file read, with its length, into *ctx. */
+static void hash_read(void *ctx, const char *path, const void *data, size_t len) {
+  (void)path; /* the contents decide, not where the files lie */
+  uint64_t *h = ctx, n = len;
+  *h = sw_fnv(*h, &n, sizeof n);
+  *h = sw_fnv(*h, data, len);
+}
+
+/* The collision meshes of every system of the nominal world (read by assimp, not tl_read_file). */
+static tl_status hash_meshes(tl_sweep *sw, tl_world *world, tl_error *err) {
+  for (int i = 0; i < tl_world_nsystem(world); ++i) {
+    const tl_model *m = tl_system_model(tl_world_system(world, i));
+    for (int g = 0; g < tl_model_ngeom(m); ++g) {
+      const char *file = NULL;
+      if (tl_model_geom_mesh(m, g, NULL, &file) != 0 || !file || !file[0]) continue;
+      char *bytes = NULL;
+      size_t len = 0;
+      tl_status st = tl_read_file(file, (size_t)1 << 31, &bytes, &len, err);
+      if (st != TL_OK) return st;
+      hash_read(&sw->files_hash, file, bytes, len);
+      free(bytes);
+    }
+  }
   return TL_OK;
 }
 
@@ -138,18 +171,30 @@ tl_status tl_sweep_prepare(tl_sweep *sw, tl_error *err) {
   free(sw->effort), free(sw->lower), free(sw->upper), free(sw->rotor);
   sw->effort = sw->lower = sw->upper = sw->rotor = NULL;
   tl_status st = check_settings(sw, err);
+  /* every file read from here to the nominal world goes into the spec hash (--resume trusts it) */
+  sw->files_hash = 0xcbf29ce484222325ull;
+  tl_read_hook_set(hash_read, &sw->files_hash);
   if (st == TL_OK && !sw->world_file) st = load_urdf(sw, err);
   if (st == TL_OK && sw->model)
     sw->floating = tl_model_joint_type(sw->model, 0) == TL_JOINT_FLOATING;
-  if (st == TL_OK) st = sw_compute_hash(sw, err);
-  if (st != TL_OK) return st;
+  if (st != TL_OK) {
+    tl_read_hook_set(NULL, NULL);
+    return st;
+  }
   /* one nominal world: the robot, the initial state, the controller */
   sw_world w;
   tl_error e;
   memset(&e, 0, sizeof e);
   st = sw_build(sw, NULL, 0, &w, &e);
+  tl_read_hook_set(NULL, NULL);
   if (st != TL_OK) {
     if (err) *err = e;
+    return st;
+  }
+  st = hash_meshes(sw, w.world, err);
+  if (st == TL_OK) st = sw_compute_hash(sw, err);
+  if (st != TL_OK) {
+    sw_world_free(&w);
     return st;
   }
   sw->nq = tl_system_nq(w.sys);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "talus/limits.h"
 #include "sweep/sweep_internal.h"
 
 #define SW_TWO_PI 6.283185307179586
@@ -97,10 +98,10 @@ static tl_status terrain(const tl_sweep *sw, const double *values, long sample, 
     if (P->kind != SW_P_TERRAIN) continue;
     double amp = values[P->col];
     if (!(amp > 0)) return TL_OK;
-    int nx = (int)lround(sw->terrain_size / sw->terrain_spacing) + 1;
-    if (nx < 2 || nx > 20001)
-      return sw_error(err, TL_ERR_INVALID, NULL, 0, "terrain_size",
-                          "terrain_size / terrain_spacing gives %d grid points per side: expected 2 to 20001", nx);
+    int nx = 0; /* the one grid rule (talus/limits.h): no wrap through an int */
+    tl_status gs = tl_grid_points(sw->terrain_size, sw->terrain_spacing, SW_MAX_TERRAIN_POINTS,
+                                  "terrain_size / terrain_spacing", &nx, err);
+    if (gs != TL_OK) return gs;
     w->heights = malloc((size_t)nx * (size_t)nx * sizeof(double));
     if (!w->heights) return sw_error(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
     tl_rng r;
@@ -315,7 +316,15 @@ static void simulate(const tl_sweep *sw, sw_world *w, sw_record *rec, atomic_int
   tl_system *sys = w->sys;
   int nq = tl_system_nq(sys), nv = tl_system_nv(sys);
   double dt = tl_world_timestep(w->world);
-  long long nsteps = llround(sw->duration / dt), kw = (long long)ceil(SW_SETTLE_FRACTION * (double)nsteps);
+  long long nsteps = 0;
+  tl_error serr;
+  memset(&serr, 0, sizeof serr);
+  if (tl_steps_for_duration(sw->duration, dt, &nsteps, &serr) != TL_OK) { /* a world file's own dt */
+    rec->status = TL_SWEEP_ERROR;
+    set_message(rec, serr.message);
+    return;
+  }
+  long long kw = (long long)ceil(SW_SETTLE_FRACTION * (double)nsteps);
   double *scratch = calloc(2 * (size_t)(nq + nv) + 2, sizeof(double));
   if (!scratch) {
     rec->status = TL_SWEEP_ERROR;

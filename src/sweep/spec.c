@@ -11,6 +11,7 @@
 
 #include "base/error.h"
 #include "base/file.h"
+#include "talus/limits.h"
 #include "sweep/sweep_internal.h"
 
 #define SW_DEFAULT_DURATION 5.0
@@ -133,11 +134,10 @@ static tl_status keep_text(tl_sweep *sw, const char *key, const char *value, tl_
 
 /* ------------------------------------------------------------ numbers */
 
+/* Decimal only (talus/limits.h tl_parse_number: the command line's and the files' one parser). */
 static int parse_number(const char *text, double *out) {
-  char *end = NULL;
-  errno = 0;
-  double v = strtod(text, &end);
-  if (end == text || *end != '\0' || !isfinite(v)) return -1;
+  double v;
+  if (tl_parse_number(text, &v) != 0 || !isfinite(v)) return -1;
   *out = v;
   return 0;
 }
@@ -513,7 +513,8 @@ tl_status tl_sweep_set(tl_sweep *sw, const char *key_in, const char *value, tl_e
   if (strcmp(key, "duration") == 0) return positive_arg(key, value, &sw->duration, err);
   if (strcmp(key, "dt") == 0) {
     sw->dt_given = 1;
-    return positive_arg(key, value, &sw->dt, err);
+    st = positive_arg(key, value, &sw->dt, err);
+    return st == TL_OK ? tl_check_timestep(sw->dt, err) : st; /* the one rule for dt (talus/limits.h) */
   }
   if (strcmp(key, "samples") == 0) {
     st = integer_arg(key, value, 1, SW_MAX_SAMPLES, &n, err);
@@ -576,12 +577,13 @@ tl_status tl_sweep_set(tl_sweep *sw, const char *key_in, const char *value, tl_e
 /* ------------------------------------------------------------ hash */
 
 /* FNV-1a, 64 bits (Fowler, Noll, Vo). */
-static uint64_t fnv(uint64_t h, const void *data, size_t n) {
+uint64_t sw_fnv(uint64_t h, const void *data, size_t n) {
   const unsigned char *p = data;
   for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
   return h;
 }
 
+#define fnv sw_fnv
 static uint64_t fnv_text(uint64_t h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static uint64_t fnv_text(uint64_t h, const char *fmt, ...) {
   char buf[1024];
@@ -593,13 +595,11 @@ static uint64_t fnv_text(uint64_t h, const char *fmt, ...) {
 }
 
 tl_status sw_compute_hash(tl_sweep *sw, tl_error *err) {
-  char *bytes = NULL;
-  size_t len = 0;
-  tl_status st = tl_read_file(sw->robot, (size_t)1 << 30, &bytes, &len, err);
-  if (st != TL_OK) return st;
-  uint64_t h = fnv(0xcbf29ce484222325ull, "talus-sweep-1\n", 14);
-  h = fnv(h, bytes, len);
-  free(bytes);
+  (void)err;
+  /* every file the nominal build read (robot or world file, the URDFs and heightmaps it names, the
+   * collision meshes): sw->files_hash, gathered by tl_sweep_prepare */
+  uint64_t h = fnv(0xcbf29ce484222325ull, "talus-sweep-2\n", 14);
+  h = fnv(h, &sw->files_hash, sizeof sw->files_hash);
   char ctrl[2048];
   tl_controller_spec_format(&sw->ctrl, ctrl, sizeof ctrl);
   h = fnv_text(h, "\ncontroller=%s given=%d kp=%d:%.17g kd=%d:%.17g\n", ctrl, sw->ctrl_given, sw->ctrl.kp_given,

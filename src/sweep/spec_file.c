@@ -3,37 +3,24 @@
  * attribute becomes a setting of tl_sweep_set. Read with the world files'
  * hardened libxml2 reader and attribute checks (src/scene/), so errors have
  * the same form: "FILE:LINE: <element>: what is wrong". */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/error.h"
+#include "base/file.h"
+#include "base/xml.h"
 #include "scene/scene_internal.h"
 #include "sweep/sweep_internal.h"
 
 int tl_sweep_is_file(const char *path) {
-  FILE *f = path ? fopen(path, "rb") : NULL;
-  if (!f) return -1;
-  char buf[4096];
-  size_t n = fread(buf, 1, sizeof buf - 1, f);
-  fclose(f);
-  buf[n] = '\0';
-  const char *c = buf;
-  for (;;) { /* skip white space, <?...?> and <!--...--> */
-    while (*c == ' ' || *c == '\t' || *c == '\r' || *c == '\n') c++;
-    const char *end = NULL;
-    if (strncmp(c, "<?", 2) == 0) end = strstr(c, "?>");
-    else if (strncmp(c, "<!--", 4) == 0) end = strstr(c + 4, "-->");
-    else break;
-    if (!end) return 0;
-    c = end + (c[1] == '?' ? 2 : 3);
-  }
-  static const char root[] = "<talus_sweep";
-  if (strncmp(c, root, sizeof root - 1) != 0) return 0;
-  char after = c[sizeof root - 1];
-  return after == '>' || after == '/' || after == ' ' || after == '\t' || after == '\r' || after == '\n';
+  char buf[65536], name[64];
+  long got = tl_read_head(path, buf, sizeof buf); /* a FIFO or device is not waited on */
+  if (got < 0) return -1;
+  return tl_xml_root_name(buf, (size_t)got, name, sizeof name) == 0 && strcmp(name, "talus_sweep") == 0;
 }
 
 /* tl_sweep_set(key, value) for an attribute of node; errors name the file, line and element. */
@@ -132,6 +119,67 @@ static tl_status param(sc_parser *p, tl_sweep *sw, const xmlNode *node) {
   return set_at(p, sw, node, "param", buf);
 }
 
+/* An output path of a sweep file: relative to the file's folder and inside it
+ * (a downloaded sweep file must not write anywhere else: no absolute path, no
+ * "..", no symbolic link leading out). The command line's --out, --summary
+ * and --plot override these and may go anywhere. *out: malloc'ed path. */
+static tl_status confined_path(sc_parser *p, const xmlNode *node, const char *attr, char **out) {
+  *out = NULL;
+  const char *v = sc_attr(node, attr);
+  if (!v[0]) return sc_fail(p, TL_ERR_INVALID, node, "%s=\"\": an empty path", attr);
+  if (v[0] == '/')
+    return sc_fail(p, TL_ERR_INVALID, node, "%s=\"%s\": an absolute path; a sweep file's outputs stay in its folder "
+                   "(give the path with --%s on the command line to write elsewhere)", attr, v,
+                   strcmp(attr, "csv") == 0 ? "out" : attr);
+  for (const char *c = v; *c;) {
+    size_t n = strcspn(c, "/");
+    if (n == 2 && c[0] == '.' && c[1] == '.')
+      return sc_fail(p, TL_ERR_INVALID, node, "%s=\"%s\": '..' leaves the sweep file's folder (give the path with "
+                     "--%s on the command line to write elsewhere)", attr, v, strcmp(attr, "csv") == 0 ? "out" : attr);
+    c += n;
+    while (*c == '/') c++;
+  }
+  tl_status st = sc_path(p, node, attr, out);
+  if (st != TL_OK) return st;
+  /* no symbolic link on the way may lead out of the folder */
+  char *base = realpath(p->dir[0] ? p->dir : ".", NULL), *at = NULL;
+  char parent[4096];
+  const char *slash = strrchr(*out, '/');
+  if (slash) snprintf(parent, sizeof parent, "%.*s", (int)(slash - *out), *out);
+  else snprintf(parent, sizeof parent, ".");
+  struct stat ls;
+  at = lstat(*out, &ls) == 0 && S_ISLNK(ls.st_mode) ? realpath(*out, NULL) : realpath(parent, NULL);
+  size_t bn = base ? strlen(base) : 0;
+  int inside = !at || (base && strncmp(at, base, bn) == 0 && (at[bn] == '\0' || at[bn] == '/' || bn == 1));
+  free(base);
+  free(at);
+  if (!inside) {
+    free(*out);
+    *out = NULL;
+    return sc_fail(p, TL_ERR_INVALID, node, "%s=\"%s\": a symbolic link leads out of the sweep file's folder", attr, v);
+  }
+  return TL_OK;
+}
+
+/* <output csv summary plot worst>: paths confined to the file's folder. */
+static tl_status output(sc_parser *p, tl_sweep *sw, const xmlNode *node) {
+  static const char *const a[] = {"csv", "summary", "plot", "worst", NULL}, *const k[] = {"out", "summary", "plot", "worst", NULL};
+  tl_status st = sc_check_attrs(p, node, a);
+  if (st == TL_OK) st = sc_check_empty(p, node);
+  for (int i = 0; a[i] && st == TL_OK; ++i) {
+    if (!sc_attr(node, a[i])) continue;
+    if (strcmp(a[i], "worst") == 0) {
+      st = set_at(p, sw, node, k[i], sc_attr(node, a[i]));
+      continue;
+    }
+    char *path = NULL;
+    st = confined_path(p, node, a[i], &path);
+    if (st == TL_OK) st = set_at(p, sw, node, k[i], path);
+    free(path);
+  }
+  return st;
+}
+
 static tl_status element(sc_parser *p, tl_sweep *sw, const xmlNode *node) {
   if (sc_is(node, "robot")) return robot(p, sw, node);
   if (sc_is(node, "var")) return var(p, sw, node);
@@ -149,10 +197,7 @@ static tl_status element(sc_parser *p, tl_sweep *sw, const xmlNode *node) {
     static const char *const a[] = {"size", "spacing", NULL}, *const k[] = {"terrain_size", "terrain_spacing", NULL};
     return attrs(p, sw, node, a, k);
   }
-  if (sc_is(node, "output")) {
-    static const char *const a[] = {"csv", "summary", "plot", "worst", NULL}, *const k[] = {"out", "summary", "plot", "worst", NULL};
-    return attrs(p, sw, node, a, k);
-  }
+  if (sc_is(node, "output")) return output(p, sw, node);
   return sc_fail(p, TL_ERR_INVALID, node, "unknown element (known: robot, var, controller, run, fall, param, terrain, "
                  "output)");
 }
@@ -174,12 +219,17 @@ tl_status tl_sweep_load_file(tl_sweep *sw, const char *path, tl_error *err) {
   free(buf);
   if (st != TL_OK) return st;
   xmlNode *root = xmlDocGetRootElement(doc);
-  if (!sc_is(root, "talus_sweep")) {
+  if (root && root->ns && xmlStrEqual(root->name, (const xmlChar *)"talus_sweep")) {
+    st = sc_fail(&p, TL_ERR_INVALID, root, "<talus_sweep> is in namespace '%s': sweep files take no namespace "
+                 "(remove xmlns)", root->ns->href ? (const char *)root->ns->href : "");
+  } else if (!sc_is(root, "talus_sweep")) {
     st = sc_fail(&p, TL_ERR_INVALID, root, "the root element must be <talus_sweep>");
   } else {
     static const char *const allowed[] = {"name", NULL};
     st = sc_check_attrs(&p, root, allowed);
   }
+  static const char *const single[] = {"robot", "controller", "run", "fall", "terrain", "output", NULL};
+  int first[6] = {0, 0, 0, 0, 0, 0};
   for (xmlNode *c = root ? root->children : NULL; c && st == TL_OK; c = c->next) {
     if (c->type == XML_COMMENT_NODE) continue;
     if (c->type == XML_TEXT_NODE) {
@@ -188,7 +238,14 @@ tl_status tl_sweep_load_file(tl_sweep *sw, const char *path, tl_error *err) {
           st = sc_fail(&p, TL_ERR_INVALID, root, "unexpected text inside <talus_sweep>");
       continue;
     }
-    st = element(&p, sw, c);
+    /* one of each, as world files have one of each of their settings: a repeat is refused, not
+     * silently the last one taken */
+    for (int i = 0; single[i] && st == TL_OK; ++i)
+      if (sc_is(c, single[i])) {
+        if (first[i]) st = sc_fail(&p, TL_ERR_INVALID, c, "given twice (first at line %d)", first[i]);
+        first[i] = sc_line(c);
+      }
+    if (st == TL_OK) st = element(&p, sw, c);
   }
   xmlFreeDoc(doc);
   return st;

@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "base/error.h"
+#include "base/file.h"
 #include "sweep/sweep_internal.h"
 
 #define SW_Z95 1.959963984540054
@@ -210,14 +211,9 @@ tl_status tl_sweep_write_summary(const tl_sweep *sw, const tl_sweep_results *r, 
   char *text = root ? cJSON_Print(root) : NULL;
   cJSON_Delete(root);
   if (!text) return sw_error(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
-  FILE *f = fopen(path, "w");
-  int ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
-  if (f && fclose(f) != 0) ok = 0;
+  tl_out o;
+  tl_status st = tl_out_open(&o, path, "the sweep summary", err);
+  if (st == TL_OK) st = tl_out_commit(&o, fputs(text, o.f) >= 0 && fputc('\n', o.f) != EOF, err);
   free(text);
-  if (!ok) {
-    tl_status st = sw_error(err, TL_ERR_IO, path, 0, "summary", "cannot write: %s", strerror(errno));
-    if (f) remove(path);
-    return st;
-  }
-  return TL_OK;
+  return st;
 }

@@ -10,6 +10,9 @@
 #ifndef TALUS_SWEEP_INTERNAL_H
 #define TALUS_SWEEP_INTERNAL_H
 
+/* Terrain grid points per side at most (tl_grid_points). */
+#define SW_MAX_TERRAIN_POINTS 20001
+
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -129,6 +132,7 @@ struct tl_sweep {
   int ncolumn, nparam_column;
   char (*column)[SW_NAME_LEN];
   uint64_t hash;
+  uint64_t files_hash;         /* FNV-1a of every file the nominal build read, in order (prepare.c) */
 };
 
 /* spec.c */
@@ -161,6 +165,9 @@ typedef struct sw_world {
 tl_status sw_build(const tl_sweep *sw, const double *values, long sample, sw_world *w, tl_error *err);
 void sw_world_free(sw_world *w);
 
+/* FNV-1a, 64 bits, of n bytes continuing from h (spec.c). */
+uint64_t sw_fnv(uint64_t h, const void *data, size_t n);
+
 /* table.c: rows */
 typedef struct sw_record {
   long sample;
@@ -183,6 +190,7 @@ struct tl_sweep_results {
   /* the CSV */
   char *csv;                /* path or NULL */
   int fd;                   /* append descriptor while running, -1 */
+  int stream;               /* csv is a device or FIFO: written once, at the end */
 };
 tl_status sw_results_open(const tl_sweep *sw, const char *csv, int resume, tl_sweep_results **out, tl_error *err);
 /* Store a finished row (takes ownership) and append it to the CSV. */

@@ -144,7 +144,7 @@ int sw_parse_row(const tl_sweep *sw, const char *line, sw_record *rec, char *msg
       unsigned long long v = strtoull(f, &end, 16);
       if (end == f || *end || v != (unsigned long long)sw->hash) {
         snprintf(msg, (size_t)cap, "spec %s is not this sweep's (%016llx): the row was written by another sweep "
-                 "(robot, controller, duration, parameters or seed differ)", f, (unsigned long long)sw->hash);
+                 "(robot, controller, duration, parameters, seed, or a file it reads differ)", f, (unsigned long long)sw->hash);
         return -1;
       }
     } else if (col < status_col) {
@@ -190,39 +190,42 @@ static tl_status io_error(const char *path, const char *what, tl_error *err) {
   return sw_error(err, TL_ERR_IO, path, 0, "out", "cannot %s: %s", what, strerror(errno));
 }
 
-/* Every row of the table in sample order into a new file renamed over path. */
+/* Every row of the table in sample order, by the output rules of base/file.h:
+ * a new or regular file is replaced atomically, a device or FIFO written through. */
 static tl_status write_sorted(const tl_sweep_results *r, tl_error *err) {
   const tl_sweep *sw = r->sw;
-  size_t len = strlen(r->csv) + 32;
-  char *tmp = malloc(len), *h = header(sw), *row = malloc((size_t)sw_row_cap(sw));
+  char *h = header(sw), *row = malloc((size_t)sw_row_cap(sw));
   tl_status st = TL_OK;
-  if (!tmp || !h || !row) {
+  if (!h || !row) {
     st = sw_error(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
     goto done;
   }
-  snprintf(tmp, len, "%s.tmp.%ld", r->csv, (long)getpid());
-  FILE *f = fopen(tmp, "w");
-  if (!f) {
-    st = io_error(tmp, "write", err);
-    goto done;
-  }
-  int ok = fputs(h, f) >= 0;
+  tl_out o;
+  st = tl_out_open(&o, r->csv, "the sweep table", err);
+  if (st != TL_OK) goto done;
+  int ok = fputs(h, o.f) >= 0;
   for (long i = 0; i < r->n && ok; ++i) {
     if (!r->row[i]) continue;
     int k = sw_format_row(sw, r->row[i], row, sw_row_cap(sw));
-    ok = k > 0 && fwrite(row, 1, (size_t)k, f) == (size_t)k;
+    ok = k > 0 && fwrite(row, 1, (size_t)k, o.f) == (size_t)k;
   }
-  if (fflush(f) != 0 || fsync(fileno(f)) != 0) ok = 0;
-  if (fclose(f) != 0) ok = 0;
-  if (!ok || rename(tmp, r->csv) != 0) {
-    st = io_error(r->csv, "write", err);
-    unlink(tmp);
-  }
+  st = tl_out_commit(&o, ok, err);
 done:
-  free(tmp);
   free(h);
   free(row);
   return st;
+}
+
+/* The first parameter column of a read-back row that differs from what the sweep draws for its
+ * sample (sw_draw: seed and sample decide every parameter), or -1 if all agree bit for bit (the
+ * CSV's %.17g reads back exactly). expect: nparam_column doubles of scratch. */
+static int params_differ(const tl_sweep *sw, const sw_record *rec, double *expect) {
+  sw_draw(sw, rec->sample, expect);
+  for (int c = 0; c < sw->nparam_column; ++c) {
+    double a = rec->params[c], b = expect[c];
+    if (!(a == b || (isnan(a) && isnan(b)))) return c;
+  }
+  return -1;
 }
 
 /* Read the rows of an existing CSV of this sweep into r. */
@@ -247,6 +250,9 @@ static tl_status read_back(tl_sweep_results *r, tl_error *err) {
   }
   free(h);
   char *line = len >= hl ? text + hl : text + len;
+  double *expect = malloc(((size_t)sw->nparam_column + 1) * sizeof(double));
+  int bad_col = -1;
+  if (!expect && st == TL_OK) st = sw_error(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
   for (int lineno = 2; st == TL_OK && *line; ++lineno) {
     char *nl = strchr(line, '\n');
     if (!nl) break; /* a row cut short when the run was killed: run again */
@@ -260,6 +266,11 @@ static tl_status read_back(tl_sweep_results *r, tl_error *err) {
     } else if (rec->sample >= r->n) {
       st = sw_error(err, TL_ERR_INVALID, r->csv, lineno, "samples", "a row of sample %ld, but the sweep has "
                         "%ld samples", rec->sample, r->n);
+    } else if ((bad_col = params_differ(sw, rec, expect)) >= 0) {
+      st = sw_error(err, TL_ERR_INVALID, r->csv, lineno, "out", "column %s of sample %ld is %.17g, but seed %llu "
+                        "and sample %ld give %.17g: the row was not written by this sweep (write to another file "
+                        "or remove it)", sw->column[3 + bad_col], rec->sample, rec->params[bad_col],
+                        (unsigned long long)sw->seed, rec->sample, expect[bad_col]);
     } else if (!r->row[rec->sample]) {
       r->row[rec->sample] = rec;
       rec = NULL;
@@ -270,6 +281,7 @@ static tl_status read_back(tl_sweep_results *r, tl_error *err) {
     line = nl + 1;
   }
   free(text);
+  free(expect);
   if (st == TL_OK)
     for (long i = 0; i < r->n; ++i) r->failed += r->row[i] && r->row[i]->status != TL_SWEEP_OK;
   return st;
@@ -285,10 +297,12 @@ tl_status sw_results_open(const tl_sweep *sw, const char *csv, int resume, tl_sw
   r->row = calloc((size_t)r->n, sizeof(sw_record *));
   r->csv = csv && csv[0] ? strdup(csv) : NULL;
   tl_status st = r->row && (!csv || !csv[0] || r->csv) ? TL_OK : sw_error(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
-  if (st == TL_OK && r->csv && resume) st = read_back(r, err);
-  /* a fresh file with the header and the rows read back (a partial last line is gone) */
-  if (st == TL_OK && r->csv) st = write_sorted(r, err);
-  if (st == TL_OK && r->csv) {
+  r->stream = r->csv && tl_out_is_stream(r->csv);
+  if (st == TL_OK && r->csv && resume && !r->stream) st = read_back(r, err); /* a stream has nothing to read back */
+  /* a fresh file with the header and the rows read back (a partial last line is gone); a device or
+   * FIFO (/dev/stdout, a pipe) gets the table once, at the end */
+  if (st == TL_OK && r->csv && !r->stream) st = write_sorted(r, err);
+  if (st == TL_OK && r->csv && !r->stream) {
     r->fd = open(r->csv, O_WRONLY | O_APPEND | O_CLOEXEC);
     if (r->fd < 0) st = io_error(r->csv, "open for appending", err);
   }

@@ -25,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error.h"
+#include "base/file.h"
 #include "world/world_internal.h"
 
 #define SNAP_MAGIC "TLSTATE"
@@ -200,24 +202,69 @@ static int geom_ok(const tl_world *w, int s, int b, int g) {
   return b >= 0 && b < m->nbody && g >= 0 && g < m->ngeom;
 }
 
-/* 0 if the next n ints are a permutation of 0..n-1 (quadratic: n is the
- * number of geoms, and nothing is allocated). */
-/* Check the contacts' records (indices in range, numbers finite). */
+/* A contact record's numbers by the setters' rules: a finite position,
+ * an orthonormal right-handed frame, friction >= 0, 0 <= restitution <= 1,
+ * threshold >= 0, 0 <= erp <= 1, cfm >= 0 (tl_world_set_default_material,
+ * tl_world_set_erp_cfm). NULL if it obeys them, else what is wrong. */
+static const char *contact_numbers_bad(const double *f) {
+  for (int i = 0; i < 26; i++)
+    if (!isfinite(f[i])) return "a number is not finite";
+  const double *F = f + 3;
+  double dev = 0;
+  for (int a = 0; a < 3; a++)
+    for (int b = 0; b < 3; b++) {
+      double d = F[a] * F[b] + F[3 + a] * F[3 + b] + F[6 + a] * F[6 + b] - (a == b);
+      dev = fmax(dev, fabs(d));
+    }
+  if (!(dev <= 1e-6)) return "its frame is not orthonormal";
+  double det = F[0] * (F[4] * F[8] - F[5] * F[7]) - F[1] * (F[3] * F[8] - F[5] * F[6]) + F[2] * (F[3] * F[7] - F[4] * F[6]);
+  if (!(det > 0)) return "its frame is not right-handed";
+  if (!(f[13] >= 0)) return "its friction is negative";
+  if (!(f[14] >= 0 && f[14] <= 1)) return "its restitution is outside [0, 1]";
+  if (!(f[15] >= 0)) return "its restitution threshold is negative";
+  if (!(f[17] >= 0)) return "its cfm is negative";
+  if (!(f[18] >= 0 && f[18] <= 1)) return "its erp is outside [0, 1]";
+  return NULL;
+}
+
+/* 1 if the contact records at a and b name the same geoms at the same point (a duplicate). */
+static int same_contact(const unsigned char *a, const unsigned char *b) {
+  if (memcmp(a, b, 6 * 4) != 0) return 0;
+  double pa[3], pb[3];
+  memcpy(pa, a + 24, sizeof pa);
+  memcpy(pb, b + 24, sizeof pb);
+  return pa[0] == pb[0] && pa[1] == pb[1] && pa[2] == pb[2];
+}
+
+/* Check the contacts' records: indices in range, numbers by the setters' rules, no record twice
+ * (pairwise over the buffer: a restore allocates nothing, and contacts are few). */
 static tl_status check_contacts(const tl_world *w, rbuf *b, int n, tl_error *err) {
+  const unsigned char *first = b->p;
   for (int i = 0; i < n; i++) {
     int id[6], finite = 1;
     for (int k = 0; k < 6; k++)
       if (get_i32(b, &id[k])) return bad(err, "truncated contact records");
-    if (!get_f64s(b, 29, &finite)) return bad(err, "truncated contact records");
-    if (!geom_ok(w, id[0], id[1], id[2]) || id[0] < 0 || !geom_ok(w, id[3], id[4], id[5]) || !finite)
+    const unsigned char *at = get_f64s(b, 29, &finite);
+    if (!at) return bad(err, "truncated contact records");
+    double f[29];
+    memcpy(f, at, sizeof f);
+    if (!geom_ok(w, id[0], id[1], id[2]) || id[0] < 0 || !geom_ok(w, id[3], id[4], id[5]))
       return tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot",
-                          "contact %d names a geom this world does not have, or is not finite: the snapshot "
-                          "comes from another world", i);
+                          "contact %d names a geom this world does not have: the snapshot comes from another world", i);
+    const char *why = contact_numbers_bad(f);
+    if (why) return tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot", "contact %d: %s", i, why);
   }
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < i; j++)
+      if (same_contact(first + (size_t)i * SNAP_CONTACT, first + (size_t)j * SNAP_CONTACT))
+        return tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot",
+                            "contacts %d and %d are the same contact recorded twice (the same geoms at the same "
+                            "point)", j, i);
   return TL_OK;
 }
 
-/* Check one system's record against system s. */
+/* Check one system's record against system s by the setters' rules
+ * (tl_system_set_state, set_pd_gains, set_pd_targets). */
 static tl_status check_system(const tl_system *s, int i, rbuf *b, tl_error *err) {
   uint64_t fp;
   int nq, nv, integ, pad, finite = 1;
@@ -231,11 +278,28 @@ static tl_status check_system(const tl_system *s, int i, rbuf *b, tl_error *err)
                         (unsigned long long)fingerprint(s->m));
   if (integ != TL_INTEGRATOR_EULER && integ != TL_INTEGRATOR_RK4)
     return tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot", "system %d: unknown integrator %d", i, integ);
-  if (!get_f64s(b, 2 * (size_t)nq + (7 + TL_JOINT_SLOTS) * (size_t)nv, &finite))
-    return bad(err, "truncated system record");
+  size_t n = 2 * (size_t)nq + (7 + TL_JOINT_SLOTS) * (size_t)nv;
+  const unsigned char *at = get_f64s(b, n, &finite);
+  if (!at) return bad(err, "truncated system record");
   if (!finite)
     return tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot", "system %d: a state value is not finite", i);
-  return TL_OK;
+  /* q u kp kd q_target ... in the buffer (read with memcpy: it need not be aligned); nothing allocated */
+  const unsigned char *q = at, *kp = at + ((size_t)nq + (size_t)nv) * 8, *kd = kp + (size_t)nv * 8,
+                      *qt = kd + (size_t)nv * 8;
+  tl_error e;
+  memset(&e, 0, sizeof e);
+  tl_status st = TL_OK;
+  if (tl_system_check_q(s->m, q, "q", TL_ERR_INVALID, &e) || tl_system_check_q(s->m, qt, "q_target", TL_ERR_INVALID, &e))
+    st = tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot", "system %d ('%s'): %s", i, s->m->name, e.message);
+  for (int k = 0; k < nv && !st; k++) {
+    double p, d;
+    memcpy(&p, kp + (size_t)k * 8, 8);
+    memcpy(&d, kd + (size_t)k * 8, 8);
+    if (p < 0 || d < 0)
+      st = tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot", "system %d ('%s'): %s of DOF %d is %g: gains must be >= 0",
+                        i, s->m->name, p < 0 ? "kp" : "kd", k, p < 0 ? p : d);
+  }
+  return st;
 }
 
 static void take(rbuf *b, double *dst, size_t n) {
@@ -301,7 +365,9 @@ tl_status tl_world_set_state(tl_world *w, const void *buf, size_t size, tl_error
     return tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot", "snapshot of %zu bytes, its header says %llu",
                         size, (unsigned long long)total);
   if (get(&b, &time, 8) || get(&b, &ns, 4) || get(&b, &nc, 4) || get(&b, &ng, 4)) return bad(err, "truncated header");
-  if (!isfinite(time) || ns != (uint32_t)w->nsystem || ng != (uint32_t)w->ngeomref)
+  if (!isfinite(time) || time < 0)
+    return tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot", "time %g s: expected a finite number >= 0", time);
+  if (ns != (uint32_t)w->nsystem || ng != (uint32_t)w->ngeomref)
     return tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot",
                         "the snapshot comes from another world or model: it has %u systems and %u geoms, this "
                         "world %d and %d", ns, ng, w->nsystem, w->ngeomref);
@@ -331,36 +397,33 @@ tl_status tl_world_save_state(const tl_world *w, const char *path, tl_error *err
   void *buf = malloc(n);
   if (!buf) return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
   tl_status st = tl_world_get_state(w, buf, n, NULL, err);
-  FILE *f = st ? NULL : fopen(path, "wb");
-  if (!st && !f) st = tl_error_set(err, TL_ERR_IO, path, 0, NULL, "cannot write the snapshot file");
-  if (f) {
-    int bad_write = fwrite(buf, 1, n, f) != n;
-    if (fclose(f) != 0 || bad_write) st = tl_error_set(err, TL_ERR_IO, path, 0, NULL, "writing the snapshot failed");
-  }
+  if (!st) st = tl_write_file(path, buf, n, "the snapshot file", err);
   free(buf);
   return st;
 }
 
+/* The largest snapshot any world can hold: a header, the contact records of
+ * the largest contact buffer and the systems' records. Reads are bounded by
+ * the size of the world the snapshot is loaded into (the file's size is known
+ * before anything is read, so /dev/zero or a huge file is refused at once). */
 tl_status tl_world_load_state(tl_world *w, const char *path, tl_error *err) {
   if (!w || !path) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "path", "world and path must not be NULL");
-  FILE *f = fopen(path, "rb");
-  if (!f) return tl_error_set(err, TL_ERR_IO, path, 0, NULL, "cannot open the snapshot file");
-  size_t cap = 1 << 16, n = 0;
-  unsigned char *buf = malloc(cap);
-  while (buf) {
-    n += fread(buf + n, 1, cap - n, f);
-    if (n < cap) break;
-    unsigned char *nb = realloc(buf, cap *= 2);
-    if (!nb) free(buf);
-    buf = nb;
-  }
-  int read_error = ferror(f);
-  fclose(f);
-  if (!buf) return tl_error_set(err, TL_ERR_MEMORY, path, 0, NULL, "out of memory");
+  size_t most = SNAP_HEADER + SNAP_CONTACT * (size_t)(w->cap_contact > 0 ? w->cap_contact : 0);
+  for (int i = 0; i < w->nsystem; i++) most += system_bytes(w->systems[i]);
+  char *buf = NULL;
+  size_t n = 0;
   tl_error e;
   memset(&e, 0, sizeof e);
-  tl_status st = read_error ? TL_ERR_IO : tl_world_set_state(w, buf, n, &e);
+  tl_status st = tl_read_file(path, most, &buf, &n, &e);
+  if (st) {
+    if (err) *err = e;
+    if (st == TL_ERR_IO && strstr(e.message, "larger than"))
+      return tl_error_set(err, TL_ERR_INVALID, path, 0, NULL,
+                          "the snapshot file is larger than any snapshot of this world can be (%zu bytes)", most);
+    return st;
+  }
+  st = tl_world_set_state(w, buf, n, &e);
   free(buf);
-  if (st) return tl_error_set(err, st, path, 0, NULL, "%s", read_error ? "reading the snapshot failed" : e.message);
+  if (st) return tl_error_set(err, st, path, 0, NULL, "%s", e.message);
   return TL_OK;
 }

@@ -108,16 +108,51 @@ static tl_status check_body(const tl_system *s, int b, tl_error *err) {
   return TL_OK;
 }
 
-/* Quaternion blocks of q (floating base, spherical joints) must be non-zero. */
+/* Quaternion blocks of q (floating base, spherical joints) must be non-zero
+ * and of a finite norm; every coordinate within +-TL_Q_MAX. */
 static tl_status check_quaternions(const tl_model *m, const double *q, tl_error *err) {
+  return tl_system_check_q(m, q, "q", TL_ERR_ARGUMENT, err);
+}
+
+/* q[i] of an array that may be unaligned bytes (a snapshot buffer). */
+static double q_at(const void *q, int i) {
+  double x;
+  memcpy(&x, (const unsigned char *)q + (size_t)i * sizeof(double), sizeof x);
+  return x;
+}
+
+tl_status tl_system_check_q(const tl_model *m, const void *q, const char *what, tl_status status, tl_error *err) {
+  for (int i = 0; i < m->nq; i++)
+    if (!(fabs(q_at(q, i)) <= TL_Q_MAX))
+      return tl_error_set(err, status, NULL, 0, what, "%s[%d] is %g: expected a finite number within +-%g", what, i,
+                          q_at(q, i), TL_Q_MAX);
   for (int b = 0; b < m->nbody; b++) {
     int off = m->jnt_type[b] == TL_JOINT_FLOATING ? 3 : m->jnt_type[b] == TL_JOINT_SPHERICAL ? 0 : -1;
     if (off < 0) continue;
-    const double *qq = q + m->q_adr[b] + off;
-    if (!(qq[0] * qq[0] + qq[1] * qq[1] + qq[2] * qq[2] + qq[3] * qq[3] > 1e-20))
-      return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "q",
-                          "q[%d..%d], the quaternion of joint '%s', is zero", m->q_adr[b] + off,
-                          m->q_adr[b] + off + 3, m->joint_name[b]);
+    int a = m->q_adr[b] + off;
+    double n2 = 0;
+    for (int k = 0; k < 4; k++) n2 += q_at(q, a + k) * q_at(q, a + k);
+    if (!(n2 > 1e-20) || !isfinite(n2))
+      return tl_error_set(err, status, NULL, 0, what,
+                          "%s[%d..%d], the quaternion of joint '%s', is %s", what, a, a + 3, m->joint_name[b],
+                          isfinite(n2) ? "zero" : "too large to normalize");
+  }
+  return TL_OK;
+}
+
+tl_status tl_system_check_q_limits(const tl_model *m, const double *q, tl_error *err) {
+  for (int b = 0; b < m->nbody; b++) {
+    if (m->jnt_type[b] == TL_JOINT_FLOATING || m->jnt_type[b] == TL_JOINT_SPHERICAL) continue;
+    if (m->jnt_nq[b] != m->jnt_nv[b]) continue;
+    for (int k = 0; k < m->jnt_nq[b]; k++) {
+      int iq = m->q_adr[b] + k, iv = m->v_adr[b] + k;
+      double lo = m->dof_lower[iv], hi = m->dof_upper[iv], x = q[iq];
+      double tol = 1e-9 * (isfinite(hi - lo) ? fmax(1.0, hi - lo) : 1.0);
+      if (x < lo - tol || x > hi + tol)
+        return tl_error_set(err, TL_ERR_INVALID, NULL, 0, "q",
+                            "q[%d] = %g, coordinate %d of joint '%s', is outside its limits [%g, %g]", iq, x, k,
+                            m->joint_name[b], lo, hi);
+    }
   }
   return TL_OK;
 }
@@ -356,7 +391,7 @@ tl_status tl_system_set_pd_targets(tl_system *s, const double *q_target, int nq,
       (st = check_opt_len(err, "u_target", u_target, nv, s->m->nv)) ||
       (st = check_finite(err, "q_target", q_target, nq)) ||
       (st = check_finite(err, "u_target", u_target, nv)) ||
-      (st = check_quaternions(s->m, q_target, err)))
+      (st = tl_system_check_q(s->m, q_target, "q_target", TL_ERR_ARGUMENT, err)))
     return st;
   memcpy(s->q_target, q_target, (size_t)nq * sizeof(double));
   if (u_target) memcpy(s->u_target, u_target, (size_t)s->m->nv * sizeof(double));

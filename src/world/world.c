@@ -18,6 +18,7 @@
 #include "base/error.h"
 #include "engine/engine_internal.h"
 #include "math/tl_math.h"
+#include "talus/limits.h"
 #include "world/world_internal.h"
 
 tl_status tl_world_create(tl_world **out, tl_error *err) {
@@ -64,8 +65,8 @@ void tl_world_free(tl_world *w) {
 /* ---------------- settings ---------------- */
 
 tl_status tl_world_set_timestep(tl_world *w, double dt, tl_error *err) {
-  if (!(dt > 0) || !isfinite(dt))
-    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "dt", "time step %g s: expected a finite number > 0", dt);
+  tl_status st = tl_check_timestep(dt, err); /* the one rule (talus/limits.h) */
+  if (st) return st;
   w->dt = dt;
   return TL_OK;
 }

@@ -259,6 +259,26 @@ void tl_system_pd_error(const tl_system *sys, int b, double *e);
 tl_system *tl_system_create(tl_world *w, const tl_model *model, int index);
 void tl_system_destroy(tl_system *sys);
 
+/* Largest |q_i| a state may hold (m or rad): 1e9, far beyond any robot, far
+ * below where sums of squares overflow. */
+#define TL_Q_MAX 1e9
+
+/* The one check of a configuration q (model m's nq coordinates), shared by
+ * tl_system_set_state / set_pd_targets, snapshots and world files: every
+ * coordinate finite and within +-TL_Q_MAX, each quaternion block (floating
+ * base, spherical joint) non-zero with a finite norm. q: nq doubles, read
+ * with memcpy (a snapshot's bytes need not be aligned); nothing allocated. `what` names the array
+ * in the message ("q", "q_target"); `status` is returned (TL_ERR_ARGUMENT for
+ * setters, TL_ERR_INVALID for snapshots). */
+tl_status tl_system_check_q(const tl_model *m, const void *q, const char *what, tl_status status, tl_error *err);
+
+/* TL_OK if every coordinate of a revolute, prismatic or universal joint in q
+ * lies within its URDF position limits (1e-9 of the range for rounding);
+ * else TL_ERR_INVALID naming q's index, the joint and its limits. Checked
+ * where a file states an initial q (world files); the setters leave limits
+ * to the simulation (a state beyond a limit is pushed back). */
+tl_status tl_system_check_q_limits(const tl_model *m, const double *q, tl_error *err);
+
 /* Collision (collision.c): geom list, broadphase, narrowphase, contacts. */
 int tl_world_rebuild_geoms(tl_world *w);
 void tl_world_collide(tl_world *w);
