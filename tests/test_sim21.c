@@ -187,7 +187,7 @@ static void check_refused(const char *args, int want, const char *must) {
 
 static void check_place_bad(void) {
   check_refused(QUAD " --base-pos 1,2 --duration 0", 2, "--base-pos: expected 3 numbers");
-  check_refused(QUAD " --base-rpy 0,x,0 --duration 0", 2, "--base-rpy: item 2 ('x') is not a finite number");
+  check_refused(QUAD " --base-rpy 0,x,0 --duration 0", 2, "--base-rpy: item 2 ('x') is not a finite decimal number");
   check_refused(QUAD " --base-pos 1,2,nan --duration 0", 2, "--base-pos");
   check_refused(QUAD " --clearance -1 --duration 0", 2, "--clearance: must be >= 0");
   check_refused("robots/worlds/boxes_and_balls.xml --base-pos 0,0,1 --duration 0", 2,
