@@ -53,6 +53,13 @@ typedef struct tl_sysdata {
   double *abaDinv;        /* [nb*36] D = S^T U + rotor inertia (nj x nj) of each joint: 1 / D for
                              nj = 1, else its lower Cholesky factor C (D = C C^T), nj x nj */
   double *abau;           /* [nv] tau - S^T p */
+
+  /* analytic-derivative scratch (tl_dyn_rnea_derivatives, derivatives.c) */
+  double *drv_I;          /* [nb*36] composite spatial inertia of each subtree, 6x6 */
+  double *drv_D;          /* [nb*36] composite D = sum [v x*] I - I [v x] + [I v x^] */
+  double *drv_vec;        /* [nv*36] per DOF: psi, zeta, nu, G, H (6 each) and 6 spare */
+  double *drv_tau;        /* [2*nv] RNEA result of the derivative pass, then the ABA solution */
+  double *drv_tmp;        /* [nv*nv] scratch of the forward-dynamics derivatives (transposes) */
 } tl_sysdata;
 
 /* Allocate the arrays of d for model m (state at the reference configuration)
@@ -94,6 +101,16 @@ void tl_dyn_accelerations(tl_sysdata *d, const double *g, const double *du, int 
  * the bodies' spatial accelerations). Needs tl_dyn_kinematics. Returns
  * non-zero if a joint's articulated inertia D is not positive definite. */
 int tl_dyn_aba(tl_sysdata *d, const double g[3], const double *tau, double *du);
+
+/* Analytic derivatives of tau = RNEA(q, u, du) for gravity g (3) (du may
+ * be NULL: zero): dtau_dq (nv x nv, row-major; column l = derivative along
+ * the tangent direction e_l of tl_model_integrate / tl_dyn_integrate_q) and
+ * dtau_du (nv x nv). Rotor inertia (which only adds diag * du) does not
+ * enter. Carpentier & Mansard, RSS 2018, in world axes (derivatives.c).
+ * Needs tl_dyn_kinematics; runs tl_dyn_rnea (d->cacc, d->cfrc) and uses the
+ * drv_* scratch; allocates nothing. */
+void tl_dyn_rnea_derivatives(tl_sysdata *d, const double g[3], const double *du, double *dtau_dq,
+                             double *dtau_du);
 
 /* Classical acceleration of the world point p fixed to body b, and the body's
  * angular acceleration, for zero joint accelerations and no gravity: the

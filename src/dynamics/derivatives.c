@@ -1,0 +1,405 @@
+/* Analytic derivatives of the recursive Newton-Euler algorithm (and through
+ * it of forward dynamics) with respect to q (in the tangent space of
+ * tl_model_integrate) and u, and the configuration-space calculus
+ * q (+) v / q1 (-) q0 with its Jacobians.
+ *
+ * Sources: J. Carpentier, N. Mansard, "Analytical Derivatives of Rigid Body
+ * Dynamics Algorithms", RSS 2018 (the world-frame recursion, as Pinocchio's
+ * computeRNEADerivatives); R. Featherstone, Rigid Body Dynamics Algorithms,
+ * 2008 (spatial algebra, sec. 2; RNEA, Table 5.1). Lie-group Jacobians of
+ * SO(3): J. Sola, J. Deray, D. Atchuthan, "A micro Lie theory for state
+ * estimation in robotics", 2018, eqs. 143-146 (left Jacobian).
+ *
+ * Derivation (world axes about the world origin, as the rest of
+ * src/dynamics). A tangent perturbation e of DOF l moves every body of l's
+ * subtree rigidly by the twist S_l e (S_l = cdof of l; for a floating base
+ * and a ball joint this is exactly what q (+) e does, tl_dyn_integrate_q),
+ * and moves the subspaces S_k of the DOFs k that l "moves": the DOFs of the
+ * descendant joints, and in a serial joint (universal, planar, the floating
+ * base's rotations after its translations) the joint's later DOFs. Every
+ * world quantity X carried by the moved part changes rigidly (S_l x X) plus
+ * an intrinsic part. With w_l, alpha_l the velocity and acceleration (gravity
+ * included as -g at the root) of the part not moved by l (the parent plus the
+ * joint's DOFs l does not move) and for each body i the spatial inertia I_i,
+ * velocity v_i and momentum h_i = I_i v_i:
+ *   intrinsic dv_i/dq_l = -(S_l x w_l)
+ *   intrinsic da_i/dq_l = -(S_l x alpha_l) - (S_l x w_l) x (v_i - w_l)
+ *   d f_i / dq_l        = S_l x* f_i + I_i psi_l + D_i zeta_l
+ *   d f_i / du_l        = I_i nu_l + D_i S_l
+ * with psi_l = alpha_l x S_l + (S_l x w_l) x w_l, zeta_l = w_l x S_l,
+ * nu_l = dS_l/dt + w_l x S_l and D_i = [v_i x*] I_i - I_i [v_i x] + [h_i x^]
+ * ([h x^] y = y x* h). Summed over subtrees (composite Ic_B, D_B; F_B the
+ * subtree force), and since (S_l x S_k) . F + S_k . (S_l x* F) = 0:
+ *   l moves k:            dtau_k/dq_l = S_k . (Ic_B psi_l + D_B zeta_l), B = body of k
+ *   k on l's body or above, not moved by l:
+ *                         dtau_k/dq_l = S_k . (Ic_B psi_l + D_B zeta_l + S_l x* F_B), B = body of l
+ *   k, l on one path:     dtau_k/du_l = S_k . (Ic_B nu_l + D_B S_l), B = the deeper body
+ * and 0 for DOFs on different branches. This is Pinocchio's recursion
+ * (dAdq = a_parent x S + v_parent x (v_parent x S), dVdq = v_parent x S for
+ * a 1-DOF joint) with the multi-DOF joints written out. Cost
+ * O(nbody * 36 + sum over DOFs of the depth). */
+#include <math.h>
+#include <string.h>
+
+#include "dynamics/dynamics.h"
+#include "math/tl_math.h"
+
+/* ---------------- 6x6 spatial matrices (row-major, (angular; linear)) ---------------- */
+
+/* A = the spatial inertia Isp [m, h, I_O] about the world origin as a 6x6
+ * (Featherstone 2008, eq. 2.63). */
+static void spi_mat(double A[36], const double *Isp) {
+  const double m = Isp[0], hx = Isp[1], hy = Isp[2], hz = Isp[3];
+  const double M[36] = {Isp[4], Isp[5], Isp[6], 0,   -hz, hy,  Isp[5], Isp[7], Isp[8], hz, 0,  -hx,
+                        Isp[6], Isp[8], Isp[9], -hy, hx,  0,   0,      hz,     -hy,    m,  0,  0,
+                        -hz,    0,      hx,     0,   m,   0,   hy,     -hx,    0,      0,  0,  m};
+  memcpy(A, M, sizeof M);
+}
+
+/* y = A x (6x6 times 6-vector). */
+static inline void mat6_mulv(double y[6], const double *restrict A, const double x[6]) {
+  for (int i = 0; i < 6; i++)
+    y[i] = A[6 * i] * x[0] + A[6 * i + 1] * x[1] + A[6 * i + 2] * x[2] + A[6 * i + 3] * x[3] +
+           A[6 * i + 4] * x[4] + A[6 * i + 5] * x[5];
+}
+/* y = A^T x. */
+static inline void mat6_tmulv(double y[6], const double *restrict A, const double x[6]) {
+  for (int j = 0; j < 6; j++) y[j] = 0;
+  for (int i = 0; i < 6; i++)
+    for (int j = 0; j < 6; j++) y[j] += A[6 * i + j] * x[i];
+}
+
+/* D = [v x*] I - I [v x] + [h x^] with h = I v, for the spatial inertia I
+ * (6x6, symmetric) and velocity v: since I is symmetric and
+ * [v x*] = -[v x]^T, D = X + X^T + [h x^] with X = [v x*] I. [h x^] y =
+ * y x* h: for h = (n, f), [[-[n]x, -[f]x], [-[f]x, 0]]. */
+static void body_D(double D[36], const double I[36], const double v[6]) {
+  const double w0 = v[0], w1 = v[1], w2 = v[2], l0 = v[3], l1 = v[4], l2 = v[5];
+  /* [v x*] = [[w x, l x], [0, w x]] */
+  const double C[36] = {0,   -w2, w1, 0,   -l2, l1,  w2, 0,   -w0, l2,  0,   -l0,
+                        -w1, w0,  0,  -l1, l0,  0,   0,  0,   0,   0,   -w2, w1,
+                        0,   0,   0,  w2,  0,   -w0, 0,  0,   0,   -w1, w0,  0};
+  double X[36], h[6];
+  for (int i = 0; i < 6; i++)
+    for (int j = 0; j < 6; j++) {
+      double s = 0;
+      for (int k = 0; k < 6; k++) s += C[6 * i + k] * I[6 * k + j];
+      X[6 * i + j] = s;
+    }
+  mat6_mulv(h, I, v);
+  for (int i = 0; i < 6; i++)
+    for (int j = 0; j < 6; j++) D[6 * i + j] = X[6 * i + j] + X[6 * j + i];
+  const double n0 = h[0], n1 = h[1], n2 = h[2], f0 = h[3], f1 = h[4], f2 = h[5];
+  /* -[n]x top-left, -[f]x top-right and bottom-left */
+  D[1] += n2, D[2] -= n1, D[6] -= n2, D[8] += n0, D[12] += n1, D[13] -= n0;
+  D[4] += f2, D[5] -= f1, D[9] -= f2, D[11] += f0, D[15] += f1, D[16] -= f0;
+  D[19] += f2, D[20] -= f1, D[24] -= f2, D[26] += f0, D[30] += f1, D[31] -= f0;
+}
+
+/* Within one joint, does a perturbation of its DOF l move the subspace of
+ * its later DOF k (l < k)? Serial joints (universal, planar) yes; the
+ * floating base's translations move its rotation columns (S = (e, p x e));
+ * a ball joint's (and the base's) rotation axes are fixed in the parent
+ * (world) frame. */
+static int moves_mate(const tl_model *m, int b, int l, int k) {
+  switch (m->jnt_type[b]) {
+    case TL_JOINT_UNIVERSAL:
+    case TL_JOINT_PLANAR: return l < k;
+    case TL_JOINT_FLOATING: return l - m->v_adr[b] < 3 && k - m->v_adr[b] >= 3;
+    default: return 0;
+  }
+}
+
+void tl_dyn_rnea_derivatives(tl_sysdata *d, const double g[3], const double *du, double *dtau_dq,
+                             double *dtau_du) {
+  const tl_model *m = d->m;
+  const int nb = m->nbody, nv = m->nv;
+  const double *S = d->cdof, *Sd = d->cdof_dot, *u = d->u;
+  double *Ic = d->drv_I, *Dm = d->drv_D, *vec = d->drv_vec;
+  /* accelerations (gravity as -g at the root) and subtree forces F_B in cfrc */
+  tl_dyn_rnea(d, g, du, 1, d->drv_tau);
+  for (int b = 0; b < nb; b++) {
+    spi_mat(Ic + 36 * b, d->cinert + TL_SPI_SIZE * b);
+    body_D(Dm + 36 * b, Ic + 36 * b, d->cvel + 6 * b);
+  }
+  for (int b = nb - 1; b > 0; b--) {
+    double *Ip = Ic + 36 * m->parent[b], *Dp = Dm + 36 * m->parent[b];
+    const double *Ib = Ic + 36 * b, *Db = Dm + 36 * b;
+    for (int i = 0; i < 36; i++) Ip[i] += Ib[i], Dp[i] += Db[i];
+  }
+  /* per DOF l: psi, zeta, nu, G (q column seen from above), H (u column) */
+  for (int b = 0; b < nb; b++) {
+    int v0 = m->v_adr[b], nj = m->jnt_nv[b];
+    if (nj == 0) continue;
+    double vp[6] = {0, 0, 0, 0, 0, 0}, ap[6] = {0, 0, 0, 0, 0, 0};
+    if (b > 0) {
+      memcpy(vp, d->cvel + 6 * m->parent[b], sizeof vp);
+      memcpy(ap, d->cacc + 6 * m->parent[b], sizeof ap);
+    } else if (g) {
+      tl_v3_scale(ap + 3, g, -1.0);
+    }
+    const double *IB = Ic + 36 * b, *DB = Dm + 36 * b, *FB = d->cfrc + 6 * b;
+    for (int l = v0; l < v0 + nj; l++) {
+      double w[6], al[6], t[6], t2[6];
+      if (nj == 1) {
+        memcpy(w, d->cvel + 6 * b, sizeof w);
+        memcpy(al, d->cacc + 6 * b, sizeof al);
+      } else {
+        memcpy(w, vp, sizeof w);
+        memcpy(al, ap, sizeof al);
+        for (int k = v0; k < v0 + nj; k++) {
+          if (k > l && moves_mate(m, b, l, k)) continue;
+          double duk = du ? du[k] : 0.0;
+          for (int i = 0; i < 6; i++) {
+            w[i] += S[6 * k + i] * u[k];
+            al[i] += S[6 * k + i] * duk + Sd[6 * k + i] * u[k];
+          }
+        }
+      }
+      const double *Sl = S + 6 * l;
+      double *psi = vec + 36 * l, *zeta = psi + 6, *nu = psi + 12, *G = psi + 18, *H = psi + 24;
+      /* psi = alpha x S + (S x w) x w */
+      tl_sp_cross_motion(psi, al, Sl);
+      tl_sp_cross_motion(t, Sl, w);
+      tl_sp_cross_motion(t2, t, w);
+      for (int i = 0; i < 6; i++) psi[i] += t2[i];
+      tl_sp_cross_motion(zeta, w, Sl);
+      tl_sp_cross_motion(nu, w, Sl);
+      for (int i = 0; i < 6; i++) nu[i] += Sd[6 * l + i];
+      /* G = IB psi + DB zeta + S x* FB, H = IB nu + DB S */
+      mat6_mulv(G, IB, psi);
+      mat6_mulv(t, DB, zeta);
+      tl_sp_cross_force(t2, Sl, FB);
+      for (int i = 0; i < 6; i++) G[i] += t[i] + t2[i];
+      mat6_mulv(H, IB, nu);
+      mat6_mulv(t, DB, Sl);
+      for (int i = 0; i < 6; i++) H[i] += t[i];
+    }
+  }
+  memset(dtau_dq, 0, (size_t)nv * nv * sizeof(double));
+  memset(dtau_du, 0, (size_t)nv * nv * sizeof(double));
+  for (int b = 0; b < nb; b++) {
+    int v0 = m->v_adr[b], nj = m->jnt_nv[b];
+    const double *IB = Ic + 36 * b, *DB = Dm + 36 * b;
+    for (int k = v0; k < v0 + nj; k++) {
+      const double *Sk = S + 6 * k;
+      double r1[6], r2[6];
+      mat6_mulv(r1, IB, Sk);  /* Ic S_k (Ic symmetric) */
+      mat6_tmulv(r2, DB, Sk); /* D^T S_k */
+      const double *Gk = vec + 36 * k + 18, *Hk = vec + 36 * k + 24;
+      dtau_dq[k * nv + k] = tl_sp_dot(Sk, Gk);
+      dtau_du[k * nv + k] = tl_sp_dot(Sk, Hk);
+      for (int l = m->dof_parent[k]; l >= 0; l = m->dof_parent[l]) {
+        const double *psi = vec + 36 * l, *zeta = psi + 6, *nu = psi + 12, *Gl = psi + 18;
+        const double *Sl = S + 6 * l;
+        int mate = l >= v0;
+        /* (k, l): l above k */
+        if (!mate || moves_mate(m, b, l, k))
+          dtau_dq[k * nv + l] = tl_sp_dot(r1, psi) + tl_sp_dot(r2, zeta);
+        else
+          dtau_dq[k * nv + l] = tl_sp_dot(Sk, Gl);
+        dtau_du[k * nv + l] = tl_sp_dot(r1, nu) + tl_sp_dot(r2, Sl);
+        /* (l, k): k below l, never moves l */
+        dtau_dq[l * nv + k] = tl_sp_dot(Sl, Gk);
+        dtau_du[l * nv + k] = tl_sp_dot(Sl, Hk);
+      }
+    }
+  }
+}
+
+/* ---------------- configuration-space calculus (public: talus/model.h) ---------------- */
+
+#include "base/error.h"
+
+/* Checks shared by the four calls: model, lengths, finite entries, non-zero
+ * quaternions. */
+static tl_status check_q(const tl_model *m, const double *q, int nq, const char *what, tl_error *err) {
+  if (!q) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, what, "%s must not be NULL", what);
+  if (nq != m->nq)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, what, "%s has length %d, expected nq = %d", what, nq,
+                        m->nq);
+  for (int i = 0; i < nq; i++)
+    if (!isfinite(q[i]))
+      return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, what, "%s[%d] is %g: expected a finite number", what,
+                          i, q[i]);
+  for (int b = 0; b < m->nbody; b++) {
+    int t = m->jnt_type[b];
+    if (t != TL_JOINT_FLOATING && t != TL_JOINT_SPHERICAL) continue;
+    const double *qq = q + m->q_adr[b] + (t == TL_JOINT_FLOATING ? 3 : 0);
+    if (qq[0] * qq[0] + qq[1] * qq[1] + qq[2] * qq[2] + qq[3] * qq[3] < 1e-24)
+      return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, what,
+                          "%s[%d..%d] (quaternion of joint '%s') is zero", what, (int)(qq - q),
+                          (int)(qq - q) + 3, m->joint_name[b]);
+  }
+  return TL_OK;
+}
+
+static tl_status check_v(const tl_model *m, const double *v, int nv, const char *what, tl_error *err) {
+  if (!v) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, what, "%s must not be NULL", what);
+  if (nv != m->nv)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, what, "%s has length %d, expected nv = %d", what, nv,
+                        m->nv);
+  for (int i = 0; i < nv; i++)
+    if (!isfinite(v[i]))
+      return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, what, "%s[%d] is %g: expected a finite number", what,
+                          i, v[i]);
+  return TL_OK;
+}
+
+tl_status tl_model_integrate(const tl_model *m, const double *q, int nq, const double *v, int nv,
+                             double *q_out, tl_error *err) {
+  tl_status st;
+  if (!m) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "model", "model must not be NULL");
+  if ((st = check_q(m, q, nq, "q", err)) || (st = check_v(m, v, nv, "v", err))) return st;
+  if (!q_out) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "q_out", "q_out must not be NULL");
+  if (q_out != q) memmove(q_out, q, (size_t)nq * sizeof(double));
+  tl_dyn_integrate_q(m, q_out, v, 1.0); /* the integrator's own rule: q (+) dt u == this with v = dt u */
+  return TL_OK;
+}
+
+/* v = log(qa qb^-1) (rad): the rotation vector taking qb to qa by left multiplication. */
+static void quat_diff(double v[3], const double qa[4], const double qb[4]) {
+  double a[4], b[4], inv[4], r[4];
+  memcpy(a, qa, sizeof a);
+  memcpy(b, qb, sizeof b);
+  tl_quat_normalize(a);
+  tl_quat_normalize(b);
+  inv[0] = b[0], inv[1] = -b[1], inv[2] = -b[2], inv[3] = -b[3];
+  tl_quat_mul(r, a, inv);
+  tl_quat_log(v, r);
+}
+
+tl_status tl_model_difference(const tl_model *m, const double *q0, const double *q1, int nq, double *v_out,
+                              int nv, tl_error *err) {
+  tl_status st;
+  if (!m) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "model", "model must not be NULL");
+  if ((st = check_q(m, q0, nq, "q0", err)) || (st = check_q(m, q1, nq, "q1", err))) return st;
+  if (!v_out || nv != m->nv)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "v_out", "v_out must not be NULL and have length nv = %d",
+                        m->nv);
+  for (int b = 0; b < m->nbody; b++) {
+    const double *a = q0 + m->q_adr[b], *c = q1 + m->q_adr[b];
+    double *o = v_out + m->v_adr[b];
+    switch (m->jnt_type[b]) {
+      case TL_JOINT_FLOATING:
+        for (int i = 0; i < 3; i++) o[i] = c[i] - a[i];
+        quat_diff(o + 3, c + 3, a + 3);
+        break;
+      case TL_JOINT_SPHERICAL: quat_diff(o, c, a); break;
+      case TL_JOINT_FIXED: break;
+      default:
+        for (int i = 0; i < m->jnt_nv[b]; i++) o[i] = c[i] - a[i];
+        break;
+    }
+  }
+  return TL_OK;
+}
+
+/* [w]x^2 coefficients of SO(3)'s left Jacobian J(w) = 1 + A [w]x + B [w]x^2
+ * (mode 0) and of its inverse 1 - [w]x / 2 + C [w]x^2 (mode 1; A = -1/2),
+ * series near 0 (Sola et al. 2018, eqs. 145-146). */
+static void so3_jac(double J[9], const double w[3], int inverse) {
+  double th2 = tl_v3_dot(w, w), th = sqrt(th2), A, B;
+  if (!inverse) {
+    A = th > 1e-4 ? (1.0 - cos(th)) / th2 : 0.5 - th2 / 24.0;
+    B = th > 1e-4 ? (th - sin(th)) / (th2 * th) : 1.0 / 6.0 - th2 / 120.0;
+  } else {
+    A = -0.5;
+    B = th > 1e-4 ? 1.0 / th2 - (1.0 + cos(th)) / (2.0 * th * sin(th)) : 1.0 / 12.0 + th2 / 720.0;
+  }
+  double W[9] = {0, -w[2], w[1], w[2], 0, -w[0], -w[1], w[0], 0}, W2[9];
+  tl_m3_mul(W2, W, W);
+  for (int i = 0; i < 9; i++) J[i] = (i % 4 == 0 ? 1.0 : 0.0) + A * W[i] + B * W2[i];
+}
+
+/* Write the 3x3 block B at (r, c) of the nv x nv row-major matrix J. */
+static void put3(double *J, int nv, int r, int c, const double B[9], double scale) {
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) J[(r + i) * nv + c + j] = scale * B[3 * i + j];
+}
+
+tl_status tl_model_integrate_jacobians(const tl_model *m, const double *q, const double *v, int nq,
+                                       double *J_q, double *J_v, int nv, tl_error *err) {
+  tl_status st;
+  if (!m) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "model", "model must not be NULL");
+  if ((st = check_q(m, q, nq, "q", err)) || (st = check_v(m, v, nv, "v", err))) return st;
+  size_t n2 = (size_t)nv * nv;
+  if (J_q) memset(J_q, 0, n2 * sizeof(double));
+  if (J_v) memset(J_v, 0, n2 * sizeof(double));
+  for (int b = 0; b < m->nbody; b++) {
+    int v0 = m->v_adr[b], r = v0;
+    const double *w = v + v0;
+    switch (m->jnt_type[b]) {
+      case TL_JOINT_FLOATING:
+        for (int i = 0; i < 3; i++) {
+          if (J_q) J_q[(v0 + i) * nv + v0 + i] = 1.0;
+          if (J_v) J_v[(v0 + i) * nv + v0 + i] = 1.0;
+        }
+        r = v0 + 3;
+        w = v + v0 + 3;
+        /* fall through */
+      case TL_JOINT_SPHERICAL: {
+        double e[4], R[9], Jl[9];
+        tl_quat_exp(e, w);
+        tl_quat_to_m3(R, e);
+        so3_jac(Jl, w, 0);
+        if (J_q) put3(J_q, nv, r, r, R, 1.0);  /* exp(w) exp(d) = exp(R(w) d) exp(w) */
+        if (J_v) put3(J_v, nv, r, r, Jl, 1.0); /* exp(w + d) = exp(Jl(w) d) exp(w) */
+        break;
+      }
+      default:
+        for (int i = v0; i < v0 + m->jnt_nv[b]; i++) {
+          if (J_q) J_q[i * nv + i] = 1.0;
+          if (J_v) J_v[i * nv + i] = 1.0;
+        }
+        break;
+    }
+  }
+  return TL_OK;
+}
+
+tl_status tl_model_difference_jacobians(const tl_model *m, const double *q0, const double *q1, int nq,
+                                        double *J_q0, double *J_q1, int nv, tl_error *err) {
+  tl_status st;
+  if (!m) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "model", "model must not be NULL");
+  if ((st = check_q(m, q0, nq, "q0", err)) || (st = check_q(m, q1, nq, "q1", err))) return st;
+  if (nv != m->nv)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "nv", "the Jacobians are nv x nv with nv = %d, not %d",
+                        m->nv, nv);
+  size_t n2 = (size_t)nv * nv;
+  if (J_q0) memset(J_q0, 0, n2 * sizeof(double));
+  if (J_q1) memset(J_q1, 0, n2 * sizeof(double));
+  for (int b = 0; b < m->nbody; b++) {
+    int v0 = m->v_adr[b], r = v0;
+    const double *a = q0 + m->q_adr[b], *c = q1 + m->q_adr[b];
+    switch (m->jnt_type[b]) {
+      case TL_JOINT_FLOATING:
+        for (int i = 0; i < 3; i++) {
+          if (J_q0) J_q0[(v0 + i) * nv + v0 + i] = -1.0;
+          if (J_q1) J_q1[(v0 + i) * nv + v0 + i] = 1.0;
+        }
+        r = v0 + 3;
+        a += 3;
+        c += 3;
+        /* fall through */
+      case TL_JOINT_SPHERICAL: {
+        double w[3], e[4], R[9], Ji[9], JR[9];
+        quat_diff(w, c, a);
+        tl_quat_exp(e, w);
+        tl_quat_to_m3(R, e);
+        so3_jac(Ji, w, 1);
+        tl_m3_mul(JR, Ji, R);
+        if (J_q1) put3(J_q1, nv, r, r, Ji, 1.0);  /* log(exp(d) exp(w)) = w + Jl^-1(w) d */
+        if (J_q0) put3(J_q0, nv, r, r, JR, -1.0); /* exp(w) exp(-d) = exp(-R(w) d) exp(w) */
+        break;
+      }
+      default:
+        for (int i = v0; i < v0 + m->jnt_nv[b]; i++) {
+          if (J_q0) J_q0[i * nv + i] = -1.0;
+          if (J_q1) J_q1[i * nv + i] = 1.0;
+        }
+        break;
+    }
+  }
+  return TL_OK;
+}
