@@ -34,7 +34,10 @@
  *   k on l's body or above, not moved by l:
  *                         dtau_k/dq_l = S_k . (Ic_B psi_l + D_B zeta_l + S_l x* F_B), B = body of l
  *   k, l on one path:     dtau_k/du_l = S_k . (Ic_B nu_l + D_B S_l), B = the deeper body
- * and 0 for DOFs on different branches. This is Pinocchio's recursion
+ * and 0 for DOFs on different branches. D_B is kept as the composite
+ * inertia rate Idot_B = sum ([v_i x*] I_i - I_i [v_i x]) (a packed inertia
+ * with zero mass, spi_dot) plus the composite momentum (the antisymmetric
+ * [h x^] part), so every product is a packed-inertia product. This is Pinocchio's recursion
  * (dAdq = a_parent x S + v_parent x (v_parent x S), dVdq = v_parent x S for
  * a 1-DOF joint) with the multi-DOF joints written out. Cost
  * O(nbody * 36 + sum over DOFs of the depth). */
@@ -44,56 +47,30 @@
 #include "dynamics/dynamics.h"
 #include "math/tl_math.h"
 
-/* ---------------- 6x6 spatial matrices (row-major, (angular; linear)) ---------------- */
-
-/* A = the spatial inertia Isp [m, h, I_O] about the world origin as a 6x6
- * (Featherstone 2008, eq. 2.63). */
-static void spi_mat(double A[36], const double *Isp) {
-  const double m = Isp[0], hx = Isp[1], hy = Isp[2], hz = Isp[3];
-  const double M[36] = {Isp[4], Isp[5], Isp[6], 0,   -hz, hy,  Isp[5], Isp[7], Isp[8], hz, 0,  -hx,
-                        Isp[6], Isp[8], Isp[9], -hy, hx,  0,   0,      hz,     -hy,    m,  0,  0,
-                        -hz,    0,      hx,     0,   m,   0,   hy,     -hx,    0,      0,  0,  m};
-  memcpy(A, M, sizeof M);
-}
-
-/* y = A x (6x6 times 6-vector). */
-static inline void mat6_mulv(double y[6], const double *restrict A, const double x[6]) {
-  for (int i = 0; i < 6; i++)
-    y[i] = A[6 * i] * x[0] + A[6 * i + 1] * x[1] + A[6 * i + 2] * x[2] + A[6 * i + 3] * x[3] +
-           A[6 * i + 4] * x[4] + A[6 * i + 5] * x[5];
-}
-/* y = A^T x. */
-static inline void mat6_tmulv(double y[6], const double *restrict A, const double x[6]) {
-  for (int j = 0; j < 6; j++) y[j] = 0;
-  for (int i = 0; i < 6; i++)
-    for (int j = 0; j < 6; j++) y[j] += A[6 * i + j] * x[i];
-}
-
-/* D = [v x*] I - I [v x] + [h x^] with h = I v, for the spatial inertia I
- * (6x6, symmetric) and velocity v: since I is symmetric and
- * [v x*] = -[v x]^T, D = X + X^T + [h x^] with X = [v x*] I. [h x^] y =
- * y x* h: for h = (n, f), [[-[n]x, -[f]x], [-[f]x, 0]]. */
-static void body_D(double D[36], const double I[36], const double v[6]) {
-  const double w0 = v[0], w1 = v[1], w2 = v[2], l0 = v[3], l1 = v[4], l2 = v[5];
-  /* [v x*] = [[w x, l x], [0, w x]] */
-  const double C[36] = {0,   -w2, w1, 0,   -l2, l1,  w2, 0,   -w0, l2,  0,   -l0,
-                        -w1, w0,  0,  -l1, l0,  0,   0,  0,   0,   0,   -w2, w1,
-                        0,   0,   0,  w2,  0,   -w0, 0,  0,   0,   -w1, w0,  0};
-  double X[36], h[6];
-  for (int i = 0; i < 6; i++)
-    for (int j = 0; j < 6; j++) {
-      double s = 0;
-      for (int k = 0; k < 6; k++) s += C[6 * i + k] * I[6 * k + j];
-      X[6 * i + j] = s;
-    }
-  mat6_mulv(h, I, v);
-  for (int i = 0; i < 6; i++)
-    for (int j = 0; j < 6; j++) D[6 * i + j] = X[6 * i + j] + X[6 * j + i];
-  const double n0 = h[0], n1 = h[1], n2 = h[2], f0 = h[3], f1 = h[4], f2 = h[5];
-  /* -[n]x top-left, -[f]x top-right and bottom-left */
-  D[1] += n2, D[2] -= n1, D[6] -= n2, D[8] += n0, D[12] += n1, D[13] -= n0;
-  D[4] += f2, D[5] -= f1, D[9] -= f2, D[11] += f0, D[15] += f1, D[16] -= f0;
-  D[19] += f2, D[20] -= f1, D[24] -= f2, D[26] += f0, D[30] += f1, D[31] -= f0;
+/* d/dt of the spatial inertia I = [m, h, I_O] (about the world origin) of
+ * a body moving with the spatial velocity v = (w, nu):
+ * Idot = [v x*] I - I [v x], again a packed inertia (the set is a linear
+ * space): mass 0, first moment hdot = w x h + m nu, rotational part
+ * [w] I_O - I_O [w] - (h nu^T + nu h^T) + 2 (nu . h) 1
+ * (from [a][b] + [b][a] = b a^T + a b^T - 2 (a . b) 1). */
+static void spi_dot(double Id[10], const double *I, const double v[6]) {
+  const double m = I[0], *h = I + 1, w0 = v[0], w1 = v[1], w2 = v[2], *nu = v + 3;
+  const double Ixx = I[4], Ixy = I[5], Ixz = I[6], Iyy = I[7], Iyz = I[8], Izz = I[9];
+  /* P = [w] I_O (rows: w x column) */
+  const double P00 = w1 * Ixz - w2 * Ixy, P01 = w1 * Iyz - w2 * Iyy, P02 = w1 * Izz - w2 * Iyz;
+  const double P10 = w2 * Ixx - w0 * Ixz, P11 = w2 * Ixy - w0 * Iyz, P12 = w2 * Ixz - w0 * Izz;
+  const double P20 = w0 * Ixy - w1 * Ixx, P21 = w0 * Iyy - w1 * Ixy, P22 = w0 * Iyz - w1 * Ixz;
+  const double nh2 = 2.0 * (nu[0] * h[0] + nu[1] * h[1] + nu[2] * h[2]);
+  Id[0] = 0.0;
+  Id[1] = w1 * h[2] - w2 * h[1] + m * nu[0];
+  Id[2] = w2 * h[0] - w0 * h[2] + m * nu[1];
+  Id[3] = w0 * h[1] - w1 * h[0] + m * nu[2];
+  Id[4] = 2.0 * P00 - 2.0 * h[0] * nu[0] + nh2;
+  Id[5] = P01 + P10 - (h[0] * nu[1] + nu[0] * h[1]);
+  Id[6] = P02 + P20 - (h[0] * nu[2] + nu[0] * h[2]);
+  Id[7] = 2.0 * P11 - 2.0 * h[1] * nu[1] + nh2;
+  Id[8] = P12 + P21 - (h[1] * nu[2] + nu[1] * h[2]);
+  Id[9] = 2.0 * P22 - 2.0 * h[2] * nu[2] + nh2;
 }
 
 /* Within one joint, does a perturbation of its DOF l move the subspace of
@@ -110,35 +87,56 @@ static int moves_mate(const tl_model *m, int b, int l, int k) {
   }
 }
 
+static inline double dot12(const double a[12], const double b[12]) {
+  double s0 = a[0] * b[0] + a[6] * b[6], s1 = a[1] * b[1] + a[7] * b[7];
+  s0 += a[2] * b[2] + a[8] * b[8], s1 += a[3] * b[3] + a[9] * b[9];
+  s0 += a[4] * b[4] + a[10] * b[10], s1 += a[5] * b[5] + a[11] * b[11];
+  return s0 + s1;
+}
+
+/* The per-body composites are kept in drv_I as 32 doubles per body: the
+ * composite inertia Ic (10), the composite inertia rate Idot (10), the
+ * composite momentum hB = sum I_i v_i (6) and 6 spare. Then
+ * D_B y = Idot_B y + y x* hB and D_B^T y = Idot_B y - y x* hB ([h x^] is
+ * antisymmetric, [v x*] I - I [v x] symmetric). Per DOF l, drv_vec holds
+ * (psi, zeta | nu, S | G | H), 6 each: the q column of a moved DOF k is
+ * r . (psi, zeta), its u column r . (nu, S), with r = (Ic S_k, D^T S_k). */
+#define CB 32
+
 void tl_dyn_rnea_derivatives(tl_sysdata *d, const double g[3], const double *du, double *dtau_dq,
                              double *dtau_du) {
   const tl_model *m = d->m;
   const int nb = m->nbody, nv = m->nv;
   const double *S = d->cdof, *Sd = d->cdof_dot, *u = d->u;
-  double *Ic = d->drv_I, *Dm = d->drv_D, *vec = d->drv_vec;
+  double *cb = d->drv_I, *vec = d->drv_vec;
   /* accelerations (gravity as -g at the root) and subtree forces F_B in cfrc */
   tl_dyn_rnea(d, g, du, 1, d->drv_tau);
   for (int b = 0; b < nb; b++) {
-    spi_mat(Ic + 36 * b, d->cinert + TL_SPI_SIZE * b);
-    body_D(Dm + 36 * b, Ic + 36 * b, d->cvel + 6 * b);
+    double *c = cb + CB * b;
+    const double *I = d->cinert + TL_SPI_SIZE * b, *v = d->cvel + 6 * b;
+    memcpy(c, I, TL_SPI_SIZE * sizeof(double));
+    spi_dot(c + 10, I, v);
+    tl_spi_mulv(c + 20, I, v);
   }
   for (int b = nb - 1; b > 0; b--) {
-    double *Ip = Ic + 36 * m->parent[b], *Dp = Dm + 36 * m->parent[b];
-    const double *Ib = Ic + 36 * b, *Db = Dm + 36 * b;
-    for (int i = 0; i < 36; i++) Ip[i] += Ib[i], Dp[i] += Db[i];
+    double *cp = cb + CB * m->parent[b];
+    const double *c = cb + CB * b;
+    for (int i = 0; i < 26; i++) cp[i] += c[i];
   }
-  /* per DOF l: psi, zeta, nu, G (q column seen from above), H (u column) */
+  /* per DOF l: psi, zeta, nu, S, G (q column seen from above), H (u column) */
   for (int b = 0; b < nb; b++) {
     int v0 = m->v_adr[b], nj = m->jnt_nv[b];
     if (nj == 0) continue;
     double vp[6] = {0, 0, 0, 0, 0, 0}, ap[6] = {0, 0, 0, 0, 0, 0};
-    if (b > 0) {
-      memcpy(vp, d->cvel + 6 * m->parent[b], sizeof vp);
-      memcpy(ap, d->cacc + 6 * m->parent[b], sizeof ap);
-    } else if (g) {
-      tl_v3_scale(ap + 3, g, -1.0);
+    if (nj > 1) {
+      if (b > 0) {
+        memcpy(vp, d->cvel + 6 * m->parent[b], sizeof vp);
+        memcpy(ap, d->cacc + 6 * m->parent[b], sizeof ap);
+      } else if (g) {
+        tl_v3_scale(ap + 3, g, -1.0);
+      }
     }
-    const double *IB = Ic + 36 * b, *DB = Dm + 36 * b, *FB = d->cfrc + 6 * b;
+    const double *c = cb + CB * b, *IB = c, *IdB = c + 10, *hB = c + 20, *FB = d->cfrc + 6 * b;
     for (int l = v0; l < v0 + nj; l++) {
       double w[6], al[6], t[6], t2[6];
       if (nj == 1) {
@@ -157,52 +155,84 @@ void tl_dyn_rnea_derivatives(tl_sysdata *d, const double g[3], const double *du,
         }
       }
       const double *Sl = S + 6 * l;
-      double *psi = vec + 36 * l, *zeta = psi + 6, *nu = psi + 12, *G = psi + 18, *H = psi + 24;
-      /* psi = alpha x S + (S x w) x w */
+      double *psi = vec + 36 * l, *zeta = psi + 6, *nu = psi + 12, *Sc = psi + 18, *G = psi + 24,
+             *H = psi + 30;
+      /* psi = alpha x S + (S x w) x w, zeta = w x S, nu = dS/dt + w x S */
       tl_sp_cross_motion(psi, al, Sl);
-      tl_sp_cross_motion(t, Sl, w);
-      tl_sp_cross_motion(t2, t, w);
-      for (int i = 0; i < 6; i++) psi[i] += t2[i];
       tl_sp_cross_motion(zeta, w, Sl);
-      tl_sp_cross_motion(nu, w, Sl);
-      for (int i = 0; i < 6; i++) nu[i] += Sd[6 * l + i];
-      /* G = IB psi + DB zeta + S x* FB, H = IB nu + DB S */
-      mat6_mulv(G, IB, psi);
-      mat6_mulv(t, DB, zeta);
-      tl_sp_cross_force(t2, Sl, FB);
+      tl_sp_cross_motion(t2, zeta, w);
+      for (int i = 0; i < 6; i++) psi[i] -= t2[i], nu[i] = zeta[i] + Sd[6 * l + i], Sc[i] = Sl[i];
+      /* G = Ic psi + D zeta + S x* F, H = Ic nu + D S, D y = Idot y + y x* hB */
+      tl_spi_mulv(G, IB, psi);
+      tl_spi_mulv(t, IdB, zeta);
+      tl_sp_cross_force(t2, zeta, hB);
       for (int i = 0; i < 6; i++) G[i] += t[i] + t2[i];
-      mat6_mulv(H, IB, nu);
-      mat6_mulv(t, DB, Sl);
-      for (int i = 0; i < 6; i++) H[i] += t[i];
+      tl_sp_cross_force(t2, Sl, FB);
+      for (int i = 0; i < 6; i++) G[i] += t2[i];
+      tl_spi_mulv(H, IB, nu);
+      tl_spi_mulv(t, IdB, Sl);
+      tl_sp_cross_force(t2, Sl, hB);
+      for (int i = 0; i < 6; i++) H[i] += t[i] + t2[i];
     }
   }
   memset(dtau_dq, 0, (size_t)nv * nv * sizeof(double));
   memset(dtau_du, 0, (size_t)nv * nv * sizeof(double));
   for (int b = 0; b < nb; b++) {
     int v0 = m->v_adr[b], nj = m->jnt_nv[b];
-    const double *IB = Ic + 36 * b, *DB = Dm + 36 * b;
+    const double *c = cb + CB * b, *IB = c, *IdB = c + 10, *hB = c + 20;
     for (int k = v0; k < v0 + nj; k++) {
       const double *Sk = S + 6 * k;
-      double r1[6], r2[6];
-      mat6_mulv(r1, IB, Sk);  /* Ic S_k (Ic symmetric) */
-      mat6_tmulv(r2, DB, Sk); /* D^T S_k */
-      const double *Gk = vec + 36 * k + 18, *Hk = vec + 36 * k + 24;
-      dtau_dq[k * nv + k] = tl_sp_dot(Sk, Gk);
-      dtau_du[k * nv + k] = tl_sp_dot(Sk, Hk);
+      double r[12], t[6];
+      tl_spi_mulv(r, IB, Sk);       /* Ic S_k (Ic symmetric) */
+      tl_spi_mulv(r + 6, IdB, Sk);  /* D^T S_k = Idot S_k - S_k x* hB */
+      tl_sp_cross_force(t, Sk, hB);
+      for (int i = 0; i < 6; i++) r[6 + i] -= t[i];
+      const double *Gk = vec + 36 * k + 24, *Hk = vec + 36 * k + 30;
+      double *rowq = dtau_dq + (size_t)k * nv, *rowu = dtau_du + (size_t)k * nv;
+      rowq[k] = tl_sp_dot(Sk, Gk);
+      rowu[k] = tl_sp_dot(Sk, Hk);
       for (int l = m->dof_parent[k]; l >= 0; l = m->dof_parent[l]) {
-        const double *psi = vec + 36 * l, *zeta = psi + 6, *nu = psi + 12, *Gl = psi + 18;
-        const double *Sl = S + 6 * l;
-        int mate = l >= v0;
+        const double *pl = vec + 36 * l, *Sl = S + 6 * l;
         /* (k, l): l above k */
-        if (!mate || moves_mate(m, b, l, k))
-          dtau_dq[k * nv + l] = tl_sp_dot(r1, psi) + tl_sp_dot(r2, zeta);
+        if (l < v0 || moves_mate(m, b, l, k))
+          rowq[l] = dot12(r, pl);
         else
-          dtau_dq[k * nv + l] = tl_sp_dot(Sk, Gl);
-        dtau_du[k * nv + l] = tl_sp_dot(r1, nu) + tl_sp_dot(r2, Sl);
+          rowq[l] = tl_sp_dot(Sk, pl + 24);
+        rowu[l] = dot12(r, pl + 12);
         /* (l, k): k below l, never moves l */
-        dtau_dq[l * nv + k] = tl_sp_dot(Sl, Gk);
-        dtau_du[l * nv + k] = tl_sp_dot(Sl, Hk);
+        dtau_dq[(size_t)l * nv + k] = tl_sp_dot(Sl, Gk);
+        dtau_du[(size_t)l * nv + k] = tl_sp_dot(Sl, Hk);
       }
+    }
+  }
+}
+
+/* X <- -(L^T D L)^-1 X for an nv x nc row-major X, with the factorization of
+ * tl_dyn_factor in d->LD (Featherstone 2008, Table 6.4) applied to whole
+ * rows: x <- L^-T x pushes each finished row into its ancestors' rows,
+ * then D^-1 (negated), then L^-1 pulls the ancestors' rows, root first.
+ * O((2 sum of depths + nv) nc), contiguous row operations. */
+void tl_dyn_solve_rows_neg(const tl_sysdata *d, double *X, int nc) {
+  const tl_model *m = d->m;
+  const int n = m->nv;
+  const double *L = d->LD;
+  for (int k = n - 1; k >= 0; k--) {
+    const double *restrict xk = X + (size_t)k * nc;
+    for (int i = m->dof_parent[k]; i >= 0; i = m->dof_parent[i]) {
+      double *restrict xi = X + (size_t)i * nc, lki = L[(size_t)k * n + i];
+      for (int c = 0; c < nc; c++) xi[c] -= lki * xk[c];
+    }
+  }
+  for (int k = 0; k < n; k++) {
+    double *restrict xk = X + (size_t)k * nc, s = -d->LDinv[k];
+    for (int c = 0; c < nc; c++) xk[c] *= s;
+  }
+  for (int k = 0; k < n; k++) {
+    double *restrict xk = X + (size_t)k * nc;
+    for (int i = m->dof_parent[k]; i >= 0; i = m->dof_parent[i]) {
+      const double *restrict xi = X + (size_t)i * nc;
+      double lki = L[(size_t)k * n + i];
+      for (int c = 0; c < nc; c++) xk[c] -= lki * xi[c];
     }
   }
 }

@@ -55,11 +55,10 @@ typedef struct tl_sysdata {
   double *abau;           /* [nv] tau - S^T p */
 
   /* analytic-derivative scratch (tl_dyn_rnea_derivatives, derivatives.c) */
-  double *drv_I;          /* [nb*36] composite spatial inertia of each subtree, 6x6 */
-  double *drv_D;          /* [nb*36] composite D = sum [v x*] I - I [v x] + [I v x^] */
-  double *drv_vec;        /* [nv*36] per DOF: psi, zeta, nu, G, H (6 each) and 6 spare */
+  double *drv_I;          /* [nb*32] per subtree: composite inertia (10), inertia rate (10),
+                             momentum (6), 6 spare */
+  double *drv_vec;        /* [nv*36] per DOF: psi, zeta, nu, S, G, H (6 each) */
   double *drv_tau;        /* [2*nv] RNEA result of the derivative pass, then the ABA solution */
-  double *drv_tmp;        /* [nv*nv] scratch of the forward-dynamics derivatives (transposes) */
 } tl_sysdata;
 
 /* Allocate the arrays of d for model m (state at the reference configuration)
@@ -111,6 +110,10 @@ int tl_dyn_aba(tl_sysdata *d, const double g[3], const double *tau, double *du);
  * drv_* scratch; allocates nothing. */
 void tl_dyn_rnea_derivatives(tl_sysdata *d, const double g[3], const double *du, double *dtau_dq,
                              double *dtau_du);
+/* X <- -A^-1 X for X nv x nc (row-major, the columns are right-hand sides)
+ * with the factorization of tl_dyn_factor (d->LD, d->LDinv): row
+ * operations along the tree, O((2 sum of depths + nv) nc). */
+void tl_dyn_solve_rows_neg(const tl_sysdata *d, double *X, int nc);
 
 /* Classical acceleration of the world point p fixed to body b, and the body's
  * angular acceleration, for zero joint accelerations and no gravity: the

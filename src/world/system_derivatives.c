@@ -36,19 +36,6 @@ tl_status tl_system_inverse_dynamics_derivatives(tl_system *s, const double *du,
   return TL_OK;
 }
 
-/* X <- -A^-1 X (nv x nv, row-major) with the factorization in d->LD: the
- * columns of X are transposed into contiguous rows of d->drv_tmp, solved in
- * place (tl_dyn_solve, O(sum of depths) each) and written back. */
-static void solve_columns(tl_sysdata *d, double *X) {
-  const int nv = d->m->nv;
-  double *T = d->drv_tmp;
-  for (int i = 0; i < nv; i++)
-    for (int j = 0; j < nv; j++) T[j * nv + i] = X[i * nv + j];
-  for (int j = 0; j < nv; j++) tl_dyn_solve(d, T + (size_t)j * nv);
-  for (int i = 0; i < nv; i++)
-    for (int j = 0; j < nv; j++) X[i * nv + j] = -T[j * nv + i];
-}
-
 tl_status tl_system_forward_dynamics_derivatives(tl_system *s, const double *tau, double *ddu_dq,
                                                  double *ddu_du, double *ddu_dtau, int nv,
                                                  tl_error *err) {
@@ -63,13 +50,13 @@ tl_status tl_system_forward_dynamics_derivatives(tl_system *s, const double *tau
     return tl_error_set(err, TL_ERR_INVALID, s->m->source, 0, NULL,
                         "an articulated joint inertia of '%s' is not positive definite", s->m->name);
   tl_dyn_rnea_derivatives(d, s->world->gravity, du, ddu_dq, ddu_du);
-  tl_system_update_dynamics(s);
+  if (!s->dyn_valid) tl_dyn_crba(d); /* M only: h is not needed (a valid cache already holds this M) */
   if (!tl_dyn_factor_of_M(d) && tl_dyn_factor(d, NULL))
     return tl_error_set(err, TL_ERR_INVALID, s->m->source, 0, NULL,
                         "the mass matrix of '%s' is not positive definite", s->m->name);
   tl_dyn_inverse(d, ddu_dtau);
-  solve_columns(d, ddu_dq);
-  solve_columns(d, ddu_du);
+  tl_dyn_solve_rows_neg(d, ddu_dq, nv); /* -M^-1 dtau/dq */
+  tl_dyn_solve_rows_neg(d, ddu_du, nv); /* -M^-1 dtau/du */
   return TL_OK;
 }
 
