@@ -28,6 +28,7 @@
  *   frame    tl_system_frame_placement_derivatives of every frame:
  *            p(q (+) h e_j) and log(R(q (+) h e_j) R(q)^T) by central
  *            differences, 1e-6 relative
+ * No allocation in any derivative call (malloc/calloc/realloc wrapped).
  * Then, for ANYmal C, TALOS (full) and the KUKA iiwa of the shared corpus,
  * the time per call (µs, best of 5 runs) of RNEA, ABA, their analytic
  * derivatives, and Talus's own centred finite differences of ABA in (q, u,
@@ -50,6 +51,25 @@
 #include "talus/talus.h"
 #include "test_util.h"
 #include "world/world_internal.h"
+
+/* Allocations are counted around the derivative calls (malloc, calloc and
+ * realloc wrapped at link time, as test_no_alloc): they must not allocate. */
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t s);
+void *__real_realloc(void *p, size_t n);
+static int counting, nalloc;
+void *__wrap_malloc(size_t n) {
+  nalloc += counting;
+  return __real_malloc(n);
+}
+void *__wrap_calloc(size_t n, size_t s) {
+  nalloc += counting;
+  return __real_calloc(n, s);
+}
+void *__wrap_realloc(void *p, size_t n) {
+  nalloc += counting;
+  return __real_realloc(p, n);
+}
 
 #define NSTATE 3
 #define TOL_RT 1e-12
@@ -608,6 +628,22 @@ static void check_errors(const char *robots) {
   double *C = calloc((size_t)nv * nv, sizeof(double));
   tl_model_default_q(m, q, nq, NULL);
   tl_error e;
+  /* no allocation in any of the calls */
+  for (int i = 0; i < nv; i++) v[i] = 0.1 * i;
+  tl_system_set_state(s, q, nq, v, nv, NULL);
+  double *q2 = calloc((size_t)nq, sizeof(double));
+  nalloc = 0;
+  counting = 1;
+  int ok = tl_system_inverse_dynamics_derivatives(s, v, A, B, nv, &e) == TL_OK &&
+           tl_system_forward_dynamics_derivatives(s, v, A, B, C, nv, &e) == TL_OK &&
+           tl_system_frame_placement_derivatives(s, tl_model_nframe(m) - 1, A, B, nv, &e) == TL_OK &&
+           tl_model_integrate(m, q, nq, v, nv, q2, &e) == TL_OK && tl_model_difference(m, q, q2, nq, v, nv, &e) == TL_OK &&
+           tl_model_integrate_jacobians(m, q, v, nq, A, B, nv, &e) == TL_OK &&
+           tl_model_difference_jacobians(m, q, q2, nq, A, B, nv, &e) == TL_OK;
+  counting = 0;
+  TL_CHECK(ok && nalloc == 0, "derivative calls: ok %d, %d allocations (expected 0)", ok, nalloc);
+  free(q2);
+  memset(v, 0, (size_t)nv * sizeof(double));
   TL_CHECK(tl_model_integrate(m, q, nq - 1, v, nv, q, &e) == TL_ERR_ARGUMENT && strstr(e.message, "nq"),
            "integrate refuses a short q: %s", e.message);
   v[2] = NAN;
