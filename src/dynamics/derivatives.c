@@ -207,32 +207,48 @@ void tl_dyn_rnea_derivatives(tl_sysdata *d, const double g[3], const double *du,
   }
 }
 
-/* X <- -(L^T D L)^-1 X for an nv x nc row-major X, with the factorization of
- * tl_dyn_factor in d->LD (Featherstone 2008, Table 6.4) applied to whole
- * rows: x <- L^-T x pushes each finished row into its ancestors' rows,
- * then D^-1 (negated), then L^-1 pulls the ancestors' rows, root first.
- * O((2 sum of depths + nv) nc), contiguous row operations. */
-void tl_dyn_solve_rows_neg(const tl_sysdata *d, double *X, int nc) {
+/* X <- -(L^T D L)^-1 X and Y <- -(L^T D L)^-1 Y for nv x nv row-major X,
+ * Y (Y may be NULL) whose row k is zero outside the columns [0, dof_end[k])
+ * (true of dtau_dq and dtau_du: ancestors and subtree of k), with the
+ * factorization of tl_dyn_factor in d->LD (Featherstone 2008, Table 6.4)
+ * applied to whole rows: x <- L^-T x pushes each finished row into its
+ * ancestors' rows (only its columns [0, end[k]) are non-zero), then D^-1
+ * (negated), then L^-1 pulls the ancestors' rows, root first.
+ * O((2 sum of depths + nv) nv), contiguous row operations. */
+void tl_dyn_solve_rows_neg(const tl_sysdata *d, double *X, double *Y) {
   const tl_model *m = d->m;
-  const int n = m->nv;
+  const int n = m->nv, *end = d->dof_end;
   const double *L = d->LD;
   for (int k = n - 1; k >= 0; k--) {
-    const double *restrict xk = X + (size_t)k * nc;
+    const int e = end[k];
+    const double *restrict xk = X + (size_t)k * n, *restrict yk = Y ? Y + (size_t)k * n : NULL;
     for (int i = m->dof_parent[k]; i >= 0; i = m->dof_parent[i]) {
-      double *restrict xi = X + (size_t)i * nc, lki = L[(size_t)k * n + i];
-      for (int c = 0; c < nc; c++) xi[c] -= lki * xk[c];
+      double *restrict xi = X + (size_t)i * n, lki = L[(size_t)k * n + i];
+      for (int c = 0; c < e; c++) xi[c] -= lki * xk[c];
+      if (yk) {
+        double *restrict yi = Y + (size_t)i * n;
+        for (int c = 0; c < e; c++) yi[c] -= lki * yk[c];
+      }
     }
   }
   for (int k = 0; k < n; k++) {
-    double *restrict xk = X + (size_t)k * nc, s = -d->LDinv[k];
-    for (int c = 0; c < nc; c++) xk[c] *= s;
+    double *restrict xk = X + (size_t)k * n, s = -d->LDinv[k];
+    for (int c = 0; c < n; c++) xk[c] *= s;
+    if (Y) {
+      double *restrict yk = Y + (size_t)k * n;
+      for (int c = 0; c < n; c++) yk[c] *= s;
+    }
   }
   for (int k = 0; k < n; k++) {
-    double *restrict xk = X + (size_t)k * nc;
+    double *restrict xk = X + (size_t)k * n, *restrict yk = Y ? Y + (size_t)k * n : NULL;
     for (int i = m->dof_parent[k]; i >= 0; i = m->dof_parent[i]) {
-      const double *restrict xi = X + (size_t)i * nc;
+      const double *restrict xi = X + (size_t)i * n;
       double lki = L[(size_t)k * n + i];
-      for (int c = 0; c < nc; c++) xk[c] -= lki * xi[c];
+      for (int c = 0; c < n; c++) xk[c] -= lki * xi[c];
+      if (yk) {
+        const double *restrict yi = Y + (size_t)i * n;
+        for (int c = 0; c < n; c++) yk[c] -= lki * yi[c];
+      }
     }
   }
 }

@@ -110,10 +110,12 @@ int tl_dyn_aba(tl_sysdata *d, const double g[3], const double *tau, double *du);
  * drv_* scratch; allocates nothing. */
 void tl_dyn_rnea_derivatives(tl_sysdata *d, const double g[3], const double *du, double *dtau_dq,
                              double *dtau_du);
-/* X <- -A^-1 X for X nv x nc (row-major, the columns are right-hand sides)
- * with the factorization of tl_dyn_factor (d->LD, d->LDinv): row
- * operations along the tree, O((2 sum of depths + nv) nc). */
-void tl_dyn_solve_rows_neg(const tl_sysdata *d, double *X, int nc);
+/* X <- -A^-1 X and Y <- -A^-1 Y (nv x nv row-major each, the columns are
+ * right-hand sides; Y may be NULL) with the factorization of tl_dyn_factor
+ * (d->LD, d->LDinv), for matrices whose row k vanishes beyond column
+ * dof_end[k] (tree-structured like the RNEA derivatives): row operations
+ * along the tree, O((2 sum of depths + nv) nv). */
+void tl_dyn_solve_rows_neg(const tl_sysdata *d, double *X, double *Y);
 
 /* Classical acceleration of the world point p fixed to body b, and the body's
  * angular acceleration, for zero joint accelerations and no gravity: the

@@ -55,8 +55,7 @@ tl_status tl_system_forward_dynamics_derivatives(tl_system *s, const double *tau
     return tl_error_set(err, TL_ERR_INVALID, s->m->source, 0, NULL,
                         "the mass matrix of '%s' is not positive definite", s->m->name);
   tl_dyn_inverse(d, ddu_dtau);
-  tl_dyn_solve_rows_neg(d, ddu_dq, nv); /* -M^-1 dtau/dq */
-  tl_dyn_solve_rows_neg(d, ddu_du, nv); /* -M^-1 dtau/du */
+  tl_dyn_solve_rows_neg(d, ddu_dq, ddu_du); /* -M^-1 dtau/dq, -M^-1 dtau/du */
   return TL_OK;
 }
 
