@@ -99,9 +99,11 @@ static inline double dot12(const double a[12], const double b[12]) {
  * composite momentum hB = sum I_i v_i (6) and 6 spare. Then
  * D_B y = Idot_B y + y x* hB and D_B^T y = Idot_B y - y x* hB ([h x^] is
  * antisymmetric, [v x*] I - I [v x] symmetric). Per DOF l, drv_vec holds
- * (psi, zeta | nu, S | G | H), 6 each: the q column of a moved DOF k is
- * r . (psi, zeta), its u column r . (nu, S), with r = (Ic S_k, D^T S_k). */
+ * (psi, zeta | nu, S | G | H | r), 6 each (r: 12): the q entry of a DOF k
+ * that l moves is r_k . (psi_l, zeta_l), the u entry r_k . (nu_l, S_l), with
+ * r_k = (Ic S_k, D^T S_k) of k's body. */
 #define CB 32
+#define DV 48 /* doubles per DOF in drv_vec */
 
 void tl_dyn_rnea_derivatives(tl_sysdata *d, const double g[3], const double *du, double *dtau_dq,
                              double *dtau_du) {
@@ -155,44 +157,41 @@ void tl_dyn_rnea_derivatives(tl_sysdata *d, const double g[3], const double *du,
         }
       }
       const double *Sl = S + 6 * l;
-      double *psi = vec + 36 * l, *zeta = psi + 6, *nu = psi + 12, *Sc = psi + 18, *G = psi + 24,
-             *H = psi + 30;
+      double *psi = vec + DV * l, *zeta = psi + 6, *nu = psi + 12, *Sc = psi + 18, *G = psi + 24,
+             *H = psi + 30, *r = psi + 36;
       /* psi = alpha x S + (S x w) x w, zeta = w x S, nu = dS/dt + w x S */
       tl_sp_cross_motion(psi, al, Sl);
       tl_sp_cross_motion(zeta, w, Sl);
       tl_sp_cross_motion(t2, zeta, w);
       for (int i = 0; i < 6; i++) psi[i] -= t2[i], nu[i] = zeta[i] + Sd[6 * l + i], Sc[i] = Sl[i];
-      /* G = Ic psi + D zeta + S x* F, H = Ic nu + D S, D y = Idot y + y x* hB */
+      /* r = (Ic S, D^T S) with D^T S = Idot S - S x* hB; H = Ic nu + D S = Ic nu + Idot S + S x* hB;
+       * G = Ic psi + D zeta + S x* F */
+      double IdS[6], Sh[6];
+      tl_spi_mulv(r, IB, Sl);
+      tl_spi_mulv(IdS, IdB, Sl);
+      tl_sp_cross_force(Sh, Sl, hB);
+      for (int i = 0; i < 6; i++) r[6 + i] = IdS[i] - Sh[i];
+      tl_spi_mulv(H, IB, nu);
+      for (int i = 0; i < 6; i++) H[i] += IdS[i] + Sh[i];
       tl_spi_mulv(G, IB, psi);
       tl_spi_mulv(t, IdB, zeta);
       tl_sp_cross_force(t2, zeta, hB);
       for (int i = 0; i < 6; i++) G[i] += t[i] + t2[i];
       tl_sp_cross_force(t2, Sl, FB);
       for (int i = 0; i < 6; i++) G[i] += t2[i];
-      tl_spi_mulv(H, IB, nu);
-      tl_spi_mulv(t, IdB, Sl);
-      tl_sp_cross_force(t2, Sl, hB);
-      for (int i = 0; i < 6; i++) H[i] += t[i] + t2[i];
     }
   }
   memset(dtau_dq, 0, (size_t)nv * nv * sizeof(double));
   memset(dtau_du, 0, (size_t)nv * nv * sizeof(double));
   for (int b = 0; b < nb; b++) {
     int v0 = m->v_adr[b], nj = m->jnt_nv[b];
-    const double *c = cb + CB * b, *IB = c, *IdB = c + 10, *hB = c + 20;
     for (int k = v0; k < v0 + nj; k++) {
-      const double *Sk = S + 6 * k;
-      double r[12], t[6];
-      tl_spi_mulv(r, IB, Sk);       /* Ic S_k (Ic symmetric) */
-      tl_spi_mulv(r + 6, IdB, Sk);  /* D^T S_k = Idot S_k - S_k x* hB */
-      tl_sp_cross_force(t, Sk, hB);
-      for (int i = 0; i < 6; i++) r[6 + i] -= t[i];
-      const double *Gk = vec + 36 * k + 24, *Hk = vec + 36 * k + 30;
+      const double *Sk = S + 6 * k, *pk = vec + DV * k, *Gk = pk + 24, *Hk = pk + 30, *r = pk + 36;
       double *rowq = dtau_dq + (size_t)k * nv, *rowu = dtau_du + (size_t)k * nv;
       rowq[k] = tl_sp_dot(Sk, Gk);
       rowu[k] = tl_sp_dot(Sk, Hk);
       for (int l = m->dof_parent[k]; l >= 0; l = m->dof_parent[l]) {
-        const double *pl = vec + 36 * l, *Sl = S + 6 * l;
+        const double *pl = vec + DV * l, *Sl = pl + 18;
         /* (k, l): l above k */
         if (l < v0 || moves_mate(m, b, l, k))
           rowq[l] = dot12(r, pl);

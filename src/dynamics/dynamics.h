@@ -57,7 +57,7 @@ typedef struct tl_sysdata {
   /* analytic-derivative scratch (tl_dyn_rnea_derivatives, derivatives.c) */
   double *drv_I;          /* [nb*32] per subtree: composite inertia (10), inertia rate (10),
                              momentum (6), 6 spare */
-  double *drv_vec;        /* [nv*36] per DOF: psi, zeta, nu, S, G, H (6 each) */
+  double *drv_vec;        /* [nv*48] per DOF: psi, zeta, nu, S, G, H (6 each), r (12) */
   double *drv_tau;        /* [2*nv] RNEA result of the derivative pass, then the ABA solution */
 } tl_sysdata;
 
