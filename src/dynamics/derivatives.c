@@ -206,50 +206,77 @@ void tl_dyn_rnea_derivatives(tl_sysdata *d, const double g[3], const double *du,
   }
 }
 
-/* X <- -(L^T D L)^-1 X and Y <- -(L^T D L)^-1 Y for nv x nv row-major X,
- * Y (Y may be NULL) whose row k is zero outside the columns [0, dof_end[k])
+/* Columns [c0, c0 + RB) of row x: x -= sum over the rows r[j] (j < nr,
+ * row r[j] = X + idx[j] * n) of coef[j] r[j], the sums kept in registers
+ * and x written once. */
+#define RB 8
+static inline void pull_block(double *restrict x, const double *restrict X, int n, const int *idx,
+                              const double *coef, int nr, int c0) {
+  double acc[RB];
+  for (int t = 0; t < RB; t++) acc[t] = x[c0 + t];
+  for (int j = 0; j < nr; j++) {
+    const double *restrict r = X + (size_t)idx[j] * n + c0, cf = coef[j];
+    for (int t = 0; t < RB; t++) acc[t] -= cf * r[t];
+  }
+  for (int t = 0; t < RB; t++) x[c0 + t] = acc[t];
+}
+/* The same for the columns [c0, c1), c1 - c0 < RB. */
+static inline void pull_tail(double *restrict x, const double *restrict X, int n, const int *idx,
+                             const double *coef, int nr, int c0, int c1) {
+  for (int c = c0; c < c1; c++) {
+    double a = x[c];
+    for (int j = 0; j < nr; j++) a -= coef[j] * X[(size_t)idx[j] * n + c];
+    x[c] = a;
+  }
+}
+/* Row x (columns [0, ncol)) -= sum_j coef[j] X[idx[j]]. */
+static inline void pull_row(double *restrict x, const double *restrict X, int n, const int *idx,
+                            const double *coef, int nr, int ncol) {
+  int c = 0;
+  for (; c + RB <= ncol; c += RB) pull_block(x, X, n, idx, coef, nr, c);
+  if (c < ncol) pull_tail(x, X, n, idx, coef, nr, c, ncol);
+}
+
+/* X <- -(L^T D L)^-1 X (nv x nv, row-major; the columns are right-hand
+ * sides) for X whose row k vanishes outside the columns [0, dof_end[k])
  * (true of dtau_dq and dtau_du: ancestors and subtree of k), with the
- * factorization of tl_dyn_factor in d->LD (Featherstone 2008, Table 6.4)
- * applied to whole rows: x <- L^-T x pushes each finished row into its
- * ancestors' rows (only its columns [0, end[k]) are non-zero), then D^-1
- * (negated), then L^-1 pulls the ancestors' rows, root first.
- * O((2 sum of depths + nv) nv), contiguous row operations. */
-void tl_dyn_solve_rows_neg(const tl_sysdata *d, double *X, double *Y) {
+ * factorization of tl_dyn_factor in d->LD (Featherstone 2008, Table 6.4),
+ * on whole rows, each in "pull" form (every row written once, the sums over
+ * the tree kept in registers by column blocks):
+ *   x <- L^-T x: last row first, row i -= sum over its descendants c of
+ *      L[c][i] row c (the descendants are (i, end[i]), L[c][i] is row i of
+ *      LD's upper triangle; only the columns [0, end[i]) can be non-zero);
+ *   x <- -D^-1 x;
+ *   x <- L^-1 x: root first, row k -= sum over its ancestors i of L[k][i] row i.
+ * O((2 sum of depths + nv) nv). scratch: [2 nv] doubles, iscratch [nv] ints. */
+static void solve_rows_neg(const tl_sysdata *d, double *X, double *scratch, int *iscratch) {
   const tl_model *m = d->m;
   const int n = m->nv, *end = d->dof_end;
   const double *L = d->LD;
-  for (int k = n - 1; k >= 0; k--) {
-    const int e = end[k];
-    const double *restrict xk = X + (size_t)k * n, *restrict yk = Y ? Y + (size_t)k * n : NULL;
-    for (int i = m->dof_parent[k]; i >= 0; i = m->dof_parent[i]) {
-      double *restrict xi = X + (size_t)i * n, lki = L[(size_t)k * n + i];
-      for (int c = 0; c < e; c++) xi[c] -= lki * xk[c];
-      if (yk) {
-        double *restrict yi = Y + (size_t)i * n;
-        for (int c = 0; c < e; c++) yi[c] -= lki * yk[c];
-      }
-    }
+  double *coef = scratch;
+  int *idx = iscratch;
+  for (int i = n - 2; i >= 0; i--) {
+    const int e = end[i], nr = e - i - 1;
+    if (nr <= 0) continue;
+    for (int j = 0; j < nr; j++) idx[j] = i + 1 + j, coef[j] = L[(size_t)i * n + i + 1 + j];
+    pull_row(X + (size_t)i * n, X, n, idx, coef, nr, e);
   }
   for (int k = 0; k < n; k++) {
     double *restrict xk = X + (size_t)k * n, s = -d->LDinv[k];
     for (int c = 0; c < n; c++) xk[c] *= s;
-    if (Y) {
-      double *restrict yk = Y + (size_t)k * n;
-      for (int c = 0; c < n; c++) yk[c] *= s;
-    }
   }
-  for (int k = 0; k < n; k++) {
-    double *restrict xk = X + (size_t)k * n, *restrict yk = Y ? Y + (size_t)k * n : NULL;
-    for (int i = m->dof_parent[k]; i >= 0; i = m->dof_parent[i]) {
-      const double *restrict xi = X + (size_t)i * n;
-      double lki = L[(size_t)k * n + i];
-      for (int c = 0; c < n; c++) xk[c] -= lki * xi[c];
-      if (yk) {
-        const double *restrict yi = Y + (size_t)i * n;
-        for (int c = 0; c < n; c++) yk[c] -= lki * yi[c];
-      }
-    }
+  for (int k = 1; k < n; k++) {
+    const int a0 = d->dof_anc_adr[k], nr = d->dof_anc_adr[k + 1] - a0;
+    if (nr <= 0) continue;
+    const int *anc = d->dof_anc + a0;
+    for (int j = 0; j < nr; j++) coef[j] = L[(size_t)k * n + anc[j]];
+    pull_row(X + (size_t)k * n, X, n, anc, coef, nr, n);
   }
+}
+
+void tl_dyn_solve_rows_neg(tl_sysdata *d, double *X, double *Y) {
+  solve_rows_neg(d, X, d->drv_tau, d->dof_tmp);
+  if (Y) solve_rows_neg(d, Y, d->drv_tau, d->dof_tmp);
 }
 
 /* ---------------- configuration-space calculus (public: talus/model.h) ---------------- */

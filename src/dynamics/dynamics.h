@@ -114,8 +114,9 @@ void tl_dyn_rnea_derivatives(tl_sysdata *d, const double g[3], const double *du,
  * right-hand sides; Y may be NULL) with the factorization of tl_dyn_factor
  * (d->LD, d->LDinv), for matrices whose row k vanishes beyond column
  * dof_end[k] (tree-structured like the RNEA derivatives): row operations
- * along the tree, O((2 sum of depths + nv) nv). */
-void tl_dyn_solve_rows_neg(const tl_sysdata *d, double *X, double *Y);
+ * along the tree, O((2 sum of depths + nv) nv). Uses d->drv_tau and
+ * d->dof_tmp as scratch. */
+void tl_dyn_solve_rows_neg(tl_sysdata *d, double *X, double *Y);
 
 /* Classical acceleration of the world point p fixed to body b, and the body's
  * angular acceleration, for zero joint accelerations and no gravity: the
