@@ -126,6 +126,7 @@ void tl_dyn_rnea_derivatives(tl_sysdata *d, const double g[3], const double *du,
     for (int i = 0; i < 26; i++) cp[i] += c[i];
   }
   /* per DOF l: psi, zeta, nu, S, G (q column seen from above), H (u column) */
+  const int kf = m->jnt_type[0] == TL_JOINT_FLOATING ? 6 : 0;
   for (int b = 0; b < nb; b++) {
     int v0 = m->v_adr[b], nj = m->jnt_nv[b];
     if (nj == 0) continue;
@@ -141,9 +142,13 @@ void tl_dyn_rnea_derivatives(tl_sysdata *d, const double g[3], const double *du,
     const double *c = cb + CB * b, *IB = c, *IdB = c + 10, *hB = c + 20, *FB = d->cfrc + 6 * b;
     for (int l = v0; l < v0 + nj; l++) {
       double w[6], al[6], t[6], t2[6];
-      if (nj == 1) {
+      const int base_rot = kf && b == 0 && l >= 3, base_trans = kf && b == 0 && l < 3;
+      if (nj == 1 || base_rot) { /* the whole joint is not moved by l */
         memcpy(w, d->cvel + 6 * b, sizeof w);
         memcpy(al, d->cacc + 6 * b, sizeof al);
+      } else if (base_trans) { /* no angular part: psi = zeta = nu = 0 exactly */
+        memset(w, 0, sizeof w);
+        memset(al, 0, sizeof al);
       } else {
         memcpy(w, vp, sizeof w);
         memcpy(al, ap, sizeof al);
@@ -183,6 +188,13 @@ void tl_dyn_rnea_derivatives(tl_sysdata *d, const double g[3], const double *du,
   }
   memset(dtau_dq, 0, (size_t)nv * nv * sizeof(double));
   memset(dtau_du, 0, (size_t)nv * nv * sizeof(double));
+  /* A floating base's DOFs (0..5) above a DOF k >= 6, in closed form: its
+   * translations have psi = zeta = nu = 0 exactly (their partial velocity and
+   * acceleration have no angular part, dS/dt = 0), so (k, l) has no q entry
+   * and the u entry r . (0, S_l) = r[9 + l]; the rows l of the base read a
+   * force X as S_l . X = X_lin (translations) and (X_ang + X_lin x p)
+   * (rotations about the base origin p), as crba.c and rnea.c do. */
+  const double *p0 = d->xpos;
   for (int b = 0; b < nb; b++) {
     int v0 = m->v_adr[b], nj = m->jnt_nv[b];
     for (int k = v0; k < v0 + nj; k++) {
@@ -190,7 +202,8 @@ void tl_dyn_rnea_derivatives(tl_sysdata *d, const double g[3], const double *du,
       double *rowq = dtau_dq + (size_t)k * nv, *rowu = dtau_du + (size_t)k * nv;
       rowq[k] = tl_sp_dot(Sk, Gk);
       rowu[k] = tl_sp_dot(Sk, Hk);
-      for (int l = m->dof_parent[k]; l >= 0; l = m->dof_parent[l]) {
+      int l = m->dof_parent[k];
+      for (; l >= (k >= kf ? kf : 0); l = m->dof_parent[l]) {
         const double *pl = vec + DV * l, *Sl = pl + 18;
         /* (k, l): l above k */
         if (l < v0 || moves_mate(m, b, l, k))
@@ -201,6 +214,20 @@ void tl_dyn_rnea_derivatives(tl_sysdata *d, const double g[3], const double *du,
         /* (l, k): k below l, never moves l */
         dtau_dq[(size_t)l * nv + k] = tl_sp_dot(Sl, Gk);
         dtau_du[(size_t)l * nv + k] = tl_sp_dot(Sl, Hk);
+      }
+      if (l < 0) continue;
+      /* l == 5: the floating base, k >= 6 below it */
+      double gp[3], hp[3];
+      tl_v3_cross(gp, Gk + 3, p0);
+      tl_v3_cross(hp, Hk + 3, p0);
+      for (int j = 0; j < 3; j++) {
+        rowq[3 + j] = dot12(r, vec + DV * (3 + j));
+        rowu[3 + j] = dot12(r, vec + DV * (3 + j) + 12);
+        rowu[j] = r[9 + j];
+        dtau_dq[(size_t)j * nv + k] = Gk[3 + j];
+        dtau_du[(size_t)j * nv + k] = Hk[3 + j];
+        dtau_dq[(size_t)(3 + j) * nv + k] = Gk[j] + gp[j];
+        dtau_du[(size_t)(3 + j) * nv + k] = Hk[j] + hp[j];
       }
     }
   }
