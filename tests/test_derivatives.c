@@ -28,7 +28,10 @@
  *   frame    tl_system_frame_placement_derivatives of every frame:
  *            p(q (+) h e_j) and log(R(q (+) h e_j) R(q)^T) by central
  *            differences, 1e-6 relative
- * No allocation in any derivative call (malloc/calloc/realloc wrapped).
+ * No allocation in any derivative call (malloc/calloc/realloc wrapped), and
+ * no side effect: calling them between tl_world_integrate1 and
+ * tl_world_integrate2 leaves a 200-step run of the standing quadruped bit
+ * for bit unchanged.
  * Then, for ANYmal C, TALOS (full) and the KUKA iiwa of the shared corpus,
  * the time per call (µs, best of 5 runs) of RNEA, ABA, their analytic
  * derivatives, and Talus's own centred finite differences of ABA in (q, u,
@@ -669,6 +672,64 @@ static void check_errors(const char *robots) {
   tl_model_free(m);
 }
 
+/* ------------------------------------------------------------------ no side effects */
+
+/* The derivative queries leave the simulation alone: the quadruped standing
+ * on the ground under PD, stepped 200 times with every derivative call made
+ * between tl_world_integrate1 and tl_world_integrate2, ends bit for bit where
+ * the same run without them ends. */
+static void run_steps(const char *path, int query, double *q_out, double *u_out) {
+  tl_model *m = NULL;
+  tl_world *w = NULL;
+  tl_system *s = NULL;
+  tl_error e;
+  if (!TL_CHECK(tl_model_load_urdf(path, NULL, &m, &e) == TL_OK && tl_world_create(&w, &e) == TL_OK &&
+                    tl_world_add_ground(w, 0.0, 0.8, &e) == TL_OK && tl_world_add_system(w, m, &s, &e) == TL_OK,
+                "side effects: setup: %s", e.message)) {
+    tl_world_free(w);
+    tl_model_free(m);
+    return;
+  }
+  int nq = tl_model_nq(m), nv = tl_model_nv(m);
+  double *q = calloc((size_t)nq, sizeof(double)), *u = calloc((size_t)nv, sizeof(double));
+  double *kp = calloc((size_t)nv, sizeof(double)), *kd = calloc((size_t)nv, sizeof(double));
+  double *A = calloc((size_t)nv * nv, sizeof(double)), *B = calloc((size_t)nv * nv, sizeof(double));
+  double *C = calloc((size_t)nv * nv, sizeof(double)), *v = calloc((size_t)nv, sizeof(double));
+  tl_model_default_q(m, q, nq, NULL);
+  q[2] = 0.55;
+  for (int i = 6; i < nv; i++) kp[i] = 200, kd[i] = 5;
+  tl_system_set_state(s, q, nq, u, nv, NULL);
+  tl_system_set_pd_gains(s, kp, kd, nv, NULL);
+  tl_system_set_pd_targets(s, q, nq, NULL, 0, NULL);
+  int ok = 1;
+  for (int t = 0; t < 200 && ok; t++) {
+    ok = tl_world_integrate1(w, &e) == TL_OK;
+    if (ok && query) {
+      for (int i = 0; i < nv; i++) v[i] = 0.1 * (i % 5) - 0.2;
+      ok = tl_system_inverse_dynamics_derivatives(s, v, A, B, nv, &e) == TL_OK &&
+           tl_system_forward_dynamics_derivatives(s, v, A, B, C, nv, &e) == TL_OK &&
+           tl_system_frame_placement_derivatives(s, tl_model_nframe(m) - 1, A, B, nv, &e) == TL_OK;
+    }
+    ok = ok && tl_world_integrate2(w, &e) == TL_OK;
+  }
+  TL_CHECK(ok, "side effects: stepping failed: %s", e.message);
+  tl_system_get_state(s, q_out, nq, u_out, nv, NULL);
+  free(q), free(u), free(kp), free(kd), free(A), free(B), free(C), free(v);
+  tl_world_free(w);
+  tl_model_free(m);
+}
+
+static void check_side_effects(const char *robots) {
+  char path[4608];
+  snprintf(path, sizeof path, "%s/talus_quadruped/talus_quadruped.urdf", robots);
+  double q0[64] = {0}, u0[64] = {0}, q1[64] = {0}, u1[64] = {0};
+  run_steps(path, 0, q0, u0);
+  run_steps(path, 1, q1, u1);
+  TL_CHECK(memcmp(q0, q1, sizeof q0) == 0 && memcmp(u0, u1, sizeof u0) == 0,
+           "derivative queries between integrate1 and integrate2 changed the simulation");
+  TL_CHECK(q0[2] > 0.2, "side effects: the quadruped stands (base height %.3f m)", q0[2]);
+}
+
 /* ------------------------------------------------------------------ discovery */
 
 typedef struct strlist {
@@ -725,6 +786,7 @@ int main(int argc, char **argv) {
          "derivatives %.0e, mass %.0e, frame %.0e)\n",
          NSTATE, TOL_RT, TOL_CJ, TOL_DER, TOL_MASS, TOL_FRAME);
   check_errors(robots);
+  check_side_effects(robots);
   for (int v = 0; v < 6; v++) run_generated(v);
   const char *own[] = {"talus_quadruped/talus_quadruped.urdf", "talus_small_quadruped/talus_small_quadruped.urdf",
                        "pendulum/pendulum.urdf", "double_pendulum/double_pendulum.urdf", "ball/ball.urdf"};
