@@ -37,10 +37,10 @@
  * and 0 for DOFs on different branches. D_B is kept as the composite
  * inertia rate Idot_B = sum ([v_i x*] I_i - I_i [v_i x]) (a packed inertia
  * with zero mass, spi_dot) plus the composite momentum (the antisymmetric
- * [h x^] part), so every product is a packed-inertia product. This is Pinocchio's recursion
- * (dAdq = a_parent x S + v_parent x (v_parent x S), dVdq = v_parent x S for
- * a 1-DOF joint) with the multi-DOF joints written out. Cost
- * O(nbody * 36 + sum over DOFs of the depth). */
+ * [h x^] part), so every product is a packed-inertia product. This is
+ * Pinocchio's recursion (dAdq = a_parent x S + v_parent x (v_parent x S),
+ * dVdq = v_parent x S for a 1-DOF joint) with the multi-DOF joints written
+ * out. Cost O(nbody + sum over DOFs of the depth). */
 #include <math.h>
 #include <string.h>
 
