@@ -95,6 +95,48 @@ tl_status tl_model_reference_q(const tl_model *model, double *q, int nq, tl_erro
 #define TL_DEFAULT_Q_MARGIN 0.05
 tl_status tl_model_default_q(const tl_model *model, double *q, int nq, tl_error *err);
 
+/* ---- configuration-space calculus (docs/derivatives.md) ----
+ * The tangent space at q has nv coordinates, laid out like u: a vector
+ * coordinate (revolute, continuous, prismatic, universal, planar) adds; a
+ * floating base's position adds its 3 linear entries and its quaternion
+ * turns by exp of its 3 angular entries taken in the WORLD frame (left
+ * multiplication); a ball joint's quaternion turns by exp of its 3 entries in
+ * the PARENT JOINT frame (left multiplication). This is exactly the rule the
+ * integrator applies to u dt (q <- q (+) dt u), so a tangent vector is a
+ * generalized velocity times time, and every derivative "with respect to q"
+ * in Talus (tl_system_inverse_dynamics_derivatives and the others) has nv
+ * columns along these directions. Quaternions: (w, x, y, z); results are
+ * normalised. Every call refuses NULL, wrong lengths (nq, nv), NaN/Inf and
+ * zero quaternions (TL_ERR_ARGUMENT naming the array and element) and
+ * writes nothing then. Lie-group formulas: Sola, Deray, Atchuthan, "A micro
+ * Lie theory for state estimation in robotics", 2018 (SO(3) exp/log and its
+ * left Jacobian). */
+/* q_out = q (+) v: q (nq), v (nv, m and rad), q_out (nq; may be q). */
+tl_status tl_model_integrate(const tl_model *model, const double *q, int nq, const double *v, int nv,
+                             double *q_out, tl_error *err);
+/* v_out = q1 (-) q0 (nv), the tangent vector with q0 (+) v_out = q1: vector
+ * coordinates subtract (no wrapping of continuous joints, as integrate does
+ * not wrap); rotations are log(q1 q0^-1) (rotation vector of angle <= pi, in
+ * the world frame for a floating base, the parent joint frame for a ball
+ * joint). The round trip returns the same rotation; its quaternion may come
+ * back with the opposite sign (q and -q are one rotation). */
+tl_status tl_model_difference(const tl_model *model, const double *q0, const double *q1, int nq,
+                              double *v_out, int nv, tl_error *err);
+/* Jacobians of q (+) v in the tangent spaces (nv x nv each, row-major;
+ * either may be NULL): J_q = d(q (+) v)/dq, J_v = d(q (+) v)/dv, so that
+ * (q (+) dq) (+) (v + dv) = (q (+) v) (+) (J_q dq + J_v dv) to first order.
+ * Identity on vector coordinates; on a rotation w: J_q = R(w) (the rotation
+ * matrix of exp(w)), J_v = Jl(w) (SO(3)'s left Jacobian). Block diagonal. */
+tl_status tl_model_integrate_jacobians(const tl_model *model, const double *q, const double *v, int nq,
+                                       double *J_q, double *J_v, int nv, tl_error *err);
+/* Jacobians of q1 (-) q0 (nv x nv each, row-major; either may be NULL):
+ * J_q0 = d(q1 (-) q0)/dq0, J_q1 = d(q1 (-) q0)/dq1 in the tangent spaces.
+ * Vector coordinates -1 and +1; on a rotation w = q1 (-) q0:
+ * J_q1 = Jl(w)^-1, J_q0 = -Jl(w)^-1 R(w). Block diagonal. Singular at a
+ * rotation of exactly pi. */
+tl_status tl_model_difference_jacobians(const tl_model *model, const double *q0, const double *q1, int nq,
+                                        double *J_q0, double *J_q1, int nv, tl_error *err);
+
 /* Warnings produced while loading (e.g. inertia breaking the triangle inequality). */
 int tl_model_nwarning(const tl_model *model);
 const char *tl_model_warning(const tl_model *model, int i);

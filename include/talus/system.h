@@ -165,6 +165,57 @@ tl_status tl_system_inverse_dynamics(tl_system *sys, const double *du, double *t
 tl_status tl_system_forward_dynamics(tl_system *sys, const double *tau, double *du, int nv,
                                      tl_error *err);
 
+/* ---- analytic derivatives (docs/derivatives.md) ----
+ * Derivatives of exactly tl_system_inverse_dynamics and
+ * tl_system_forward_dynamics at the current (q, u): tau = M(q) du + h(q, u)
+ * with the world's gravity, Coriolis and centrifugal terms and rotor
+ * inertia (on M's diagonal). Those two functions, and so these derivatives,
+ * do not contain joint springs, joint damping, PD, friction, limits,
+ * contacts, mimic constraints or the external forces of
+ * tl_system_add_external_force: the step adds those (world.c); their
+ * derivatives are part of the step derivatives (docs/derivatives.md gives
+ * the passive terms' closed forms: d/dq = -K, d/du = -D). All matrices are
+ * nv x nv, row-major, entry (i, j) = d out_i / d in_j. Derivatives with
+ * respect to q are along the nv tangent directions of tl_model_integrate
+ * (column j: d/deps of out(q (+) eps e_j)); with respect to u, du, tau the
+ * plain partials. Units: dtau_dq N/rad, N m/rad, N/m ...; dtau_du N s/rad
+ * ...; ddu_dq 1/s^2; ddu_du 1/s; ddu_dtau = M^-1. Algorithm: Carpentier and
+ * Mansard, "Analytical Derivatives of Rigid Body Dynamics Algorithms", RSS
+ * 2018 (the recursive world-frame derivatives of RNEA, Pinocchio's
+ * computeRNEADerivatives), in Talus's world-axes spatial algebra
+ * (Featherstone, Rigid Body Dynamics Algorithms, 2008); every joint type
+ * (floating base, ball, universal, planar, revolute, prismatic). No
+ * allocation (scratch sized when the system was created). Errors:
+ * TL_ERR_ARGUMENT for a NULL array, nv != the system's nv or a non-finite
+ * input (nothing written). */
+/* dtau_dq = d tau / dq, dtau_du = d tau / du of tau = RNEA(q, u, du) for
+ * the given generalized acceleration du (nv); d tau / d du = M
+ * (tl_system_mass_matrix). Cost O(nbody + sum of DOF depths). */
+tl_status tl_system_inverse_dynamics_derivatives(tl_system *sys, const double *du, double *dtau_dq,
+                                                 double *dtau_du, int nv, tl_error *err);
+/* ddu_dq, ddu_du, ddu_dtau (= M^-1) of du = ABA(q, u, tau) for the given
+ * generalized force tau (nv): du is solved by the articulated-body algorithm,
+ * then ddu_dx = -M^-1 dtau_dx (x = q, u) with dtau_dx the inverse-dynamics
+ * derivatives at that du (as Pinocchio's computeABADerivatives), M^-1 from
+ * the tree-sparse L^T D L factorization (tl_system_inverse_mass_matrix) and
+ * the products by sparse solves. TL_ERR_INVALID if M is not positive
+ * definite. */
+tl_status tl_system_forward_dynamics_derivatives(tl_system *sys, const double *tau, double *ddu_dq,
+                                                 double *ddu_du, double *ddu_dtau, int nv,
+                                                 tl_error *err);
+/* Derivative of the world placement of frame `frame` with respect to q in
+ * the tangent space of tl_model_integrate: dp_dq (3 x nv, m per tangent unit)
+ * and dR_dq (3 x nv, rad per tangent unit) such that
+ *   p(q (+) d) = p(q) + dp_dq d + O(|d|^2),
+ *   R(q (+) d) = exp([dR_dq d]x) R(q) + O(|d|^2)  (world-frame rotation vector).
+ * These are the frame Jacobians of tl_system_frame_jacobian: the tangent
+ * space is velocity x time, so d(placement)/dq = d(placement)/dt per unit u
+ * (checked against finite differences in tests/test_derivatives.c). For a
+ * cost on the orientation error e = log(R R_target^T), de/dq =
+ * Jl(e)^-1 dR_dq (tl_model_difference_jacobians' Jl). Either may be NULL. */
+tl_status tl_system_frame_placement_derivatives(tl_system *sys, int frame, double *dp_dq, double *dR_dq,
+                                                int nv, tl_error *err);
+
 /* System centre of mass (world, m). */
 tl_status tl_system_com(tl_system *sys, double com[3], tl_error *err);
 /* Kinetic energy 1/2 u^T M u and gravitational potential energy sum m g^T... (J). */

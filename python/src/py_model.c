@@ -144,6 +144,77 @@ static PyObject *get_limits(tlpy_model *self, void *c) {
   return Py_BuildValue("(NN)", lo, hi);
 }
 
+/* ---------------- configuration-space calculus (issue 24; talus/model.h) ---------------- */
+
+typedef tl_status (*cfg_fn)(const tl_model *, const double *, int, const double *, int, double *, tl_error *);
+
+/* Two arrays of the configuration calculus: (q: nq, v: nv) -> nq for
+ * integrate, (q0: nq, q1: nq) -> nv for difference. */
+static PyObject *cfg_call(tlpy_model *self, PyObject *args, PyObject *kw, int diff) {
+  static char *names_int[] = {"q", "v", NULL}, *names_diff[] = {"q0", "q1", NULL};
+  PyObject *a = NULL, *b = NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "OO", diff ? names_diff : names_int, &a, &b)) return NULL;
+  const tl_model *m = self->model;
+  npy_intp nq = tl_model_nq(m), nv = tl_model_nv(m);
+  PyArrayObject *xa = tlpy_f64(a, diff ? "q0" : "q", 1, &nq);
+  PyArrayObject *xb = xa ? tlpy_f64(b, diff ? "q1" : "v", 1, diff ? &nq : &nv) : NULL;
+  PyArrayObject *out = xb ? tlpy_zeros(1, diff ? &nv : &nq, NPY_DOUBLE) : NULL;
+  PyObject *r = NULL;
+  if (out) {
+    tl_error err;
+    tl_status st = diff ? tl_model_difference(m, PyArray_DATA(xa), PyArray_DATA(xb), (int)nq, PyArray_DATA(out),
+                                              (int)nv, &err)
+                        : tl_model_integrate(m, PyArray_DATA(xa), (int)nq, PyArray_DATA(xb), (int)nv,
+                                             PyArray_DATA(out), &err);
+    if (st) {
+      tlpy_raise(&err);
+      Py_DECREF(out);
+    } else {
+      r = (PyObject *)out;
+    }
+  }
+  Py_XDECREF(xa);
+  Py_XDECREF(xb);
+  return r;
+}
+static PyObject *model_integrate(tlpy_model *self, PyObject *args, PyObject *kw) { return cfg_call(self, args, kw, 0); }
+static PyObject *model_difference(tlpy_model *self, PyObject *args, PyObject *kw) { return cfg_call(self, args, kw, 1); }
+
+/* (J_a, J_b) nv x nv of integrate (q, v) or difference (q0, q1). */
+static PyObject *cfg_jacobians(tlpy_model *self, PyObject *args, PyObject *kw, int diff) {
+  static char *names_int[] = {"q", "v", NULL}, *names_diff[] = {"q0", "q1", NULL};
+  PyObject *a = NULL, *b = NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "OO", diff ? names_diff : names_int, &a, &b)) return NULL;
+  const tl_model *m = self->model;
+  npy_intp nq = tl_model_nq(m), nv = tl_model_nv(m), sh[2] = {nv, nv};
+  PyArrayObject *xa = tlpy_f64(a, diff ? "q0" : "q", 1, &nq);
+  PyArrayObject *xb = xa ? tlpy_f64(b, diff ? "q1" : "v", 1, diff ? &nq : &nv) : NULL;
+  PyArrayObject *J1 = xb ? tlpy_zeros(2, sh, NPY_DOUBLE) : NULL, *J2 = J1 ? tlpy_zeros(2, sh, NPY_DOUBLE) : NULL;
+  PyObject *r = NULL;
+  if (J2) {
+    tl_error err;
+    tl_status st = diff ? tl_model_difference_jacobians(m, PyArray_DATA(xa), PyArray_DATA(xb), (int)nq,
+                                                        PyArray_DATA(J1), PyArray_DATA(J2), (int)nv, &err)
+                        : tl_model_integrate_jacobians(m, PyArray_DATA(xa), PyArray_DATA(xb), (int)nq,
+                                                       PyArray_DATA(J1), PyArray_DATA(J2), (int)nv, &err);
+    if (st)
+      tlpy_raise(&err);
+    else
+      r = Py_BuildValue("(OO)", J1, J2);
+  }
+  Py_XDECREF(J1);
+  Py_XDECREF(J2);
+  Py_XDECREF(xa);
+  Py_XDECREF(xb);
+  return r;
+}
+static PyObject *model_integrate_jacobians(tlpy_model *self, PyObject *args, PyObject *kw) {
+  return cfg_jacobians(self, args, kw, 0);
+}
+static PyObject *model_difference_jacobians(tlpy_model *self, PyObject *args, PyObject *kw) {
+  return cfg_jacobians(self, args, kw, 1);
+}
+
 static PyObject *model_repr(tlpy_model *self) {
   return PyUnicode_FromFormat("<talus.Model '%s': nq %d, nv %d, %s base>", tl_model_name(self->model),
                               tl_model_nq(self->model), tl_model_nv(self->model),
@@ -161,6 +232,22 @@ static PyMethodDef model_methods[] = {
      "Model.from_urdf_string(xml, floating_base=None, name=None) -> Model\n\n"
      "Compile URDF text; `name` stands for the file name in error messages. Relative mesh paths\n"
      "start at the current directory."},
+    {"integrate", (PyCFunction)(void (*)(void))model_integrate, METH_VARARGS | METH_KEYWORDS,
+     "integrate(q, v) -> float64 (nq,)\n\n"
+     "q (+) v: the rule the integrator applies to u dt. v (nv,) is a tangent vector laid out like u:\n"
+     "vector joints add; the floating base's position adds v[0:3] and its quaternion turns by\n"
+     "exp(v[3:6]) in the WORLD frame; a ball joint's quaternion turns by exp of its 3 entries in the\n"
+     "parent joint frame (left multiplication). See docs/derivatives.md."},
+    {"difference", (PyCFunction)(void (*)(void))model_difference, METH_VARARGS | METH_KEYWORDS,
+     "difference(q0, q1) -> float64 (nv,)\n\n"
+     "q1 (-) q0: the tangent vector v with integrate(q0, v) == q1 (rotations as rotation vectors of\n"
+     "angle <= pi; quaternions may come back with the opposite sign, the same rotation)."},
+    {"integrate_jacobians", (PyCFunction)(void (*)(void))model_integrate_jacobians, METH_VARARGS | METH_KEYWORDS,
+     "integrate_jacobians(q, v) -> (J_q (nv, nv), J_v (nv, nv))\n\n"
+     "d(q (+) v)/dq and d(q (+) v)/dv in the tangent spaces (block diagonal)."},
+    {"difference_jacobians", (PyCFunction)(void (*)(void))model_difference_jacobians, METH_VARARGS | METH_KEYWORDS,
+     "difference_jacobians(q0, q1) -> (J_q0 (nv, nv), J_q1 (nv, nv))\n\n"
+     "d(q1 (-) q0)/dq0 and d(q1 (-) q0)/dq1 in the tangent spaces (block diagonal)."},
     {NULL, NULL, 0, NULL}};
 
 static PyGetSetDef model_getset[] = {

@@ -217,6 +217,87 @@ static PyObject *system_forward_dynamics(tlpy_system *self, PyObject *args) {
   return map_nv(self, args, "tau", tl_system_forward_dynamics);
 }
 
+/* ---------------- analytic derivatives (issue 24; talus/system.h) ---------------- */
+
+/* A tuple of n new zero (rows x nv) arrays into out[]; 0 or -1 (nothing kept). */
+static int deriv_arrays(PyArrayObject **out, int n, npy_intp rows, npy_intp nv) {
+  for (int i = 0; i < n; i++) {
+    out[i] = mat(rows, nv);
+    if (!out[i]) {
+      for (int j = 0; j < i; j++) Py_DECREF(out[j]);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* The tuple of the n arrays, or the C error; the references are consumed. */
+static PyObject *deriv_done(PyArrayObject **a, int n, tl_status st, const tl_error *err) {
+  if (st) {
+    for (int i = 0; i < n; i++) Py_DECREF(a[i]);
+    return tlpy_raise(err);
+  }
+  PyObject *t = PyTuple_New(n);
+  if (!t) {
+    for (int i = 0; i < n; i++) Py_DECREF(a[i]);
+    return NULL;
+  }
+  for (int i = 0; i < n; i++) PyTuple_SET_ITEM(t, i, (PyObject *)a[i]);
+  return t;
+}
+
+static PyObject *system_inverse_dynamics_derivatives(tlpy_system *self, PyObject *args) {
+  PyObject *x = NULL;
+  if (!PyArg_ParseTuple(args, "O", &x)) return NULL;
+  IDLE(self);
+  npy_intp nv = NV(self);
+  PyArrayObject *du = tlpy_f64(x, "du", 1, &nv), *o[2];
+  if (!du) return NULL;
+  if (deriv_arrays(o, 2, nv, nv)) {
+    Py_DECREF(du);
+    return NULL;
+  }
+  tl_error err;
+  tl_status st = tl_system_inverse_dynamics_derivatives(self->sys, PyArray_DATA(du), PyArray_DATA(o[0]),
+                                                        PyArray_DATA(o[1]), (int)nv, &err);
+  Py_DECREF(du);
+  return deriv_done(o, 2, st, &err);
+}
+
+static PyObject *system_forward_dynamics_derivatives(tlpy_system *self, PyObject *args) {
+  PyObject *x = NULL;
+  if (!PyArg_ParseTuple(args, "O", &x)) return NULL;
+  IDLE(self);
+  npy_intp nv = NV(self);
+  PyArrayObject *tau = tlpy_f64(x, "tau", 1, &nv), *o[3];
+  if (!tau) return NULL;
+  if (deriv_arrays(o, 3, nv, nv)) {
+    Py_DECREF(tau);
+    return NULL;
+  }
+  tl_error err;
+  tl_status st = tl_system_forward_dynamics_derivatives(self->sys, PyArray_DATA(tau), PyArray_DATA(o[0]),
+                                                        PyArray_DATA(o[1]), PyArray_DATA(o[2]), (int)nv, &err);
+  Py_DECREF(tau);
+  return deriv_done(o, 3, st, &err);
+}
+
+
+static PyObject *system_frame_placement_derivatives(tlpy_system *self, PyObject *args) {
+  PyObject *f = NULL;
+  if (!PyArg_ParseTuple(args, "O", &f)) return NULL;
+  IDLE(self);
+  int i = frame_arg(self, f);
+  if (i < 0) return NULL;
+  npy_intp nv = NV(self);
+  PyArrayObject *o[2];
+  if (deriv_arrays(o, 2, 3, nv)) return NULL;
+  tl_error err;
+  tl_status st = tl_system_frame_placement_derivatives(self->sys, i, PyArray_DATA(o[0]), PyArray_DATA(o[1]),
+                                                       (int)nv, &err);
+  return deriv_done(o, 2, st, &err);
+}
+
 /* ---------------- kinematics ---------------- */
 
 typedef tl_status (*pose_fn)(tl_system *, int, double *, double *, tl_error *);
@@ -591,6 +672,19 @@ static PyMethodDef system_methods[] = {
            "inverse_dynamics(du) -> tau, float64 (nv,)\n\ntau = M du + h at the current state (RNEA)."),
     M_ARGS("forward_dynamics", system_forward_dynamics,
            "forward_dynamics(tau) -> du, float64 (nv,)\n\ndu = M^-1 (tau - h) (ABA, Featherstone 2008, Table 7.1)."),
+    M_ARGS("inverse_dynamics_derivatives", system_inverse_dynamics_derivatives,
+           "inverse_dynamics_derivatives(du) -> (dtau_dq (nv, nv), dtau_du (nv, nv))\n\n"
+           "Analytic derivatives of inverse_dynamics(du) at the current (q, u) (Carpentier & Mansard,\n"
+           "RSS 2018): d tau/dq along the tangent directions of Model.integrate, d tau/du; d tau/d du\n"
+           "is mass_matrix(). Entry (i, j) = d tau_i / d x_j. See docs/derivatives.md."),
+    M_ARGS("forward_dynamics_derivatives", system_forward_dynamics_derivatives,
+           "forward_dynamics_derivatives(tau) -> (ddu_dq, ddu_du, ddu_dtau), float64 (nv, nv) each\n\n"
+           "Analytic derivatives of forward_dynamics(tau) at the current (q, u): -M^-1 times the\n"
+           "inverse-dynamics derivatives at the ABA solution, and ddu_dtau = M^-1."),
+    M_ARGS("frame_placement_derivatives", system_frame_placement_derivatives,
+           "frame_placement_derivatives(frame) -> (dp_dq (3, nv), dR_dq (3, nv))\n\n"
+           "p(integrate(q, d)) = p + dp_dq d and R(integrate(q, d)) = exp([dR_dq d]x) R to first order\n"
+           "(world frame): the frame Jacobians (frame_jacobian's rows)."),
     M_ARGS("frame_pose", system_frame_pose,
            "frame_pose(frame) -> (p float64 (3,), R float64 (3, 3))\n\nWorld position (m) and rotation (world from "
            "frame) of a frame given by name or index."),

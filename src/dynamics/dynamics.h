@@ -53,6 +53,12 @@ typedef struct tl_sysdata {
   double *abaDinv;        /* [nb*36] D = S^T U + rotor inertia (nj x nj) of each joint: 1 / D for
                              nj = 1, else its lower Cholesky factor C (D = C C^T), nj x nj */
   double *abau;           /* [nv] tau - S^T p */
+
+  /* analytic-derivative scratch (tl_dyn_rnea_derivatives, derivatives.c) */
+  double *drv_I;          /* [nb*32] per subtree: composite inertia (10), inertia rate (10),
+                             momentum (6), 6 spare */
+  double *drv_vec;        /* [nv*48] per DOF: psi, zeta, nu, S, G, H (6 each), r (12) */
+  double *drv_tau;        /* [2*nv] RNEA result of the derivative pass, then the ABA solution */
 } tl_sysdata;
 
 /* Allocate the arrays of d for model m (state at the reference configuration)
@@ -94,6 +100,23 @@ void tl_dyn_accelerations(tl_sysdata *d, const double *g, const double *du, int 
  * the bodies' spatial accelerations). Needs tl_dyn_kinematics. Returns
  * non-zero if a joint's articulated inertia D is not positive definite. */
 int tl_dyn_aba(tl_sysdata *d, const double g[3], const double *tau, double *du);
+
+/* Analytic derivatives of tau = RNEA(q, u, du) for gravity g (3) (du may
+ * be NULL: zero): dtau_dq (nv x nv, row-major; column l = derivative along
+ * the tangent direction e_l of tl_model_integrate / tl_dyn_integrate_q) and
+ * dtau_du (nv x nv). Rotor inertia (which only adds diag * du) does not
+ * enter. Carpentier & Mansard, RSS 2018, in world axes (derivatives.c).
+ * Needs tl_dyn_kinematics; runs tl_dyn_rnea (d->cacc, d->cfrc) and uses the
+ * drv_* scratch; allocates nothing. */
+void tl_dyn_rnea_derivatives(tl_sysdata *d, const double g[3], const double *du, double *dtau_dq,
+                             double *dtau_du);
+/* X <- -A^-1 X and Y <- -A^-1 Y (nv x nv row-major each, the columns are
+ * right-hand sides; Y may be NULL) with the factorization of tl_dyn_factor
+ * (d->LD, d->LDinv), for matrices whose row k vanishes beyond column
+ * dof_end[k] (tree-structured like the RNEA derivatives): row operations
+ * along the tree, O((2 sum of depths + nv) nv). Uses d->drv_tau and
+ * d->dof_tmp as scratch. */
+void tl_dyn_solve_rows_neg(tl_sysdata *d, double *X, double *Y);
 
 /* Classical acceleration of the world point p fixed to body b, and the body's
  * angular acceleration, for zero joint accelerations and no gravity: the

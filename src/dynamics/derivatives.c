@@ -1,0 +1,504 @@
+/* Analytic derivatives of the recursive Newton-Euler algorithm (and through
+ * it of forward dynamics) with respect to q (in the tangent space of
+ * tl_model_integrate) and u, and the configuration-space calculus
+ * q (+) v / q1 (-) q0 with its Jacobians.
+ *
+ * Sources: J. Carpentier, N. Mansard, "Analytical Derivatives of Rigid Body
+ * Dynamics Algorithms", RSS 2018 (the world-frame recursion, as Pinocchio's
+ * computeRNEADerivatives); R. Featherstone, Rigid Body Dynamics Algorithms,
+ * 2008 (spatial algebra, sec. 2; RNEA, Table 5.1). Lie-group Jacobians of
+ * SO(3): J. Sola, J. Deray, D. Atchuthan, "A micro Lie theory for state
+ * estimation in robotics", 2018, eqs. 143-146 (left Jacobian).
+ *
+ * Derivation (world axes about the world origin, as the rest of
+ * src/dynamics). A tangent perturbation e of DOF l moves every body of l's
+ * subtree rigidly by the twist S_l e (S_l = cdof of l; for a floating base
+ * and a ball joint this is exactly what q (+) e does, tl_dyn_integrate_q),
+ * and moves the subspaces S_k of the DOFs k that l "moves": the DOFs of the
+ * descendant joints, and in a serial joint (universal, planar, the floating
+ * base's rotations after its translations) the joint's later DOFs. Every
+ * world quantity X carried by the moved part changes rigidly (S_l x X) plus
+ * an intrinsic part. With w_l, alpha_l the velocity and acceleration (gravity
+ * included as -g at the root) of the part not moved by l (the parent plus the
+ * joint's DOFs l does not move) and for each body i the spatial inertia I_i,
+ * velocity v_i and momentum h_i = I_i v_i:
+ *   intrinsic dv_i/dq_l = -(S_l x w_l)
+ *   intrinsic da_i/dq_l = -(S_l x alpha_l) - (S_l x w_l) x (v_i - w_l)
+ *   d f_i / dq_l        = S_l x* f_i + I_i psi_l + D_i zeta_l
+ *   d f_i / du_l        = I_i nu_l + D_i S_l
+ * with psi_l = alpha_l x S_l + (S_l x w_l) x w_l, zeta_l = w_l x S_l,
+ * nu_l = dS_l/dt + w_l x S_l and D_i = [v_i x*] I_i - I_i [v_i x] + [h_i x^]
+ * ([h x^] y = y x* h). Summed over subtrees (composite Ic_B, D_B; F_B the
+ * subtree force), and since (S_l x S_k) . F + S_k . (S_l x* F) = 0:
+ *   l moves k:            dtau_k/dq_l = S_k . (Ic_B psi_l + D_B zeta_l), B = body of k
+ *   k on l's body or above, not moved by l:
+ *                         dtau_k/dq_l = S_k . (Ic_B psi_l + D_B zeta_l + S_l x* F_B), B = body of l
+ *   k, l on one path:     dtau_k/du_l = S_k . (Ic_B nu_l + D_B S_l), B = the deeper body
+ * and 0 for DOFs on different branches. D_B is kept as the composite
+ * inertia rate Idot_B = sum ([v_i x*] I_i - I_i [v_i x]) (a packed inertia
+ * with zero mass, spi_dot) plus the composite momentum (the antisymmetric
+ * [h x^] part), so every product is a packed-inertia product. This is
+ * Pinocchio's recursion (dAdq = a_parent x S + v_parent x (v_parent x S),
+ * dVdq = v_parent x S for a 1-DOF joint) with the multi-DOF joints written
+ * out. Cost O(nbody + sum over DOFs of the depth). */
+#include <math.h>
+#include <string.h>
+
+#include "dynamics/dynamics.h"
+#include "math/tl_math.h"
+
+/* d/dt of the spatial inertia I = [m, h, I_O] (about the world origin) of
+ * a body moving with the spatial velocity v = (w, nu):
+ * Idot = [v x*] I - I [v x], again a packed inertia (the set is a linear
+ * space): mass 0, first moment hdot = w x h + m nu, rotational part
+ * [w] I_O - I_O [w] - (h nu^T + nu h^T) + 2 (nu . h) 1
+ * (from [a][b] + [b][a] = b a^T + a b^T - 2 (a . b) 1). */
+static void spi_dot(double Id[10], const double *I, const double v[6]) {
+  const double m = I[0], *h = I + 1, w0 = v[0], w1 = v[1], w2 = v[2], *nu = v + 3;
+  const double Ixx = I[4], Ixy = I[5], Ixz = I[6], Iyy = I[7], Iyz = I[8], Izz = I[9];
+  /* P = [w] I_O (rows: w x column) */
+  const double P00 = w1 * Ixz - w2 * Ixy, P01 = w1 * Iyz - w2 * Iyy, P02 = w1 * Izz - w2 * Iyz;
+  const double P10 = w2 * Ixx - w0 * Ixz, P11 = w2 * Ixy - w0 * Iyz, P12 = w2 * Ixz - w0 * Izz;
+  const double P20 = w0 * Ixy - w1 * Ixx, P21 = w0 * Iyy - w1 * Ixy, P22 = w0 * Iyz - w1 * Ixz;
+  const double nh2 = 2.0 * (nu[0] * h[0] + nu[1] * h[1] + nu[2] * h[2]);
+  Id[0] = 0.0;
+  Id[1] = w1 * h[2] - w2 * h[1] + m * nu[0];
+  Id[2] = w2 * h[0] - w0 * h[2] + m * nu[1];
+  Id[3] = w0 * h[1] - w1 * h[0] + m * nu[2];
+  Id[4] = 2.0 * P00 - 2.0 * h[0] * nu[0] + nh2;
+  Id[5] = P01 + P10 - (h[0] * nu[1] + nu[0] * h[1]);
+  Id[6] = P02 + P20 - (h[0] * nu[2] + nu[0] * h[2]);
+  Id[7] = 2.0 * P11 - 2.0 * h[1] * nu[1] + nh2;
+  Id[8] = P12 + P21 - (h[1] * nu[2] + nu[1] * h[2]);
+  Id[9] = 2.0 * P22 - 2.0 * h[2] * nu[2] + nh2;
+}
+
+/* Within one joint, does a perturbation of its DOF l move the subspace of
+ * its later DOF k (l < k)? Serial joints (universal, planar) yes; the
+ * floating base's translations move its rotation columns (S = (e, p x e));
+ * a ball joint's (and the base's) rotation axes are fixed in the parent
+ * (world) frame. */
+static int moves_mate(const tl_model *m, int b, int l, int k) {
+  switch (m->jnt_type[b]) {
+    case TL_JOINT_UNIVERSAL:
+    case TL_JOINT_PLANAR: return l < k;
+    case TL_JOINT_FLOATING: return l - m->v_adr[b] < 3 && k - m->v_adr[b] >= 3;
+    default: return 0;
+  }
+}
+
+static inline double dot12(const double a[12], const double b[12]) {
+  double s0 = a[0] * b[0] + a[6] * b[6], s1 = a[1] * b[1] + a[7] * b[7];
+  s0 += a[2] * b[2] + a[8] * b[8], s1 += a[3] * b[3] + a[9] * b[9];
+  s0 += a[4] * b[4] + a[10] * b[10], s1 += a[5] * b[5] + a[11] * b[11];
+  return s0 + s1;
+}
+
+/* The per-body composites are kept in drv_I as 32 doubles per body: the
+ * composite inertia Ic (10), the composite inertia rate Idot (10), the
+ * composite momentum hB = sum I_i v_i (6) and 6 spare. Then
+ * D_B y = Idot_B y + y x* hB and D_B^T y = Idot_B y - y x* hB ([h x^] is
+ * antisymmetric, [v x*] I - I [v x] symmetric). Per DOF l, drv_vec holds
+ * (psi, zeta | nu, S | G | H | r), 6 each (r: 12): the q entry of a DOF k
+ * that l moves is r_k . (psi_l, zeta_l), the u entry r_k . (nu_l, S_l), with
+ * r_k = (Ic S_k, D^T S_k) of k's body. */
+#define CB 32
+#define DV 48 /* doubles per DOF in drv_vec */
+
+void tl_dyn_rnea_derivatives(tl_sysdata *d, const double g[3], const double *du, double *dtau_dq,
+                             double *dtau_du) {
+  const tl_model *m = d->m;
+  const int nb = m->nbody, nv = m->nv;
+  const double *S = d->cdof, *Sd = d->cdof_dot, *u = d->u;
+  double *cb = d->drv_I, *vec = d->drv_vec;
+  /* accelerations (gravity as -g at the root) and subtree forces F_B in cfrc */
+  tl_dyn_rnea(d, g, du, 1, d->drv_tau);
+  for (int b = 0; b < nb; b++) {
+    double *c = cb + CB * b;
+    const double *I = d->cinert + TL_SPI_SIZE * b, *v = d->cvel + 6 * b;
+    memcpy(c, I, TL_SPI_SIZE * sizeof(double));
+    spi_dot(c + 10, I, v);
+    tl_spi_mulv(c + 20, I, v);
+  }
+  for (int b = nb - 1; b > 0; b--) {
+    double *cp = cb + CB * m->parent[b];
+    const double *c = cb + CB * b;
+    for (int i = 0; i < 26; i++) cp[i] += c[i];
+  }
+  /* per DOF l: psi, zeta, nu, S, G (q column seen from above), H (u column) */
+  const int kf = m->jnt_type[0] == TL_JOINT_FLOATING ? 6 : 0;
+  for (int b = 0; b < nb; b++) {
+    int v0 = m->v_adr[b], nj = m->jnt_nv[b];
+    if (nj == 0) continue;
+    double vp[6] = {0, 0, 0, 0, 0, 0}, ap[6] = {0, 0, 0, 0, 0, 0};
+    if (nj > 1) {
+      if (b > 0) {
+        memcpy(vp, d->cvel + 6 * m->parent[b], sizeof vp);
+        memcpy(ap, d->cacc + 6 * m->parent[b], sizeof ap);
+      } else if (g) {
+        tl_v3_scale(ap + 3, g, -1.0);
+      }
+    }
+    const double *c = cb + CB * b, *IB = c, *IdB = c + 10, *hB = c + 20, *FB = d->cfrc + 6 * b;
+    for (int l = v0; l < v0 + nj; l++) {
+      double w[6], al[6], t[6], t2[6];
+      const int base_rot = kf && b == 0 && l >= 3, base_trans = kf && b == 0 && l < 3;
+      if (nj == 1 || base_rot) { /* the whole joint is not moved by l */
+        memcpy(w, d->cvel + 6 * b, sizeof w);
+        memcpy(al, d->cacc + 6 * b, sizeof al);
+      } else if (base_trans) { /* no angular part: psi = zeta = nu = 0 exactly */
+        memset(w, 0, sizeof w);
+        memset(al, 0, sizeof al);
+      } else {
+        memcpy(w, vp, sizeof w);
+        memcpy(al, ap, sizeof al);
+        for (int k = v0; k < v0 + nj; k++) {
+          if (k > l && moves_mate(m, b, l, k)) continue;
+          double duk = du ? du[k] : 0.0;
+          for (int i = 0; i < 6; i++) {
+            w[i] += S[6 * k + i] * u[k];
+            al[i] += S[6 * k + i] * duk + Sd[6 * k + i] * u[k];
+          }
+        }
+      }
+      const double *Sl = S + 6 * l;
+      double *psi = vec + DV * l, *zeta = psi + 6, *nu = psi + 12, *Sc = psi + 18, *G = psi + 24,
+             *H = psi + 30, *r = psi + 36;
+      /* psi = alpha x S + (S x w) x w, zeta = w x S, nu = dS/dt + w x S */
+      tl_sp_cross_motion(psi, al, Sl);
+      tl_sp_cross_motion(zeta, w, Sl);
+      tl_sp_cross_motion(t2, zeta, w);
+      for (int i = 0; i < 6; i++) psi[i] -= t2[i], nu[i] = zeta[i] + Sd[6 * l + i], Sc[i] = Sl[i];
+      /* r = (Ic S, D^T S) with D^T S = Idot S - S x* hB; H = Ic nu + D S = Ic nu + Idot S + S x* hB;
+       * G = Ic psi + D zeta + S x* F */
+      double IdS[6], Sh[6];
+      tl_spi_mulv(r, IB, Sl);
+      tl_spi_mulv(IdS, IdB, Sl);
+      tl_sp_cross_force(Sh, Sl, hB);
+      for (int i = 0; i < 6; i++) r[6 + i] = IdS[i] - Sh[i];
+      tl_spi_mulv(H, IB, nu);
+      for (int i = 0; i < 6; i++) H[i] += IdS[i] + Sh[i];
+      tl_spi_mulv(G, IB, psi);
+      tl_spi_mulv(t, IdB, zeta);
+      tl_sp_cross_force(t2, zeta, hB);
+      for (int i = 0; i < 6; i++) G[i] += t[i] + t2[i];
+      tl_sp_cross_force(t2, Sl, FB);
+      for (int i = 0; i < 6; i++) G[i] += t2[i];
+    }
+  }
+  memset(dtau_dq, 0, (size_t)nv * nv * sizeof(double));
+  memset(dtau_du, 0, (size_t)nv * nv * sizeof(double));
+  /* A floating base's DOFs (0..5) above a DOF k >= 6, in closed form: its
+   * translations have psi = zeta = nu = 0 exactly (their partial velocity and
+   * acceleration have no angular part, dS/dt = 0), so (k, l) has no q entry
+   * and the u entry r . (0, S_l) = r[9 + l]; the rows l of the base read a
+   * force X as S_l . X = X_lin (translations) and (X_ang + X_lin x p)
+   * (rotations about the base origin p), as crba.c and rnea.c do. */
+  const double *p0 = d->xpos;
+  for (int b = 0; b < nb; b++) {
+    int v0 = m->v_adr[b], nj = m->jnt_nv[b];
+    for (int k = v0; k < v0 + nj; k++) {
+      const double *Sk = S + 6 * k, *pk = vec + DV * k, *Gk = pk + 24, *Hk = pk + 30, *r = pk + 36;
+      double *rowq = dtau_dq + (size_t)k * nv, *rowu = dtau_du + (size_t)k * nv;
+      rowq[k] = tl_sp_dot(Sk, Gk);
+      rowu[k] = tl_sp_dot(Sk, Hk);
+      int l = m->dof_parent[k];
+      for (; l >= (k >= kf ? kf : 0); l = m->dof_parent[l]) {
+        const double *pl = vec + DV * l, *Sl = pl + 18;
+        /* (k, l): l above k */
+        if (l < v0 || moves_mate(m, b, l, k))
+          rowq[l] = dot12(r, pl);
+        else
+          rowq[l] = tl_sp_dot(Sk, pl + 24);
+        rowu[l] = dot12(r, pl + 12);
+        /* (l, k): k below l, never moves l */
+        dtau_dq[(size_t)l * nv + k] = tl_sp_dot(Sl, Gk);
+        dtau_du[(size_t)l * nv + k] = tl_sp_dot(Sl, Hk);
+      }
+      if (l < 0) continue;
+      /* l == 5: the floating base, k >= 6 below it */
+      double gp[3], hp[3];
+      tl_v3_cross(gp, Gk + 3, p0);
+      tl_v3_cross(hp, Hk + 3, p0);
+      for (int j = 0; j < 3; j++) {
+        rowq[3 + j] = dot12(r, vec + DV * (3 + j));
+        rowu[3 + j] = dot12(r, vec + DV * (3 + j) + 12);
+        rowu[j] = r[9 + j];
+        dtau_dq[(size_t)j * nv + k] = Gk[3 + j];
+        dtau_du[(size_t)j * nv + k] = Hk[3 + j];
+        dtau_dq[(size_t)(3 + j) * nv + k] = Gk[j] + gp[j];
+        dtau_du[(size_t)(3 + j) * nv + k] = Hk[j] + hp[j];
+      }
+    }
+  }
+}
+
+/* Columns [c0, c0 + RB) of row x: x -= sum over the rows r[j] (j < nr,
+ * row r[j] = X + idx[j] * n) of coef[j] r[j], the sums kept in registers
+ * and x written once. */
+#define RB 8
+static inline void pull_block(double *restrict x, const double *restrict X, int n, const int *idx,
+                              const double *coef, int nr, int c0) {
+  double acc[RB];
+  for (int t = 0; t < RB; t++) acc[t] = x[c0 + t];
+  for (int j = 0; j < nr; j++) {
+    const double *restrict r = X + (size_t)idx[j] * n + c0, cf = coef[j];
+    for (int t = 0; t < RB; t++) acc[t] -= cf * r[t];
+  }
+  for (int t = 0; t < RB; t++) x[c0 + t] = acc[t];
+}
+/* The same for the columns [c0, c1), c1 - c0 < RB. */
+static inline void pull_tail(double *restrict x, const double *restrict X, int n, const int *idx,
+                             const double *coef, int nr, int c0, int c1) {
+  for (int c = c0; c < c1; c++) {
+    double a = x[c];
+    for (int j = 0; j < nr; j++) a -= coef[j] * X[(size_t)idx[j] * n + c];
+    x[c] = a;
+  }
+}
+/* Row x (columns [0, ncol)) -= sum_j coef[j] X[idx[j]]. */
+static inline void pull_row(double *restrict x, const double *restrict X, int n, const int *idx,
+                            const double *coef, int nr, int ncol) {
+  int c = 0;
+  for (; c + RB <= ncol; c += RB) pull_block(x, X, n, idx, coef, nr, c);
+  if (c < ncol) pull_tail(x, X, n, idx, coef, nr, c, ncol);
+}
+
+/* X <- -(L^T D L)^-1 X (nv x nv, row-major; the columns are right-hand
+ * sides) for X whose row k vanishes outside the columns [0, dof_end[k])
+ * (true of dtau_dq and dtau_du: ancestors and subtree of k), with the
+ * factorization of tl_dyn_factor in d->LD (Featherstone 2008, Table 6.4),
+ * on whole rows, each in "pull" form (every row written once, the sums over
+ * the tree kept in registers by column blocks):
+ *   x <- L^-T x: last row first, row i -= sum over its descendants c of
+ *      L[c][i] row c (the descendants are (i, end[i]), L[c][i] is row i of
+ *      LD's upper triangle; only the columns [0, end[i]) can be non-zero);
+ *   x <- -D^-1 x;
+ *   x <- L^-1 x: root first, row k -= sum over its ancestors i of L[k][i] row i.
+ * O((2 sum of depths + nv) nv). scratch: [2 nv] doubles, iscratch [nv] ints. */
+static void solve_rows_neg(const tl_sysdata *d, double *X, double *scratch, int *iscratch) {
+  const tl_model *m = d->m;
+  const int n = m->nv, *end = d->dof_end;
+  const double *L = d->LD;
+  double *coef = scratch;
+  int *idx = iscratch;
+  for (int i = n - 2; i >= 0; i--) {
+    const int e = end[i], nr = e - i - 1;
+    if (nr <= 0) continue;
+    for (int j = 0; j < nr; j++) idx[j] = i + 1 + j, coef[j] = L[(size_t)i * n + i + 1 + j];
+    pull_row(X + (size_t)i * n, X, n, idx, coef, nr, e);
+  }
+  for (int k = 0; k < n; k++) {
+    double *restrict xk = X + (size_t)k * n, s = -d->LDinv[k];
+    for (int c = 0; c < n; c++) xk[c] *= s;
+  }
+  for (int k = 1; k < n; k++) {
+    const int a0 = d->dof_anc_adr[k], nr = d->dof_anc_adr[k + 1] - a0;
+    if (nr <= 0) continue;
+    const int *anc = d->dof_anc + a0;
+    for (int j = 0; j < nr; j++) coef[j] = L[(size_t)k * n + anc[j]];
+    pull_row(X + (size_t)k * n, X, n, anc, coef, nr, n);
+  }
+}
+
+void tl_dyn_solve_rows_neg(tl_sysdata *d, double *X, double *Y) {
+  solve_rows_neg(d, X, d->drv_tau, d->dof_tmp);
+  if (Y) solve_rows_neg(d, Y, d->drv_tau, d->dof_tmp);
+}
+
+/* ---------------- configuration-space calculus (public: talus/model.h) ---------------- */
+
+#include "base/error.h"
+
+/* Checks shared by the four calls: model, lengths, finite entries, non-zero
+ * quaternions. */
+static tl_status check_q(const tl_model *m, const double *q, int nq, const char *what, tl_error *err) {
+  if (!q) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, what, "%s must not be NULL", what);
+  if (nq != m->nq)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, what, "%s has length %d, expected nq = %d", what, nq,
+                        m->nq);
+  for (int i = 0; i < nq; i++)
+    if (!isfinite(q[i]))
+      return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, what, "%s[%d] is %g: expected a finite number", what,
+                          i, q[i]);
+  for (int b = 0; b < m->nbody; b++) {
+    int t = m->jnt_type[b];
+    if (t != TL_JOINT_FLOATING && t != TL_JOINT_SPHERICAL) continue;
+    const double *qq = q + m->q_adr[b] + (t == TL_JOINT_FLOATING ? 3 : 0);
+    if (qq[0] * qq[0] + qq[1] * qq[1] + qq[2] * qq[2] + qq[3] * qq[3] < 1e-24)
+      return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, what,
+                          "%s[%d..%d] (quaternion of joint '%s') is zero", what, (int)(qq - q),
+                          (int)(qq - q) + 3, m->joint_name[b]);
+  }
+  return TL_OK;
+}
+
+static tl_status check_v(const tl_model *m, const double *v, int nv, const char *what, tl_error *err) {
+  if (!v) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, what, "%s must not be NULL", what);
+  if (nv != m->nv)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, what, "%s has length %d, expected nv = %d", what, nv,
+                        m->nv);
+  for (int i = 0; i < nv; i++)
+    if (!isfinite(v[i]))
+      return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, what, "%s[%d] is %g: expected a finite number", what,
+                          i, v[i]);
+  return TL_OK;
+}
+
+tl_status tl_model_integrate(const tl_model *m, const double *q, int nq, const double *v, int nv,
+                             double *q_out, tl_error *err) {
+  tl_status st;
+  if (!m) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "model", "model must not be NULL");
+  if ((st = check_q(m, q, nq, "q", err)) || (st = check_v(m, v, nv, "v", err))) return st;
+  if (!q_out) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "q_out", "q_out must not be NULL");
+  if (q_out != q) memmove(q_out, q, (size_t)nq * sizeof(double));
+  tl_dyn_integrate_q(m, q_out, v, 1.0); /* the integrator's own rule: q (+) dt u == this with v = dt u */
+  return TL_OK;
+}
+
+/* v = log(qa qb^-1) (rad): the rotation vector taking qb to qa by left multiplication. */
+static void quat_diff(double v[3], const double qa[4], const double qb[4]) {
+  double a[4], b[4], inv[4], r[4];
+  memcpy(a, qa, sizeof a);
+  memcpy(b, qb, sizeof b);
+  tl_quat_normalize(a);
+  tl_quat_normalize(b);
+  inv[0] = b[0], inv[1] = -b[1], inv[2] = -b[2], inv[3] = -b[3];
+  tl_quat_mul(r, a, inv);
+  tl_quat_log(v, r);
+}
+
+tl_status tl_model_difference(const tl_model *m, const double *q0, const double *q1, int nq, double *v_out,
+                              int nv, tl_error *err) {
+  tl_status st;
+  if (!m) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "model", "model must not be NULL");
+  if ((st = check_q(m, q0, nq, "q0", err)) || (st = check_q(m, q1, nq, "q1", err))) return st;
+  if (!v_out || nv != m->nv)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "v_out", "v_out must not be NULL and have length nv = %d",
+                        m->nv);
+  for (int b = 0; b < m->nbody; b++) {
+    const double *a = q0 + m->q_adr[b], *c = q1 + m->q_adr[b];
+    double *o = v_out + m->v_adr[b];
+    switch (m->jnt_type[b]) {
+      case TL_JOINT_FLOATING:
+        for (int i = 0; i < 3; i++) o[i] = c[i] - a[i];
+        quat_diff(o + 3, c + 3, a + 3);
+        break;
+      case TL_JOINT_SPHERICAL: quat_diff(o, c, a); break;
+      case TL_JOINT_FIXED: break;
+      default:
+        for (int i = 0; i < m->jnt_nv[b]; i++) o[i] = c[i] - a[i];
+        break;
+    }
+  }
+  return TL_OK;
+}
+
+/* [w]x^2 coefficients of SO(3)'s left Jacobian J(w) = 1 + A [w]x + B [w]x^2
+ * (mode 0) and of its inverse 1 - [w]x / 2 + C [w]x^2 (mode 1; A = -1/2),
+ * series near 0 (Sola et al. 2018, eqs. 145-146). */
+static void so3_jac(double J[9], const double w[3], int inverse) {
+  double th2 = tl_v3_dot(w, w), th = sqrt(th2), A, B;
+  if (!inverse) {
+    A = th > 1e-4 ? (1.0 - cos(th)) / th2 : 0.5 - th2 / 24.0;
+    B = th > 1e-4 ? (th - sin(th)) / (th2 * th) : 1.0 / 6.0 - th2 / 120.0;
+  } else {
+    A = -0.5;
+    B = th > 1e-4 ? 1.0 / th2 - (1.0 + cos(th)) / (2.0 * th * sin(th)) : 1.0 / 12.0 + th2 / 720.0;
+  }
+  double W[9] = {0, -w[2], w[1], w[2], 0, -w[0], -w[1], w[0], 0}, W2[9];
+  tl_m3_mul(W2, W, W);
+  for (int i = 0; i < 9; i++) J[i] = (i % 4 == 0 ? 1.0 : 0.0) + A * W[i] + B * W2[i];
+}
+
+/* Write the 3x3 block B at (r, c) of the nv x nv row-major matrix J. */
+static void put3(double *J, int nv, int r, int c, const double B[9], double scale) {
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) J[(r + i) * nv + c + j] = scale * B[3 * i + j];
+}
+
+tl_status tl_model_integrate_jacobians(const tl_model *m, const double *q, const double *v, int nq,
+                                       double *J_q, double *J_v, int nv, tl_error *err) {
+  tl_status st;
+  if (!m) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "model", "model must not be NULL");
+  if ((st = check_q(m, q, nq, "q", err)) || (st = check_v(m, v, nv, "v", err))) return st;
+  size_t n2 = (size_t)nv * nv;
+  if (J_q) memset(J_q, 0, n2 * sizeof(double));
+  if (J_v) memset(J_v, 0, n2 * sizeof(double));
+  for (int b = 0; b < m->nbody; b++) {
+    int v0 = m->v_adr[b], r = v0;
+    const double *w = v + v0;
+    switch (m->jnt_type[b]) {
+      case TL_JOINT_FLOATING:
+        for (int i = 0; i < 3; i++) {
+          if (J_q) J_q[(v0 + i) * nv + v0 + i] = 1.0;
+          if (J_v) J_v[(v0 + i) * nv + v0 + i] = 1.0;
+        }
+        r = v0 + 3;
+        w = v + v0 + 3;
+        /* fall through */
+      case TL_JOINT_SPHERICAL: {
+        double e[4], R[9], Jl[9];
+        tl_quat_exp(e, w);
+        tl_quat_to_m3(R, e);
+        so3_jac(Jl, w, 0);
+        if (J_q) put3(J_q, nv, r, r, R, 1.0);  /* exp(w) exp(d) = exp(R(w) d) exp(w) */
+        if (J_v) put3(J_v, nv, r, r, Jl, 1.0); /* exp(w + d) = exp(Jl(w) d) exp(w) */
+        break;
+      }
+      default:
+        for (int i = v0; i < v0 + m->jnt_nv[b]; i++) {
+          if (J_q) J_q[i * nv + i] = 1.0;
+          if (J_v) J_v[i * nv + i] = 1.0;
+        }
+        break;
+    }
+  }
+  return TL_OK;
+}
+
+tl_status tl_model_difference_jacobians(const tl_model *m, const double *q0, const double *q1, int nq,
+                                        double *J_q0, double *J_q1, int nv, tl_error *err) {
+  tl_status st;
+  if (!m) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "model", "model must not be NULL");
+  if ((st = check_q(m, q0, nq, "q0", err)) || (st = check_q(m, q1, nq, "q1", err))) return st;
+  if (nv != m->nv)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "nv", "the Jacobians are nv x nv with nv = %d, not %d",
+                        m->nv, nv);
+  size_t n2 = (size_t)nv * nv;
+  if (J_q0) memset(J_q0, 0, n2 * sizeof(double));
+  if (J_q1) memset(J_q1, 0, n2 * sizeof(double));
+  for (int b = 0; b < m->nbody; b++) {
+    int v0 = m->v_adr[b], r = v0;
+    const double *a = q0 + m->q_adr[b], *c = q1 + m->q_adr[b];
+    switch (m->jnt_type[b]) {
+      case TL_JOINT_FLOATING:
+        for (int i = 0; i < 3; i++) {
+          if (J_q0) J_q0[(v0 + i) * nv + v0 + i] = -1.0;
+          if (J_q1) J_q1[(v0 + i) * nv + v0 + i] = 1.0;
+        }
+        r = v0 + 3;
+        a += 3;
+        c += 3;
+        /* fall through */
+      case TL_JOINT_SPHERICAL: {
+        double w[3], e[4], R[9], Ji[9], JR[9];
+        quat_diff(w, c, a);
+        tl_quat_exp(e, w);
+        tl_quat_to_m3(R, e);
+        so3_jac(Ji, w, 1);
+        tl_m3_mul(JR, Ji, R);
+        if (J_q1) put3(J_q1, nv, r, r, Ji, 1.0);  /* log(exp(d) exp(w)) = w + Jl^-1(w) d */
+        if (J_q0) put3(J_q0, nv, r, r, JR, -1.0); /* exp(w) exp(-d) = exp(-R(w) d) exp(w) */
+        break;
+      }
+      default:
+        for (int i = v0; i < v0 + m->jnt_nv[b]; i++) {
+          if (J_q0) J_q0[i * nv + i] = -1.0;
+          if (J_q1) J_q1[i * nv + i] = 1.0;
+        }
+        break;
+    }
+  }
+  return TL_OK;
+}

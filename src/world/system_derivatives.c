@@ -1,0 +1,65 @@
+/* Public analytic derivatives of a system's dynamics (talus/system.h):
+ * inverse and forward dynamics with respect to q (tangent space), u, tau,
+ * and the frame placement with respect to q. The recursion is in
+ * src/dynamics/derivatives.c (Carpentier & Mansard, RSS 2018). */
+#include <math.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "world/world_internal.h"
+
+static tl_status check_in(const tl_system *s, const double *x, int nv, const char *what, tl_error *err) {
+  if (!x) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, what, "%s must not be NULL", what);
+  if (nv != s->m->nv)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, what, "%s has length %d, expected nv = %d", what, nv,
+                        s->m->nv);
+  for (int i = 0; i < nv; i++)
+    if (!isfinite(x[i]))
+      return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, what, "%s[%d] is %g: expected a finite number", what,
+                          i, x[i]);
+  return TL_OK;
+}
+
+static tl_status check_out(const double *x, const char *what, tl_error *err) {
+  if (!x) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, what, "%s (nv x nv) must not be NULL", what);
+  return TL_OK;
+}
+
+tl_status tl_system_inverse_dynamics_derivatives(tl_system *s, const double *du, double *dtau_dq,
+                                                 double *dtau_du, int nv, tl_error *err) {
+  tl_status st;
+  if ((st = check_in(s, du, nv, "du", err)) || (st = check_out(dtau_dq, "dtau_dq", err)) ||
+      (st = check_out(dtau_du, "dtau_du", err)))
+    return st;
+  tl_system_update_kinematics(s);
+  tl_dyn_rnea_derivatives(&s->d, s->world->gravity, du, dtau_dq, dtau_du);
+  return TL_OK;
+}
+
+tl_status tl_system_forward_dynamics_derivatives(tl_system *s, const double *tau, double *ddu_dq,
+                                                 double *ddu_du, double *ddu_dtau, int nv,
+                                                 tl_error *err) {
+  tl_status st;
+  if ((st = check_in(s, tau, nv, "tau", err)) || (st = check_out(ddu_dq, "ddu_dq", err)) ||
+      (st = check_out(ddu_du, "ddu_du", err)) || (st = check_out(ddu_dtau, "ddu_dtau", err)))
+    return st;
+  tl_sysdata *d = &s->d;
+  double *du = d->drv_tau + nv;
+  tl_system_update_kinematics(s);
+  if (tl_dyn_aba(d, s->world->gravity, tau, du))
+    return tl_error_set(err, TL_ERR_INVALID, s->m->source, 0, NULL,
+                        "an articulated joint inertia of '%s' is not positive definite", s->m->name);
+  tl_dyn_rnea_derivatives(d, s->world->gravity, du, ddu_dq, ddu_du);
+  if (!s->dyn_valid) tl_dyn_crba(d); /* M only: h is not needed (a valid cache already holds this M) */
+  if (!tl_dyn_factor_of_M(d) && tl_dyn_factor(d, NULL))
+    return tl_error_set(err, TL_ERR_INVALID, s->m->source, 0, NULL,
+                        "the mass matrix of '%s' is not positive definite", s->m->name);
+  tl_dyn_inverse(d, ddu_dtau);
+  tl_dyn_solve_rows_neg(d, ddu_dq, ddu_du); /* -M^-1 dtau/dq, -M^-1 dtau/du */
+  return TL_OK;
+}
+
+tl_status tl_system_frame_placement_derivatives(tl_system *s, int frame, double *dp_dq, double *dR_dq, int nv,
+                                                tl_error *err) {
+  return tl_system_frame_jacobian(s, frame, dp_dq, dR_dq, nv, err);
+}
