@@ -35,6 +35,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
+#include "../src/base/json_number.h" /* the bit-exact number (libtalus) */
+#include "bench.h"
 #include "bench_mem.h"
 #include "controller.h"
 #include "talus/batch.h"
@@ -256,23 +260,80 @@ static void bb_print_table(const char *robot, const bb_row *rows, int nrow, int 
          " the timed steps (0: stepping allocates nothing)\n");
 }
 
-static void bb_print_json(const char *robot, const bb_row *rows, int nrow, int reps, int target) {
-  printf("{\"benchmark\": \"batched_worlds\", \"robot\": \"%s\", \"dt\": 0.001, \"reps\": %d, \"steps_per_world\": %d,"
-         " \"cpus\": %d, \"rows\": [",
-         robot, reps, target, tl_batch_cpu_count());
-  for (int i = 0; i < nrow; ++i) {
+/* Add item to o under key; on failure item is freed and *ok cleared. */
+static void bb_put(cJSON *o, const char *key, cJSON *item, int *ok) {
+  if (!item || !o || !cJSON_AddItemToObject(o, key, item)) {
+    cJSON_Delete(item);
+    *ok = 0;
+  }
+}
+
+/* An array of two numbers (tl_json_number each: bit-exact, non-finite -> null). */
+static cJSON *bb_pair(double a, double b) {
+  cJSON *arr = cJSON_CreateArray();
+  const double v[2] = {a, b};
+  for (int k = 0; k < 2 && arr; ++k) {
+    cJSON *x = tl_json_number(v[k]);
+    if (!x || !cJSON_AddItemToArray(arr, x)) {
+      cJSON_Delete(x);
+      cJSON_Delete(arr);
+      arr = NULL;
+    }
+  }
+  return arr;
+}
+
+/* The JSON report (cJSON; numbers by tl_json_number, src/base/json_number.h:
+ * they read back exactly, a NaN or Inf scaling is null; byte counts rounded
+ * to whole bytes). 0, or 1 after a message on stderr. */
+static int bb_print_json(const char *robot, const bb_row *rows, int nrow, int reps, int target) {
+  int ok = 1;
+  cJSON *root = cJSON_CreateObject(), *arr = cJSON_CreateArray();
+  bb_put(root, "benchmark", cJSON_CreateString("batched_worlds"), &ok);
+  bb_put(root, "robot", cJSON_CreateString(robot), &ok);
+  bb_put(root, "dt", tl_json_number(0.001), &ok);
+  bb_put(root, "reps", tl_json_number(reps), &ok);
+  bb_put(root, "steps_per_world", tl_json_number(target), &ok);
+  bb_put(root, "cpus", tl_json_number(tl_batch_cpu_count()), &ok);
+  bb_put(root, "rows", arr, &ok);
+  for (int i = 0; i < nrow && ok; ++i) {
     const bb_row *r = &rows[i];
-    printf("%s\n  {\"scene\": \"%s\", \"n\": %d, \"steps\": %d", i ? "," : "", r->scene, r->n, r->nstep);
+    cJSON *o = cJSON_CreateObject();
+    if (!o || !cJSON_AddItemToArray(arr, o)) {
+      cJSON_Delete(o);
+      ok = 0;
+      break;
+    }
+    bb_put(o, "scene", cJSON_CreateString(r->scene), &ok);
+    bb_put(o, "n", tl_json_number(r->n), &ok);
+    bb_put(o, "steps", tl_json_number(r->nstep), &ok);
     if (r->error[0]) {
-      printf(", \"error\": \"%s\"}", r->error);
+      bb_put(o, "error", cJSON_CreateString(r->error), &ok);
       continue;
     }
-    printf(", \"steps_per_s\": [%.1f, %.1f], \"threads\": [1, %d], \"scaling\": %.4f, \"cpu_us_per_step\": [%.4f, %.4f],"
-           " \"bytes_per_world\": %.0f, \"controller_bytes_per_world\": %.0f, \"rss_per_world\": %.0f, \"step_alloc_bytes\": %lld, \"identical\": %s}",
-           r->rate[0], r->rate[1], r->nthread2, r->rate[1] / r->rate[0], r->cpu_us[0], r->cpu_us[1],
-           r->bytes_per_world, r->ctrl_bytes, r->rss_per_world, r->step_alloc, r->identical ? "true" : "false");
+    bb_put(o, "steps_per_s", bb_pair(r->rate[0], r->rate[1]), &ok);
+    bb_put(o, "threads", bb_pair(1, r->nthread2), &ok);
+    bb_put(o, "scaling", tl_json_number(r->rate[1] / r->rate[0]), &ok);
+    bb_put(o, "cpu_us_per_step", bb_pair(r->cpu_us[0], r->cpu_us[1]), &ok);
+    bb_put(o, "bytes_per_world", tl_json_number(nearbyint(r->bytes_per_world)), &ok);
+    bb_put(o, "controller_bytes_per_world", tl_json_number(nearbyint(r->ctrl_bytes)), &ok);
+    bb_put(o, "rss_per_world", tl_json_number(nearbyint(r->rss_per_world)), &ok);
+    bb_put(o, "step_alloc_bytes", tl_json_number((double)r->step_alloc), &ok);
+    bb_put(o, "identical", cJSON_CreateBool(r->identical), &ok);
   }
-  printf("\n]}\n");
+  char *text = ok ? cJSON_Print(root) : NULL;
+  cJSON_Delete(root);
+  if (!text) {
+    fprintf(stderr, "talus_bench --batch: out of memory while writing the JSON report\n");
+    return 1;
+  }
+  ok = fputs(text, stdout) >= 0 && fputc('\n', stdout) != EOF;
+  cJSON_free(text);
+  if (fflush(stdout) != 0 || !ok) {
+    fprintf(stderr, "talus_bench --batch: could not write the JSON report to stdout\n");
+    return 1;
+  }
+  return 0;
 }
 
 static const char *bb_usage =
@@ -355,10 +416,11 @@ int bench_batch_main(int argc, char **argv, const char *shared_dir) {
       ++nrow;
     }
   if (isatty(2)) fprintf(stderr, "\r%30s\r", "");
+  int written = 0;
   if (json)
-    bb_print_json(path, rows, nrow, reps, target);
+    written = bb_print_json(path, rows, nrow, reps, target);
   else
     bb_print_table(path, rows, nrow, reps, target);
   tl_model_free(model);
-  return failed ? 1 : 0;
+  return failed || written ? 1 : 0;
 }

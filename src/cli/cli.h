@@ -85,7 +85,8 @@ const char *cli_base_name(tl_base_type base);
 int cli_json_add_string(cJSON *obj, const char *key, const char *value);
 /* A number item that prints so that it reads back exactly (cJSON's own
  * printing may lose the last bit); a non-finite number becomes null. NULL:
- * no memory. */
+ * no memory. It is libtalus's tl_json_number (src/base/json_number.h), the
+ * printer talus_bench's JSON uses too. */
 cJSON *cli_json_number(double v);
 /* Add a number member (see cli_json_number). Returns 0 or -1 (no memory). */
 int cli_json_add_number(cJSON *obj, const char *key, double v);

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "../base/file.h" /* the library's output rules (libtalus) */
+#include "../base/json_number.h" /* the bit-exact number (libtalus) */
 
 int cli_json_add_string(cJSON *obj, const char *key, const char *value) {
   cJSON *item = value ? cJSON_CreateString(value) : cJSON_CreateNull();
@@ -17,15 +18,7 @@ int cli_json_add_string(cJSON *obj, const char *key, const char *value) {
   return 0;
 }
 
-cJSON *cli_json_number(double v) {
-  if (!isfinite(v)) return cJSON_CreateNull();
-  /* cJSON prints "%1.15g" whenever that reads back within an ulp or so; keep
-   * every bit: 15 digits if they read back exactly, else 17. */
-  char buf[40];
-  snprintf(buf, sizeof buf, "%.15g", v);
-  if (strtod(buf, NULL) != v) snprintf(buf, sizeof buf, "%.17g", v);
-  return cJSON_CreateRaw(buf);
-}
+cJSON *cli_json_number(double v) { return tl_json_number(v); }
 
 int cli_json_add_number(cJSON *obj, const char *key, double v) {
   cJSON *item = cli_json_number(v);
