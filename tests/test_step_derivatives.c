@@ -7,7 +7,8 @@
  *   ../shared/robots TALOS and the DeepMimic humanoid (ball joints) floating
  *   in the air, the KUKA iiwa and the Panda fixed: relative error (to the
  *   largest entry of A, of B) below 1e-4; the analytic mode must not fall
- *   back on them.
+ *   back on them. Two systems in one world: the stacking of x, analytic
+ *   against FD, no cross-system entries.
  * - Finite differences on the project quadruped standing on four sticking
  *   feet with PD on: the analytic mode falls back and says so; A and B
  *   predict the stepped state to first order: x+(x (+) s dx, tau + s dtau) -
@@ -218,6 +219,57 @@ static void analytic_vs_fd(const char *path, const char *label, tl_base_type bas
            worst_a, worst_b);
   else
     printf("%-36s nv %2d  mimic joints: the analytic mode fell back to FD, as it must\n", label, nv);
+  free(A), free(B), free(Af), free(Bf);
+  tl_step_derivatives_free(ws);
+  tl_world_free(w);
+}
+
+/* Two systems in one world (the stacking of x): the project humanoid 5 m up
+ * and the base arm below, no contact: analytic against FD, and no coupling
+ * between the systems (their cross blocks of A and B are exactly 0). */
+static void two_systems(const char *robots) {
+  char p1[4096], p2[4096];
+  snprintf(p1, sizeof p1, "%s/talus_humanoid/talus_humanoid.urdf", robots);
+  snprintf(p2, sizeof p2, "%s/talus_base_arm/talus_base_arm.urdf", robots);
+  tl_system *s1 = NULL, *s2 = NULL;
+  tl_world *w = make_world(p1, TL_BASE_AUTO, 0, &s1);
+  if (!w) return;
+  tl_model *m2 = NULL;
+  tl_error err;
+  if (!TL_CHECK(tl_model_load_urdf(p2, NULL, &m2, &err) == TL_OK && tl_world_add_system(w, m2, &s2, &err) == TL_OK,
+                "two systems: %s", err.message)) {
+    tl_model_free(m2);
+    tl_world_free(w);
+    return;
+  }
+  tl_model_free(m2);
+  rng r = {4242};
+  random_state(w, s1, &r, 5.0, 1.0);
+  random_state(w, s2, &r, 0.0, 1.0);
+  tl_step_derivatives *ws = NULL;
+  tl_step_derivatives_create(w, &ws, &err);
+  int nv = tl_step_derivatives_nv(ws), n1 = s1->m->nv, N2 = 2 * nv;
+  TL_CHECK(nv == n1 + s2->m->nv, "two systems: nv %d", nv);
+  size_t na = 4 * (size_t)nv * nv, nb = 2 * (size_t)nv * nv, ia = 0, ib = 0;
+  double *A = malloc(na * sizeof(double)), *B = malloc(nb * sizeof(double)), *Af = malloc(na * sizeof(double)),
+         *Bf = malloc(nb * sizeof(double));
+  tl_deriv_mode used = TL_DERIV_FD_CENTRED;
+  tl_status st = tl_world_step_derivatives(w, ws, TL_DERIV_ANALYTIC, A, B, nv, &used, &err);
+  if (!st) st = tl_world_step_derivatives(w, ws, TL_DERIV_FD_CENTRED, Af, Bf, nv, NULL, &err);
+  if (TL_CHECK(st == TL_OK && used == TL_DERIV_ANALYTIC, "two systems: %s (used %d)", err.message, (int)used)) {
+    double ea = rel_err(A, Af, na, &ia), eb = rel_err(B, Bf, nb, &ib), cross = 0;
+    for (int i = 0; i < N2; i++) {
+      int si = (i % nv) >= n1;
+      for (int j = 0; j < N2; j++)
+        if (((j % nv) >= n1) != si) cross = fmax(cross, fabs(A[(size_t)i * N2 + j]) + fabs(Af[(size_t)i * N2 + j]));
+      for (int j = 0; j < nv; j++)
+        if ((j >= n1) != si) cross = fmax(cross, fabs(B[(size_t)i * nv + j]) + fabs(Bf[(size_t)i * nv + j]));
+    }
+    printf("two systems (nv %d + %d): analytic vs FD: A %.1e  B %.1e, largest cross-system entry %.1e\n", n1,
+           nv - n1, ea, eb, cross);
+    TL_CHECK(ea < TOL_AN && eb < TOL_AN, "two systems: A %.3g, B %.3g", ea, eb);
+    TL_CHECK(cross == 0, "two systems: the systems are coupled in A or B (%.3g)", cross);
+  }
   free(A), free(B), free(Af), free(Bf);
   tl_step_derivatives_free(ws);
   tl_world_free(w);
@@ -496,6 +548,7 @@ int main(int argc, char **argv) {
   analytic_vs_fd(path, "robots/talus_humanoid (floating)", TL_BASE_AUTO, 3, 1);
   snprintf(path, sizeof path, "%s/talus_base_arm/talus_base_arm.urdf", robots);
   analytic_vs_fd(path, "robots/talus_base_arm", TL_BASE_AUTO, 3, 1);
+  two_systems(robots);
   quadruped_fd(robots);
   char probe[4096];
   snprintf(probe, sizeof probe, "%s/robots/talos/robots/talos_full_v2.urdf", shared ? shared : "");
