@@ -106,6 +106,7 @@ static tl_world *make_world(const char *path, tl_base_type base, int ground, tl_
 /* A random state inside the middle 60 % of every limited joint's range,
  * random unit quaternions, velocities of `uscale`, base `height` m up (a
  * floating base), random PD gains and targets (also in that range). */
+static int rows_on; /* 1: keep joint friction, saturating PDs and states near the limits (joint rows) */
 static void random_state(tl_world *w, tl_system *s, rng *r, double height, double uscale) {
   const tl_model *m = s->m;
   int nq = m->nq, nv = m->nv;
@@ -130,7 +131,7 @@ static void random_state(tl_world *w, tl_system *s, rng *r, double height, doubl
         int v = va + k;
         double lo = m->dof_lower[v], hi = m->dof_upper[v];
         if (!isfinite(lo) || !isfinite(hi)) lo = -1, hi = 1;
-        double c = 0.5 * (lo + hi), h = 0.3 * (hi - lo);
+        double c = 0.5 * (lo + hi), h = (rows_on ? 0.5 : 0.3) * (hi - lo);
         q[qa + k] = c + h * srand1(r);
         qt[qa + k] = c + h * srand1(r);
         kp[v] = 100 * urand(r), kd[v] = 3 * urand(r);
@@ -144,14 +145,14 @@ static void random_state(tl_world *w, tl_system *s, rng *r, double height, doubl
     for (int k = 0; k < m->jnt_nv[b]; k++) {
       int v = m->v_adr[b] + k;
       double f = kp[v] * fabs(qt[m->q_adr[b] + k] - q[m->q_adr[b] + k]) + kd[v] * fabs(u[v]) + 1e-12;
-      if (isfinite(m->dof_effort[v]) && f > 0.5 * m->dof_effort[v]) {
+      if (!rows_on && isfinite(m->dof_effort[v]) && f > 0.5 * m->dof_effort[v]) {
         kp[v] *= 0.5 * m->dof_effort[v] / f;
         kd[v] *= 0.5 * m->dof_effort[v] / f;
       }
     }
   }
   for (int v = 0; v < nv; v++) /* Coulomb joint friction is a constraint row (the analytic mode falls back) */
-    if (m->dof_friction[v] != 0) tl_system_set_joint_friction(s, v, 0.0, NULL);
+    if (!rows_on && m->dof_friction[v] != 0) tl_system_set_joint_friction(s, v, 0.0, NULL);
   tl_error err;
   TL_CHECK(tl_system_set_state(s, q, nq, u, nv, &err) == TL_OK, "set_state: %s", err.message);
   TL_CHECK(tl_system_set_pd_gains(s, kp, kd, nv, &err) == TL_OK, "gains: %s", err.message);
@@ -188,6 +189,7 @@ static void analytic_vs_fd(const char *path, const char *label, tl_base_type bas
          *Bf = malloc(nb * sizeof(double));
   rng r = {hash_bytes((const unsigned char *)label, strlen(label))};
   double worst_a = 0, worst_b = 0;
+  int nrows = 0;
   for (int k = 0; k < nstate; k++) {
     random_state(w, s, &r, 5.0, 1.0);
     uint64_t h0 = world_hash(w);
@@ -207,6 +209,7 @@ static void analytic_vs_fd(const char *path, const char *label, tl_base_type bas
              "(%d constraint blocks, %d contacts)", label, k, w->nblock, w->ncontact);
     TL_CHECK(used_fd == TL_DERIV_FD_CENTRED, "%s: FD mode reported %d", label, (int)used_fd);
     size_t ia = 0, ib = 0;
+    nrows += w->nblock;
     double ea = rel_err(A, Af, na, &ia), eb = rel_err(B, Bf, nb, &ib);
     worst_a = fmax(worst_a, ea), worst_b = fmax(worst_b, eb);
     TL_CHECK(ea < TOL_AN, "%s: state %d: A relative error %.3g at (%zu, %zu): analytic %.9g fd %.9g", label, k, ea,
@@ -215,8 +218,8 @@ static void analytic_vs_fd(const char *path, const char *label, tl_base_type bas
              ib / (size_t)nv, ib % (size_t)nv, B[ib], Bf[ib]);
   }
   if (expect_analytic)
-    printf("%-36s nv %2d  analytic vs centred FD: A %.1e  B %.1e (relative to the largest entry)\n", label, nv,
-           worst_a, worst_b);
+    printf("%-36s nv %2d  analytic vs centred FD: A %.1e  B %.1e (relative to the largest entry; %d joint rows)\n",
+           label, nv, worst_a, worst_b, nrows);
   else
     printf("%-36s nv %2d  mimic joints: the analytic mode fell back to FD, as it must\n", label, nv);
   free(A), free(B), free(Af), free(Bf);
@@ -544,10 +547,14 @@ int main(int argc, char **argv) {
   const char *robots = argc > 1 ? argv[1] : "robots";
   const char *shared = tl_test_shared_dir(argc, argv, 2);
   char path[4096];
-  snprintf(path, sizeof path, "%s/talus_humanoid/talus_humanoid.urdf", robots);
-  analytic_vs_fd(path, "robots/talus_humanoid (floating)", TL_BASE_AUTO, 3, 1);
-  snprintf(path, sizeof path, "%s/talus_base_arm/talus_base_arm.urdf", robots);
-  analytic_vs_fd(path, "robots/talus_base_arm", TL_BASE_AUTO, 3, 1);
+  for (rows_on = 0; rows_on < 2; rows_on++) {
+    snprintf(path, sizeof path, "%s/talus_humanoid/talus_humanoid.urdf", robots);
+    analytic_vs_fd(path, rows_on ? "robots/talus_humanoid (floating), rows" : "robots/talus_humanoid (floating)",
+                   TL_BASE_AUTO, 3, 1);
+    snprintf(path, sizeof path, "%s/talus_base_arm/talus_base_arm.urdf", robots);
+    analytic_vs_fd(path, rows_on ? "robots/talus_base_arm, rows" : "robots/talus_base_arm", TL_BASE_AUTO, 3, 1);
+  }
+  rows_on = 0;
   two_systems(robots);
   quadruped_fd(robots);
   char probe[4096];
@@ -566,12 +573,16 @@ int main(int argc, char **argv) {
     int analytic;
   } cases[] = {{"deepmimic_humanoid/humanoid.urdf", TL_BASE_AUTO, 1},
                {"kuka_iiwa/model.urdf", TL_BASE_FIXED, 1},
-               {"talos/robots/talos_full_v2.urdf", TL_BASE_AUTO, 0},
-               {"panda/urdf/panda.urdf", TL_BASE_FIXED, 0}};
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    snprintf(path, sizeof path, "%s/robots/%s", shared, cases[i].rel);
-    analytic_vs_fd(path, cases[i].rel, cases[i].base, 3, cases[i].analytic);
-  }
+               {"talos/robots/talos_full_v2.urdf", TL_BASE_AUTO, 1},
+               {"panda/urdf/panda.urdf", TL_BASE_FIXED, 1}};
+  for (rows_on = 0; rows_on < 2; rows_on++)
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+      char label[256];
+      snprintf(path, sizeof path, "%s/robots/%s", shared, cases[i].rel);
+      snprintf(label, sizeof label, "%s%s", cases[i].rel, rows_on ? ", rows" : "");
+      analytic_vs_fd(path, label, cases[i].base, 3, cases[i].analytic);
+    }
+  rows_on = 0;
   speed(shared);
   return tl_test_finish();
 }

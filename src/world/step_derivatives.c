@@ -46,6 +46,9 @@ struct tl_step_derivatives {
   double *e;           /* [nv_max] perturbation vector of one system */
   double *acc;         /* [nv_max] the step's acceleration (u+ - u) / dt */
   double *Xq, *Xu, *Mi; /* [nv_max^2] analytic scratch */
+  int row_cap;         /* 5 nv_max + 1: most joint rows one system can have active */
+  double *G, *T, *Wt;  /* [row_cap nv_max] active rows, d target / d dq, M_eff^-1 G^T (transposed) */
+  double *S, *Rr, *y;  /* [row_cap^2], [row_cap], [row_cap] */
   int *sys_v, *sys_q;  /* [nsystem + 1] offsets of each system in x's halves and in q */
 };
 
@@ -78,7 +81,15 @@ tl_status tl_step_derivatives_create(const tl_world *w, tl_step_derivatives **ou
   ws->cp = malloc(4 * nv * sizeof(double));
   ws->e = malloc(2 * nm * sizeof(double));
   ws->Xq = malloc(3 * nm * nm * sizeof(double));
-  if (!ws->snap || !ws->qn || !ws->un || !ws->cp || !ws->e || !ws->Xq) goto nomem;
+  ws->row_cap = 5 * (int)nm + 1;
+  size_t rc = (size_t)ws->row_cap;
+  ws->G = malloc((3 * rc * nm + rc * rc + 2 * rc) * sizeof(double));
+  if (!ws->snap || !ws->qn || !ws->un || !ws->cp || !ws->e || !ws->Xq || !ws->G) goto nomem;
+  ws->T = ws->G + rc * nm;
+  ws->Wt = ws->T + rc * nm;
+  ws->S = ws->Wt + rc * nm;
+  ws->Rr = ws->S + rc * rc;
+  ws->y = ws->Rr + rc;
   ws->qp = ws->qn + nq;
   ws->up = ws->un + nv;
   ws->cm = ws->cp + 2 * nv;
@@ -100,6 +111,7 @@ void tl_step_derivatives_free(tl_step_derivatives *ws) {
   free(ws->cp);
   free(ws->e);
   free(ws->Xq);
+  free(ws->G);
   free(ws->sys_v);
   free(ws->sys_q);
   free(ws);
@@ -227,9 +239,118 @@ static void add_rotation_gain(double *X, int n, int r, const double *gain, const
     for (int c = 0; c < 3; c++) X[(size_t)(r + a) * n + r + c] += gain[r + a] * J[3 * a + c];
 }
 
+/* In-place Cholesky of the m x m S (row-major; lower factor); 1 if not positive definite. */
+static int cholesky(double *S, int m) {
+  for (int j = 0; j < m; j++) {
+    double dj = S[j * m + j];
+    for (int k = 0; k < j; k++) dj -= S[j * m + k] * S[j * m + k];
+    if (!(dj > 1e-300)) return 1;
+    dj = sqrt(dj);
+    S[j * m + j] = dj;
+    for (int i = j + 1; i < m; i++) {
+      double a = S[i * m + j];
+      for (int k = 0; k < j; k++) a -= S[i * m + k] * S[j * m + k];
+      S[i * m + j] = a / dj;
+    }
+  }
+  return 0;
+}
+static void cholesky_solve(const double *L, int m, double *y) {
+  for (int i = 0; i < m; i++) {
+    double a = y[i];
+    for (int k = 0; k < i; k++) a -= L[i * m + k] * y[k];
+    y[i] = a / L[i * m + i];
+  }
+  for (int i = m - 1; i >= 0; i--) {
+    double a = y[i];
+    for (int k = i + 1; k < m; k++) a -= L[k * m + i] * y[k];
+    y[i] = a / L[i * m + i];
+  }
+}
+
+/* The joint rows of system i active at the step's solution (limits with
+ * lambda > 0, Coulomb friction and saturated PD strictly inside their
+ * bounds, mimic equalities; rows at a bound keep their impulse and drop
+ * out), differentiated by the implicit function theorem: each active row
+ * g u+ + R lambda = t(q) stays satisfied, so with W = M_eff^-1 G^T and
+ * S = G W + R, every column of Z = da/dx (Xq, Xu, Mi on entry) becomes
+ * Z + W S^-1 ((dt/dx - G du/dx) / dt - G Z). The blocks are those of the
+ * step just taken (w->blocks, untouched by the snapshot restore). Returns 1
+ * for a row it cannot differentiate (a saturated PD of a ball joint) or
+ * dependent rows (S singular). */
+static int joint_rows(tl_world *w, tl_step_derivatives *ws, int i) {
+  tl_system *s = w->systems[i];
+  const tl_model *m = s->m;
+  const int n = m->nv;
+  const double dt = w->dt;
+  double *G = ws->G, *T = ws->T, *Wt = ws->Wt, *S = ws->S, *R = ws->Rr, *y = ws->y;
+  int na = 0;
+  for (int bi = 0; bi < w->nblock; bi++) {
+    const tl_block *b = &w->blocks[bi];
+    if (b->sa != i) continue;
+    double l = b->lambda[0];
+    int active = b->kind == TL_ROW_EQUALITY || (b->kind == TL_ROW_LIMIT && l > 0) ||
+                 (b->kind == TL_ROW_BOX && l > b->lo && l < b->hi);
+    if (!active) continue;
+    if (na >= ws->row_cap) return 1;
+    double *g = G + (size_t)na * n, *t = T + (size_t)na * n;
+    memset(g, 0, (size_t)n * sizeof(double));
+    memset(t, 0, (size_t)n * sizeof(double));
+    for (int k = 0; k < b->nsup[0]; k++) g[w->ipool[b->sup[0] + k]] = w->pool[b->adr[0] + k];
+    int k = b->dof, body = k >= 0 ? m->dof_body[k] : -1;
+    if (b->kind == TL_ROW_LIMIT && (b->slot == 0 || b->slot == 1)) { /* target from the gap to the limit */
+      double q = s->d.q[m->q_adr[body]], bound = b->slot ? m->dof_upper[k] : m->dof_lower[k];
+      double gap = b->slot ? bound - q : q - bound, dgap = b->slot ? -1.0 : 1.0;
+      if (gap > 0) t[k] = -dgap / dt;
+      else if (w->erp * (-gap) / dt < w->max_recovery_speed) t[k] = -w->erp * dgap / dt;
+    } else if (b->kind == TL_ROW_BOX && b->slot == 3) { /* saturated PD: target (Kp e + Kd u_t) / (dt Kp + Kd) */
+      if (m->jnt_type[body] == TL_JOINT_SPHERICAL) return 1;
+      t[k] = -s->kp[k] / (dt * s->kp[k] + s->kd[k]);
+    } else if (b->kind == TL_ROW_EQUALITY) { /* mimic: -erp (q_k - mult q_j - offset) / dt */
+      for (int c = 0; c < n; c++) t[c] = -w->erp / dt * g[c];
+    } /* friction, velocity limits: constant targets */
+    R[na] = b->R;
+    na++;
+  }
+  if (na == 0) return 0;
+  tl_sysdata *d = &s->d;
+  for (int r = 0; r < na; r++) {
+    memcpy(Wt + (size_t)r * n, G + (size_t)r * n, (size_t)n * sizeof(double));
+    tl_dyn_solve(d, Wt + (size_t)r * n); /* M_eff^-1 g_r (the factorization of M_eff is in d) */
+  }
+  for (int r = 0; r < na; r++)
+    for (int c = 0; c < na; c++) {
+      double a = r == c ? R[r] : 0.0;
+      for (int k = 0; k < n; k++) a += G[(size_t)r * n + k] * Wt[(size_t)c * n + k];
+      S[r * na + c] = a;
+    }
+  if (cholesky(S, na)) return 1;
+  double *Z[3] = {ws->Xq, ws->Xu, ws->Mi};
+  for (int kind = 0; kind < 3; kind++) {
+    double *X = Z[kind];
+    for (int c = 0; c < n; c++) {
+      for (int r = 0; r < na; r++) {
+        const double *g = G + (size_t)r * n;
+        double a = kind == 0 ? T[(size_t)r * n + c] / dt : kind == 1 ? -g[c] / dt : 0.0;
+        for (int k = 0; k < n; k++) a -= g[k] * X[(size_t)k * n + c];
+        y[r] = a;
+      }
+      cholesky_solve(S, na, y);
+      for (int k = 0; k < n; k++) {
+        double a = 0;
+        for (int r = 0; r < na; r++) a += Wt[(size_t)r * n + k] * y[r];
+        X[(size_t)k * n + c] += a;
+      }
+    }
+  }
+  return 0;
+}
+
 /* The derivatives of system i's step into A and B (zeroed by the caller);
- * its state is x (restored), its x+ in ws->qn, ws->un. */
-static tl_status analytic_system(tl_world *w, tl_step_derivatives *ws, int i, double *A, double *B,
+ * its state is x (restored), its x+ in ws->qn, ws->un. Returns 1 (and
+ * nothing else done that matters) when it cannot: finite differences then;
+ * -1 with err set when M_eff is not positive definite. */
+static int analytic_system(tl_world *w, tl_step_derivatives *ws, int i, double *A, double *B,
                                  tl_error *err) {
   tl_system *s = w->systems[i];
   const tl_model *m = s->m;
@@ -237,21 +358,25 @@ static tl_status analytic_system(tl_world *w, tl_step_derivatives *ws, int i, do
   const int n = m->nv, o = ws->sys_v[i], N = ws->nv, N2 = 2 * N;
   const double dt = w->dt;
   double *Xq = ws->Xq, *Xu = ws->Xu, *Mi = ws->Mi, *diag = ws->e, *acc = ws->acc;
-  if (n == 0) return TL_OK;
+  if (n == 0) return 0;
   for (int k = 0; k < n; k++) acc[k] = (ws->un[o + k] - d->u[k]) / dt;
   tl_system_update_dynamics(s);
   tl_dyn_rnea_derivatives(d, w->gravity, acc, Xq, Xu); /* d(M a + h)/dq, d(M a + h)/du at the step's a */
   /* X <- dRNEA - df: -df/du = diag(dt Kp + Kd + D + dt K), -df/dq = Kp, K or their rotation blocks */
-  for (int v = 0; v < n; v++) {
-    double kp = s->kp[v], kd = s->kd[v], D = m->dof_damping[v], K = m->dof_stiffness[v];
+  for (int v = 0; v < n; v++) { /* a PD that saturated is a constraint row of the step, not in f and M_eff */
+    int pd = tl_system_pd_implicit(s, v);
+    double kp = pd ? s->kp[v] : 0, kd = pd ? s->kd[v] : 0, D = m->dof_damping[v], K = m->dof_stiffness[v];
     Xu[(size_t)v * n + v] += dt * (kp + K) + kd + D;
     diag[v] = dt * (kd + D) + dt * dt * (kp + K);
   }
   for (int b = 0; b < m->nbody; b++) {
     int v0 = m->v_adr[b], r = rotation_dof(m, b), nj = m->jnt_nv[b];
     for (int v = v0; v < v0 + nj; v++)
-      if (v < r || r < 0 || v >= r + 3) Xq[(size_t)v * n + v] += s->kp[v] + m->dof_stiffness[v];
+      if (v < r || r < 0 || v >= r + 3)
+        Xq[(size_t)v * n + v] += (tl_system_pd_implicit(s, v) ? s->kp[v] : 0) + m->dof_stiffness[v];
     if (r < 0) continue;
+    for (int k = r; k < r + 3; k++)
+      if (!tl_system_pd_implicit(s, k)) return 1; /* a saturated PD of a ball joint: finite differences */
     if (s->kp[r] != 0 || s->kp[r + 1] != 0 || s->kp[r + 2] != 0) {
       double e[6];
       tl_system_pd_error(s, b, e);
@@ -266,11 +391,15 @@ static tl_status analytic_system(tl_world *w, tl_step_derivatives *ws, int i, do
       add_rotation_gain(Xq, n, r, m->dof_stiffness, e);
     }
   }
-  if (tl_dyn_factor(d, diag))
-    return tl_error_set(err, TL_ERR_DIVERGED, m->source, 0, NULL,
-                        "system %d ('%s'): the effective mass matrix is not positive definite", i, m->name);
+  if (tl_dyn_factor(d, diag)) {
+    tl_error_set(err, TL_ERR_DIVERGED, m->source, 0, NULL,
+                 "system %d ('%s'): the effective mass matrix is not positive definite", i, m->name);
+    return -1;
+  }
   tl_dyn_solve_rows_neg(d, Xq, Xu); /* da/dq = -M_eff^-1 (dRNEA/dq - df/dq), da/du likewise */
   tl_dyn_inverse(d, Mi);            /* da/dtau = M_eff^-1 */
+  int st = joint_rows(w, ws, i);
+  if (st) return st;
   /* velocity rows: du+/dx = [dt da/dq, 1 + dt da/du], du+/dtau = dt M_eff^-1 */
   for (int a = 0; a < n; a++) {
     double *Ar = A + (size_t)(N + o + a) * N2, *Br = B + (size_t)(N + o + a) * N;
@@ -350,8 +479,9 @@ tl_status tl_world_step_derivatives(tl_world *w, tl_step_derivatives *ws, tl_der
   tl_status st = tl_world_get_state(w, ws->snap, ws->snap_cap, &ws->snap_n, err);
   if (st) return st;
   st = step_into(w, ws, ws->qn, ws->un, err);
-  int analytic = !st && mode == TL_DERIV_ANALYTIC && w->nblock == 0 && w->ncontact == 0;
+  int analytic = !st && mode == TL_DERIV_ANALYTIC && w->ncontact == 0;
   for (int i = 0; analytic && i < w->nsystem; i++) analytic = w->systems[i]->integrator == TL_INTEGRATOR_EULER;
+  for (int b = 0; analytic && b < w->nblock; b++) analytic = w->blocks[b].kind != TL_ROW_CONTACT && w->blocks[b].sb < 0;
   tl_error e2;
   if (st) {
     restore(w, ws, &e2);
@@ -361,9 +491,15 @@ tl_status tl_world_step_derivatives(tl_world *w, tl_step_derivatives *ws, tl_der
   if (analytic) {
     memset(A, 0, (size_t)4 * nv * nv * sizeof(double));
     memset(B, 0, (size_t)2 * nv * nv * sizeof(double));
-    for (int i = 0; i < w->nsystem && !st; i++) st = analytic_system(w, ws, i, A, B, err);
-    if (st) restore(w, ws, &e2);
-  } else {
+    int fail = 0;
+    for (int i = 0; i < w->nsystem && !fail; i++) fail = analytic_system(w, ws, i, A, B, err);
+    if (fail < 0) { /* M_eff not positive definite: an error of the step */
+      restore(w, ws, &e2);
+      return TL_ERR_DIVERGED;
+    }
+    analytic = !fail;
+  }
+  if (!analytic) {
     st = finite_differences(w, ws, A, B, err);
     if (st) restore(w, ws, &e2);
     else st = restore(w, ws, err);
