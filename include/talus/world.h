@@ -229,10 +229,13 @@ typedef enum tl_deriv_mode {
   /* Exact derivatives of the contact-free step (semi-implicit Euler with the
    * implicit PD, joint springs and damping): the analytic RNEA derivatives
    * (Carpentier & Mansard 2018) through M_eff^-1 and the Jacobians of
-   * q (+) dt u. Falls back to TL_DERIV_FD_CENTRED (reported in *used) when
-   * the step has any constraint row (contacts, also speculative ones within
-   * the contact margin, joint limits, joint friction, saturating PD, mimic,
-   * velocity limits) or a system runs TL_INTEGRATOR_RK4. */
+   * q (+) dt u; the step's joint rows (limits, Coulomb joint friction,
+   * saturated PD, mimic equalities, velocity limits) by the implicit
+   * function theorem on the active set of its solve (rows at a bound keep
+   * their impulse). Falls back to TL_DERIV_FD_CENTRED (reported in *used)
+   * when the step has contacts (also speculative ones within the contact
+   * margin), a saturated PD on a ball joint, dependent active joint rows, or
+   * a system on TL_INTEGRATOR_RK4. */
   TL_DERIV_ANALYTIC = 0,
   /* Centred finite differences of whole steps, like MuJoCo's
    * mjd_transitionFD: each column of x (q through tl_model_integrate) and tau
