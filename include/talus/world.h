@@ -210,6 +210,69 @@ tl_status tl_world_set_state(tl_world *world, const void *buf, size_t size, tl_e
 tl_status tl_world_save_state(const tl_world *world, const char *path, tl_error *err);
 tl_status tl_world_load_state(tl_world *world, const char *path, tl_error *err);
 
+/* ---- derivatives of the step (docs/derivatives.md, "Derivatives of the step") ----
+ * The world's state is x = (dq, u): dq the tangent coordinates of every
+ * system's configuration (tl_model_integrate: nv per system), u the
+ * generalized velocities; systems are stacked in the order they were added,
+ * all tangent parts first, then all velocities: x = (dq_0, dq_1, ..., u_0,
+ * u_1, ...), 2 nv entries with nv the sum of the systems' nv. The input tau
+ * (nv) is a generalized force (N, N m) added to each system's equation of
+ * motion over the step, as tl_system_add_external_force's generalized force
+ * or the feed-forward force within its effort limit (beyond it tau_ff is
+ * clamped and its derivative is 0, not this one). The derivatives are of
+ * one tl_world_step from the current state (call it between steps, not
+ * between integrate1 and integrate2):
+ *   A = dx+/dx (2 nv x 2 nv), B = dx+/dtau (2 nv x nv), row-major,
+ * entry (i, j) = d x+_i / d x_j, the tangent part of x+ taken at the
+ * unperturbed next configuration q+: q+(x (+) dx) = q+ (+) (A dx)[0:nv]. */
+typedef enum tl_deriv_mode {
+  /* Exact derivatives of the contact-free step (semi-implicit Euler with the
+   * implicit PD, joint springs and damping): the analytic RNEA derivatives
+   * (Carpentier & Mansard 2018) through M_eff^-1 and the Jacobians of
+   * q (+) dt u; the step's joint rows (limits, Coulomb joint friction,
+   * saturated PD, mimic equalities, velocity limits) by the implicit
+   * function theorem on the active set of its solve (rows at a bound keep
+   * their impulse). Falls back to TL_DERIV_FD_CENTRED (reported in *used)
+   * when the step has contacts (also speculative ones within the contact
+   * margin), a saturated PD on a ball joint, dependent active joint rows, or
+   * a system on TL_INTEGRATOR_RK4. */
+  TL_DERIV_ANALYTIC = 0,
+  /* Centred finite differences of whole steps, like MuJoCo's
+   * mjd_transitionFD: each column of x (q through tl_model_integrate) and tau
+   * perturbed by +-eps, 4 nv + 2 nv + 1 steps, every step from the snapshot
+   * of the current state. Everything in the step is included. */
+  TL_DERIV_FD_CENTRED = 1
+} tl_deriv_mode;
+
+/* Scratch of tl_world_step_derivatives for one world: created once (this
+ * allocates), so that the derivative calls never allocate. It stays valid
+ * while the world keeps its systems and static geometry (adding any makes
+ * the calls return TL_ERR_ARGUMENT: create a new one). */
+typedef struct tl_step_derivatives tl_step_derivatives;
+tl_status tl_step_derivatives_create(const tl_world *world, tl_step_derivatives **out, tl_error *err);
+void tl_step_derivatives_free(tl_step_derivatives *ws);
+/* nv of the world it was made for (sum over the systems). */
+int tl_step_derivatives_nv(const tl_step_derivatives *ws);
+/* Perturbation of the finite differences: 1e-6 by default (MuJoCo's
+ * default; the error of the centred differences is O(eps^2) plus the
+ * rounding and solver tolerance over eps). Units of the column perturbed
+ * (m, rad, m/s, rad/s, N, N m). Finite and > 0, else TL_ERR_ARGUMENT. */
+tl_status tl_step_derivatives_set_eps(tl_step_derivatives *ws, double eps, tl_error *err);
+
+/* A (2 nv x 2 nv) and B (2 nv x nv) of one tl_world_step from the current
+ * state (above), by `mode`; *used (may be NULL) receives the mode actually
+ * used (TL_DERIV_FD_CENTRED when the analytic mode fell back). The world is
+ * left exactly as it was (its snapshot byte for byte, and the steps after
+ * bit for bit): the call saves its snapshot and restores it after each step
+ * it takes. Allocates nothing. Errors: TL_ERR_ARGUMENT for NULL arguments,
+ * nv not that of the workspace, a workspace of another world or one made
+ * before systems or static geometry were added, an unknown mode;
+ * TL_ERR_UNSUPPORTED on a plugin engine; a step's error (TL_ERR_DIVERGED)
+ * as tl_world_step reports it (the world is then restored too; A and B
+ * then hold no meaningful values). */
+tl_status tl_world_step_derivatives(tl_world *world, tl_step_derivatives *ws, tl_deriv_mode mode, double *A,
+                                    double *B, int nv, tl_deriv_mode *used, tl_error *err);
+
 /* Contacts found by the last integrate1 (impulses from the last integrate2). */
 int tl_world_ncontact(const tl_world *world);
 tl_status tl_world_contact(const tl_world *world, int k, tl_contact_info *out, tl_error *err);

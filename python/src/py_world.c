@@ -1,4 +1,6 @@
 /* talus.World: gravity, time step, ground, systems and the two-phase step (talus/world.h). */
+#include <string.h>
+
 #include "tlpy.h"
 
 #define IDLE(self)                                        \
@@ -167,6 +169,45 @@ static PyObject *world_set_state(tlpy_world *self, PyObject *args) {
   Py_RETURN_NONE;
 }
 
+/* World.step_derivatives: a workspace per call (tl_step_derivatives_create;
+ * the C call itself allocates nothing). */
+static PyObject *world_step_derivatives(tlpy_world *self, PyObject *args, PyObject *kw) {
+  static char *names[] = {"mode", "eps", "info", NULL};
+  const char *mode_s = "analytic";
+  double eps = 1e-6;
+  int info = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|sdp:step_derivatives", names, &mode_s, &eps, &info)) return NULL;
+  IDLE(self);
+  tl_deriv_mode mode;
+  if (strcmp(mode_s, "analytic") == 0) mode = TL_DERIV_ANALYTIC;
+  else if (strcmp(mode_s, "fd") == 0) mode = TL_DERIV_FD_CENTRED;
+  else return PyErr_Format(PyExc_ValueError, "mode must be \"analytic\" or \"fd\", not \"%s\"", mode_s);
+  tl_error err;
+  tl_step_derivatives *ws = NULL;
+  if (tl_step_derivatives_create(self->world, &ws, &err) || tl_step_derivatives_set_eps(ws, eps, &err)) {
+    tl_step_derivatives_free(ws);
+    return tlpy_raise(&err);
+  }
+  int nv = tl_step_derivatives_nv(ws);
+  npy_intp sa[2] = {2 * nv, 2 * nv}, sb[2] = {2 * nv, nv};
+  PyArrayObject *A = tlpy_zeros(2, sa, NPY_FLOAT64), *B = A ? tlpy_zeros(2, sb, NPY_FLOAT64) : NULL;
+  if (!A || !B) {
+    Py_XDECREF(A);
+    tl_step_derivatives_free(ws);
+    return NULL;
+  }
+  tl_deriv_mode used = mode;
+  tl_status st = tl_world_step_derivatives(self->world, ws, mode, PyArray_DATA(A), PyArray_DATA(B), nv, &used, &err);
+  tl_step_derivatives_free(ws);
+  if (st) {
+    Py_DECREF(A);
+    Py_DECREF(B);
+    return tlpy_raise(&err);
+  }
+  if (info) return Py_BuildValue("(NNs)", A, B, used == TL_DERIV_ANALYTIC ? "analytic" : "fd");
+  return Py_BuildValue("(NN)", A, B);
+}
+
 static PyObject *get_engine(tlpy_world *self, void *c) {
   (void)c;
   return PyUnicode_FromString(tl_world_engine_name(self->world));
@@ -279,6 +320,14 @@ static PyMethodDef world_methods[] = {
      "phases every quantity of the current state can be read."},
     {"integrate2", (PyCFunction)world_integrate2, METH_NOARGS,
      "integrate2()\n\nSecond phase: control, contact and constraint solve, integration of u and q."},
+    {"step_derivatives", (PyCFunction)(void (*)(void))world_step_derivatives, METH_VARARGS | METH_KEYWORDS,
+     "step_derivatives(mode=\"analytic\", eps=1e-6, info=False) -> (A, B) or (A, B, used)\n\nDerivatives of one "
+     "step from the current state, without advancing it (the world is\nleft exactly as it was): x = (dq, u) of every "
+     "system stacked (all tangent parts\ndq first, then all velocities; 2 nv), tau (nv) a generalized force added "
+     "over the\nstep. A = dx+/dx (2 nv, 2 nv), B = dx+/dtau (2 nv, nv), float64. mode \"analytic\":\nexact for the "
+     "contact-free step (implicit PD, springs, damping, joint rows), falls\nback to \"fd\" when the step has "
+     "contacts (info=True also returns the mode\nused); \"fd\": centred finite differences of whole steps "
+     "(eps: the\nperturbation). tl_world_step_derivatives, docs/derivatives.md."},
     {NULL, NULL, 0, NULL}};
 
 static PyGetSetDef world_getset[] = {

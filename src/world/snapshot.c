@@ -74,6 +74,12 @@ size_t tl_world_state_size(const tl_world *w) {
   return n;
 }
 
+size_t tl_world_state_size_max(const tl_world *w) {
+  size_t n = SNAP_HEADER + SNAP_CONTACT * (size_t)(w->cap_contact > 0 ? w->cap_contact : 0);
+  for (int i = 0; i < w->nsystem; i++) n += system_bytes(w->systems[i]);
+  return n;
+}
+
 /* ---------------- writing ---------------- */
 
 typedef struct wbuf {
@@ -408,8 +414,7 @@ tl_status tl_world_save_state(const tl_world *w, const char *path, tl_error *err
  * before anything is read, so /dev/zero or a huge file is refused at once). */
 tl_status tl_world_load_state(tl_world *w, const char *path, tl_error *err) {
   if (!w || !path) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "path", "world and path must not be NULL");
-  size_t most = SNAP_HEADER + SNAP_CONTACT * (size_t)(w->cap_contact > 0 ? w->cap_contact : 0);
-  for (int i = 0; i < w->nsystem; i++) most += system_bytes(w->systems[i]);
+  size_t most = tl_world_state_size_max(w);
   char *buf = NULL;
   size_t n = 0;
   tl_error e;

@@ -279,6 +279,10 @@ tl_status tl_system_check_q(const tl_model *m, const void *q, const char *what, 
  * to the simulation (a state beyond a limit is pushed back). */
 tl_status tl_system_check_q_limits(const tl_model *m, const double *q, tl_error *err);
 
+/* Bytes of the largest snapshot the world can write with its current
+ * objects (a full contact buffer; snapshot.c). */
+size_t tl_world_state_size_max(const tl_world *w);
+
 /* Collision (collision.c): geom list, broadphase, narrowphase, contacts. */
 int tl_world_rebuild_geoms(tl_world *w);
 void tl_world_collide(tl_world *w);
