@@ -28,7 +28,7 @@ while [[ $# -gt 0 ]]; do
     --seconds=*) seconds="${1#*=}"; shift ;;
     --build) build="$2"; shift 2 ;;
     --build=*) build="${1#*=}"; shift ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1 (--seconds N, --build DIR, HARNESS...)" >&2; exit 2 ;;
     *) harnesses+=("$1"); shift ;;
   esac
