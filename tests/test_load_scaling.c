@@ -1,14 +1,14 @@
 /* World construction scales linearly (issue 21 §2, "Quadratic loading"):
- * world files of n and 2n objects, and of n and 2n material pairs, are
- * generated and loaded (tl_scene_load) in the same run.
+ * world files of n and 2n objects, of n and 2n material pairs and of n and
+ * 2n static geoms are generated and loaded (tl_scene_load) in the same run.
  *
  * Deterministic measures (link-time wrappers of malloc, calloc, realloc and
  * strcmp, -Wl,--wrap, count the calls made by the statically linked engine):
  *   - bytes requested from the allocator while loading: each added object
  *     used to reallocate the world's geom, contact and constraint arrays to
  *     their new exact size (O(n) bytes per object, O(n^2) in all); with
- *     geometric growth it is O(n): 2n objects must request < 2.6 times the
- *     bytes of n;
+ *     geometric growth it is O(n): 2n objects (or static geoms) must request
+ *     < 2.6 times the bytes of n;
  *   - string comparisons while loading material pairs and objects: each new
  *     pair was searched for by a scan of the world's table, each object's
  *     name by a scan of the loader's (O(n) strcmp each); the hash indexes
@@ -57,7 +57,8 @@ int __wrap_strcmp(const char *a, const char *b) {
 
 static char dir[64];
 
-/* A world file of n boxes (kind 0) or of n material pairs and one ball (kind 1). */
+/* A world file of n boxes (kind 0), of n material pairs and one ball (kind 1), or of n static
+ * boxes and one ball (kind 2). */
 static void write_world(const char *path, int kind, int n) {
   FILE *f = fopen(path, "w");
   if (!f) {
@@ -69,10 +70,12 @@ static void write_world(const char *path, int kind, int n) {
     if (kind == 0)
       fprintf(f, "  <object type=\"box\" size=\"0.2 0.2 0.2\" mass=\"1\" pos=\"%g %g 0.1\" material=\"wood\"/>\n",
               0.5 * (i % 100), 0.5 * (i / 100));
-    else
+    else if (kind == 1)
       fprintf(f, "  <material_pair a=\"m%d\" b=\"n%d\" friction=\"%g\"/>\n", i, i % 97, 0.5 + 1e-6 * i);
+    else
+      fprintf(f, "  <static type=\"box\" size=\"0.2 0.2 0.2\" pos=\"%g %g 0.1\"/>\n", 0.5 * (i % 100), 0.5 * (i / 100));
   }
-  if (kind == 1) fprintf(f, "  <object type=\"sphere\" size=\"0.1\" mass=\"1\" pos=\"0 0 0.1\" material=\"m1\"/>\n");
+  if (kind >= 1) fprintf(f, "  <object type=\"sphere\" size=\"0.1\" mass=\"1\" pos=\"0 0 0.1\" material=\"m1\"/>\n");
   fprintf(f, "</talus_world>\n");
   fclose(f);
 }
@@ -91,7 +94,7 @@ typedef struct measure {
 /* Load the file reps times; check the world it builds; the counts of the first load. */
 static measure load(int kind, int n, int reps) {
   char path[128];
-  snprintf(path, sizeof path, "%s/%s%d.xml", dir, kind ? "pairs" : "objects", n);
+  snprintf(path, sizeof path, "%s/%s%d.xml", dir, kind == 2 ? "statics" : kind ? "pairs" : "objects", n);
   write_world(path, kind, n);
   measure m = {0, 0, 1e30};
   for (int r = 0; r < reps; r++) {
@@ -106,6 +109,8 @@ static measure load(int kind, int n, int reps) {
     if (!TL_CHECK(st == TL_OK, "%s: %s", path, err.message)) return m;
     if (r == 0 && kind == 0)
       TL_CHECK(tl_world_nsystem(w) == n, "%s: %d systems, expected %d", path, tl_world_nsystem(w), n);
+    if (r == 0 && kind == 2) /* the ground and the n boxes */
+      TL_CHECK(tl_world_nstatic(w) == n + 1, "%s: %d static geoms, expected %d", path, tl_world_nstatic(w), n + 1);
     if (r == 0 && kind == 1) { /* every pair is found, in either order, and no other */
       int found = 0;
       for (int i = 0; i < n; i++) {
@@ -138,6 +143,10 @@ int main(void) {
   rc = (double)o2.cmps / (double)o1.cmps;
   printf("objects 500 / 1000: %llu / %llu string comparisons while loading (ratio %.2f)\n", o1.cmps, o2.cmps, rc);
   TL_CHECK(rc < 2.6, "loading 2n objects makes %.2f times the comparisons of n (a name search by scan)", rc);
+  measure s1 = load(2, 1000, 1), s2 = load(2, 2000, 1);
+  rb = (double)s2.bytes / (double)s1.bytes;
+  printf("static geoms 1000 / 2000: %llu / %llu bytes requested while loading (ratio %.2f)\n", s1.bytes, s2.bytes, rb);
+  TL_CHECK(rb < 2.6, "loading 2n static geoms requests %.2f times the bytes of n (quadratic reallocation)", rb);
   measure p1 = load(1, 4000, 1), p2 = load(1, 8000, 1);
   rc = (double)p2.cmps / (double)p1.cmps;
   printf("pairs 4000 / 8000: %llu / %llu string comparisons while loading (ratio %.2f)\n", p1.cmps, p2.cmps, rc);

@@ -64,8 +64,9 @@ static int grown_cap(int need, int cap) { return need > cap + cap / 2 ? need : c
  * arrays of the broadphase, and each body's sphere (centre in the body frame,
  * radius; -1: no geom) around its geoms, for systems [from, nsystem): the
  * entries of systems before `from` are kept (from > 0 only when the static
- * geoms and those systems are unchanged since the last call). */
-static int rebuild_units(tl_world *w, int from) {
+ * geoms and those systems are unchanged since the last call); units from
+ * ufrom on are appended to unit_order (the units before it unchanged). */
+static int rebuild_units(tl_world *w, int from, int ufrom) {
   int nu = w->nstatic + w->nsystem, nb0 = from ? w->body_adr[from] : 0, nb = nb0;
   for (int i = from; i < w->nsystem; i++) nb += w->systems[i]->m->nbody;
   if (w->nsystem + 1 > w->cap_usys) {
@@ -96,7 +97,7 @@ static int rebuild_units(tl_world *w, int from) {
     w->cap_uunit = c;
   }
   /* unit_order: a permutation of the units kept between steps (speed only): the new units go last */
-  for (int u = from ? w->nstatic + from : 0; u < nu; u++) w->unit_order[u] = u;
+  for (int u = ufrom; u < nu; u++) w->unit_order[u] = u;
   int adr = nb0, gadr = from ? w->sys_geom[from] : w->nstatic, ng = from ? w->body_geom_adr[nb0] : 0;
   for (int i = from; i < w->nsystem; i++) {
     const tl_system *s = w->systems[i];
@@ -143,9 +144,13 @@ static int rebuild_units(tl_world *w, int from) {
 
 /* The geom list and the broadphase arrays after objects were added (not while
  * stepping; world_internal.h). Appends the geoms of the systems added since the
- * last call when the static geoms are unchanged, else rebuilds the whole list. */
+ * last call when the static geoms are unchanged, and the static geoms added
+ * while there is no system (a world file's order: static geometry first), else
+ * rebuilds the whole list. */
 int tl_world_rebuild_geoms(tl_world *w) {
-  int from = w->geoms_valid && w->geoms_nstatic == w->nstatic && w->geoms_nsystem <= w->nsystem ? w->geoms_nsystem : 0;
+  const int valid = w->geoms_valid;
+  int from = valid && w->geoms_nstatic == w->nstatic && w->geoms_nsystem <= w->nsystem ? w->geoms_nsystem : 0;
+  int sfrom = valid && w->nsystem == 0 && w->geoms_nsystem == 0 && w->geoms_nstatic <= w->nstatic ? w->geoms_nstatic : 0;
   w->geoms_valid = 0; /* until this call succeeds */
   int n = from ? w->ngeomref : w->nstatic;
   for (int i = from; i < w->nsystem; i++) n += w->systems[i]->m->ngeom;
@@ -169,9 +174,9 @@ int tl_world_rebuild_geoms(tl_world *w) {
     GROW(w->geom_act0, c);
     w->cap_geomref = c;
   }
-  int k = from ? w->ngeomref : 0;
+  int k = from ? w->ngeomref : sfrom;
   if (!from)
-    for (int i = 0; i < w->nstatic; i++) w->geomrefs[k++] = (tl_geom_ref){.system = -1, .body = -1, .geom = i};
+    for (int i = sfrom; i < w->nstatic; i++) w->geomrefs[k++] = (tl_geom_ref){.system = -1, .body = -1, .geom = i};
   for (int i = from; i < w->nsystem; i++) {
     const tl_model *m = w->systems[i]->m;
     for (int g = 0; g < m->ngeom; g++)
@@ -179,7 +184,7 @@ int tl_world_rebuild_geoms(tl_world *w) {
   }
   w->ngeomref = k;
   w->filters_stale = 1;
-  if (rebuild_units(w, from)) return -1;
+  if (rebuild_units(w, from, from ? w->nstatic + from : sfrom)) return -1;
   w->geoms_nstatic = w->nstatic;
   w->geoms_nsystem = w->nsystem;
   w->geoms_valid = 1;
