@@ -91,10 +91,12 @@ for h in "${harnesses[@]}"; do
   regress="tests/fuzz/regressions/$h"
   [[ -d "$regress" ]] && dirs+=("$regress")
   for d in $(seeds "$h"); do dirs+=("$d"); done
+  dict=()
+  [[ -f "tests/fuzz/dict/$h.dict" ]] && dict=(-dict="tests/fuzz/dict/$h.dict") # element and attribute names
   echo "== fuzz.sh: $h for ${seconds} s (seeds: ${dirs[*]})"
   set +e
   "$build/fuzz_$h" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -error_exitcode=1 \
-    -print_final_stats=1 -artifact_prefix="$work/artifacts/" "$work/corpus" "${dirs[@]}" >"$work/log.txt" 2>&1
+    -print_final_stats=1 -artifact_prefix="$work/artifacts/" "${dict[@]}" "$work/corpus" "${dirs[@]}" >"$work/log.txt" 2>&1
   rc=$?
   set -e
   inputs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log.txt" | tail -1)
