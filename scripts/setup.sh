@@ -7,6 +7,8 @@ set -euo pipefail
 
 PACKAGES=(
   build-essential   # C compiler, make
+  clang             # scripts/fuzz.sh: libFuzzer with ASan/UBSan (clang 14 on bookworm)
+  libclang-rt-14-dev # ... and its runtimes (libFuzzer, sanitizers): only recommended by clang
   cmake
   pkg-config
   libxml2-dev       # URDF parsing

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Build Talus and run its test suite twice: a Release build, then a Debug build with
-# AddressSanitizer + UndefinedBehaviorSanitizer (TALUS_SANITIZE=ON).
+# AddressSanitizer + UndefinedBehaviorSanitizer (TALUS_SANITIZE=ON); then fuzz every input format
+# for a bounded time (scripts/fuzz.sh, clang).
 # This is the README's test command and what CI (.ci/run) runs after scripts/setup.sh.
 # ctest --no-tests=error: a build that registers no test fails instead of passing silently.
 # The Python tests (pytest, python/tests) are ctest tests too (python, python_install,
@@ -32,4 +33,10 @@ ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}" \
 UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}" \
   ctest --test-dir build-asan --output-on-failure --no-tests=error
 
-echo "== test.sh: Release and sanitizer test runs passed"
+# Fuzzing (README "Fuzzing", scripts/fuzz.sh): every libFuzzer harness for TALUS_FUZZ_SECONDS (default 60)
+# in a clang build of its own (build-fuzz/); an input that crashes or breaks an invariant fails the run
+# and is kept under tests/fuzz/regressions/<harness>/ (the fuzz_* ctest tests above replay those).
+echo "== fuzzing: scripts/fuzz.sh, ${TALUS_FUZZ_SECONDS:-60} s per harness (build-fuzz/)"
+scripts/fuzz.sh --seconds "${TALUS_FUZZ_SECONDS:-60}"
+
+echo "== test.sh: Release and sanitizer test runs and fuzzing passed"

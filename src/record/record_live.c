@@ -10,7 +10,9 @@
  * published, one binary message: uint32 frame counter, uint32 number of
  * contacts nc, the frame's F float32, then 9 nc float32 (little-endian, as
  * the machine). A browser that reads slowly gets only the newest frame when
- * it is ready again; messages from browsers are ignored.
+ * it is ready again; messages from browsers are ignored. HTTP serves one
+ * request per connection (the connection is closed after the answer, so no
+ * pipelined request is parsed: tests/fuzz/regressions/viewer/).
  *
  * Threads: tl_viewer_publish (the simulation's thread) copies the frame into
  * a buffer under a mutex and wakes the server with lws_cancel_service, the
@@ -163,8 +165,8 @@ static const char *refused(struct lws *wsi, const tl_viewer *v, int websocket) {
 
 static int http_start(struct lws *wsi, tl_viewer *v, live_session *s, const char *uri) {
   if (strcmp(uri, "/") != 0 && strcmp(uri, "/index.html") != 0) {
-    if (lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL)) return -1;
-    return lws_http_transaction_completed(wsi) ? -1 : 0;
+    lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL);
+    return -1; /* one request per connection (see http_more) */
   }
   unsigned char buf[LWS_PRE + 1024], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
   if (lws_add_http_common_headers(wsi, HTTP_STATUS_OK, "text/html; charset=utf-8", (lws_filepos_t)v->page_len, &p,
@@ -184,7 +186,10 @@ static int http_more(struct lws *wsi, tl_viewer *v, live_session *s) {
   memcpy(v->chunk + LWS_PRE, v->page + s->pos, n);
   if (lws_write(wsi, v->chunk + LWS_PRE, n, last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP) != (int)n) return 1;
   s->pos += n;
-  if (last) return lws_http_transaction_completed(wsi) ? -1 : 0;
+  /* One request per connection: close after the answer instead of reading a pipelined next request
+     (libwebsockets 4.1 spins at 100 % CPU on some malformed pipelined requests, so the live view
+     stopped serving and `talus simulate --view` never exited; tests/fuzz/regressions/viewer/). */
+  if (last) return -1;
   lws_callback_on_writable(wsi);
   return 0;
 }
@@ -227,8 +232,8 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
   switch (reason) {
   case LWS_CALLBACK_HTTP:
     if (refused(wsi, v, 0)) {
-      if (lws_return_http_status(wsi, HTTP_STATUS_FORBIDDEN, "the Host header does not name this server")) return -1;
-      return lws_http_transaction_completed(wsi) ? -1 : 0;
+      lws_return_http_status(wsi, HTTP_STATUS_FORBIDDEN, "the Host header does not name this server");
+      return -1; /* one request per connection, refused ones too (see http_more) */
     }
     return http_start(wsi, v, s, in ? (const char *)in : "/");
   case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:

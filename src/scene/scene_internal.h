@@ -33,6 +33,8 @@ typedef struct sc_parser {
   tl_world *world;
   tl_scene_info *info; /* never NULL inside the loader */
   int ninfo_cap;
+  int *name_slot;      /* [name_slots] hash index of info->systems by name (scene_load.c), -1 empty */
+  int name_slots;      /* a power of two >= 2 nsystem, or 0 */
   sc_static *statics;
   int nstatic, cap_static;
   int has_ground;

@@ -15,6 +15,7 @@
 
 #include <locale.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -341,10 +342,44 @@ static tl_status read_static(sc_state *s, const xmlNode *node) {
 
 /* ------------------------------------------------------------ pass 3: objects and systems */
 
-static tl_scene_system *find_name(tl_scene_info *info, const char *name) {
-  for (int i = 0; i < info->nsystem; i++)
-    if (!strcmp(info->systems[i].name, name)) return &info->systems[i];
+/* Names of the systems so far: an open-addressing hash index (linear probing,
+ * Knuth TAOCP vol. 3, 6.4, Algorithm L; FNV-1a of the name) at most half
+ * full, so n objects are named in O(n) expected, not the O(n^2) of a scan. */
+static unsigned name_home(const char *s, int slots) {
+  uint64_t h = 14695981039346656037ull;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return (unsigned)(h ^ (h >> 32)) & (unsigned)(slots - 1);
+}
+
+/* The first system named `name`, NULL if none. */
+static tl_scene_system *find_name(sc_parser *p, const char *name) {
+  for (unsigned i = p->name_slots ? name_home(name, p->name_slots) : 0; p->name_slots;
+       i = (i + 1) & (unsigned)(p->name_slots - 1)) {
+    int k = p->name_slot[i];
+    if (k < 0) return NULL;
+    if (!strcmp(p->info->systems[k].name, name)) return &p->info->systems[k];
+  }
   return NULL;
+}
+
+/* Index entry k of info->systems (its name unless an earlier one has it). -1: out of memory. */
+static int name_index_add(sc_parser *p, int k) {
+  if (2 * (k + 1) > p->name_slots) {
+    int slots = p->name_slots ? 2 * p->name_slots : 16;
+    int *t = malloc((size_t)slots * sizeof(int));
+    if (!t) return -1;
+    for (int i = 0; i < slots; i++) t[i] = -1;
+    free(p->name_slot);
+    p->name_slot = t;
+    p->name_slots = slots;
+    for (int j = 0; j < k; j++) name_index_add(p, j); /* room for all: cannot fail */
+  }
+  const char *name = p->info->systems[k].name;
+  unsigned i = name_home(name, p->name_slots);
+  for (; p->name_slot[i] >= 0; i = (i + 1) & (unsigned)(p->name_slots - 1))
+    if (!strcmp(p->info->systems[p->name_slot[i]].name, name)) return 0;
+  p->name_slot[i] = k;
+  return 0;
 }
 
 /* Append an info entry named `name` (explicit: duplicates are an error) or a
@@ -352,7 +387,7 @@ static tl_scene_system *find_name(tl_scene_info *info, const char *name) {
 static tl_status add_info(sc_parser *p, const xmlNode *node, const char *name, int explicit_name,
                           tl_system *sys, tl_scene_system **out) {
   tl_scene_info *info = p->info;
-  tl_scene_system *dup = find_name(info, name);
+  tl_scene_system *dup = find_name(p, name);
   if (dup && explicit_name)
     return sc_fail(p, TL_ERR_INVALID, node, "name '%s' is used twice (first at line %d)", name,
                    dup->line);
@@ -373,6 +408,7 @@ static tl_status add_info(sc_parser *p, const xmlNode *node, const char *name, i
   e->name = strdup(buf);
   if (!e->name) return sc_fail(p, TL_ERR_MEMORY, node, "out of memory");
   info->nsystem++;
+  if (name_index_add(p, info->nsystem - 1)) return sc_fail(p, TL_ERR_MEMORY, node, "out of memory");
   e->index = tl_system_index(sys);
   e->line = sc_line(node);
   e->system = sys;
@@ -771,6 +807,7 @@ tl_status tl_scene_load(const char *path, tl_world **world, tl_scene_info *info,
   }
   free(buf);
   sc_statics_free(&p);
+  free(p.name_slot);
   if (st) {
     tl_world_free(p.world);
     tl_scene_info_free(p.info);

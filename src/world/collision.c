@@ -47,33 +47,59 @@ static double geom_radius(const tl_system *s, int g) {
   }
 }
 
+/* Grow array ptr to hold n elements (n >= 1), keeping its contents; returns -1 from the
+ * enclosing function when out of memory (ptr unchanged). */
+#define GROW(ptr, n)                                                                               \
+  do {                                                                                             \
+    void *grown_ = realloc((ptr), (size_t)(n) * sizeof(*(ptr)));                                   \
+    if (!grown_) return -1;                                                                        \
+    (ptr) = grown_;                                                                                \
+  } while (0)
+
+/* Capacity for need entries when cap are allocated: need, or 1.5 cap when that is more
+ * (geometric growth: n additions cost O(n) copies in all, and at most half again the memory). */
+static int grown_cap(int need, int cap) { return need > cap + cap / 2 ? need : cap + cap / 2; }
+
 /* Per unit (static geom, then system) and per body of every system: the
  * arrays of the broadphase, and each body's sphere (centre in the body frame,
- * radius; -1: no geom) around its geoms. */
-static int rebuild_units(tl_world *w) {
-  int nb = 0, nu = w->nstatic + w->nsystem;
-  for (int i = 0; i < w->nsystem; i++) nb += w->systems[i]->m->nbody;
-  free(w->body_adr), free(w->bsphere), free(w->bbox), free(w->unit_box), free(w->unit_order), free(w->sys_geom);
-  free(w->cpairs), free(w->body_geom_adr), free(w->body_geoms), free(w->gradius), free(w->body_welded), free(w->sys_active);
-  w->body_welded = malloc((size_t)nb + 1);
-  w->sys_active = malloc((size_t)w->nsystem + 1);
-  w->gradius = malloc(((size_t)w->ngeomref + 1) * sizeof(double));
-  w->body_geom_adr = malloc(((size_t)nb + 1) * sizeof(int));
-  w->body_geoms = malloc(((size_t)w->ngeomref + 1) * sizeof(int));
-  w->body_adr = malloc(((size_t)w->nsystem + 1) * sizeof(int));
-  w->sys_geom = malloc(((size_t)w->nsystem + 1) * sizeof(int));
-  w->bsphere = malloc(((size_t)nb * 4 + 1) * sizeof(double));
-  w->bbox = malloc(((size_t)nb * 6 + 1) * sizeof(double));
-  w->unit_box = malloc(((size_t)nu * 6 + 1) * sizeof(double));
-  w->unit_order = malloc(((size_t)nu + 1) * sizeof(int));
-  w->cpairs = malloc((size_t)w->cap_contact * sizeof(tl_cand_pair));
-  if (!w->body_adr || !w->sys_geom || !w->bsphere || !w->bbox || !w->unit_box || !w->unit_order || !w->cpairs ||
-      !w->body_geom_adr || !w->body_geoms || !w->gradius || !w->body_welded || !w->sys_active)
-    return -1;
-  int ng = 0;
-  for (int u = 0; u < nu; u++) w->unit_order[u] = u;
-  int adr = 0, gadr = w->nstatic;
-  for (int i = 0; i < w->nsystem; i++) {
+ * radius; -1: no geom) around its geoms, for systems [from, nsystem): the
+ * entries of systems before `from` are kept (from > 0 only when the static
+ * geoms and those systems are unchanged since the last call); units from
+ * ufrom on are appended to unit_order (the units before it unchanged). */
+static int rebuild_units(tl_world *w, int from, int ufrom) {
+  int nu = w->nstatic + w->nsystem, nb0 = from ? w->body_adr[from] : 0, nb = nb0;
+  for (int i = from; i < w->nsystem; i++) nb += w->systems[i]->m->nbody;
+  if (w->nsystem + 1 > w->cap_usys) {
+    int c = grown_cap(w->nsystem + 1, w->cap_usys);
+    GROW(w->sys_active, c);
+    GROW(w->body_adr, c);
+    GROW(w->sys_geom, c);
+    w->cap_usys = c;
+  }
+  if (nb + 1 > w->cap_ubody) {
+    int c = grown_cap(nb + 1, w->cap_ubody);
+    GROW(w->body_welded, c);
+    GROW(w->body_geom_adr, c);
+    GROW(w->bsphere, 4 * (size_t)c);
+    GROW(w->bbox, 6 * (size_t)c);
+    w->cap_ubody = c;
+  }
+  if (w->ngeomref + 1 > w->cap_ugeom) {
+    int c = grown_cap(w->ngeomref + 1, w->cap_ugeom);
+    GROW(w->gradius, c);
+    GROW(w->body_geoms, c);
+    w->cap_ugeom = c;
+  }
+  if (nu + 1 > w->cap_uunit) {
+    int c = grown_cap(nu + 1, w->cap_uunit);
+    GROW(w->unit_box, 6 * (size_t)c);
+    GROW(w->unit_order, c);
+    w->cap_uunit = c;
+  }
+  /* unit_order: a permutation of the units kept between steps (speed only): the new units go last */
+  for (int u = ufrom; u < nu; u++) w->unit_order[u] = u;
+  int adr = nb0, gadr = from ? w->sys_geom[from] : w->nstatic, ng = from ? w->body_geom_adr[nb0] : 0;
+  for (int i = from; i < w->nsystem; i++) {
     const tl_system *s = w->systems[i];
     const tl_model *m = s->m;
     w->body_adr[i] = adr;
@@ -116,46 +142,53 @@ static int rebuild_units(tl_world *w) {
   return 0;
 }
 
-/* Rebuild geomrefs after objects were added (not while stepping). */
+/* The geom list and the broadphase arrays after objects were added (not while
+ * stepping; world_internal.h). Appends the geoms of the systems added since the
+ * last call when the static geoms are unchanged, and the static geoms added
+ * while there is no system (a world file's order: static geometry first), else
+ * rebuilds the whole list. */
 int tl_world_rebuild_geoms(tl_world *w) {
-  int n = w->nstatic;
-  for (int i = 0; i < w->nsystem; i++) n += w->systems[i]->m->ngeom;
+  const int valid = w->geoms_valid;
+  int from = valid && w->geoms_nstatic == w->nstatic && w->geoms_nsystem <= w->nsystem ? w->geoms_nsystem : 0;
+  int sfrom = valid && w->nsystem == 0 && w->geoms_nsystem == 0 && w->geoms_nstatic <= w->nstatic ? w->geoms_nstatic : 0;
+  w->geoms_valid = 0; /* until this call succeeds */
+  int n = from ? w->ngeomref : w->nstatic;
+  for (int i = from; i < w->nsystem; i++) n += w->systems[i]->m->ngeom;
   int cap_contact = 16 * n + 64;
   if (cap_contact > w->cap_contact) {
-    tl_wcontact *c = realloc(w->contacts, (size_t)cap_contact * sizeof(*c));
-    if (!c) return -1;
-    w->contacts = c;
-    c = realloc(w->prev, (size_t)cap_contact * sizeof(*c));
-    if (!c) return -1;
-    w->prev = c;
+    if (cap_contact > w->alloc_contact) {
+      int c = grown_cap(cap_contact, w->alloc_contact);
+      GROW(w->contacts, c);
+      GROW(w->prev, c);
+      GROW(w->cpairs, c);
+      w->alloc_contact = c;
+    }
     w->cap_contact = cap_contact;
     w->ncontact = w->nprev = 0;
   }
   if (n > w->cap_geomref) {
-    tl_geom_ref *g = realloc(w->geomrefs, (size_t)n * sizeof(*g));
-    if (!g) return -1;
-    w->geomrefs = g;
-    tl_shape *sh = realloc(w->shapes, (size_t)n * sizeof(*sh));
-    if (!sh) return -1;
-    w->shapes = sh;
-    unsigned char *act = realloc(w->geom_active, (size_t)n);
-    if (!act) return -1;
-    w->geom_active = act;
-    act = realloc(w->geom_act0, (size_t)n);
-    if (!act) return -1;
-    w->geom_act0 = act;
-    w->cap_geomref = n;
+    int c = grown_cap(n, w->cap_geomref);
+    GROW(w->geomrefs, c);
+    GROW(w->shapes, c);
+    GROW(w->geom_active, c);
+    GROW(w->geom_act0, c);
+    w->cap_geomref = c;
   }
-  int k = 0;
-  for (int i = 0; i < w->nstatic; i++) w->geomrefs[k++] = (tl_geom_ref){.system = -1, .body = -1, .geom = i};
-  for (int i = 0; i < w->nsystem; i++) {
+  int k = from ? w->ngeomref : sfrom;
+  if (!from)
+    for (int i = sfrom; i < w->nstatic; i++) w->geomrefs[k++] = (tl_geom_ref){.system = -1, .body = -1, .geom = i};
+  for (int i = from; i < w->nsystem; i++) {
     const tl_model *m = w->systems[i]->m;
     for (int g = 0; g < m->ngeom; g++)
       w->geomrefs[k++] = (tl_geom_ref){.system = i, .body = m->geom_body[g], .geom = g};
   }
   w->ngeomref = k;
   w->filters_stale = 1;
-  return rebuild_units(w);
+  if (rebuild_units(w, from, from ? w->nstatic + from : sfrom)) return -1;
+  w->geoms_nstatic = w->nstatic;
+  w->geoms_nsystem = w->nsystem;
+  w->geoms_valid = 1;
+  return 0;
 }
 
 /* Shape of model geom k of system sys on a body at (x, R) (world position and
@@ -244,19 +277,28 @@ static double geom_friction(const tl_world *w, const tl_geom_ref *g) {
  * decides) and the world default restitution. */
 static void pair_material(const tl_world *w, const tl_geom_ref *a, const tl_geom_ref *b, double *mu,
                           double *e, double *thr, double *erp, double *cfm) {
-  const char *ma = w->npair ? geom_material(w, a) : NULL, *mb = w->npair ? geom_material(w, b) : NULL;
   *erp = w->erp;
   *cfm = w->cfm;
-  for (int i = 0; i < w->npair; i++) {
-    const tl_material_pair *p = &w->pairs[i];
-    if ((!strcmp(p->a, ma) && !strcmp(p->b, mb)) || (!strcmp(p->a, mb) && !strcmp(p->b, ma))) {
-      *mu = p->mu;
-      *e = p->restitution;
-      *thr = p->threshold;
-      if (!isnan(p->erp)) *erp = p->erp;
-      if (!isnan(p->cfm)) *cfm = p->cfm;
-      return;
+  /* a pair of names is in the table at most once (tl_world_set_material_pair), so the scan of a short
+     table and the hash lookup of a long one find the same entry */
+  int k = -1;
+  if (w->npair > 0 && w->npair <= 4) {
+    const char *ma = geom_material(w, a), *mb = geom_material(w, b);
+    for (int i = 0; i < w->npair && k < 0; i++) {
+      const tl_material_pair *p = &w->pairs[i];
+      if ((!strcmp(p->a, ma) && !strcmp(p->b, mb)) || (!strcmp(p->a, mb) && !strcmp(p->b, ma))) k = i;
     }
+  } else if (w->npair > 4) {
+    k = tl_world_find_pair(w, geom_material(w, a), geom_material(w, b));
+  }
+  if (k >= 0) {
+    const tl_material_pair *p = &w->pairs[k];
+    *mu = p->mu;
+    *e = p->restitution;
+    *thr = p->threshold;
+    if (!isnan(p->erp)) *erp = p->erp;
+    if (!isnan(p->cfm)) *cfm = p->cfm;
+    return;
   }
   double fa = geom_friction(w, a), fb = geom_friction(w, b);
   *mu = fa < fb ? fa : fb; /* fmin of non-NaN values (the friction setters refuse NaN), inlined */

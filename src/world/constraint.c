@@ -80,62 +80,82 @@ static int tree_depth(const tl_system *s) {
   return depth;
 }
 
-int tl_world_reserve_constraints(tl_world *w) {
-  int nblock = w->cap_contact, spmax = 0;
-  size_t pool = 0, ipool = 0;
-  for (int i = 0; i < w->nsystem; i++) {
+/* Add the per-system terms of the reservation of systems [rc_nsystem, nsystem) to the totals (all of
+ * them again when a system was taken out since: tl_world_add_system's failure path), so adding n
+ * systems one by one costs O(n) in all. */
+static void account_systems(tl_world *w) {
+  if (w->rc_nsystem > w->nsystem) {
+    w->rc_nsystem = w->rc_joint_blocks = w->rc_spmax = w->rc_nvmax = 0;
+    w->rc_pool = w->rc_ipool = w->rc_eq = 0;
+  }
+  for (int i = w->rc_nsystem; i < w->nsystem; i++) {
     const tl_system *s = w->systems[i];
     int nv = s->m->nv, sp = 2 * tree_depth(s) < nv ? 2 * tree_depth(s) : nv;
-    if (sp > spmax) spmax = sp; /* a contact part's support: at most two root paths */
-    nblock += max_joint_blocks(s);
-    pool += (size_t)max_joint_blocks(s) * (size_t)nv * 2; /* J and Y, 1 row */
-    ipool += (size_t)max_joint_blocks(s) * (size_t)nv;
+    if (sp > w->rc_spmax) w->rc_spmax = sp; /* a contact part's support: at most two root paths */
+    if (nv > w->rc_nvmax) w->rc_nvmax = nv;
+    w->rc_joint_blocks += max_joint_blocks(s);
+    w->rc_pool += (size_t)max_joint_blocks(s) * (size_t)nv * 2; /* J and Y, 1 row */
+    w->rc_ipool += (size_t)max_joint_blocks(s) * (size_t)nv;
+    size_t n = 0;
+    for (int k = 0; k < nv; k++) n += s->m->dof_mimic[k] >= 0;
+    w->rc_eq += n * n + n;
   }
+  w->rc_nsystem = w->nsystem;
+}
+
+/* Capacity for need entries when cap are allocated: need, or 1.5 cap when that is more (geometric
+ * growth: adding n objects one by one costs O(n) copies in all, and at most half again the memory). */
+static size_t grown_size(size_t need, size_t cap) { return need > cap + cap / 2 ? need : cap + cap / 2; }
+
+int tl_world_reserve_constraints(tl_world *w) {
+  account_systems(w);
+  const int spmax = w->rc_spmax;
+  int nblock = w->cap_contact + w->rc_joint_blocks;
+  size_t pool = w->rc_pool, ipool = w->rc_ipool, eq = w->rc_eq;
   pool += (size_t)w->cap_contact * 2 * 3 * 2 * (size_t)spmax; /* 2 parts, 3 rows, J and Y */
   ipool += (size_t)w->cap_contact * 2 * (size_t)spmax;
-  size_t eq = 0;
-  for (int i = 0; i < w->nsystem; i++) {
-    size_t n = 0;
-    for (int k = 0; k < w->systems[i]->m->nv; k++) n += w->systems[i]->m->dof_mimic[k] >= 0;
-    eq += n * n + n;
-  }
   if (w->nsystem > w->cap_eqgroup) {
-    tl_eqgroup *g = realloc(w->eqgroups, (size_t)w->nsystem * sizeof(*g));
+    int c = (int)grown_size((size_t)w->nsystem, (size_t)w->cap_eqgroup);
+    tl_eqgroup *g = realloc(w->eqgroups, (size_t)c * sizeof(*g));
     if (!g) return -1;
     w->eqgroups = g;
-    w->cap_eqgroup = w->nsystem;
+    w->cap_eqgroup = c;
   }
   if (eq > w->eq_cap) {
-    double *p = realloc(w->eq_pool, eq * sizeof(double));
+    size_t c = grown_size(eq, w->eq_cap);
+    double *p = realloc(w->eq_pool, c * sizeof(double));
     if (!p) return -1;
     w->eq_pool = p;
-    w->eq_cap = eq;
+    w->eq_cap = c;
   }
+  /* cap_block is the solve's limit (defer_contacts): exactly what the objects need, as before the
+     allocation grew geometrically; alloc_block is what is allocated */
   if (nblock > w->cap_block) {
-    tl_block *b = realloc(w->blocks, (size_t)nblock * sizeof(*b));
-    if (!b) return -1;
-    w->blocks = b;
+    if (nblock > w->alloc_block) {
+      int c = (int)grown_size((size_t)nblock, (size_t)w->alloc_block);
+      tl_block *b = realloc(w->blocks, (size_t)c * sizeof(*b));
+      if (!b) return -1;
+      w->blocks = b;
+      w->alloc_block = c;
+    }
     w->cap_block = nblock;
   }
   if (pool > w->pool_cap) {
-    double *p = realloc(w->pool, (pool ? pool : 1) * sizeof(double));
+    size_t c = grown_size(pool, w->pool_cap);
+    double *p = realloc(w->pool, (c ? c : 1) * sizeof(double));
     if (!p) return -1;
     w->pool = p;
-    w->pool_cap = pool;
+    w->pool_cap = c;
   }
   if (ipool > w->ipool_cap) {
-    int *p = realloc(w->ipool, (ipool ? ipool : 1) * sizeof(int));
+    size_t c = grown_size(ipool, w->ipool_cap);
+    int *p = realloc(w->ipool, (c ? c : 1) * sizeof(int));
     if (!p) return -1;
     w->ipool = p;
-    w->ipool_cap = ipool;
+    w->ipool_cap = c;
   }
-  size_t rows = 3 * (size_t)w->cap_contact;
-  int nvmax = 0;
-  for (int i = 0; i < w->nsystem; i++) {
-    rows += (size_t)max_joint_blocks(w->systems[i]);
-    if (w->systems[i]->m->nv > nvmax) nvmax = w->systems[i]->m->nv;
-  }
-  return reserve_dense(w, rows < TL_DENSE_MAX_ROWS ? (int)rows : TL_DENSE_MAX_ROWS, nvmax);
+  size_t rows = 3 * (size_t)w->cap_contact + (size_t)w->rc_joint_blocks;
+  return reserve_dense(w, rows < TL_DENSE_MAX_ROWS ? (int)rows : TL_DENSE_MAX_ROWS, w->rc_nvmax);
 }
 
 /* ---------------- building blocks ---------------- */

@@ -11,6 +11,7 @@
  *             q+ = q (+) dt u+ (semi-implicit Euler on the manifold).
  * Systems integrated with RK4 take their own contact-free step. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,7 +54,7 @@ void tl_world_free(tl_world *w) {
   tl_engine_link_free(w->engine);
   for (int i = 0; i < w->nsystem; i++) tl_system_destroy(w->systems[i]);
   for (int i = 0; i < w->nheightmap; i++) free((double *)w->heightmaps[i].heights);
-  void *arr[] = {w->systems, w->statics, w->heightmaps, w->pairs, w->geomrefs,
+  void *arr[] = {w->systems, w->statics, w->heightmaps, w->pairs, w->pair_slot, w->geomrefs,
                  w->contacts, w->prev, w->ignore, w->shapes, w->geom_active, w->geom_act0, w->sys_active, w->body_welded, w->body_adr, w->sys_geom, w->bsphere, w->bbox, w->unit_box, w->unit_order, w->cpairs, w->body_geom_adr, w->body_geoms, w->gradius, w->blocks, w->pool, w->ipool, w->eqgroups, w->eq_pool, w->lcp_A, w->lcp_b,
                  w->lcp_lo, w->lcp_hi, w->lcp_mu, w->lcp_x, w->lcp_findex, w->lcp_row_block};
   for (size_t i = 0; i < sizeof(arr) / sizeof(arr[0]); i++) free(arr[i]);
@@ -260,13 +261,16 @@ tl_status tl_world_add_heightmap(tl_world *w, int nx, int ny, double x0, double 
     if (!isfinite(heights[i]))
       return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "heights", "heights[%d] is %g: expected a finite number", i, heights[i]);
   double *h = malloc((size_t)n * sizeof(double));
-  tl_heightmap *hm = realloc(w->heightmaps, (size_t)(w->nheightmap + 1) * sizeof(*hm));
+  tl_heightmap *hm = w->heightmaps;
+  if (h && w->nheightmap == w->cap_heightmap) { /* geometric growth: n heightmaps cost O(n) copies */
+    int cap = w->cap_heightmap ? 2 * w->cap_heightmap : 4;
+    hm = realloc(w->heightmaps, (size_t)cap * sizeof(*hm));
+    if (hm) w->heightmaps = hm, w->cap_heightmap = cap;
+  }
   if (!h || !hm) {
     free(h);
-    if (hm) w->heightmaps = hm;
     return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
   }
-  w->heightmaps = hm;
   memcpy(h, heights, (size_t)n * sizeof(double));
   hm[w->nheightmap] = (tl_heightmap){nx, ny, x0, y0, dx, dy, h};
   tl_static_geom *g = push_static(w);
@@ -371,6 +375,59 @@ tl_status tl_world_set_default_material(tl_world *w, double mu, double restituti
   return TL_OK;
 }
 
+/* FNV-1a (Fowler, Noll, Vo) of a NUL-terminated name. */
+static uint64_t name_hash(const char *s) {
+  uint64_t h = 14695981039346656037ull;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+
+/* Slot of the unordered pair {a, b} in the pair index: the sum of the two
+ * names' hashes (the same in either order), mixed (the finalizer of
+ * MurmurHash3, Appleby), masked to the table size. */
+static unsigned pair_home(const char *a, const char *b, int slots) {
+  uint64_t h = name_hash(a) + name_hash(b);
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  return (unsigned)(h & (uint64_t)(slots - 1));
+}
+
+static int pair_is(const tl_material_pair *p, const char *a, const char *b) {
+  return (!strcmp(p->a, a) && !strcmp(p->b, b)) || (!strcmp(p->a, b) && !strcmp(p->b, a));
+}
+
+/* Open addressing with linear probing (Knuth, TAOCP vol. 3, 6.4, Algorithm L):
+ * the table stays at most half full, so a lookup probes O(1) slots expected. */
+int tl_world_find_pair(const tl_world *w, const char *a, const char *b) {
+  if (!w->pair_slots || !a || !b) return -1;
+  const int mask = w->pair_slots - 1;
+  for (unsigned i = pair_home(a, b, w->pair_slots);; i = (i + 1) & (unsigned)mask) {
+    int k = w->pair_slot[i];
+    if (k < 0) return -1;
+    if (pair_is(&w->pairs[k], a, b)) return k;
+  }
+}
+
+/* Make room in the index for npair + 1 pairs (rehashing into a table twice
+ * as large when it would be more than half full). -1: out of memory. */
+static int pair_index_reserve(tl_world *w) {
+  if (2 * (w->npair + 1) <= w->pair_slots) return 0;
+  int slots = w->pair_slots ? 2 * w->pair_slots : 16;
+  int *t = malloc((size_t)slots * sizeof(int));
+  if (!t) return -1;
+  for (int i = 0; i < slots; i++) t[i] = -1;
+  for (int k = 0; k < w->npair; k++) {
+    unsigned i = pair_home(w->pairs[k].a, w->pairs[k].b, slots);
+    while (t[i] >= 0) i = (i + 1) & (unsigned)(slots - 1);
+    t[i] = k;
+  }
+  free(w->pair_slot);
+  w->pair_slot = t;
+  w->pair_slots = slots;
+  return 0;
+}
+
 tl_status tl_world_set_material_pair(tl_world *w, const char *a, const char *b, double mu, double restitution,
                                      double threshold, tl_error *err) {
   if (!a || !b || strlen(a) >= 128 || strlen(b) >= 128)
@@ -380,11 +437,10 @@ tl_status tl_world_set_material_pair(tl_world *w, const char *a, const char *b, 
     return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "material",
                         "pair (%s, %s): friction %g, restitution %g, threshold %g: expected mu >= 0, "
                         "0 <= e <= 1, threshold >= 0", a, b, mu, restitution, threshold);
-  tl_material_pair *p = NULL;
-  for (int i = 0; i < w->npair && !p; i++)
-    if ((!strcmp(w->pairs[i].a, a) && !strcmp(w->pairs[i].b, b)) || (!strcmp(w->pairs[i].a, b) && !strcmp(w->pairs[i].b, a)))
-      p = &w->pairs[i];
+  int k = tl_world_find_pair(w, a, b);
+  tl_material_pair *p = k >= 0 ? &w->pairs[k] : NULL;
   if (!p) {
+    if (pair_index_reserve(w)) return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
     if (w->npair == w->cap_pair) {
       int cap = w->cap_pair ? 2 * w->cap_pair : 8;
       tl_material_pair *g = realloc(w->pairs, (size_t)cap * sizeof(*g));
@@ -392,10 +448,13 @@ tl_status tl_world_set_material_pair(tl_world *w, const char *a, const char *b, 
       w->pairs = g;
       w->cap_pair = cap;
     }
-    p = &w->pairs[w->npair++];
+    p = &w->pairs[w->npair];
     snprintf(p->a, sizeof(p->a), "%s", a);
     snprintf(p->b, sizeof(p->b), "%s", b);
     p->erp = p->cfm = NAN;
+    unsigned i = pair_home(a, b, w->pair_slots);
+    while (w->pair_slot[i] >= 0) i = (i + 1) & (unsigned)(w->pair_slots - 1);
+    w->pair_slot[i] = w->npair++;
   }
   p->mu = mu;
   p->restitution = restitution;
@@ -408,13 +467,11 @@ tl_status tl_world_set_material_pair_erp_cfm(tl_world *w, const char *a, const c
   if (!(erp >= 0 && erp <= 1) || !(cfm >= 0) || !isfinite(cfm))
     return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "erp", "erp %g, cfm %g: expected 0 <= erp <= 1 and a finite cfm >= 0",
                         erp, cfm);
-  for (int i = 0; a && b && i < w->npair; i++) {
-    tl_material_pair *p = &w->pairs[i];
-    if ((!strcmp(p->a, a) && !strcmp(p->b, b)) || (!strcmp(p->a, b) && !strcmp(p->b, a))) {
-      p->erp = erp;
-      p->cfm = cfm;
-      return TL_OK;
-    }
+  int k = tl_world_find_pair(w, a, b);
+  if (k >= 0) {
+    w->pairs[k].erp = erp;
+    w->pairs[k].cfm = cfm;
+    return TL_OK;
   }
   return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "material",
                       "no material pair (%s, %s): set it with tl_world_set_material_pair first",
@@ -427,10 +484,14 @@ tl_status tl_world_ignore_collision(tl_world *w, int sa, int ba, int sb, int bb,
   if (!ok)
     return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "body", "no body %d of system %d or body %d of system %d",
                         ba, sa, bb, sb);
-  int *p = realloc(w->ignore, (size_t)(w->ignore_n + 1) * 4 * sizeof(int));
-  if (!p) return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
-  w->ignore = p;
-  int *e = p + 4 * w->ignore_n++;
+  if (w->ignore_n == w->ignore_cap) { /* geometric growth: n pairs cost O(n) copies */
+    int cap = w->ignore_cap ? 2 * w->ignore_cap : 8;
+    int *p = realloc(w->ignore, (size_t)cap * 4 * sizeof(int));
+    if (!p) return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
+    w->ignore = p;
+    w->ignore_cap = cap;
+  }
+  int *e = w->ignore + 4 * w->ignore_n++;
   e[0] = sa; e[1] = sa < 0 ? -1 : ba; e[2] = sb; e[3] = sb < 0 ? -1 : bb;
   return TL_OK;
 }

@@ -157,13 +157,16 @@ struct tl_world {
   /* static geometry */
   int nstatic, cap_static;
   tl_static_geom *statics;
-  int nheightmap;
+  int nheightmap, cap_heightmap;
   tl_heightmap *heightmaps; /* heights owned by the world */
 
   /* materials */
   double default_mu, default_restitution, default_threshold;
   int npair, cap_pair;
   tl_material_pair *pairs;
+  int *pair_slot;       /* [pair_slots] open-addressing index of pairs by unordered name pair
+                           (world.c, tl_world_find_pair): a pair's index, -1 empty */
+  int pair_slots;       /* a power of two >= 2 npair, or 0 */
 
   /* collision: broadphase over every geom, contacts */
   int ngeomref, cap_geomref;
@@ -190,7 +193,12 @@ struct tl_world {
   tl_cand_pair *cpairs; /* [cap_contact] candidate geom pairs of the step, sorted */
   int npair_c;
   double up[3];         /* -gravity, unit */
-  int ncontact, cap_contact, nprev;
+  int ncontact, cap_contact, nprev; /* cap_contact: contacts (and candidate pairs) kept per step, 16 geoms + 64 */
+  int alloc_contact;    /* contacts, prev and cpairs are allocated for this many (>= cap_contact; geometric growth) */
+  /* what the geom list and the broadphase arrays cover (collision.c): statics and systems, valid 0/1;
+     adding a system after them appends its geoms, anything else rebuilds */
+  int geoms_nstatic, geoms_nsystem, geoms_valid;
+  int cap_usys, cap_ubody, cap_ugeom, cap_uunit; /* capacities of the broadphase arrays (entries + 1) */
   int prev_cursor;      /* collision: where the last pair's contacts ended in prev */
   tl_wcontact *contacts, *prev; /* prev: last step's, for warm starting */
   int ignore_n, ignore_cap;
@@ -198,7 +206,11 @@ struct tl_world {
 
   /* constraint solve */
   tl_solver solver;
-  int nblock, cap_block;
+  int nblock, cap_block; /* cap_block: blocks a solve may use (contacts + 6 per DOF; defer_contacts' limit) */
+  int alloc_block;      /* blocks allocated (>= cap_block; geometric growth) */
+  /* per-system terms of the reservation summed over systems [0, rc_nsystem) (constraint.c) */
+  int rc_nsystem, rc_joint_blocks, rc_spmax, rc_nvmax;
+  size_t rc_pool, rc_ipool, rc_eq;
   tl_block *blocks;
   int nblock_solve;     /* blocks the solve starts with; the rest are deferred contacts */
   size_t pool_used, pool_cap;
@@ -283,8 +295,16 @@ tl_status tl_system_check_q_limits(const tl_model *m, const double *q, tl_error 
  * objects (a full contact buffer; snapshot.c). */
 size_t tl_world_state_size_max(const tl_world *w);
 
-/* Collision (collision.c): geom list, broadphase, narrowphase, contacts. */
+/* Collision (collision.c): geom list, broadphase, narrowphase, contacts.
+ * tl_world_rebuild_geoms brings the geom list and the broadphase arrays up to
+ * date after objects were added: when only systems were added since the last
+ * call it appends theirs (O(their geoms), amortized: arrays grow
+ * geometrically), else it rebuilds everything (O(all geoms)). -1: out of
+ * memory (the next call then rebuilds everything). */
 int tl_world_rebuild_geoms(tl_world *w);
+/* Index into w->pairs of the material pair {a, b} (either order), -1 if
+ * none: a hash lookup (world.c), O(1) expected. */
+int tl_world_find_pair(const tl_world *w, const char *a, const char *b);
 void tl_world_collide(tl_world *w);
 /* Mark the step-invariant collision data (which geoms may collide, the static
  * geoms' shapes and boxes) for recomputation: call after any change of a

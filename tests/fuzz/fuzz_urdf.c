@@ -5,10 +5,8 @@
  * can be found there, so no mesh file is read). A model that loads is
  * exported (to memory) and the export loaded again.
  *
- * Build (clang): cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DTALUS_FUZZ=ON
- *                cmake --build build-fuzz --target fuzz_urdf
- * Run:   mkdir /tmp/corpus && find ../shared/robots -name "*.urdf" -exec cp {} /tmp/corpus/ \;
- *        build-fuzz/fuzz_urdf -max_total_time=600 /tmp/corpus */
+ * Seeds: robots/ (the project's URDFs), tests/urdf_bad/ (scripts/fuzz.sh).
+ * Run: scripts/fuzz.sh urdf [--seconds N]; replayed by ctest fuzz_urdf. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <stdint.h>
