@@ -1,0 +1,417 @@
+"""The live view as a control panel (issue 26), driven over its WebSocket protocol with a raw client
+(the standard library only: socket, handshake, masked frames).
+
+Usage: test_live_control.py CASE TALUS ROBOTS_DIR
+Cases:
+  control  talus view of robots/talus_quadruped (stand): pause stops simulated time (two status
+           reads 1 s apart give the same time), step n advances exactly n steps (time n dt), speed
+           0.25 slows it to a quarter of real time, reset goes back to t = 0, a second
+           client cannot take control while the first holds it (and can once it left), malformed,
+           oversized and binary messages are dropped and counted, and a flood of them plus 50
+           concurrent connections leave the simulation running at its real-time rate; a PD target
+           sent as a param message reaches the joint, gain_scale 0.05 makes the robot sag.
+  force    robots/box (1 kg) falling far above the ground: a force message of F for T seconds changes
+           the box's momentum by F T (within 2 %), gravity's share unchanged.
+  trot     robots/talus_quadruped trotting with speed 0: the forward command sent as a param message
+           makes the base walk forward, and gain_scale reaches the PD.
+"""
+import base64
+import json
+import math
+import os
+import re
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+
+SKIP = 77
+failures = []
+
+
+def check(cond, msg):
+    print(("ok    " if cond else "FAIL  ") + msg, flush=True)
+    if not cond:
+        failures.append(msg)
+    return cond
+
+
+class Client:
+    """One WebSocket client of the live view: the scene first, then frames and status messages."""
+
+    def __init__(self, port, read_scene=True):
+        self.port = port
+        self.s = socket.create_connection(("127.0.0.1", port), timeout=20)
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.s.sendall((f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                        f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+                        "Sec-WebSocket-Protocol: talus\r\n\r\n").encode())
+        buf = b""
+        while b"\r\n\r\n" not in buf:
+            chunk = self.s.recv(4096)
+            if not chunk:
+                raise EOFError("the server closed during the handshake")
+            buf += chunk
+        head, self.rest = buf.split(b"\r\n\r\n", 1)
+        if b" 101 " not in head.split(b"\r\n")[0]:
+            raise RuntimeError(f"handshake refused: {head[:200]!r}")
+        self.scene = None
+        self.last_frame = None
+        self.last_status = None
+        self.params = None
+        if read_scene:
+            op, data = self.message(20)
+            self.scene = json.loads(data)
+
+    def _need(self, n, deadline):
+        while len(self.rest) < n:
+            self.s.settimeout(max(0.01, deadline - time.monotonic()))
+            chunk = self.s.recv(1 << 16)
+            if not chunk:
+                raise EOFError("connection closed")
+            self.rest += chunk
+        out, self.rest = self.rest[:n], self.rest[n:]
+        return out
+
+    def message(self, timeout):
+        """(opcode, payload) of the next whole message; socket.timeout when none came in time."""
+        deadline = time.monotonic() + timeout
+        data, first = b"", None
+        while True:
+            h = self._need(2, deadline)
+            fin, op, n = h[0] >> 7, h[0] & 15, h[1] & 127
+            if n == 126:
+                n = struct.unpack(">H", self._need(2, deadline))[0]
+            elif n == 127:
+                n = struct.unpack(">Q", self._need(8, deadline))[0]
+            p = self._need(n, deadline + 10)
+            first = op if first is None else first
+            data += p
+            if fin:
+                self._note(first, data)
+                return first, data
+
+    def _note(self, op, data):
+        if op == 2:
+            self.last_frame = data
+        elif op == 1 and self.scene is not None:
+            m = json.loads(data)
+            if m.get("type") == "status":
+                self.last_status = m
+            elif m.get("type") == "params":
+                self.params = m["params"]
+
+    def send_raw(self, payload, opcode=1):
+        mask = os.urandom(4)
+        n = len(payload)
+        head = bytes([0x80 | opcode])
+        if n < 126:
+            head += bytes([0x80 | n])
+        elif n < 65536:
+            head += bytes([0x80 | 126]) + struct.pack(">H", n)
+        else:
+            head += bytes([0x80 | 127]) + struct.pack(">Q", n)
+        self.s.sendall(head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+
+    def send(self, obj):
+        self.send_raw(json.dumps(obj).encode())
+
+    def ask(self, obj, timeout=10):
+        """Send a message and return the status message answering it."""
+        self.send(obj) if not isinstance(obj, (bytes, bytearray)) else self.send_raw(obj)
+        return self.answer(timeout)
+
+    def answer(self, timeout=10):
+        deadline = time.monotonic() + timeout
+        while True:
+            op, data = self.message(max(0.01, deadline - time.monotonic()))
+            if op == 1:
+                m = json.loads(data)
+                if m.get("type") == "status" and m.get("answer"):
+                    return m
+
+    def drain(self, seconds):
+        """Read every message for `seconds` (keeps the newest frame and status)."""
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            try:
+                self.message(end - time.monotonic())
+            except (socket.timeout, TimeoutError):
+                break
+
+    def close(self):
+        try:
+            self.send_raw(struct.pack(">H", 1000), opcode=8)
+        except OSError:
+            pass
+        self.s.close()
+
+
+def start(args):
+    p = subprocess.Popen([TALUS, *args, "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = p.stderr.readline()
+    while line.startswith("talus: warning"):
+        line = p.stderr.readline()
+    m = re.search(r"live view at http://127\.0\.0\.1:(\d+)/", line)
+    if not m:
+        p.kill()
+        p.wait()
+        raise RuntimeError(f"no address printed: {line!r}")
+    return p, int(m.group(1))
+
+
+def stop(p):
+    if p.poll() is None:
+        p.send_signal(2)
+        try:
+            p.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+    return p.returncode
+
+
+def frame_floats(c):
+    n = len(c.last_frame) // 4
+    return struct.unpack(f"<{n}f", c.last_frame)[2:]  # after the counter and the contact count (uint32)
+
+
+def sim_rate(c, seconds):
+    """Simulated seconds per wall second over `seconds`, from status answers."""
+    t0, w0 = c.ask({"type": "status"})["time"], time.monotonic()
+    time.sleep(seconds)
+    t1, w1 = c.ask({"type": "status"})["time"], time.monotonic()
+    return (t1 - t0) / (w1 - w0)
+
+
+# ---------------------------------------------------------------- cases
+
+def case_control():
+    urdf = os.path.join(ROBOTS, "talus_quadruped", "talus_quadruped.urdf")
+    p, port = start(["view", urdf])
+    try:
+        a = Client(port)
+        dt = a.scene["timestep"]
+        st = a.ask({"type": "hello"})
+        check(st["paused"] is False and st["error"] is None and st["control"] == "free",
+              f"hello is answered: running, nobody in control ({st['control']})")
+        check(a.params is not None and any(q["name"] == "gain_scale" for q in a.params),
+              f"the stand controller's parameters are listed ({len(a.params or [])})")
+        # pause: simulated time stands still
+        st = a.ask({"type": "pause"})
+        check(st["error"] is None and st["control"] == "you", "pause is accepted; this client controls")
+        time.sleep(0.2)
+        s1 = a.ask({"type": "status"})
+        time.sleep(1.0)
+        s2 = a.ask({"type": "status"})
+        check(s1["paused"] and s1["time"] == s2["time"] and s1["steps"] == s2["steps"],
+              f"paused: two reads 1 s apart give the same time ({s1['time']} s, {s2['time']} s)")
+        # step n: exactly n steps
+        n = 37
+        a.send({"type": "step", "n": n})
+        a.answer()
+        deadline = time.monotonic() + 10
+        s3 = s2
+        while time.monotonic() < deadline and s3["steps"] < s2["steps"] + n:
+            time.sleep(0.05)
+            s3 = a.ask({"type": "status"})
+        time.sleep(0.5)
+        s4 = a.ask({"type": "status"})
+        check(s4["steps"] - s2["steps"] == n and abs(s4["time"] - s2["time"] - n * dt) < 1e-9 and s4["paused"],
+              f"step {n}: exactly {s4['steps'] - s2['steps']} steps, {s4['time'] - s2['time']:.6f} s, still paused")
+        # a second client watches and cannot take control
+        b = Client(port)
+        sb = b.ask({"type": "hello"})
+        check(sb["control"] == "other", f"a second client sees another in control ({sb['control']})")
+        sb = b.ask({"type": "run"})
+        check(sb["error"] is not None and "controls" in sb["error"], f"its run is refused ({sb['error']})")
+        time.sleep(0.3)
+        check(a.ask({"type": "status"})["time"] == s4["time"], "the simulation stays paused")
+        # malformed, oversized and binary messages: dropped and counted, answered with the reason
+        bad = [b"not json", b"[1, 2]", b'{"type": 3}', b'{"type": "fly"}', b'{"type": "step", "n": -1}',
+               b'{"type": "step", "n": 1.5}', b'{"type": "step", "n": 1e300}', b'{"type": "speed", "factor": 1e9}',
+               b'{"type": "speed", "factor": "fast"}', b'{"type": "speed", "factor": NaN}',
+               b'{"type": "force", "body": "nope", "point": [0, 0, 0], "force": [1, 0, 0], "duration": 0.1}',
+               b'{"type": "force", "body": "base", "point": [0, 0], "force": [1, 0, 0], "duration": 0.1}',
+               b'{"type": "force", "body": "base", "point": [0, 0, 0], "force": [1e9, 0, 0], "duration": 0.1}',
+               b'{"type": "force", "body": "base", "point": [0, 0, 0], "force": [1, 0, 0], "duration": -1}',
+               b'{"type": "param", "name": "gain_scale", "value": 100}',
+               b'{"type": "param", "name": "no_such", "value": 1}',
+               b'{"type": "step", "n": 1' + b" " * 5000 + b"}"]
+        d0 = a.ask({"type": "status"})["dropped"]
+        errors = []
+        for m in bad:
+            errors.append(b.ask(m)["error"])
+        b.send_raw(b"\x00\x01\x02", opcode=2)
+        errors.append(b.answer()["error"])
+        d1 = a.ask({"type": "status"})["dropped"]
+        check(d1 - d0 == len(bad) + 1 and all(errors),
+              f"{len(bad) + 1} malformed / oversized / binary messages dropped and counted ({d1 - d0}), "
+              f"each answered with why (e.g. {errors[4]!r})")
+        check(a.ask({"type": "status"})["time"] == s4["time"], "none of them moved the simulation")
+        # a PD target reaches the joint
+        names = [q["name"] for q in a.params if q["name"].startswith("target:")]
+        joint = names[0] if names else None
+        q = None
+        if check(joint is not None, f"per-joint PD targets are listed ({len(names)})"):
+            q = next(x for x in a.params if x["name"] == joint)
+            target = q["value"] + 0.3 if q["value"] + 0.3 <= q["max"] else q["value"] - 0.3
+            st = a.ask({"type": "param", "name": joint, "value": target})
+            check(st["error"] is None, f"param {joint} = {target:.3f} accepted")
+            a.ask({"type": "step", "n": 1500})
+            time.sleep(1.5)
+            a.drain(0.3)
+            # the joint coordinate in the frame (the scene's joints: q offsets into joint_q)
+            jn = joint[len("target:"):]
+            qi = next(j["q"] for j in a.scene["joints"] if j["name"] == jn)
+            fl = frame_floats(a)
+            got = fl[a.scene["layout"]["joint_q"] + qi]
+            check(abs(got - target) < 0.05, f"the joint {jn} went to its new target ({got:.3f} vs {target:.3f} rad)")
+            # a gain change reaches the PD: at 5 % of the stiffness the robot sags under its weight
+            z0 = fl[a.scene["layout"]["poses"] + 2]
+            st = a.ask({"type": "param", "name": "gain_scale", "value": 0.05})
+            a.ask({"type": "step", "n": 1500})
+            time.sleep(1.5)
+            a.drain(0.3)
+            z1 = frame_floats(a)[a.scene["layout"]["poses"] + 2]
+            check(st["error"] is None and z1 < z0 - 0.02, f"gain_scale 0.05: the base sags ({z0:.3f} -> {z1:.3f} m)")
+            a.ask({"type": "param", "name": "gain_scale", "value": 1.0})
+        # run again under a flood of malformed messages and 50 more connections: the real-time rate holds
+        a.ask({"type": "run"})
+        flood_n = [0]
+
+        def flood():
+            end = time.monotonic() + 3.0
+            while time.monotonic() < end:
+                b.send_raw(b'{"type": "step", "n": "x"}')
+                flood_n[0] += 1
+                if flood_n[0] % 50 == 0:
+                    b.drain(0.005)
+        th = threading.Thread(target=flood)
+        many = []
+        for _ in range(50):
+            try:
+                many.append(Client(port, read_scene=False))
+            except (OSError, EOFError, RuntimeError) as e:
+                check(False, f"a connection was refused ({e})")
+                break
+        th.start()
+        rate = sim_rate(a, 2.0)
+        th.join()
+        check(0.85 < rate < 1.15, f"with 50 more connections and {flood_n[0]} malformed messages in flight, "
+                                  f"simulated time runs at {rate:.3f} x real time")
+        for c in many:
+            c.s.close()
+        b.drain(0.5)
+        st = a.ask({"type": "status"})
+        check(p.poll() is None and st["paused"] is False and st["dropped"] >= d1 + flood_n[0] * 0.9,
+              f"still running; the flood was counted ({st['dropped'] - d1} of {flood_n[0]})")
+        # speed: 0.25 x real time
+        a.ask({"type": "speed", "factor": 0.25})
+        rate = sim_rate(a, 1.0)
+        check(0.2 < rate < 0.3, f"speed 0.25: simulated time runs at {rate:.3f} x real time")
+        # reset: back to the initial state (time 0, steps 0), the joint target back to its start value
+        a.ask({"type": "pause"})
+        t_before = a.ask({"type": "status"})["time"]
+        a.ask({"type": "reset"})
+        time.sleep(0.3)
+        st = a.ask({"type": "status"})
+        a.drain(0.3)
+        check(st["time"] == 0 and st["steps"] == 0 and t_before > 1,
+              f"reset: from t = {t_before:.3f} s back to t = {st['time']} s, step {st['steps']}")
+        if joint:
+            back = next(x for x in a.params if x["name"] == joint)["value"]
+            check(abs(back - q["value"]) < 1e-9, f"reset: the controller is rebuilt ({joint} = {back:.3f})")
+        # once the controller leaves, another client may take control
+        a.close()
+        time.sleep(0.3)
+        sb = b.ask({"type": "pause"})
+        check(sb["error"] is None and sb["control"] == "you", f"after the first left, the second controls ({sb})")
+        b.close()
+    finally:
+        rc = stop(p)
+    check(rc == 0, f"talus view ended normally on Ctrl-C (exit {rc})")
+
+
+def case_force():
+    urdf = os.path.join(ROBOTS, "box", "box.urdf")
+    p, port = start(["view", urdf, "--base-pos", "0,0,2000", "--fps", "1000"])
+    try:
+        a = Client(port)
+        a.ask({"type": "pause"})
+        a.drain(0.3)
+        lay = a.scene["layout"]
+        dt = a.scene["timestep"]
+        f0 = frame_floats(a)
+        v0 = f0[lay["base_vel"]:lay["base_vel"] + 3]
+        pos = f0[lay["poses"]:lay["poses"] + 3]
+        F, T, n = 25.0, 0.1, 150
+        st = a.ask({"type": "force", "body": "box", "point": list(pos), "force": [F, -0.5 * F, 0], "duration": T})
+        check(st["error"] is None, f"force accepted ({st['error']})")
+        a.ask({"type": "step", "n": n})
+        time.sleep(1.0)
+        a.drain(0.3)
+        f1 = frame_floats(a)
+        v1 = f1[lay["base_vel"]:lay["base_vel"] + 3]
+        m = 1.0
+        dpx, dpy = m * (v1[0] - v0[0]), m * (v1[1] - v0[1])
+        check(abs(dpx - F * T) < 0.02 * F * T and abs(dpy + 0.5 * F * T) < 0.02 * 0.5 * F * T,
+              f"momentum change ({dpx:.4f}, {dpy:.4f}) N s = F T ({F * T:.4f}, {-0.5 * F * T:.4f}) within 2 %")
+        g = 9.81
+        check(abs((v1[2] - v0[2]) + g * n * dt) < 0.01 * g * n * dt,
+              f"vertical momentum change {v1[2] - v0[2]:.4f} N s: gravity's alone ({-g * n * dt:.4f})")
+        a.close()
+    finally:
+        stop(p)
+
+
+def case_trot():
+    urdf = os.path.join(ROBOTS, "talus_quadruped", "talus_quadruped.urdf")
+    p, port = start(["view", urdf, "--controller", "trot:speed=0"])
+    try:
+        a = Client(port)
+        a.ask({"type": "hello"})
+        a.drain(0.2)
+        names = [q["name"] for q in a.params or []]
+        check("speed" in names and "gain_scale" in names, f"trot lists speed and gain_scale ({names})")
+        lay = a.scene["layout"]
+
+        def base_x():
+            a.drain(0.1)
+            return frame_floats(a)[lay["poses"]], a.last_status["time"] if a.last_status else None
+
+        time.sleep(2.0)
+        x0, _ = base_x()
+        t0 = a.ask({"type": "status"})["time"]
+        time.sleep(1.5)
+        x1, _ = base_x()
+        t1 = a.ask({"type": "status"})["time"]
+        v_still = (x1 - x0) / (t1 - t0)
+        st = a.ask({"type": "param", "name": "speed", "value": 0.5})
+        check(st["error"] is None, "param speed = 0.5 accepted")
+        time.sleep(2.5)
+        x2, _ = base_x()
+        t2 = a.ask({"type": "status"})["time"]
+        time.sleep(2.0)
+        x3, _ = base_x()
+        t3 = a.ask({"type": "status"})["time"]
+        v_walk = (x3 - x2) / (t3 - t2)
+        check(abs(v_still) < 0.1 and v_walk > 0.3,
+              f"speed command 0 -> 0.5 m/s: base speed {v_still:.3f} -> {v_walk:.3f} m/s")
+        a.close()
+    finally:
+        stop(p)
+
+
+CASES = {"control": case_control, "force": case_force, "trot": case_trot}
+
+if __name__ == "__main__":
+    if len(sys.argv) != 4 or sys.argv[1] not in CASES:
+        print(__doc__)
+        sys.exit(2)
+    case, TALUS, ROBOTS = sys.argv[1], sys.argv[2], sys.argv[3]
+    CASES[case]()
+    print(f"{case}: {len(failures)} failure(s)")
+    sys.exit(1 if failures else 0)
