@@ -275,7 +275,10 @@ size_t tl_ctl_status_json(tl_live_control *c, const char *error, int control, in
 
 char *tl_ctl_params_json(tl_live_control *c, size_t *len, long long *version) {
   pthread_mutex_lock(&c->lock);
-  size_t cap = 64 + (size_t)c->nparam * 260;
+  size_t nb = 0; /* bodies of every system: their masses go along (the page scales its drag force by them) */
+  for (int i = 0; i < tl_world_nsystem(c->world); ++i)
+    nb += (size_t)tl_model_nbody(tl_system_model(tl_world_system((tl_world *)c->world, i))) + 1;
+  size_t cap = 64 + (size_t)c->nparam * 520 + nb * 48; /* above the longest entries: snprintf never truncates */
   char *buf = malloc(cap);
   if (buf) {
     size_t k = (size_t)snprintf(buf, cap, "{\"type\":\"params\",\"params\":[");
@@ -289,6 +292,17 @@ char *tl_ctl_params_json(tl_live_control *c, size_t *len, long long *version) {
       jnum(v, sizeof v, p->value);
       k += (size_t)snprintf(buf + k, cap - k, "%s{\"name\":\"%s\",\"unit\":\"%s\",\"min\":%s,\"max\":%s,\"value\":%s}",
                             i ? "," : "", name, unit, lo, hi, v);
+    }
+    k += (size_t)snprintf(buf + k, cap - k, "],\"masses\":[");
+    for (int i = 0; i < tl_world_nsystem(c->world); ++i) {
+      const tl_model *m = tl_system_model(tl_world_system((tl_world *)c->world, i));
+      k += (size_t)snprintf(buf + k, cap - k, "%s[", i ? "," : "");
+      for (int b = 0; b < tl_model_nbody(m); ++b) {
+        char x[40];
+        jnum(x, sizeof x, tl_model_body_mass(m, b));
+        k += (size_t)snprintf(buf + k, cap - k, "%s%s", b ? "," : "", x);
+      }
+      k += (size_t)snprintf(buf + k, cap - k, "]");
     }
     k += (size_t)snprintf(buf + k, cap - k, "]}");
     *len = k;

@@ -48,7 +48,7 @@ int tl_ctl_pop(tl_live_control *c, tl_viewer_event *event);
  * count, error (NULL: null), control (1: this client controls, 0: another one does, -1: nobody,
  * 2: shared control), answer (1: in answer to a message, 0: periodic). Returns its length (< cap, truncated never: cap >= TL_CTL_STATUS_CAP). */
 size_t tl_ctl_status_json(tl_live_control *c, const char *error, int control, int answer, char *buf, size_t cap);
-/* The "params" message into a malloc'ed string (*len bytes), NULL if out of memory; *version
+/* The "params" message (the declared parameters, and "masses": each system's body masses, kg) into a malloc'ed string (*len bytes), NULL if out of memory; *version
  * receives the parameter list's version (starts at 0, each tl_viewer_set_params adds 1). */
 char *tl_ctl_params_json(tl_live_control *c, size_t *len, long long *version);
 /* The parameter list's version. */
