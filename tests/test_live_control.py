@@ -1,7 +1,7 @@
 """The live view as a control panel (issue 26), driven over its WebSocket protocol with a raw client
 (the standard library only: socket, handshake, masked frames).
 
-Usage: test_live_control.py CASE TALUS ROBOTS_DIR
+Usage: test_live_control.py CASE TALUS ROBOTS_DIR [PYTHON_DIR]
 Cases:
   control  talus view of robots/talus_quadruped (stand): pause stops simulated time (two status
            reads 1 s apart give the same time), step n advances exactly n steps (time n dt), speed
@@ -13,7 +13,9 @@ Cases:
   force    robots/box (1 kg) falling far above the ground: a force message of F for T seconds changes
            the box's momentum by F T (within 2 %), gravity's share unchanged.
   trot     robots/talus_quadruped trotting with speed 0: the forward command sent as a param message
-           makes the base walk forward, and gain_scale reaches the PD.
+           makes the base walk forward.
+  python   talus.Viewer(world).run(controller_fn) in Python (PYTHON_DIR: the built package's folder):
+           pause, step n, a push of the box (impulse F T), a slider value reaching the controller.
 """
 import base64
 import json
@@ -405,10 +407,75 @@ def case_trot():
         stop(p)
 
 
-CASES = {"control": case_control, "force": case_force, "trot": case_trot}
+PY_SCRIPT = r"""
+import sys, numpy as np
+sys.path.insert(0, sys.argv[1])
+import talus
+model = talus.Model.from_urdf(sys.argv[2])
+world = talus.World(gravity=(0, 0, -9.81))
+box = world.add_system(model)
+q = box.q.copy(); q[2] = 2000.0
+box.set_state(q, np.zeros(box.nv))
+seen = []
+viewer = talus.Viewer(world)
+print(viewer.port, flush=True)
+def controller(w):  # a force along z equal to the slider "lift" (N): shows the value reaches it
+    box.add_external_force(0, np.array([0.0, 0.0, viewer.params.get("lift", 0.0)]))
+n = viewer.run(controller, duration=4.0, params=[("lift", 0.0, 20.0, 0.0, "N")], on_param=lambda k, v: seen.append((k, v)))
+print("steps", n, "params", seen, flush=True)
+viewer.close()
+"""
+
+
+def case_python():
+    if len(sys.argv) < 5 or not os.path.isdir(os.path.join(sys.argv[4], "talus")):
+        print("SKIPPED: the Python package is not built (no PYTHON_DIR/talus)")
+        sys.exit(SKIP)
+    py = os.environ.get("TALUS_PYTHON", "/usr/bin/python3")
+    p = subprocess.Popen([py, "-c", PY_SCRIPT, sys.argv[4], os.path.join(ROBOTS, "box", "box.urdf")],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        port = int(p.stdout.readline())
+        a = Client(port)
+        st = a.ask({"type": "hello"})
+        a.drain(0.2)
+        check(a.params and a.params[0]["name"] == "lift", f"the script's slider is listed ({a.params})")
+        a.ask({"type": "pause"})
+        time.sleep(0.3)
+        s1 = a.ask({"type": "status"})
+        time.sleep(1.0)
+        s2 = a.ask({"type": "status"})
+        check(s1["paused"] and s1["time"] == s2["time"], f"paused: the time stands at {s1['time']} s")
+        lay, dt = a.scene["layout"], a.scene["timestep"]
+        a.drain(0.2)
+        v0 = frame_floats(a)[lay["base_vel"]:lay["base_vel"] + 3]
+        pos = frame_floats(a)[lay["poses"]:lay["poses"] + 3]
+        F, T, n = 10.0, 0.05, 80
+        a.ask({"type": "force", "body": "box", "point": list(pos), "force": [F, 0, 0], "duration": T})
+        a.ask({"type": "param", "name": "lift", "value": 9.81})  # cancels gravity on the 1 kg box
+        a.ask({"type": "step", "n": n})
+        time.sleep(1.0)
+        s3 = a.ask({"type": "status"})
+        a.drain(0.3)
+        v1 = frame_floats(a)[lay["base_vel"]:lay["base_vel"] + 3]
+        check(s3["steps"] - s2["steps"] == n and abs(s3["time"] - s2["time"] - n * dt) < 1e-9,
+              f"step {n}: {s3['steps'] - s2['steps']} steps")
+        check(abs(v1[0] - v0[0] - F * T) < 0.02 * F * T, f"the push: momentum change {v1[0] - v0[0]:.4f} N s = F T {F * T}")
+        check(abs(v1[2] - v0[2]) < 1e-3, f"the slider reached the controller: lift 9.81 N holds the box ({v1[2] - v0[2]:.5f} m/s)")
+        a.ask({"type": "run"})
+        a.close()
+        out, err = p.communicate(timeout=30)
+        check(p.returncode == 0 and "('lift', 9.81)" in out, f"run() returned, on_param saw the slider ({out.strip()[-120:]} {err.strip()[-300:]})")
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+
+CASES = {"control": case_control, "force": case_force, "trot": case_trot, "python": case_python}
 
 if __name__ == "__main__":
-    if len(sys.argv) != 4 or sys.argv[1] not in CASES:
+    if len(sys.argv) not in (4, 5) or sys.argv[1] not in CASES:
         print(__doc__)
         sys.exit(2)
     case, TALUS, ROBOTS = sys.argv[1], sys.argv[2], sys.argv[3]

@@ -294,12 +294,24 @@ static void live_force(cli_sim *s, const tl_viewer_event *ev) {
   p->left = n < 1 ? 1 : n;
 }
 
+/* A frame of the current state to the page now (the schedule of frames unchanged). */
+static void live_show_now(cli_sim *s) {
+  tl_error err;
+  memset(&err, 0, sizeof err);
+  if (tl_recorder_time(s->rec) == tl_world_time(s->world)) return; /* already shown */
+  if (tl_recorder_capture(s->rec, &err) != TL_OK) return live_warn("frame", &err);
+  tl_viewer_publish(s->viewer, s->rec);
+}
+
 static void live_event(cli_sim *s, const tl_viewer_event *ev, long long *k) {
   struct cli_live *L = s->live;
   tl_error err;
   memset(&err, 0, sizeof err);
   switch (ev->type) {
-  case TL_VIEWER_EVENT_PAUSE: L->paused = 1, L->budget = 0; break;
+  case TL_VIEWER_EVENT_PAUSE:
+    L->paused = 1, L->budget = 0;
+    live_show_now(s); /* the page shows where it stopped */
+    break;
   case TL_VIEWER_EVENT_RUN: L->paused = 0, L->budget = 0, live_rebase(s); break;
   case TL_VIEWER_EVENT_STEP: L->paused = 1, L->budget += ev->n; break;
   case TL_VIEWER_EVENT_SPEED: L->speed = ev->factor, live_rebase(s); break;
@@ -407,6 +419,7 @@ tl_status cli_rec_step(cli_sim *s, tl_error *err) {
     L->steps++;
     speed = L->paused ? 0.0 : L->speed; /* steps asked for while paused: at once */
     double now = cli_now();
+    if (L->paused && L->budget == 0) live_show_now(s); /* the last of the steps asked for: shown */
     if (now - L->status_wall >= CLI_LIVE_STATUS_PERIOD || (L->paused && L->budget == 0)) live_status(s, now);
   }
   if (speed > 0) {
