@@ -14,6 +14,10 @@ Cases:
            the box's momentum by F T (within 2 %), gravity's share unchanged.
   trot     robots/talus_quadruped trotting with speed 0: the forward command sent as a param message
            makes the base walk forward.
+  page     the live page in headless Chromium (DevTools protocol, tests/viewer_cdp.py): its control panel
+           is built (sliders from the parameter list), its pause button pauses the simulation, and a
+           Ctrl-drag on the falling box sends a spring force whose impulse over 20 steps is the box's
+           momentum change (within 3 %); releasing ends it. Skipped (77) without chromium.
   python   talus.Viewer(world).run(controller_fn) in Python (PYTHON_DIR: the built package's folder):
            pause, step n, a push of the box (impulse F T), a slider value reaching the controller.
 """
@@ -407,6 +411,85 @@ def case_trot():
         stop(p)
 
 
+def chromium():
+    import shutil
+    for c in (os.environ.get("TALUS_CHROMIUM"), "/usr/bin/chromium", shutil.which("chromium"),
+              shutil.which("chromium-browser")):
+        if c and os.access(c, os.X_OK):
+            return c
+    return None
+
+
+def case_page():
+    browser_path = chromium()
+    if not browser_path:
+        print("SKIPPED: chromium is absent")
+        sys.exit(SKIP)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from viewer_cdp import Browser
+
+    urdf = os.path.join(ROBOTS, "box", "box.urdf")
+    p, port = start(["view", urdf, "--base-pos", "0,0,2000", "--fps", "1000", "--shared-control"])
+    b = Browser(browser_path)
+    try:
+        got, err = b.open(f"http://127.0.0.1:{port}/", timeout=60)
+        check(got is not None and err is None, f"the live page draws frames (error {err})")
+        b.pump(1.0)
+        check(b.evaluate("!!document.getElementById('live-run') && !!document.getElementById('live-status')"),
+              "the control panel is built")
+        check(b.evaluate("!!document.querySelector('#live-params input[data-param=gain_scale]')"),
+              "a slider for the stand controller's gain_scale, built from the parameter list")
+        b.evaluate("document.getElementById('live-run').click()")
+        b.pump(1.0)
+        st = json.loads(b.evaluate("document.body.getAttribute('data-talus-status')") or "{}")
+        check(st.get("paused") is True, f"the page's pause button paused the simulation ({st})")
+        a = Client(port)
+        s1 = a.ask({"type": "status"})
+        check(s1["paused"], "a script sees it paused too")
+        a.drain(0.2)
+        lay, dt = a.scene["layout"], a.scene["timestep"]
+        v0 = frame_floats(a)[lay["base_vel"]:lay["base_vel"] + 3]
+        b.pump(0.3)
+        x, y = b.evaluate("__talusLive.screenOf(0, 0)")
+        b.call("Input.dispatchMouseEvent", type="mousePressed", x=x, y=y, button="left", buttons=1, clickCount=1,
+               modifiers=2)
+        b.call("Input.dispatchMouseEvent", type="mouseMoved", x=x + 60, y=y - 20, button="left", buttons=1, modifiers=2)
+        b.pump(0.4)
+        f = b.evaluate("__talusLive.lastForce")
+        F = f["force"] if f else [0, 0, 0]
+        check(f is not None and f["body"] == "box" and f.get("id") == 1 and math.hypot(*F) > 1,
+              f"Ctrl-drag on the box sends a spring force ({F})")
+        n = 20
+        a.ask({"type": "step", "n": n})
+        time.sleep(0.6)
+        a.drain(0.2)
+        v1 = frame_floats(a)[lay["base_vel"]:lay["base_vel"] + 3]
+        dp = [v1[i] - v0[i] + (9.81 * n * dt if i == 2 else 0) for i in range(3)]  # 1 kg; gravity's share out
+        want = [F[i] * n * dt for i in range(3)]
+        err_rel = math.dist(dp, want) / math.hypot(*want)
+        check(err_rel < 0.03, f"the drag's impulse over {n} steps: momentum change {[round(v, 4) for v in dp]} "
+                              f"vs F n dt {[round(v, 4) for v in want]} ({100 * err_rel:.1f} %)")
+        b.call("Input.dispatchMouseEvent", type="mouseReleased", x=x + 60, y=y - 20, button="left", buttons=0,
+               modifiers=2)
+        b.pump(0.3)
+        f = b.evaluate("__talusLive.lastForce")
+        check(f is not None and math.hypot(*f["force"]) == 0, "releasing ends the pull (a zero force)")
+        a.drain(0.2)
+        v2 = frame_floats(a)[lay["base_vel"]:lay["base_vel"] + 3]
+        a.ask({"type": "step", "n": n})
+        time.sleep(0.6)
+        a.drain(0.2)
+        v3 = frame_floats(a)[lay["base_vel"]:lay["base_vel"] + 3]
+        check(abs(v3[0] - v2[0]) < 1e-4 and abs(v3[1] - v2[1]) < 1e-4,
+              f"after the release no horizontal force ({v3[0] - v2[0]:.2e}, {v3[1] - v2[1]:.2e} m/s)")
+        errors = [m for m in b.messages() if m[0] in ("error", "assert", "exception")]
+        check(not errors, f"no console error in the live page ({errors[:2]})")
+        a.close()
+    finally:
+        b.close()
+        stop(p)
+
+
 PY_SCRIPT = r"""
 import sys, numpy as np
 sys.path.insert(0, sys.argv[1])
@@ -472,7 +555,7 @@ def case_python():
             p.wait()
 
 
-CASES = {"control": case_control, "force": case_force, "trot": case_trot, "python": case_python}
+CASES = {"control": case_control, "force": case_force, "trot": case_trot, "page": case_page, "python": case_python}
 
 if __name__ == "__main__":
     if len(sys.argv) not in (4, 5) or sys.argv[1] not in CASES:

@@ -32,6 +32,7 @@ export class LiveControl {
   }
 
   send(msg) {
+    if (msg.type === 'force') this.lastForce = msg;
     if (this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(msg));
   }
 
@@ -153,6 +154,16 @@ export class LiveControl {
       return { group: o, system: si, body: b, name: d.systems[si].bodies[b], mass: mass > 0 ? mass : 1 };
     }
     return null;
+  }
+
+  // Screen position (CSS pixels in the page) of a body's origin: tests drag there.
+  screenOf(system, body) {
+    const w = this.v.world, s = this.data.systems[system];
+    const p = new THREE.Vector3();
+    w.bodies[s.body0 + body].group.getWorldPosition(p);
+    p.project(w.camera);
+    const r = w.renderer.domElement.getBoundingClientRect();
+    return [r.left + ((p.x + 1) / 2) * r.width, r.top + ((1 - p.y) / 2) * r.height];
   }
 
   kickBase() {

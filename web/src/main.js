@@ -272,6 +272,7 @@ function startLive() {
         v = new Viewer(data, new LiveFrames(data.layout.floats), true);
         v.setPlaying(true);
         control = new LiveControl(v, ws); // the live page drives the simulation; recordings stay viewers
+        window.__talusLive = control; // for tests (tests/test_live_control.py page)
         return;
       }
       if (!v) return;
