@@ -192,6 +192,8 @@ export class LiveControl {
     };
     this.arrow = new THREE.ArrowHelper(new THREE.Vector3(1, 0, 0), new THREE.Vector3(), 1, 0xd03030);
     this.arrow.visible = false;
+    for (const m of [this.arrow.line.material, this.arrow.cone.material]) m.depthTest = false; // seen through the body
+    this.arrow.renderOrder = 10;
     w.scene.add(this.arrow);
     let drag = null, timer = null;
     const anchor = () => drag.group.localToWorld(drag.local.clone());
@@ -201,7 +203,7 @@ export class LiveControl {
       const f = release ? new THREE.Vector3() : d.clone().multiplyScalar(DRAG_STIFFNESS * drag.mass);
       const len = d.length();
       this.arrow.visible = !release && len > 1e-4;
-      if (this.arrow.visible) this.arrow.position.copy(p), this.arrow.setDirection(d.clone().normalize()), this.arrow.setLength(len, Math.min(0.05, len / 3));
+      if (this.arrow.visible) this.arrow.position.copy(p), this.arrow.setDirection(d.clone().normalize()), this.arrow.setLength(len, Math.min(0.1, len / 3), Math.min(0.06, len / 5));
       w.dirty = true;
       if (f.length() > 1e5) f.setLength(1e5);
       this.send({ type: 'force', id: 1, system: drag.system, body: drag.name, point: p.toArray(), force: f.toArray(),
