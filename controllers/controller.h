@@ -130,7 +130,9 @@ double tl_controller_tracking_error(const tl_controller *c);
  *              (rad or m) for each revolute / prismatic joint: its PD target,
  *              within the joint's limits (unlimited: -pi .. pi rad, -1 .. 1 m);
  *   trot       speed (the forward command, m/s, -1 .. 1.5; ramped as at the
- *              start), gain_scale (joint kp and kd);
+ *              start), lateral (m/s, -0.5 .. 0.5, + left) and yaw_rate (rad/s,
+ *              -1 .. 1, + counter-clockwise): tl_trot_set_command; gain_scale
+ *              (joint kp and kd);
  *   impedance  gain_scale (K and D), target:JOINT as stand;
  *   osc        center_x / center_y / center_z (the circle's centre, world m,
  *              the start value +- 0.5 m), radius (m, 0 .. 0.3);

@@ -12,6 +12,8 @@
 #define GAIN_SCALE_MAX 4.0
 #define TROT_SPEED_MIN -1.0
 #define TROT_SPEED_MAX 1.5
+#define TROT_LATERAL_MAX 0.5
+#define TROT_YAW_RATE_MAX 1.0
 #define OSC_CENTER_SPAN 0.5
 #define OSC_RADIUS_MAX 0.3
 #define CTRL_PI 3.14159265358979323846
@@ -81,6 +83,8 @@ int tl_controller_params(const tl_controller *c, tl_controller_tunable *out, int
     break;
   case TL_CONTROLLER_TROT:
     add(&l, "speed", "m/s", TROT_SPEED_MIN, TROT_SPEED_MAX, c->trot.p.speed);
+    add(&l, "lateral", "m/s", -TROT_LATERAL_MAX, TROT_LATERAL_MAX, c->trot.lateral_cmd);
+    add(&l, "yaw_rate", "rad/s", -TROT_YAW_RATE_MAX, TROT_YAW_RATE_MAX, c->trot.yaw_rate_cmd);
     add(&l, "gain_scale", "", GAIN_SCALE_MIN, GAIN_SCALE_MAX, c->gain_scale);
     break;
   case TL_CONTROLLER_IMPEDANCE:
@@ -157,7 +161,10 @@ tl_status tl_controller_set_param(tl_controller *c, const char *name, double val
     c->stand.q_target[target_index(tl_system_model(c->stand.sys), name)] = value;
     return tl_stand_update(&c->stand, err);
   }
-  case TL_CONTROLLER_TROT: return tl_trot_set_speed(&c->trot, value, err);
+  case TL_CONTROLLER_TROT:
+    if (strcmp(name, "lateral") == 0) return tl_trot_set_command(&c->trot, value, c->trot.yaw_rate_cmd, err);
+    if (strcmp(name, "yaw_rate") == 0) return tl_trot_set_command(&c->trot, c->trot.lateral_cmd, value, err);
+    return tl_trot_set_speed(&c->trot, value, err);
   case TL_CONTROLLER_IMPEDANCE:
     c->imp.q_d[target_index(tl_system_model(c->imp.sys), name)] = value;
     return TL_OK;

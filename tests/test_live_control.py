@@ -13,7 +13,8 @@ Cases:
   force    robots/box (1 kg) falling far above the ground: a force message of F for T seconds changes
            the box's momentum by F T (within 2 %), gravity's share unchanged.
   trot     robots/talus_quadruped trotting with speed 0: the forward command sent as a param message
-           makes the base walk forward.
+           makes the base walk forward, yaw_rate turns it at about the rate asked, lateral walks it
+           sideways.
   page     the live page in headless Chromium (DevTools protocol, tests/viewer_cdp.py): its control panel
            is built (sliders from the parameter list), its pause button pauses the simulation, and a
            Ctrl-drag on the falling box sends a spring force whose impulse over 20 steps is the box's
@@ -381,7 +382,7 @@ def case_trot():
         a.ask({"type": "hello"})
         a.drain(0.2)
         names = [q["name"] for q in a.params or []]
-        check("speed" in names and "gain_scale" in names, f"trot lists speed and gain_scale ({names})")
+        check({"speed", "lateral", "yaw_rate", "gain_scale"} <= set(names), f"trot lists its commands and gain_scale ({names})")
         lay = a.scene["layout"]
 
         def base_x():
@@ -406,6 +407,34 @@ def case_trot():
         v_walk = (x3 - x2) / (t3 - t2)
         check(abs(v_still) < 0.1 and v_walk > 0.3,
               f"speed command 0 -> 0.5 m/s: base speed {v_still:.3f} -> {v_walk:.3f} m/s")
+
+        def yaw():
+            a.drain(0.1)
+            o = lay["poses"]
+            x, y, z, w = frame_floats(a)[o + 3:o + 7]
+            return math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
+
+        # turning: yaw_rate 0.6 rad/s (forward speed on) turns the heading at about that rate
+        st = a.ask({"type": "param", "name": "yaw_rate", "value": 0.6})
+        time.sleep(1.0)
+        y0, t0 = yaw(), a.ask({"type": "status"})["time"]
+        time.sleep(2.0)
+        y1, t1 = yaw(), a.ask({"type": "status"})["time"]
+        rate = math.remainder(y1 - y0, 2 * math.pi) / (t1 - t0)
+        check(st["error"] is None and 0.4 < rate < 0.8, f"yaw_rate command 0.6 rad/s: the heading turns at {rate:.3f} rad/s")
+        # sideways: lateral 0.3 m/s with no forward speed and no turning
+        a.ask({"type": "param", "name": "yaw_rate", "value": 0.0})
+        a.ask({"type": "param", "name": "speed", "value": 0.0})
+        st = a.ask({"type": "param", "name": "lateral", "value": 0.3})
+        time.sleep(2.5)
+        a.drain(0.1)
+        p0, h0, t0 = frame_floats(a)[lay["poses"]:lay["poses"] + 2], yaw(), a.ask({"type": "status"})["time"]
+        time.sleep(2.0)
+        a.drain(0.1)
+        p1, t1 = frame_floats(a)[lay["poses"]:lay["poses"] + 2], a.ask({"type": "status"})["time"]
+        d = [(p1[i] - p0[i]) / (t1 - t0) for i in range(2)]
+        side = -math.sin(h0) * d[0] + math.cos(h0) * d[1]  # along the heading's left
+        check(st["error"] is None and 0.2 < side < 0.4, f"lateral command 0.3 m/s: sideways speed {side:.3f} m/s")
         a.close()
     finally:
         stop(p)

@@ -235,7 +235,7 @@ const char cli_usage_view[] =
     "\n"
     "The page is a control panel: run / pause, step 1 / N, speed (0.05x .. 4x, max),\n"
     "reset, kick, Ctrl-drag a body to pull it, the controller's parameters as\n"
-    "sliders, arrow keys for trot's speed (docs/viewer.md).\n"
+    "sliders, arrow keys for trot's commands (docs/viewer.md).\n"
     "The address is printed on stderr: 'talus: live view at http://HOST:PORT/'.\n";
 
 const char cli_usage_dynamics[] =

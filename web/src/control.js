@@ -123,12 +123,17 @@ export class LiveControl {
     this.send({ type: 'param', name, value: v });
   }
 
-  // Arrow keys: trot's forward command (up / down); space: run / pause.
+  // Arrow keys: trot's commands (up / down: forward speed; left / right: yaw rate, with shift:
+  // sideways speed); space: run / pause.
   key(e) {
     if (e.target && e.target.tagName === 'INPUT' && e.target.type !== 'range') return;
-    const sp = this.sliders && this.sliders.get('speed');
-    if (sp && (e.key === 'ArrowUp' || e.key === 'ArrowDown')) {
-      this.setParam('speed', Number(sp.s.value) + (e.key === 'ArrowUp' ? 0.1 : -0.1));
+    const has = (n) => this.sliders && this.sliders.has(n);
+    const bump = (n, d) => this.setParam(n, Number(this.sliders.get(n).s.value) + d);
+    const arrows = { ArrowUp: ['speed', 0.1], ArrowDown: ['speed', -0.1],
+      ArrowLeft: [e.shiftKey ? 'lateral' : 'yaw_rate', 0.1], ArrowRight: [e.shiftKey ? 'lateral' : 'yaw_rate', -0.1] };
+    const a = arrows[e.key];
+    if (a && has(a[0])) {
+      bump(a[0], a[1]);
       e.preventDefault();
       e.stopPropagation();
     } else if (e.key === ' ') {
