@@ -319,6 +319,25 @@ def case_control():
         a.ask({"type": "speed", "factor": 0.25})
         rate = sim_rate(a, 1.0)
         check(0.2 < rate < 0.3, f"speed 0.25: simulated time runs at {rate:.3f} x real time")
+        # saved states: save at t1, run on, restore: back to t1 exactly
+        a.ask({"type": "pause"})
+        sv = a.ask({"type": "snapshot"})
+        time.sleep(0.2)
+        st = a.ask({"type": "status"})
+        t_saved = st["time"]
+        check(sv["error"] is None and st["snapshots"] and st["snapshots"][-1] == t_saved,
+              f"snapshot: the saved state is listed at t = {t_saved} s ({st['snapshots']})")
+        a.ask({"type": "step", "n": 500})
+        time.sleep(0.8)
+        t_on = a.ask({"type": "status"})["time"]
+        a.ask({"type": "restore", "index": len(st["snapshots"]) - 1})
+        time.sleep(0.3)
+        st2 = a.ask({"type": "status"})
+        check(abs(t_on - t_saved - 0.5) < 1e-9 and st2["time"] == t_saved and st2["steps"] == st["steps"],
+              f"restore: from t = {t_on:.3f} s back to the saved t = {st2['time']} s (step {st2['steps']})")
+        bad_restore = a.ask({"type": "restore", "index": 5})
+        check(bad_restore["error"] is not None, f"restoring a state never saved is refused ({bad_restore['error']})")
+        a.ask({"type": "run"})
         # reset: back to the initial state (time 0, steps 0), the joint target back to its start value
         a.ask({"type": "pause"})
         t_before = a.ask({"type": "status"})["time"]

@@ -184,7 +184,9 @@ typedef enum tl_viewer_event_type {
   TL_VIEWER_EVENT_SPEED = 4, /* pace simulated time at `factor` x real time */
   TL_VIEWER_EVENT_RESET = 5, /* back to the initial state */
   TL_VIEWER_EVENT_FORCE = 6, /* push a body */
-  TL_VIEWER_EVENT_PARAM = 7  /* set a declared parameter (tl_viewer_set_params) */
+  TL_VIEWER_EVENT_PARAM = 7, /* set a declared parameter (tl_viewer_set_params) */
+  TL_VIEWER_EVENT_SNAPSHOT = 8, /* save the current state (listed in the status, tl_viewer_status.snapshot_time) */
+  TL_VIEWER_EVENT_RESTORE = 9   /* restore saved state number n (0 = the oldest listed) */
 } tl_viewer_event_type;
 
 /* Steps one step message may ask for, at most. */
@@ -196,10 +198,12 @@ typedef enum tl_viewer_event_type {
 #define TL_VIEWER_MAX_FORCE 1e5
 #define TL_VIEWER_MAX_POINT 1e4
 #define TL_VIEWER_MAX_DURATION 10.0
+/* Saved states a status lists at most. */
+#define TL_VIEWER_MAX_SNAPSHOTS 8
 
 typedef struct tl_viewer_event {
   tl_viewer_event_type type;
-  long long n;      /* STEP: 1 .. TL_VIEWER_MAX_STEP */
+  long long n;      /* STEP: 1 .. TL_VIEWER_MAX_STEP; RESTORE: 0 .. nsnapshot - 1 of the last status */
   double factor;    /* SPEED: TL_VIEWER_MIN_SPEED .. TL_VIEWER_MAX_SPEED, or 0: as fast as possible */
   int system, body; /* FORCE: the system (index in the world) and body (tl_model_body_index of the link) */
   int id;           /* FORCE: 0, or 1 .. 15: this force replaces the one before with the same id (a drag) */
@@ -223,6 +227,8 @@ typedef struct tl_viewer_status {
   double speed;    /* real-time factor asked for; 0: as fast as possible */
   double rtf;      /* real-time factor measured (simulated s per wall s), NAN if unknown */
   tl_solver_stats solver; /* of the last step */
+  int nsnapshot;   /* states saved (SNAPSHOT events kept), 0 .. TL_VIEWER_MAX_SNAPSHOTS */
+  double snapshot_time[TL_VIEWER_MAX_SNAPSHOTS]; /* their simulated times, s, oldest first */
 } tl_viewer_status;
 /* Publish the simulation's status (a copy; cheap, never blocks). */
 void tl_viewer_set_status(tl_viewer *viewer, const tl_viewer_status *status);

@@ -68,6 +68,8 @@ static PyObject *event_dict(const tl_viewer_event *e) {
   case TL_VIEWER_EVENT_PAUSE: return Py_BuildValue("{ss}", "type", "pause");
   case TL_VIEWER_EVENT_RUN: return Py_BuildValue("{ss}", "type", "run");
   case TL_VIEWER_EVENT_RESET: return Py_BuildValue("{ss}", "type", "reset");
+  case TL_VIEWER_EVENT_SNAPSHOT: return Py_BuildValue("{ss}", "type", "snapshot");
+  case TL_VIEWER_EVENT_RESTORE: return Py_BuildValue("{sssL}", "type", "restore", "index", e->n);
   case TL_VIEWER_EVENT_STEP: return Py_BuildValue("{sssL}", "type", "step", "n", e->n);
   case TL_VIEWER_EVENT_SPEED: return Py_BuildValue("{sssd}", "type", "speed", "factor", e->factor);
   case TL_VIEWER_EVENT_PARAM: return Py_BuildValue("{sssssd}", "type", "param", "name", e->name, "value", e->value);
@@ -120,15 +122,27 @@ static PyObject *viewer_rewind(tlpy_viewer *self, PyObject *unused) {
 }
 
 static PyObject *viewer_set_status(tlpy_viewer *self, PyObject *args, PyObject *kw) {
-  static char *names[] = {"time", "steps", "paused", "speed", "rtf", NULL};
+  static char *names[] = {"time", "steps", "paused", "speed", "rtf", "snapshots", NULL};
   tl_viewer_status s;
   memset(&s, 0, sizeof s);
   s.speed = 1.0;
   s.rtf = NAN;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "dL|pdd:set_status", names, &s.time, &s.steps, &s.paused, &s.speed,
-                                   &s.rtf))
+  PyObject *snaps = NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "dL|pddO:set_status", names, &s.time, &s.steps, &s.paused, &s.speed,
+                                   &s.rtf, &snaps))
     return NULL;
   if (open_or_raise(self)) return NULL;
+  if (snaps && snaps != Py_None) { /* the saved states' times, oldest first */
+    PyObject *seq = PySequence_Fast(snaps, "set_status: snapshots must be a list of times");
+    if (!seq) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    for (Py_ssize_t i = 0; i < n && i < TL_VIEWER_MAX_SNAPSHOTS; ++i) {
+      s.snapshot_time[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seq, i));
+      s.nsnapshot = (int)i + 1;
+    }
+    Py_DECREF(seq);
+    if (PyErr_Occurred()) return NULL;
+  }
   tl_world_solver_stats(((tlpy_world *)self->world)->world, &s.solver, NULL);
   tl_viewer_set_status(self->viewer, &s);
   Py_RETURN_NONE;
@@ -190,15 +204,15 @@ static PyMethodDef viewer_methods[] = {
      "poll() -> list of dict\n\nThe page's pending events, oldest first: {'type': 'pause' | 'run' | 'reset'},\n"
      "{'type': 'step', 'n'}, {'type': 'speed', 'factor'} (0: as fast as possible), {'type': 'force',\n"
      "'system', 'body' (index), 'id', 'point' (world, m), 'force' (world, N), 'duration' (s)},\n"
-     "{'type': 'param', 'name', 'value'}. Never blocks."},
+     "{'type': 'param', 'name', 'value'}, {'type': 'snapshot'}, {'type': 'restore', 'index'}. Never blocks."},
     {"publish", (PyCFunction)(void (*)(void))viewer_publish, METH_VARARGS | METH_KEYWORDS,
      "publish(now=False)\n\nAfter a step: a frame to the page when one is due (fps of simulated time);\n"
      "now=True: a frame of the current state at once (when pausing: the page shows where it stopped)."},
     {"rewind", (PyCFunction)viewer_rewind, METH_NOARGS,
      "rewind()\n\nThe world's time went back (set_state): a frame now, the schedule restarting from it."},
     {"set_status", (PyCFunction)(void (*)(void))viewer_set_status, METH_VARARGS | METH_KEYWORDS,
-     "set_status(time, steps, paused=False, speed=1.0, rtf=nan)\n\nThe status the page shows (with the world's "
-     "solver statistics)."},
+     "set_status(time, steps, paused=False, speed=1.0, rtf=nan, snapshots=None)\n\nThe status the page shows "
+     "(with the world's solver statistics); snapshots: the saved states' times (at most 8)."},
     {"set_params", (PyCFunction)viewer_set_params, METH_O,
      "set_params([(name, min, max, value, unit), ...])\n\nThe page's parameter sliders (at most 64)."},
     {"close", (PyCFunction)viewer_close, METH_NOARGS, "close()\n\nStop serving (also when collected)."},

@@ -6,7 +6,7 @@
     viewer.run(lambda w: robot.set_pd_targets(q_ref), params=[("kp", 0, 500, 100, "N m/rad")])
 
 run() steps the world in real time (or as the page asks): pause, step 1 / N, speed, reset (to the
-state when run() started), pushes (force messages, applied as external forces for their duration),
+state when run() started), saved states (snapshot / restore, the 8 newest kept), pushes (force messages, applied as external forces for their duration),
 parameter sliders (their values in viewer.params, and on_param(name, value) if given). For a loop
 of your own, call viewer.poll() for the page's events and viewer.publish() after each step.
 Protocol and controls: docs/viewer.md.
@@ -66,7 +66,7 @@ class Viewer:
             self.set_params(params)
         start = w.get_state()
         t_end = None if duration is None else w.time + duration
-        paused, budget, steps, pushes = False, 0, 0, []
+        paused, budget, steps, pushes, saved = False, 0, 0, [], []
         wall0, sim0 = time.monotonic(), w.time
         rtf_wall, rtf_sim, rtf = wall0, sim0, math.nan
         last_status = 0.0
@@ -87,6 +87,12 @@ class Viewer:
                         w.set_state(start)
                         steps, pushes, budget = 0, [], 0
                         self._v.rewind()
+                    elif k == "snapshot":
+                        saved = (saved + [(w.get_state(), steps, w.time)])[-8:]
+                    elif k == "restore" and e["index"] < len(saved):
+                        w.set_state(saved[e["index"]][0])
+                        steps, pushes, budget = saved[e["index"]][1], [], 0
+                        self._v.rewind()
                     elif k == "force":
                         sys_ = w.systems[e["system"]]
                         p, R = sys_.body_pose(e["body"])
@@ -103,7 +109,7 @@ class Viewer:
                 now = time.monotonic()
                 if paused and budget == 0:
                     if now - last_status > 0.02:
-                        self._v.set_status(w.time, steps, True, speed, 0.0)
+                        self._v.set_status(w.time, steps, True, speed, 0.0, [s[2] for s in saved])
                         last_status = now
                     time.sleep(0.005)
                     wall0, sim0 = time.monotonic(), w.time
@@ -126,7 +132,7 @@ class Viewer:
                 if now - rtf_wall >= 0.5:
                     rtf, rtf_wall, rtf_sim = (w.time - rtf_sim) / (now - rtf_wall), now, w.time
                 if now - last_status > 0.02 or paused:
-                    self._v.set_status(w.time, steps, paused and budget == 0, speed, rtf)
+                    self._v.set_status(w.time, steps, paused and budget == 0, speed, rtf, [s[2] for s in saved])
                     last_status = now
                 if speed and not paused:
                     ahead = (w.time - sim0) / speed - (now - wall0)

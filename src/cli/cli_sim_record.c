@@ -171,6 +171,12 @@ struct cli_live {
   size_t snap_len;
   cli_push push[CLI_LIVE_MAX_PUSH];
   int npush;
+  /* states saved from the page (snapshot messages), oldest first */
+  unsigned char *saved[TL_VIEWER_MAX_SNAPSHOTS];
+  size_t saved_len[TL_VIEWER_MAX_SNAPSHOTS];
+  double saved_time[TL_VIEWER_MAX_SNAPSHOTS];
+  long long saved_steps[TL_VIEWER_MAX_SNAPSHOTS];
+  int nsaved;
   double status_wall, rtf_wall, rtf_sim, rtf;
 };
 
@@ -193,6 +199,8 @@ static void live_status(cli_sim *s, double now) {
   }
   st.rtf = L->rtf;
   st.solver = s->stats.solver;
+  st.nsnapshot = L->nsaved;
+  memcpy(st.snapshot_time, L->saved_time, (size_t)L->nsaved * sizeof(double));
   tl_viewer_set_status(s->viewer, &st);
   L->status_wall = now;
 }
@@ -267,6 +275,52 @@ static void live_reset(cli_sim *s, long long *k) {
   live_rebase(s);
 }
 
+/* Save the current state (the oldest saved one goes when TL_VIEWER_MAX_SNAPSHOTS are kept). */
+static void live_snapshot(cli_sim *s) {
+  struct cli_live *L = s->live;
+  tl_error err;
+  memset(&err, 0, sizeof err);
+  size_t n = tl_world_state_size(s->world), len = 0;
+  unsigned char *buf = n ? malloc(n) : NULL;
+  if (!buf || tl_world_get_state(s->world, buf, n, &len, &err) != TL_OK) {
+    free(buf);
+    if (!err.message[0]) snprintf(err.message, sizeof err.message, "out of memory");
+    return live_warn("snapshot", &err);
+  }
+  if (L->nsaved == TL_VIEWER_MAX_SNAPSHOTS) {
+    free(L->saved[0]);
+    int m = TL_VIEWER_MAX_SNAPSHOTS - 1;
+    memmove(L->saved, L->saved + 1, (size_t)m * sizeof L->saved[0]);
+    memmove(L->saved_len, L->saved_len + 1, (size_t)m * sizeof L->saved_len[0]);
+    memmove(L->saved_time, L->saved_time + 1, (size_t)m * sizeof L->saved_time[0]);
+    memmove(L->saved_steps, L->saved_steps + 1, (size_t)m * sizeof L->saved_steps[0]);
+    L->nsaved = m;
+  }
+  L->saved[L->nsaved] = buf;
+  L->saved_len[L->nsaved] = len;
+  L->saved_time[L->nsaved] = tl_world_time(s->world);
+  L->saved_steps[L->nsaved++] = L->steps;
+}
+
+/* Back to saved state i: the world and the frame schedule; the controller keeps its parameters. */
+static void live_restore(cli_sim *s, long long i, long long *k) {
+  struct cli_live *L = s->live;
+  tl_error err;
+  memset(&err, 0, sizeof err);
+  if (i < 0 || i >= L->nsaved) {
+    cli_errorf("warning: live view: restore: no saved state %lld", i);
+    return;
+  }
+  if (tl_world_set_state(s->world, L->saved[i], L->saved_len[i], &err) != TL_OK) return live_warn("restore", &err);
+  L->npush = 0;
+  L->budget = 0;
+  L->steps = L->saved_steps[i];
+  *k = L->steps < s->nsteps ? L->steps : *k; /* a finite run goes on to its planned end from there */
+  if (tl_recorder_rewind(s->rec, &err) != TL_OK) return live_warn("restore", &err);
+  tl_viewer_publish(s->viewer, s->rec);
+  live_rebase(s);
+}
+
 static void live_force(cli_sim *s, const tl_viewer_event *ev) {
   struct cli_live *L = s->live;
   tl_system *sys = tl_world_system(s->world, ev->system);
@@ -316,6 +370,8 @@ static void live_event(cli_sim *s, const tl_viewer_event *ev, long long *k) {
   case TL_VIEWER_EVENT_STEP: L->paused = 1, L->budget += ev->n; break;
   case TL_VIEWER_EVENT_SPEED: L->speed = ev->factor, live_rebase(s); break;
   case TL_VIEWER_EVENT_RESET: live_reset(s, k); break;
+  case TL_VIEWER_EVENT_SNAPSHOT: live_snapshot(s); break;
+  case TL_VIEWER_EVENT_RESTORE: live_restore(s, ev->n, k); break;
   case TL_VIEWER_EVENT_FORCE: live_force(s, ev); break;
   case TL_VIEWER_EVENT_PARAM:
     if (tl_controller_set_param(&s->ctrl, ev->name, ev->value, &err) != TL_OK) live_warn("param", &err);
@@ -472,7 +528,10 @@ int cli_rec_finish(cli_sim *s) {
 }
 
 void cli_rec_free(cli_sim *s) {
-  if (s->live) free(s->live->snap);
+  if (s->live) {
+    free(s->live->snap);
+    for (int i = 0; i < s->live->nsaved; ++i) free(s->live->saved[i]);
+  }
   free(s->live);
   s->live = NULL;
   tl_viewer_free(s->viewer);

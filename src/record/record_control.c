@@ -169,6 +169,18 @@ tl_ctl_kind tl_ctl_parse(tl_live_control *c, const char *msg, size_t len, tl_vie
     ev->type = TL_VIEWER_EVENT_RUN;
   } else if (strcmp(t, "reset") == 0) {
     ev->type = TL_VIEWER_EVENT_RESET;
+  } else if (strcmp(t, "snapshot") == 0) {
+    ev->type = TL_VIEWER_EVENT_SNAPSHOT;
+  } else if (strcmp(t, "restore") == 0) {
+    ev->type = TL_VIEWER_EVENT_RESTORE;
+    pthread_mutex_lock(&c->lock);
+    int ns = c->status.nsnapshot;
+    pthread_mutex_unlock(&c->lock);
+    double k = 0;
+    if (ns == 0) r = bad(why, cap, "%s", "no saved state to restore (save one first)");
+    if (r == 0) r = number(root, "index", 0, ns - 1, &k, why, cap);
+    if (r == 0 && k != floor(k)) r = bad(why, cap, "'%s' must be an integer", "index");
+    ev->n = (long long)k;
   } else if (strcmp(t, "step") == 0) {
     ev->type = TL_VIEWER_EVENT_STEP;
     double n = 1;
@@ -190,7 +202,8 @@ tl_ctl_kind tl_ctl_parse(tl_live_control *c, const char *msg, size_t len, tl_vie
     r = parse_param(c, root, ev, why, cap);
   } else {
     r = -1;
-    snprintf(why, cap, "unknown type '%.40s' (pause, run, step, speed, reset, force, param, status)", t);
+    snprintf(why, cap, "unknown type '%.40s' (pause, run, step, speed, reset, snapshot, restore, force, param, "
+             "status)", t);
   }
   cJSON_Delete(root);
   return r != 0 ? TL_CTL_MALFORMED : kind;
@@ -252,7 +265,14 @@ size_t tl_ctl_status_json(tl_live_control *c, const char *error, int control, in
   tl_viewer_status st = c->status;
   long long dropped = c->dropped;
   pthread_mutex_unlock(&c->lock);
-  char t[40], sp[40], rtf[40], sig[40], cone[40], err[300] = "null";
+  char t[40], sp[40], rtf[40], sig[40], cone[40], err[300] = "null", snaps[TL_VIEWER_MAX_SNAPSHOTS * 40 + 4] = "";
+  size_t ks = 0;
+  int ns = st.nsnapshot < 0 ? 0 : st.nsnapshot > TL_VIEWER_MAX_SNAPSHOTS ? TL_VIEWER_MAX_SNAPSHOTS : st.nsnapshot;
+  for (int i = 0; i < ns; ++i) {
+    char x[40];
+    jnum(x, sizeof x, st.snapshot_time[i]);
+    ks += (size_t)snprintf(snaps + ks, sizeof snaps - ks, "%s%s", i ? "," : "", x);
+  }
   jnum(t, sizeof t, st.time);
   jnum(sp, sizeof sp, st.speed);
   jnum(rtf, sizeof rtf, st.rtf);
@@ -266,9 +286,9 @@ size_t tl_ctl_status_json(tl_live_control *c, const char *error, int control, in
   const char *ctl = control == 1 ? "you" : control == 0 ? "other" : control == 2 ? "shared" : "free";
   int n = snprintf(buf, cap,
                    "{\"type\":\"status\",\"answer\":%s,\"time\":%s,\"steps\":%lld,\"paused\":%s,\"speed\":%s,\"rtf\":%s,"
-                   "\"dropped\":%lld,\"control\":\"%s\",\"error\":%s,\"solver\":{\"iterations\":%d,\"contacts\":%d,"
+                   "\"dropped\":%lld,\"control\":\"%s\",\"error\":%s,\"snapshots\":[%s],\"solver\":{\"iterations\":%d,\"contacts\":%d,"
                    "\"rows\":%d,\"converged\":%s,\"signorini\":%s,\"cone\":%s}}",
-                   answer ? "true" : "false", t, st.steps, st.paused ? "true" : "false", sp, rtf, dropped, ctl, err, st.solver.iterations,
+                   answer ? "true" : "false", t, st.steps, st.paused ? "true" : "false", sp, rtf, dropped, ctl, err, snaps, st.solver.iterations,
                    st.solver.ncontact, st.solver.nrow, st.solver.converged ? "true" : "false", sig, cone);
   return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
 }

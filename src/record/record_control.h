@@ -18,7 +18,7 @@
 /* Parameters declared at most. */
 #define TL_CTL_MAX_PARAMS 64
 /* Length of a status message at most (bytes, without the parameters). */
-#define TL_CTL_STATUS_CAP 1024
+#define TL_CTL_STATUS_CAP 1536
 
 typedef struct tl_live_control tl_live_control;
 

@@ -60,7 +60,14 @@ export class LiveControl {
     this.kick = el('input', { id: 'live-kick-n', type: 'number', step: '1', value: '20', title: 'impulse on the base, N s (along +x of the view)' });
     const kick = el('button', { id: 'live-kick', title: 'push the base: the impulse along the view\'s horizontal' }, 'kick');
     kick.addEventListener('click', () => this.kickBase());
-    row2.append(kick, this.kick, el('span', {}, 'N s'));
+    const save = el('button', { id: 'live-save', title: 'save the current state (the 8 newest are kept)' }, 'save');
+    save.addEventListener('click', () => this.send({ type: 'snapshot' }));
+    this.snaps = el('select', { id: 'live-snapshots', title: 'saved states (simulated time)' });
+    const restore = el('button', { id: 'live-restore', title: 'restore the chosen saved state' }, 'restore');
+    restore.addEventListener('click', () => {
+      if (this.snaps.value !== '') this.send({ type: 'restore', index: Number(this.snaps.value) });
+    });
+    row2.append(kick, this.kick, el('span', {}, 'N s'), save, this.snaps, restore);
     this.paramBox = el('div', { id: 'live-params' });
     this.statusLine = el('div', { id: 'live-status' }, 'waiting for the simulation...');
     this.solver = el('div', { id: 'live-solver' });
@@ -85,6 +92,12 @@ export class LiveControl {
       `, ${s.speed === 0 ? 'as fast as possible' : `${s.speed}x asked`}, ${fmt(s.rtf, 2)}x real time; ${ctl}` +
       (s.dropped ? `; ${s.dropped} malformed dropped` : '') + (s.error ? `; refused: ${s.error}` : '');
     this.statusLine.classList.toggle('error', !!s.error);
+    const snaps = (s.snapshots || []).map((t) => fmt(t)).join(',');
+    if (snaps !== this.snapKey) { // the saved states, newest chosen
+      this.snapKey = snaps;
+      this.snaps.replaceChildren(...(s.snapshots || []).map((t, i) => el('option', { value: String(i) }, `t = ${fmt(t)} s`)));
+      if (s.snapshots && s.snapshots.length) this.snaps.value = String(s.snapshots.length - 1);
+    }
     const q = s.solver || {};
     this.solver.textContent = `solver: ${q.iterations} iterations, ${q.contacts} contacts, ${q.rows} rows, ` +
       `${q.converged ? 'converged' : 'NOT converged'}, Signorini ${q.signorini == null ? '-' : q.signorini.toExponential(1)}, ` +
