@@ -9,7 +9,8 @@ Cases:
            client cannot take control while the first holds it (and can once it left), malformed,
            oversized and binary messages are dropped and counted, and a flood of them plus 50
            concurrent connections leave the simulation running at its real-time rate; a PD target
-           sent as a param message reaches the joint, gain_scale 0.05 makes the robot sag.
+           sent as a param message reaches the joint, gain_scale 0.05 makes the robot sag; snapshot and
+           restore; --bind warns.
   force    robots/box (1 kg) falling far above the ground: a force message of F for T seconds changes
            the box's momentum by F T (within 2 %), gravity's share unchanged.
   trot     robots/talus_quadruped trotting with speed 0: the forward command sent as a param message
@@ -359,6 +360,13 @@ def case_control():
     finally:
         rc = stop(p)
     check(rc == 0, f"talus view ended normally on Ctrl-C (exit {rc})")
+    # --bind: a warning that the page can control the run; none on the default loopback address
+    pend = os.path.join(ROBOTS, "pendulum", "pendulum.urdf")
+    runs = [subprocess.run([TALUS, "simulate", pend, "--view", "--port", "0", "--duration", "0.2", "--fast", *extra],
+                           capture_output=True, text=True, timeout=60) for extra in ([], ["--bind", "127.0.0.1"])]
+    check(runs[0].returncode == 0 and "warning: --bind" not in runs[0].stderr and
+          runs[1].returncode == 0 and "warning: --bind 127.0.0.1" in runs[1].stderr,
+          f"--bind prints a warning ({runs[1].stderr.strip().splitlines()[:1]}), the default does not")
 
 
 def case_force():
