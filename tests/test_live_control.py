@@ -203,7 +203,9 @@ def case_control():
         a = Client(port)
         dt = a.scene["timestep"]
         st = a.ask({"type": "hello"})
-        check(st["paused"] is False and st["error"] is None and st["control"] == "free",
+        time.sleep(0.3)
+        st = a.ask({"type": "hello"})
+        check(st["paused"] is False and st["error"] is None and st["control"] == "free" and st["controls"],
               f"hello is answered: running, nobody in control ({st['control']})")
         check(a.params is not None and any(q["name"] == "gain_scale" for q in a.params),
               f"the stand controller's parameters are listed ({len(a.params or [])})")
@@ -360,6 +362,17 @@ def case_control():
     finally:
         rc = stop(p)
     check(rc == 0, f"talus view ended normally on Ctrl-C (exit {rc})")
+    # talus view --pose polls nothing: its controls are refused, the status says so
+    p, port = start(["view", os.path.join(ROBOTS, "pendulum", "pendulum.urdf"), "--pose"])
+    try:
+        c = Client(port)
+        st = c.ask({"type": "hello"})
+        st2 = c.ask({"type": "pause"})
+        check(st["controls"] is False and st2["error"] is not None and "no controls" in st2["error"],
+              f"--pose takes no controls ({st2['error']})")
+        c.close()
+    finally:
+        stop(p)
     # --bind: a warning that the page can control the run; none on the default loopback address
     pend = os.path.join(ROBOTS, "pendulum", "pendulum.urdf")
     runs = [subprocess.run([TALUS, "simulate", pend, "--view", "--port", "0", "--duration", "0.2", "--fast", *extra],

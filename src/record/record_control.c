@@ -27,6 +27,7 @@ struct tl_live_control {
   tl_viewer_param params[TL_CTL_MAX_PARAMS];
   int nparam;
   long long params_version;
+  int polled; /* the program has called tl_viewer_poll: it takes controls */
 };
 
 tl_live_control *tl_ctl_create(const tl_world *world) {
@@ -225,8 +226,16 @@ int tl_ctl_push(tl_live_control *c, const tl_viewer_event *ev) {
   return ok ? 0 : -1;
 }
 
+int tl_ctl_accepts(tl_live_control *c) {
+  pthread_mutex_lock(&c->lock);
+  int p = c->polled;
+  pthread_mutex_unlock(&c->lock);
+  return p;
+}
+
 int tl_ctl_pop(tl_live_control *c, tl_viewer_event *ev) {
   pthread_mutex_lock(&c->lock);
+  c->polled = 1;
   int got = c->count > 0;
   if (got) {
     *ev = c->queue[c->head];
@@ -264,6 +273,7 @@ size_t tl_ctl_status_json(tl_live_control *c, const char *error, int control, in
   pthread_mutex_lock(&c->lock);
   tl_viewer_status st = c->status;
   long long dropped = c->dropped;
+  int polled = c->polled;
   pthread_mutex_unlock(&c->lock);
   char t[40], sp[40], rtf[40], sig[40], cone[40], err[300] = "null", snaps[TL_VIEWER_MAX_SNAPSHOTS * 40 + 4] = "";
   size_t ks = 0;
@@ -286,9 +296,9 @@ size_t tl_ctl_status_json(tl_live_control *c, const char *error, int control, in
   const char *ctl = control == 1 ? "you" : control == 0 ? "other" : control == 2 ? "shared" : "free";
   int n = snprintf(buf, cap,
                    "{\"type\":\"status\",\"answer\":%s,\"time\":%s,\"steps\":%lld,\"paused\":%s,\"speed\":%s,\"rtf\":%s,"
-                   "\"dropped\":%lld,\"control\":\"%s\",\"error\":%s,\"snapshots\":[%s],\"solver\":{\"iterations\":%d,\"contacts\":%d,"
+                   "\"dropped\":%lld,\"controls\":%s,\"control\":\"%s\",\"error\":%s,\"snapshots\":[%s],\"solver\":{\"iterations\":%d,\"contacts\":%d,"
                    "\"rows\":%d,\"converged\":%s,\"signorini\":%s,\"cone\":%s}}",
-                   answer ? "true" : "false", t, st.steps, st.paused ? "true" : "false", sp, rtf, dropped, ctl, err, snaps, st.solver.iterations,
+                   answer ? "true" : "false", t, st.steps, st.paused ? "true" : "false", sp, rtf, dropped, polled ? "true" : "false", ctl, err, snaps, st.solver.iterations,
                    st.solver.ncontact, st.solver.nrow, st.solver.converged ? "true" : "false", sig, cone);
   return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
 }

@@ -42,6 +42,9 @@ tl_ctl_kind tl_ctl_parse(tl_live_control *c, const char *msg, size_t len, tl_vie
 void tl_ctl_count_dropped(tl_live_control *c);
 /* Queue an event; 0, or -1 when the queue is full. */
 int tl_ctl_push(tl_live_control *c, const tl_viewer_event *event);
+/* 1 once the program has polled (tl_viewer_poll): it takes control messages; before, they are
+ * refused (a pose, or a program that only watches). */
+int tl_ctl_accepts(tl_live_control *c);
 /* Pop the oldest event; 1 if one was returned. */
 int tl_ctl_pop(tl_live_control *c, tl_viewer_event *event);
 /* The status message (JSON, NUL-terminated) into buf: the simulation's last status, the dropped

@@ -258,7 +258,9 @@ static void ws_message_done(struct lws *wsi, tl_viewer *v, live_session *s) {
       tl_ctl_count_dropped(v->ctl);
       error = why;
     } else if (k == TL_CTL_EVENT) {
-      if (control_of(v, wsi) == 0) {
+      if (!tl_ctl_accepts(v->ctl)) {
+        error = "this view takes no controls (a model inspection, or a program that does not poll)";
+      } else if (control_of(v, wsi) == 0) {
         error = "another client controls the simulation (this one watches)";
       } else {
         if (!atomic_load(&v->shared)) v->controller = wsi;

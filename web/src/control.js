@@ -38,6 +38,7 @@ export class LiveControl {
 
   build() {
     const box = el('div', { id: 'live' });
+    this.box = box;
     const row1 = el('div', { class: 'row' });
     this.runBtn = el('button', { id: 'live-run', title: 'run / pause the simulation (space)' }, 'pause');
     this.runBtn.addEventListener('click', () => this.send({ type: this.status && this.status.paused ? 'run' : 'pause' }));
@@ -85,6 +86,11 @@ export class LiveControl {
   onStatus(s) {
     this.status = s;
     this.runBtn.textContent = s.paused ? 'run' : 'pause';
+    this.box.classList.toggle('nocontrols', s.controls === false); // a pose: nothing to control
+    if (s.controls === false) {
+      this.statusLine.textContent = 'this view takes no controls (model inspection)';
+      return;
+    }
     const sp = s.speed === 0 ? 'max' : String(s.speed);
     if (document.activeElement !== this.speed && [...this.speed.options].some((o) => o.value === sp)) this.speed.value = sp;
     const ctl = { you: 'you control', other: 'another page controls (watching)', free: 'nobody controls', shared: 'shared control' }[s.control] || '';
