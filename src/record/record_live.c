@@ -70,6 +70,7 @@ struct tl_viewer {
   atomic_int shared;      /* --shared-control: every client controls */
   struct lws *controller; /* the client in control, NULL: nobody */
   long long tick;         /* status periods elapsed */
+  const struct lws_protocols *proto; /* ours, for the periodic status */
   lws_sorted_usec_list_t sul;
 };
 
@@ -90,8 +91,6 @@ typedef struct live_session {
 static size_t message_cap(int floats) {
   return 8 + ((size_t)floats + (size_t)TL_LIVE_MAX_CONTACTS * TL_REC_CONTACT_FLOATS) * sizeof(float);
 }
-
-static const struct lws_protocols protocols[];
 
 /* ------------------------------------------------------------ who may connect */
 
@@ -339,7 +338,7 @@ static int ws_control_writable(struct lws *wsi, tl_viewer *v, live_session *s) {
 static void status_tick(lws_sorted_usec_list_t *sul) {
   tl_viewer *v = lws_container_of(sul, tl_viewer, sul);
   v->tick++;
-  lws_callback_on_writable_all_protocol(v->ctx, &protocols[0]);
+  lws_callback_on_writable_all_protocol(v->ctx, v->proto);
   lws_sul_schedule(v->ctx, 0, &v->sul, status_tick, TL_LIVE_STATUS_PERIOD_MS * LWS_US_PER_MS);
 }
 
@@ -485,6 +484,7 @@ tl_status tl_viewer_create(const tl_recorder *rec, const char *host, int port, t
   }
   snprintf(v->bind, sizeof v->bind, "%s", host ? host : "");
   info.protocols = protocols;
+  v->proto = &protocols[0];
   info.user = v;
   info.gid = -1;
   info.uid = -1;
