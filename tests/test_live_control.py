@@ -19,7 +19,8 @@ Cases:
   page     the live page in headless Chromium (DevTools protocol, tests/viewer_cdp.py): its control panel
            is built (sliders from the parameter list), its pause button pauses the simulation, and a
            Ctrl-drag on the falling box sends a spring force whose impulse over 20 steps is the box's
-           momentum change (within 3 %); releasing ends it. Skipped (77) without chromium.
+           momentum change (within 3 %); releasing ends it; osc's target moved by an Alt-drag.
+           Skipped (77) without chromium.
   python   talus.Viewer(world).run(controller_fn) in Python (PYTHON_DIR: the built package's folder):
            pause, step n, a push of the box (impulse F T), a slider value reaching the controller.
 """
@@ -554,6 +555,32 @@ def case_page():
         errors = [m for m in b.messages() if m[0] in ("error", "assert", "exception")]
         check(not errors, f"no console error in the live page ({errors[:2]})")
         a.close()
+    finally:
+        stop(p)
+    # osc: Alt-drag moves the target (the circle's centre) and the controller gets it
+    arm = os.path.join(ROBOTS, "talus_base_arm", "talus_base_arm.urdf")
+    p, port = start(["view", arm, "--controller", "osc"])
+    try:
+        got, err = b.open(f"http://127.0.0.1:{port}/", timeout=60)
+        b.pump(1.0)
+        keys = "['center_x','center_y','center_z'].map(k => Number(__talusLive.sliders.get(k).s.value))"
+        c0 = b.evaluate(keys)
+        x, y = b.evaluate("(() => { const w = __talusLive.v.world, p = __talusLive.target.position.clone().project(w.camera),"
+                          " r = w.renderer.domElement.getBoundingClientRect();"
+                          " return [r.left + (p.x + 1) / 2 * r.width, r.top + (1 - p.y) / 2 * r.height]; })()")
+        b.call("Input.dispatchMouseEvent", type="mousePressed", x=x, y=y, button="left", buttons=1, clickCount=1,
+               modifiers=1)
+        for k in range(1, 6):
+            b.call("Input.dispatchMouseEvent", type="mouseMoved", x=x + 10 * k, y=y - 6 * k, button="left", buttons=1,
+                   modifiers=1)
+            b.pump(0.05)
+        b.call("Input.dispatchMouseEvent", type="mouseReleased", x=x + 50, y=y - 30, button="left", buttons=0, modifiers=1)
+        b.pump(0.5)
+        c1 = b.evaluate(keys)
+        line = b.evaluate("document.getElementById('live-status').textContent")
+        moved = math.dist(c0, c1) if c0 and c1 else 0
+        check(b.evaluate("__talusLive.target.visible") and moved > 0.02 and "refused" not in line,
+              f"osc: Alt-drag moved the target {moved:.3f} m ({c0} -> {c1}) and the controller took it ({line[:60]}...)")
     finally:
         b.close()
         stop(p)

@@ -126,11 +126,34 @@ export class LiveControl {
       s.addEventListener('input', () => {
         val.textContent = `${fmt(Number(s.value))} ${p.unit}`;
         this.send({ type: 'param', name: p.name, value: Number(s.value) });
+        if (p.name.startsWith('center_')) this.placeTarget();
       });
       row.append(name, s, val);
       this.paramBox.appendChild(row);
       this.sliders.set(p.name, { s, val, p });
     }
+    this.placeTarget();
+  }
+
+  // osc: the circle's centre as a sphere in the 3D view (Alt-drag moves it).
+  targetParams() {
+    return ['center_x', 'center_y', 'center_z'].every((k) => this.sliders && this.sliders.has(k));
+  }
+
+  placeTarget() {
+    const w = this.v.world;
+    if (!this.target) {
+      this.target = new THREE.Mesh(new THREE.SphereGeometry(0.02, 16, 12),
+        new THREE.MeshBasicMaterial({ color: 0x2060d0, depthTest: false }));
+      this.target.renderOrder = 10;
+      w.scene.add(this.target);
+    }
+    this.target.visible = this.targetParams();
+    if (this.target.visible) {
+      const v = (k) => Number(this.sliders.get(k).s.value);
+      this.target.position.set(v('center_x'), v('center_y'), v('center_z'));
+    }
+    w.dirty = true;
   }
 
   setParam(name, value) {
@@ -140,6 +163,7 @@ export class LiveControl {
     e.s.value = String(v);
     e.val.textContent = `${fmt(v)} ${e.p.unit}`;
     this.send({ type: 'param', name, value: v });
+    if (name.startsWith('center_')) this.placeTarget();
   }
 
   // Arrow keys: trot's commands (up / down: forward speed; left / right: yaw rate, with shift:
@@ -233,6 +257,31 @@ export class LiveControl {
       this.send({ type: 'force', id: 1, system: drag.system, body: drag.name, point: p.toArray(), force: f.toArray(),
         duration: release ? 1e-6 : (2 * DRAG_PERIOD_MS) / 1000 });
     };
+    // Alt-drag: osc's target (the circle's centre) moves in the plane facing the camera
+    let moving = null;
+    view.addEventListener('pointerdown', (e) => {
+      if (!e.altKey || e.button !== 0 || !this.targetParams()) return;
+      moving = new THREE.Plane().setFromNormalAndCoplanarPoint(w.camera.getWorldDirection(new THREE.Vector3()),
+        this.target.position);
+      w.controls.enabled = false;
+      e.preventDefault();
+      e.stopPropagation();
+    }, true);
+    window.addEventListener('pointermove', (e) => {
+      if (!moving) return;
+      at(e);
+      const p = new THREE.Vector3();
+      if (!ray.ray.intersectPlane(moving, p)) return;
+      const now = performance.now();
+      if (now - (this.lastMove || 0) < 30) return; // at most ~30 param messages a second per axis
+      this.lastMove = now;
+      this.setParam('center_x', p.x), this.setParam('center_y', p.y), this.setParam('center_z', p.z);
+    });
+    window.addEventListener('pointerup', () => {
+      if (!moving) return;
+      moving = null;
+      w.controls.enabled = true;
+    });
     view.addEventListener('pointerdown', (e) => {
       if (!e.ctrlKey || e.button !== 0) return;
       at(e);
