@@ -326,6 +326,8 @@ tl_status tl_controller_init(tl_controller *c, const tl_controller_spec *spec, t
     return st;
   }
   c->active = 1;
+  c->gain_scale = 1.0;
+  memcpy(c->center0, c->circle.center, sizeof c->center0);
   return TL_OK;
 }
 

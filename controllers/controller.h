@@ -95,6 +95,8 @@ typedef struct tl_controller {
   tl_osc_circle circle;   /* osc: the target trajectory */
   double t0;              /* osc: time of the first update, s */
   int started;
+  double gain_scale;      /* the "gain_scale" parameter (tl_controller_set_param), 1 after init */
+  double center0[3];      /* osc: the circle's centre at init (world, m) */
 } tl_controller;
 
 /* Build the controller of spec for sys in its current state; q (nq values)
@@ -121,6 +123,34 @@ tl_status tl_controller_update(tl_controller *c, double time, tl_error *err);
  * error |q - q_d| over the actuated coordinates (rad or m); NAN for the
  * others. */
 double tl_controller_tracking_error(const tl_controller *c);
+
+/* ---- tunable parameters (the live view's sliders, talus/record.h) ----
+ * A running controller lists the parameters that may change while it runs:
+ *   stand      gain_scale (kp and kd times this, 0.05 .. 4), and target:JOINT
+ *              (rad or m) for each revolute / prismatic joint: its PD target,
+ *              within the joint's limits (unlimited: -pi .. pi rad, -1 .. 1 m);
+ *   trot       speed (the forward command, m/s, -1 .. 1.5; ramped as at the
+ *              start), lateral (m/s, -0.5 .. 0.5, + left) and yaw_rate (rad/s,
+ *              -1 .. 1, + counter-clockwise): tl_trot_set_command; gain_scale
+ *              (joint kp and kd);
+ *   impedance  gain_scale (K and D), target:JOINT as stand;
+ *   osc        center_x / center_y / center_z (the circle's centre, world m,
+ *              the start value +- 0.5 m), radius (m, 0 .. 0.3);
+ *   none       nothing. */
+typedef struct tl_controller_tunable {
+  char name[48];   /* e.g. "gain_scale", "target:LF_HFE" */
+  char unit[16];   /* "", "rad", "m", "m/s" */
+  double min, max; /* the range set_param accepts */
+  double value;    /* the current value */
+} tl_controller_tunable;
+
+/* Write up to max tunables into out (out may be NULL when max is 0); returns how many the
+ * controller has (may exceed max: call again with more room). No allocation. */
+int tl_controller_params(const tl_controller *c, tl_controller_tunable *out, int max);
+/* Set one tunable by name. TL_ERR_ARGUMENT (element "controller") for an unknown name or a value
+ * that is not finite or outside the range tl_controller_params gives; the controller's own
+ * errors otherwise. Takes effect at the next tl_controller_update. No allocation. */
+tl_status tl_controller_set_param(tl_controller *c, const char *name, double value, tl_error *err);
 
 /* Free and zero c. NULL and a zeroed controller are allowed. */
 void tl_controller_free(tl_controller *c);

@@ -592,6 +592,17 @@ tl_status tl_trot_init(tl_trot_controller *ctrl, tl_system *sys, const tl_trot_p
   return TL_OK;
 }
 
+tl_status tl_trot_set_command(tl_trot_controller *ctrl, double lateral, double yaw_rate, tl_error *err) {
+  if (!ctrl || !ctrl->sys) return trot_error(err, TL_ERR_ARGUMENT, "ctrl", "not initialised");
+  if (!isfinite(lateral) || fabs(lateral) > 1.0)
+    return trot_error(err, TL_ERR_ARGUMENT, "lateral", "must be finite and |lateral| <= 1 m/s");
+  if (!isfinite(yaw_rate) || fabs(yaw_rate) > 2.0)
+    return trot_error(err, TL_ERR_ARGUMENT, "yaw_rate", "must be finite and |yaw_rate| <= 2 rad/s");
+  ctrl->lateral_cmd = lateral;
+  ctrl->yaw_rate_cmd = yaw_rate;
+  return TL_OK;
+}
+
 tl_status tl_trot_set_speed(tl_trot_controller *ctrl, double speed, tl_error *err) {
   if (!ctrl || !ctrl->sys) return trot_error(err, TL_ERR_ARGUMENT, "ctrl", "not initialised");
   if (!isfinite(speed) || fabs(speed) > 5.0)
@@ -687,7 +698,7 @@ static void plan_stand(tl_trot_controller *c, double t) {
 /* Raibert touch-down point of a swing foot (yaw frame). */
 static void touchdown_point(const tl_trot_controller *c, const tl_trot_leg *leg, const double v[3],
                             double t_stance, double p[3]) {
-  double vc[2] = {c->v_cmd, 0.0};
+  double vc[2] = {c->v_cmd, c->lateral_cmd};
   for (int i = 0; i < 2; ++i) {
     double off = 0.5 * t_stance * v[i] + c->p.k_raibert * (v[i] - vc[i]);
     p[i] = leg->nominal[i] + clamp(off, -TROT_MAX_STEP_OFFSET, TROT_MAX_STEP_OFFSET);
@@ -704,6 +715,7 @@ static void plan_gait(tl_trot_controller *c, double tg, double dt, const trot_ba
   /* yaw-rate correction turning the stance feet against the heading error */
   double dyaw = remainder(c->yaw_ref - b->yaw, 2.0 * TROT_PI);
   double wz = c->p.k_yaw * dyaw;
+  if (c->yaw_rate_cmd != 0.0) wz += c->yaw_rate_cmd; /* turning: the feet sweep with the heading */
   for (int l = 0; l < 4; ++l) {
     tl_trot_leg *leg = &c->leg[l];
     double off = (l == TL_TROT_LF || l == TL_TROT_RH) ? 0.0 : 0.5;
@@ -720,7 +732,7 @@ static void plan_gait(tl_trot_controller *c, double tg, double dt, const trot_ba
     if (stance) {
       /* foot fixed on the ground: moves backwards relative to the base */
       double vx = -(c->v_cmd + c->v_int[0]) + wz * leg->p_des[1];
-      double vy = -c->v_int[1] - wz * leg->p_des[0];
+      double vy = -c->v_int[1] - c->lateral_cmd - wz * leg->p_des[0];
       leg->v_des[0] = vx;
       leg->v_des[1] = vy;
       leg->v_des[2] = 0.0;
@@ -738,7 +750,7 @@ static void plan_gait(tl_trot_controller *c, double tg, double dt, const trot_ba
              h11 = t3 - t2;
       double d00 = 6 * t2 - 6 * tau, d10 = 3 * t2 - 4 * tau + 1, d01 = -6 * t2 + 6 * tau,
              d11 = 3 * t2 - 2 * tau;
-      double vend[2] = {-(c->v_cmd + c->v_int[0]), -c->v_int[1]};
+      double vend[2] = {-(c->v_cmd + c->v_int[0]), -c->v_int[1] - c->lateral_cmd};
       for (int i = 0; i < 2; ++i) {
         leg->p_des[i] = h00 * leg->p_lo[i] + h10 * t_swing * vend[i] + h01 * leg->p_td[i] +
                         h11 * t_swing * vend[i];
@@ -950,7 +962,8 @@ tl_status tl_trot_update(tl_trot_controller *ctrl, double time, tl_error *err) {
     c->v_cmd = c->p.ramp_time > 0 ? c->p.speed * clamp(tg / c->p.ramp_time, 0.0, 1.0) : c->p.speed;
     /* integral speed feedback: the stance sweep speed is corrected until the
      * mean base velocity matches the command (x) and zero (y) */
-    double verr[2] = {c->v_cmd - c->v_filt[0], -c->v_filt[1]};
+    double verr[2] = {c->v_cmd - c->v_filt[0], c->lateral_cmd != 0.0 ? c->lateral_cmd - c->v_filt[1] : -c->v_filt[1]};
+    if (c->yaw_rate_cmd != 0.0) c->yaw_ref = remainder(c->yaw_ref + c->yaw_rate_cmd * dt, 2.0 * TROT_PI);
     for (int i = 0; i < 2; ++i)
       c->v_int[i] = clamp(c->v_int[i] + c->p.k_speed * verr[i] * dt, -TROT_MAX_V_INT, TROT_MAX_V_INT);
     plan_gait(c, tg, dt, &b, c->v_filt, (const double(*)[3])b.foot);

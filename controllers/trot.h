@@ -145,6 +145,8 @@ typedef struct tl_trot_controller {
   double last_time;     /* time of the previous update, s */
   double v_filt[3];     /* low-pass filtered base velocity, yaw frame, m/s */
   double v_int[2];      /* integral speed correction (x, y, yaw frame), m/s */
+  double lateral_cmd;   /* sideways velocity command (yaw frame, +y left), m/s (tl_trot_set_command) */
+  double yaw_rate_cmd;  /* turning command, rad/s (+ counter-clockwise seen from above) */
   double ik_residual;   /* largest foot position error before the last IK
                            iteration of the last update, m (diagnostic) */
   /* kinematic copy (base at the origin) for the IK */
@@ -190,6 +192,12 @@ tl_status tl_trot_update(tl_trot_controller *ctrl, double time, tl_error *err);
 
 /* Change the speed command (m/s, finite), effective at the next update. */
 tl_status tl_trot_set_speed(tl_trot_controller *ctrl, double speed, tl_error *err);
+/* The sideways and turning commands (0 after init), effective at the next update while
+ * trotting: lateral (m/s, |.| <= 1, yaw frame, + left) enters the Raibert touch-down point, the
+ * stance sweep and the integral speed feedback as the forward speed does; yaw_rate (rad/s,
+ * |.| <= 2) turns the held heading at that rate and the stance feet sweep with it (feedforward on
+ * top of the heading correction). TL_ERR_ARGUMENT for a value not finite or out of range. */
+tl_status tl_trot_set_command(tl_trot_controller *ctrl, double lateral, double yaw_rate, tl_error *err);
 
 /* Free the controller's memory (and its kinematic copy) and zero it.
  * The system keeps its last gains, targets and feedforward force. NULL and a

@@ -62,7 +62,8 @@ PyMODINIT_FUNC PyInit__talus(void) {
   Py_INCREF(tlpy_error); /* one reference for the module, one kept in tlpy_error */
   if (add_type(m, &tlpy_model_type, "Model") || add_type(m, &tlpy_world_type, "World") ||
       add_type(m, &tlpy_system_type, "System") || add_type(m, &tlpy_batch_type, "BatchWorld") ||
-      add_type(m, &tlpy_vecenv_type, "_VecEnv") || add_type(m, &tlpy_recording_type, "Recording"))
+      add_type(m, &tlpy_vecenv_type, "_VecEnv") || add_type(m, &tlpy_recording_type, "Recording") ||
+      add_type(m, &tlpy_viewer_type, "_Viewer"))
     goto fail;
   if (PyModule_AddStringConstant(m, "__version__", TALUS_VERSION) < 0) goto fail;
   /* 1 when the web viewer is embedded (World.record(path) and VecEnv(record_path=) need it) */

@@ -56,6 +56,7 @@ extern PyTypeObject tlpy_system_type;
 extern PyTypeObject tlpy_batch_type;
 extern PyTypeObject tlpy_vecenv_type;
 extern PyTypeObject tlpy_recording_type;
+extern PyTypeObject tlpy_viewer_type;
 
 typedef struct tlpy_model {
   PyObject_HEAD

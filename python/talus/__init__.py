@@ -18,6 +18,7 @@ BatchWorld  N worlds stepped in C on a thread pool, batched state as NumPy views
 VecEnv      N environments of a task ("cartpole", "anymal-locomotion", "urdf") stepped in C,
             the Gymnasium vector-env interface (Gymnasium itself is not needed)
 sweep       a dynamics-randomization sweep (the runner of `talus sweep`), rows as NumPy arrays
+Viewer      the live view in the browser as a control panel: Viewer(world).run(controller_fn), poll()
 Error       raised for every error of the C library (a RuntimeError)
 have_viewer True when the web viewer is built in (HTML recordings need it; CSV recordings do not)
 """
@@ -25,6 +26,7 @@ from ._talus import BatchWorld, Error, Model, System, World, __version__, cpu_co
 from .spaces import Box
 from .sweep import SweepResult, sweep
 from .vecenv import VecEnv, tasks
+from .viewer import Viewer
 
 __all__ = ["Model", "World", "System", "BatchWorld", "VecEnv", "Box", "Error", "tasks", "cpu_count", "sweep",
-           "SweepResult", "have_viewer", "__version__"]
+           "SweepResult", "have_viewer", "Viewer", "__version__"]

@@ -57,6 +57,7 @@ typedef struct cli_sim_options {
   int port;            /* --port (0: any free port) */
   const char *bind;    /* --bind ADDRESS (default 127.0.0.1) */
   int pace;            /* -1: default (real time with a live view), 0: --fast, 1: --realtime */
+  int shared_control;  /* --shared-control: every browser may control the live view */
   int duration_given;
   /* --base-pos X,Y,Z (m, world) and --base-rpy R,P,Y (rad, URDF convention R = Rz(Y) Ry(P) Rx(R)):
    * the initial pose of the base, floating or fixed; --clearance C (m, >= 0): the lowest collision
@@ -124,7 +125,8 @@ typedef struct cli_sim {
   tl_recorder *rec;
   tl_viewer *viewer;
   int pace;               /* 1: keep simulated time at most wall time */
-  double wall0, sim0;     /* wall clock and simulated time when stepping started */
+  double wall0, sim0;     /* wall clock and simulated time when stepping started (or pacing last changed) */
+  struct cli_live *live;  /* the live view's controls (cli_sim_record.c), NULL without --view */
 } cli_sim;
 
 /* cli_simulate.c: the options of `simulate` (argv[0] is the command name) into *o
@@ -182,6 +184,12 @@ int cli_rec_check(const cli_sim_options *o);
 int cli_rec_setup(cli_sim *s);
 /* After each step: a frame when due, published to the live view; real-time pacing. */
 tl_status cli_rec_step(cli_sim *s, tl_error *err);
+/* Before each step of a live view: the browser's events (pause, run, step, speed, reset, force,
+ * param); waits while paused. *k (steps of the planned run done) restarts at 0 on a reset.
+ * 0: take the step; 1: stop (Ctrl-C). */
+int cli_rec_control(cli_sim *s, long long *k);
+/* Between the controllers and integrate2: the browser's pushes (external forces). No allocation. */
+tl_status cli_rec_perturb(cli_sim *s, tl_error *err);
 /* 1 once SIGINT (Ctrl-C) or SIGTERM was received while recording or serving the live view. */
 int cli_rec_interrupted(void);
 /* `talus view --pose`: serve the initial state until Ctrl-C. */

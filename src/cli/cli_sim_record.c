@@ -61,6 +61,8 @@ int cli_rec_option(int argc, char **argv, int *i, cli_sim_options *o, int *bad) 
   } else if ((r = cli_option_value(argc, argv, i, "--bind", &v)) != 0) {
     *bad = r < 0;
     o->bind = v;
+  } else if (strcmp(arg, "--shared-control") == 0) {
+    o->shared_control = 1;
   } else if (strcmp(arg, "--view") == 0) {
     o->view = 1;
   } else if (strcmp(arg, "--realtime") == 0) {
@@ -137,11 +139,288 @@ static int plot_system(const cli_sim *s, const char *text) {
   return -1;
 }
 
+static void sleep_s(double t) {
+  if (!(t > 0)) return;
+  struct timespec ts;
+  ts.tv_sec = (time_t)t;
+  ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR && !interrupted) {
+  }
+}
+
+/* ------------------------------------------------------------ the live view's controls */
+
+/* Forces pushing at once at most (drags and kicks). */
+#define CLI_LIVE_MAX_PUSH 16
+/* Status to the server at least this often while running (s of wall time). */
+#define CLI_LIVE_STATUS_PERIOD 0.02
+
+typedef struct cli_push {
+  int system, body, id;
+  double point_body[3]; /* m, body frame */
+  double force[3];      /* N, world */
+  long long left;       /* steps still to push */
+} cli_push;
+
+struct cli_live {
+  int paused;
+  long long budget;     /* steps still to take while paused (step messages) */
+  double speed;         /* real-time factor; 0: as fast as possible */
+  long long steps;      /* steps since the initial state */
+  unsigned char *snap;  /* the initial state (tl_world_get_state), NULL if unavailable */
+  size_t snap_len;
+  cli_push push[CLI_LIVE_MAX_PUSH];
+  int npush;
+  /* states saved from the page (snapshot messages), oldest first */
+  unsigned char *saved[TL_VIEWER_MAX_SNAPSHOTS];
+  size_t saved_len[TL_VIEWER_MAX_SNAPSHOTS];
+  double saved_time[TL_VIEWER_MAX_SNAPSHOTS];
+  long long saved_steps[TL_VIEWER_MAX_SNAPSHOTS];
+  int nsaved;
+  double status_wall, rtf_wall, rtf_sim, rtf;
+};
+
+static void live_rebase(cli_sim *s) {
+  s->wall0 = cli_now();
+  s->sim0 = tl_world_time(s->world);
+}
+
+static void live_status(cli_sim *s, double now) {
+  struct cli_live *L = s->live;
+  tl_viewer_status st;
+  memset(&st, 0, sizeof st);
+  st.time = tl_world_time(s->world);
+  st.steps = L->steps;
+  st.paused = L->paused && L->budget == 0;
+  st.speed = L->speed;
+  if (now - L->rtf_wall >= 0.5) {
+    L->rtf = (st.time - L->rtf_sim) / (now - L->rtf_wall);
+    L->rtf_wall = now, L->rtf_sim = st.time;
+  }
+  st.rtf = L->rtf;
+  st.solver = s->stats.solver;
+  st.nsnapshot = L->nsaved;
+  memcpy(st.snapshot_time, L->saved_time, (size_t)L->nsaved * sizeof(double));
+  tl_viewer_set_status(s->viewer, &st);
+  L->status_wall = now;
+}
+
+/* The URDF run's controller parameters to the page. */
+static void live_params(cli_sim *s) {
+  tl_controller_tunable t[64];
+  tl_viewer_param p[64];
+  int n = tl_controller_params(&s->ctrl, t, 64);
+  if (n > 64) n = 64;
+  for (int i = 0; i < n; ++i) {
+    memset(&p[i], 0, sizeof p[i]);
+    memcpy(p[i].name, t[i].name, sizeof p[i].name);
+    memcpy(p[i].unit, t[i].unit, sizeof p[i].unit);
+    p[i].min = t[i].min, p[i].max = t[i].max, p[i].value = t[i].value;
+  }
+  tl_error err;
+  memset(&err, 0, sizeof err);
+  if (tl_viewer_set_params(s->viewer, p, n, &err) != TL_OK) cli_errorf("warning: live view: %s", err.message);
+}
+
+static int live_setup(cli_sim *s) {
+  struct cli_live *L = calloc(1, sizeof *L);
+  if (!L) {
+    cli_errorf("out of memory");
+    return CLI_EXIT_FAIL;
+  }
+  s->live = L;
+  L->speed = s->pace ? 1.0 : 0.0;
+  L->rtf = NAN;
+  L->rtf_wall = cli_now();
+  L->rtf_sim = tl_world_time(s->world);
+  tl_viewer_set_shared_control(s->viewer, s->opt->shared_control);
+  /* the initial state, for reset (a plugin engine has no snapshots: reset is then refused) */
+  size_t n = tl_world_state_size(s->world);
+  L->snap = n ? malloc(n) : NULL;
+  if (L->snap && tl_world_get_state(s->world, L->snap, n, &L->snap_len, NULL) != TL_OK) {
+    free(L->snap);
+    L->snap = NULL;
+  }
+  live_params(s);
+  live_status(s, cli_now());
+  return CLI_EXIT_OK;
+}
+
+static void live_warn(const char *what, const tl_error *err) {
+  cli_errorf("warning: live view: %s: %s", what, err->message[0] ? err->message : tl_status_name(err->status));
+}
+
+/* Back to the initial state: the world, the controller (rebuilt from it), the recorder's schedule. */
+static void live_reset(cli_sim *s, long long *k) {
+  struct cli_live *L = s->live;
+  tl_error err;
+  memset(&err, 0, sizeof err);
+  if (!L->snap) {
+    cli_errorf("warning: live view: reset: this engine has no snapshots");
+    return;
+  }
+  if (tl_world_set_state(s->world, L->snap, L->snap_len, &err) != TL_OK) return live_warn("reset", &err);
+  if (s->ctrl.active && s->sys) { /* rebuilt from the initial state: its parameters too */
+    tl_controller_free(&s->ctrl);
+    if (tl_system_get_state(s->sys, s->q, s->nq, s->u, s->nv, &err) != TL_OK) return live_warn("reset", &err);
+    if (cli_ctrl_setup(s) != CLI_EXIT_OK) return;
+    live_params(s);
+  }
+  L->npush = 0;
+  L->budget = 0;
+  L->steps = 0;
+  *k = 0;
+  if (tl_recorder_rewind(s->rec, &err) != TL_OK) return live_warn("reset", &err);
+  tl_viewer_publish(s->viewer, s->rec);
+  live_rebase(s);
+}
+
+/* Save the current state (the oldest saved one goes when TL_VIEWER_MAX_SNAPSHOTS are kept). */
+static void live_snapshot(cli_sim *s) {
+  struct cli_live *L = s->live;
+  tl_error err;
+  memset(&err, 0, sizeof err);
+  size_t n = tl_world_state_size(s->world), len = 0;
+  unsigned char *buf = n ? malloc(n) : NULL;
+  if (!buf || tl_world_get_state(s->world, buf, n, &len, &err) != TL_OK) {
+    free(buf);
+    if (!err.message[0]) snprintf(err.message, sizeof err.message, "out of memory");
+    return live_warn("snapshot", &err);
+  }
+  if (L->nsaved == TL_VIEWER_MAX_SNAPSHOTS) {
+    free(L->saved[0]);
+    int m = TL_VIEWER_MAX_SNAPSHOTS - 1;
+    memmove(L->saved, L->saved + 1, (size_t)m * sizeof L->saved[0]);
+    memmove(L->saved_len, L->saved_len + 1, (size_t)m * sizeof L->saved_len[0]);
+    memmove(L->saved_time, L->saved_time + 1, (size_t)m * sizeof L->saved_time[0]);
+    memmove(L->saved_steps, L->saved_steps + 1, (size_t)m * sizeof L->saved_steps[0]);
+    L->nsaved = m;
+  }
+  L->saved[L->nsaved] = buf;
+  L->saved_len[L->nsaved] = len;
+  L->saved_time[L->nsaved] = tl_world_time(s->world);
+  L->saved_steps[L->nsaved++] = L->steps;
+}
+
+/* Back to saved state i: the world and the frame schedule; the controller keeps its parameters. */
+static void live_restore(cli_sim *s, long long i, long long *k) {
+  struct cli_live *L = s->live;
+  tl_error err;
+  memset(&err, 0, sizeof err);
+  if (i < 0 || i >= L->nsaved) {
+    cli_errorf("warning: live view: restore: no saved state %lld", i);
+    return;
+  }
+  if (tl_world_set_state(s->world, L->saved[i], L->saved_len[i], &err) != TL_OK) return live_warn("restore", &err);
+  L->npush = 0;
+  L->budget = 0;
+  L->steps = L->saved_steps[i];
+  *k = L->steps < s->nsteps ? L->steps : *k; /* a finite run goes on to its planned end from there */
+  if (tl_recorder_rewind(s->rec, &err) != TL_OK) return live_warn("restore", &err);
+  tl_viewer_publish(s->viewer, s->rec);
+  live_rebase(s);
+}
+
+static void live_force(cli_sim *s, const tl_viewer_event *ev) {
+  struct cli_live *L = s->live;
+  tl_system *sys = tl_world_system(s->world, ev->system);
+  double pos[3], R[9];
+  tl_error err;
+  memset(&err, 0, sizeof err);
+  if (!sys || tl_system_body_pose(sys, ev->body, pos, R, &err) != TL_OK) return live_warn("force", &err);
+  int slot = L->npush;
+  for (int i = 0; i < L->npush && ev->id > 0; ++i)
+    if (L->push[i].id == ev->id && L->push[i].system == ev->system) slot = i; /* a drag moves on */
+  if (slot == CLI_LIVE_MAX_PUSH) { /* full: the oldest ends */
+    memmove(L->push, L->push + 1, (CLI_LIVE_MAX_PUSH - 1) * sizeof L->push[0]);
+    slot = CLI_LIVE_MAX_PUSH - 1;
+  } else if (slot == L->npush) {
+    L->npush++;
+  }
+  cli_push *p = &L->push[slot];
+  p->system = ev->system, p->body = ev->body, p->id = ev->id;
+  double d[3] = {ev->point[0] - pos[0], ev->point[1] - pos[1], ev->point[2] - pos[2]};
+  for (int i = 0; i < 3; ++i) { /* R^T d: the point in the body frame */
+    p->point_body[i] = R[i] * d[0] + R[3 + i] * d[1] + R[6 + i] * d[2];
+    p->force[i] = ev->force[i];
+  }
+  long long n = llround(ev->duration / s->dt);
+  p->left = n < 1 ? 1 : n;
+}
+
+/* A frame of the current state to the page now (the schedule of frames unchanged). */
+static void live_show_now(cli_sim *s) {
+  tl_error err;
+  memset(&err, 0, sizeof err);
+  if (tl_recorder_time(s->rec) == tl_world_time(s->world)) return; /* already shown */
+  if (tl_recorder_capture(s->rec, &err) != TL_OK) return live_warn("frame", &err);
+  tl_viewer_publish(s->viewer, s->rec);
+}
+
+static void live_event(cli_sim *s, const tl_viewer_event *ev, long long *k) {
+  struct cli_live *L = s->live;
+  tl_error err;
+  memset(&err, 0, sizeof err);
+  switch (ev->type) {
+  case TL_VIEWER_EVENT_PAUSE:
+    L->paused = 1, L->budget = 0;
+    live_show_now(s); /* the page shows where it stopped */
+    break;
+  case TL_VIEWER_EVENT_RUN: L->paused = 0, L->budget = 0, live_rebase(s); break;
+  case TL_VIEWER_EVENT_STEP: L->paused = 1, L->budget += ev->n; break;
+  case TL_VIEWER_EVENT_SPEED: L->speed = ev->factor, live_rebase(s); break;
+  case TL_VIEWER_EVENT_RESET: live_reset(s, k); break;
+  case TL_VIEWER_EVENT_SNAPSHOT: live_snapshot(s); break;
+  case TL_VIEWER_EVENT_RESTORE: live_restore(s, ev->n, k); break;
+  case TL_VIEWER_EVENT_FORCE: live_force(s, ev); break;
+  case TL_VIEWER_EVENT_PARAM:
+    if (tl_controller_set_param(&s->ctrl, ev->name, ev->value, &err) != TL_OK) live_warn("param", &err);
+    break;
+  }
+}
+
+int cli_rec_control(cli_sim *s, long long *k) {
+  struct cli_live *L = s->live;
+  for (;;) {
+    tl_viewer_event ev;
+    int any = 0;
+    while (tl_viewer_poll(s->viewer, &ev)) live_event(s, &ev, k), any = 1;
+    if (interrupted) return 1;
+    if (!L->paused) return 0;
+    if (L->budget > 0) {
+      L->budget--;
+      return 0;
+    }
+    double now = cli_now();
+    if (any || now - L->status_wall >= CLI_LIVE_STATUS_PERIOD) live_status(s, now);
+    sleep_s(0.005);
+    live_rebase(s); /* paused time is not made up for */
+  }
+}
+
+tl_status cli_rec_perturb(cli_sim *s, tl_error *err) {
+  struct cli_live *L = s->live;
+  int kept = 0;
+  for (int i = 0; i < L->npush; ++i) {
+    cli_push *p = &L->push[i];
+    tl_status st = tl_system_add_external_force_body_point(tl_world_system(s->world, p->system), p->body, p->force,
+                                                           p->point_body, err);
+    if (st != TL_OK) return st;
+    if (--p->left > 0) L->push[kept++] = *p;
+  }
+  L->npush = kept;
+  return TL_OK;
+}
+
 static int start_viewer(cli_sim *s) {
   const cli_sim_options *o = s->opt;
   tl_error err;
   memset(&err, 0, sizeof err);
   if (tl_viewer_create(s->rec, o->bind, o->port, &s->viewer, &err) != TL_OK) return rec_error("live view", &err);
+  if (o->bind && !o->pose)
+    cli_errorf("warning: --bind %s: every machine that reaches this address can watch the simulation, and "
+               "the first browser to send a control can pause, push and retune it", o->bind);
+  if (!o->pose && live_setup(s) != CLI_EXIT_OK) return CLI_EXIT_FAIL;
   fprintf(stderr, "talus: live view at http://%s:%d/ (%s; Ctrl-C stops)\n", o->bind ? o->bind : "127.0.0.1",
           tl_viewer_port(s->viewer), o->pose ? "the initial state" : s->pace ? "real time" : "as fast as possible");
   fflush(stderr);
@@ -183,15 +462,6 @@ int cli_rec_setup(cli_sim *s) {
   return o->view ? start_viewer(s) : CLI_EXIT_OK;
 }
 
-static void sleep_s(double t) {
-  if (!(t > 0)) return;
-  struct timespec ts;
-  ts.tv_sec = (time_t)t;
-  ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR && !interrupted) {
-  }
-}
-
 tl_status cli_rec_step(cli_sim *s, tl_error *err) {
   if (s->rec) {
     int taken = 0;
@@ -199,8 +469,17 @@ tl_status cli_rec_step(cli_sim *s, tl_error *err) {
     if (st != TL_OK) return st;
     if (taken && s->viewer) tl_viewer_publish(s->viewer, s->rec);
   }
-  if (s->pace) {
-    double ahead = (tl_world_time(s->world) - s->sim0) - (cli_now() - s->wall0);
+  double speed = s->pace ? 1.0 : 0.0;
+  if (s->live) {
+    struct cli_live *L = s->live;
+    L->steps++;
+    speed = L->paused ? 0.0 : L->speed; /* steps asked for while paused: at once */
+    double now = cli_now();
+    if (L->paused && L->budget == 0) live_show_now(s); /* the last of the steps asked for: shown */
+    if (now - L->status_wall >= CLI_LIVE_STATUS_PERIOD || (L->paused && L->budget == 0)) live_status(s, now);
+  }
+  if (speed > 0) {
+    double ahead = (tl_world_time(s->world) - s->sim0) / speed - (cli_now() - s->wall0);
     if (ahead > 0.002) sleep_s(ahead);
   }
   return TL_OK;
@@ -249,6 +528,12 @@ int cli_rec_finish(cli_sim *s) {
 }
 
 void cli_rec_free(cli_sim *s) {
+  if (s->live) {
+    free(s->live->snap);
+    for (int i = 0; i < s->live->nsaved; ++i) free(s->live->saved[i]);
+  }
+  free(s->live);
+  s->live = NULL;
   tl_viewer_free(s->viewer);
   s->viewer = NULL;
   tl_recorder_free(s->rec);

@@ -115,6 +115,7 @@ static tl_status step_once(cli_sim *s, int in_window, tl_error *err) {
   }
   st = cli_ctrl_update(s, in_window, err);
   if (st == TL_OK) st = cli_scene_ctrl_update(s, err);
+  if (st == TL_OK && s->live) st = cli_rec_perturb(s, err); /* the live view's pushes */
   if (st == TL_OK) st = tl_world_integrate2(s->world, err);
   if (st == TL_OK) observe_solver(s);
   if (st == TL_OK) st = check_state(s, err); /* before a frame of it is recorded */
@@ -133,6 +134,7 @@ static tl_status step_loop(cli_sim *s, tl_error *err) {
   s->wall0 = t0;
   s->sim0 = tl_world_time(s->world);
   for (long long k = 0; k < s->nsteps && !cli_rec_interrupted(); ++k) {
+    if (s->live && cli_rec_control(s, &k) != 0) break; /* pause, step, reset ... from the browser */
     st = step_once(s, k >= window, err);
     if (st != TL_OK) break;
     s->stats.steps += 1;

@@ -192,7 +192,10 @@ const char cli_usage_simulate[] =
     "                       browser does not stop the run, Ctrl-C does\n"
     "  --port N             port of the live view (default 7070; 0: any free port)\n"
     "  --bind ADDRESS       address to serve on (default 127.0.0.1, this machine\n"
-    "                       only)\n"
+    "                       only; another address prints a warning: the page\n"
+    "                       can pause, push and retune the simulation)\n"
+    "  --shared-control     every browser may control the live view (default:\n"
+    "                       the first one that sends a control, the others watch)\n"
     "  --realtime | --fast  pace simulated time to the wall clock, or not\n"
     "                       (default: real time with --view, else as fast as\n"
     "                       possible)\n"
@@ -227,8 +230,12 @@ const char cli_usage_view[] =
     "  --realtime      keep simulated time with the wall clock (default)\n"
     "  --fast          simulate as fast as possible (the page shows the newest\n"
     "                  frame it can)\n"
+    "  --shared-control  every browser may control the run (default: one at a time)\n"
     "  -h, --help      print this help\n"
     "\n"
+    "The page is a control panel: run / pause, step 1 / N, speed (0.05x .. 4x, max),\n"
+    "reset, kick, Ctrl-drag a body to pull it, the controller's parameters as\n"
+    "sliders, arrow keys for trot's commands (docs/viewer.md).\n"
     "The address is printed on stderr: 'talus: live view at http://HOST:PORT/'.\n";
 
 const char cli_usage_dynamics[] =

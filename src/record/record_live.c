@@ -10,7 +10,10 @@
  * published, one binary message: uint32 frame counter, uint32 number of
  * contacts nc, the frame's F float32, then 9 nc float32 (little-endian, as
  * the machine). A browser that reads slowly gets only the newest frame when
- * it is ready again; messages from browsers are ignored. HTTP serves one
+ * it is ready again. Text messages from browsers are control messages
+ * (record_control.c, docs/viewer.md): each is answered with a status message;
+ * a client that sent one also gets the parameter list and a status message
+ * every TL_LIVE_STATUS_PERIOD_MS (clients that never talk get frames only). HTTP serves one
  * request per connection (the connection is closed after the answer, so no
  * pipelined request is parsed: tests/fuzz/regressions/viewer/).
  *
@@ -25,6 +28,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "record/record_control.h"
 #include "record/record_internal.h"
 
 #ifdef TALUS_HAVE_LWS
@@ -38,6 +42,10 @@
 /* Contacts sent per frame at most (the rest of a frame's contacts are left out of the live view). */
 #define TL_LIVE_MAX_CONTACTS 4096
 #define TL_LIVE_CHUNK 65536
+/* Status messages to talking clients at least this often (ms). */
+#define TL_LIVE_STATUS_PERIOD_MS 500
+/* Answers a client may have pending (a flood beyond it gets fewer answers). */
+#define TL_LIVE_REPLIES 16
 
 struct tl_viewer {
   struct lws_context *ctx;
@@ -59,12 +67,27 @@ struct tl_viewer {
   size_t out_len;
   long long out_seq;
   unsigned char chunk[LWS_PRE + TL_LIVE_CHUNK];
+  /* control (record_control.c); server thread only below ctl */
+  tl_live_control *ctl;
+  atomic_int shared;      /* --shared-control: every client controls */
+  struct lws *controller; /* the client in control, NULL: nobody */
+  long long tick;         /* status periods elapsed */
+  const struct lws_protocols *proto; /* ours, for the periodic status */
+  lws_sorted_usec_list_t sul;
 };
 
 typedef struct live_session {
   int websocket;
   size_t pos;             /* bytes of the page (HTTP) or of the scene (WebSocket) sent */
   long long sent_seq;     /* last frame sent */
+  /* control messages (server thread) */
+  int talking;            /* sent a message: gets status and parameters */
+  int in_msg, rx_over, rx_binary;
+  size_t rx_len;
+  char rx[TL_CTL_MAX_MESSAGE];
+  int nreply, reply_head; /* pending answers: reply_error[i][0] == 0 for error null */
+  char reply_error[TL_LIVE_REPLIES][200];
+  long long tick_sent, params_sent;
 } live_session;
 
 static size_t message_cap(int floats) {
@@ -207,8 +230,135 @@ static int ws_scene(struct lws *wsi, tl_viewer *v, live_session *s) {
   return 0;
 }
 
+/* ------------------------------------------------------------ control messages (record_control.c) */
+
+static int control_of(const tl_viewer *v, const struct lws *wsi) {
+  if (atomic_load(&v->shared)) return 2;
+  return v->controller == wsi ? 1 : v->controller ? 0 : -1;
+}
+
+static void reply(live_session *s, const char *error) {
+  if (s->nreply == TL_LIVE_REPLIES) return; /* a flood: the answers already due stand for it */
+  char *e = s->reply_error[(s->reply_head + s->nreply++) % TL_LIVE_REPLIES];
+  snprintf(e, sizeof s->reply_error[0], "%s", error ? error : "");
+}
+
+/* A whole message arrived in s->rx: validate, queue, answer. */
+static void ws_message_done(struct lws *wsi, tl_viewer *v, live_session *s) {
+  char why[200];
+  const char *error = NULL;
+  tl_viewer_event ev;
+  s->talking = 1;
+  if (s->rx_over) {
+    tl_ctl_count_dropped(v->ctl);
+    snprintf(why, sizeof why, "message larger than %d bytes: dropped", TL_CTL_MAX_MESSAGE);
+    error = why;
+  } else if (s->rx_binary) {
+    tl_ctl_count_dropped(v->ctl);
+    error = "binary message: control messages are JSON text, dropped";
+  } else {
+    tl_ctl_kind k = tl_ctl_parse(v->ctl, s->rx, s->rx_len, &ev, why, sizeof why);
+    if (k == TL_CTL_MALFORMED) {
+      tl_ctl_count_dropped(v->ctl);
+      error = why;
+    } else if (k == TL_CTL_EVENT) {
+      if (!tl_ctl_accepts(v->ctl)) {
+        error = "this view takes no controls (a model inspection, or a program that does not poll)";
+      } else if (control_of(v, wsi) == 0) {
+        error = "another client controls the simulation (this one watches)";
+      } else {
+        if (!atomic_load(&v->shared)) v->controller = wsi;
+        if (tl_ctl_push(v->ctl, &ev) != 0) error = "too many control messages pending: dropped";
+      }
+    }
+  }
+  reply(s, error);
+  lws_callback_on_writable(wsi);
+}
+
+static int ws_receive(struct lws *wsi, tl_viewer *v, live_session *s, const void *in, size_t len) {
+  if (!s->in_msg) {
+    s->in_msg = 1;
+    s->rx_len = 0;
+    s->rx_over = 0;
+    s->rx_binary = lws_frame_is_binary(wsi);
+  }
+  if (!s->rx_over && len > 0) {
+    if (len > sizeof s->rx - s->rx_len)
+      s->rx_over = 1;
+    else
+      memcpy(s->rx + s->rx_len, in, len), s->rx_len += len;
+  }
+  if (lws_is_final_fragment(wsi) && lws_remaining_packet_payload(wsi) == 0) {
+    s->in_msg = 0;
+    ws_message_done(wsi, v, s);
+  }
+  return 0;
+}
+
+static int ws_write_text(struct lws *wsi, unsigned char *buf, size_t len) {
+  return lws_write(wsi, buf + LWS_PRE, len, LWS_WRITE_TEXT) == (int)len ? 0 : -1;
+}
+
+/* Parameters, answers and periodic status of a talking client, one message per call: 0 or -1
+ * (written, or failed), 1 when nothing was due. */
+static int ws_control_writable(struct lws *wsi, tl_viewer *v, live_session *s) {
+  if (!s->talking) return 1;
+  if (tl_ctl_params_version(v->ctl) > s->params_sent) {
+    size_t n = 0;
+    long long version = 0;
+    char *json = tl_ctl_params_json(v->ctl, &n, &version);
+    unsigned char *buf = json ? malloc(LWS_PRE + n) : NULL;
+    int r = -1;
+    if (buf) {
+      memcpy(buf + LWS_PRE, json, n);
+      r = ws_write_text(wsi, buf, n);
+      s->params_sent = version;
+    }
+    free(json);
+    free(buf);
+    lws_callback_on_writable(wsi);
+    return r;
+  }
+  int periodic = s->tick_sent < v->tick;
+  if (s->nreply > 0 || periodic) {
+    unsigned char buf[LWS_PRE + TL_CTL_STATUS_CAP];
+    const char *error = NULL;
+    int answer = s->nreply > 0;
+    if (answer) {
+      error = s->reply_error[s->reply_head];
+      s->reply_head = (s->reply_head + 1) % TL_LIVE_REPLIES;
+      s->nreply--;
+      if (!error[0]) error = NULL;
+    }
+    s->tick_sent = v->tick;
+    size_t n = tl_ctl_status_json(v->ctl, error, control_of(v, wsi), answer, (char *)buf + LWS_PRE, TL_CTL_STATUS_CAP);
+    lws_callback_on_writable(wsi);
+    return ws_write_text(wsi, buf, n);
+  }
+  return 1;
+}
+
+/* Every TL_LIVE_STATUS_PERIOD_MS: status to every talking client. */
+static void status_tick(lws_sorted_usec_list_t *sul) {
+  tl_viewer *v = lws_container_of(sul, tl_viewer, sul);
+  v->tick++;
+  lws_callback_on_writable_all_protocol(v->ctx, v->proto);
+  lws_sul_schedule(v->ctx, 0, &v->sul, status_tick, TL_LIVE_STATUS_PERIOD_MS * LWS_US_PER_MS);
+}
+
+tl_live_control *tl_viewer_control(tl_viewer *v) { return v ? v->ctl : NULL; }
+void tl_viewer_wake(tl_viewer *v) {
+  if (v && v->ctx) lws_cancel_service(v->ctx);
+}
+void tl_viewer_set_shared_control(tl_viewer *v, int shared) {
+  if (v) atomic_store(&v->shared, shared != 0);
+}
+
 static int ws_writable(struct lws *wsi, tl_viewer *v, live_session *s) {
   if (s->pos < v->scene_len) return ws_scene(wsi, v, s);
+  int r = ws_control_writable(wsi, v, s);
+  if (r != 1) return r;
   if (v->out_seq <= s->sent_seq || v->out_len == 0) return 0;
   if (lws_write(wsi, v->out + LWS_PRE, v->out_len, LWS_WRITE_BINARY) != (int)v->out_len) return -1;
   s->sent_seq = v->out_seq;
@@ -249,8 +399,11 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     return 0;
   case LWS_CALLBACK_SERVER_WRITEABLE:
     return ws_writable(wsi, v, s);
+  case LWS_CALLBACK_RECEIVE:
+    return s && s->websocket ? ws_receive(wsi, v, s, in, len) : 0;
   case LWS_CALLBACK_CLOSED:
     if (s && s->websocket) atomic_fetch_sub(&v->nclient, 1), s->websocket = 0;
+    if (v->controller == wsi) v->controller = NULL; /* control is free again */
     return 0;
   case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
     take_pending(v);
@@ -264,12 +417,13 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 }
 
 static const struct lws_protocols protocols[] = {
-    {"talus", callback, sizeof(live_session), 4096, 0, NULL, 0},
+    {"talus", callback, sizeof(live_session), TL_CTL_MAX_MESSAGE, 0, NULL, 0},
     {NULL, NULL, 0, 0, 0, NULL, 0},
 };
 
 static void *serve(void *arg) {
   tl_viewer *v = arg;
+  lws_sul_schedule(v->ctx, 0, &v->sul, status_tick, TL_LIVE_STATUS_PERIOD_MS * LWS_US_PER_MS);
   while (!atomic_load(&v->stop))
     if (lws_service(v->ctx, 0) < 0) break;
   atomic_store(&v->running, 0);
@@ -318,7 +472,8 @@ tl_status tl_viewer_create(const tl_recorder *rec, const char *host, int port, t
   v->page = live_page(&v->page_len);
   v->pending = malloc(LWS_PRE + message_cap(v->floats));
   v->out = malloc(LWS_PRE + message_cap(v->floats));
-  if (!v->page || !v->pending || !v->out) {
+  v->ctl = tl_ctl_create(rec->world);
+  if (!v->page || !v->pending || !v->out || !v->ctl) {
     create_fail(v, TL_ERR_MEMORY);
     return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
   }
@@ -334,6 +489,7 @@ tl_status tl_viewer_create(const tl_recorder *rec, const char *host, int port, t
   }
   snprintf(v->bind, sizeof v->bind, "%s", host ? host : "");
   info.protocols = protocols;
+  v->proto = &protocols[0];
   info.user = v;
   info.gid = -1;
   info.uid = -1;
@@ -393,6 +549,7 @@ void tl_viewer_free(tl_viewer *v) {
   free(v->page);
   free(v->pending);
   free(v->out);
+  tl_ctl_free(v->ctl);
   free(v);
 }
 
@@ -410,5 +567,8 @@ int tl_viewer_nclient(const tl_viewer *v) { (void)v; return 0; }
 long long tl_viewer_nconnection(const tl_viewer *v) { (void)v; return 0; }
 void tl_viewer_publish(tl_viewer *v, const tl_recorder *rec) { (void)v, (void)rec; }
 void tl_viewer_free(tl_viewer *v) { (void)v; }
+tl_live_control *tl_viewer_control(tl_viewer *v) { (void)v; return NULL; }
+void tl_viewer_wake(tl_viewer *v) { (void)v; }
+void tl_viewer_set_shared_control(tl_viewer *v, int shared) { (void)v, (void)shared; }
 
 #endif

@@ -10,6 +10,7 @@ import './style.css';
 import { RecordedFrames, LiveFrames, indexAt } from './data.js';
 import { World3D } from './world3d.js';
 import { Plots } from './plots.js';
+import { LiveControl } from './control.js';
 
 const $ = (id) => document.getElementById(id);
 const fail = (msg) => (window.__talusFail ? window.__talusFail(msg) : document.body.setAttribute('data-talus-error', msg));
@@ -259,13 +260,19 @@ function startLive() {
   status('connecting to the simulation...');
   const ws = new WebSocket(`ws://${location.host}/`, 'talus'); // the server's protocol name
   ws.binaryType = 'arraybuffer';
-  let v = null, pending = false, lastPlot = 0;
+  let v = null, pending = false, lastPlot = 0, control = null;
   ws.onmessage = (e) => {
     try {
       if (typeof e.data === 'string') {
         const data = JSON.parse(e.data);
+        if (v) { // after the scene: status and parameters from the simulation (the control panel)
+          if (control) control.onMessage(data);
+          return;
+        }
         v = new Viewer(data, new LiveFrames(data.layout.floats), true);
         v.setPlaying(true);
+        control = new LiveControl(v, ws); // the live page drives the simulation; recordings stay viewers
+        window.__talusLive = control; // for tests (tests/test_live_control.py page)
         return;
       }
       if (!v) return;
