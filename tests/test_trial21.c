@@ -9,6 +9,11 @@
  *   negative_limit  <limit effort="-1" velocity="-1"> (Halodi's Eve, written
  *                   for Gazebo, where a negative limit is not enforced) loads
  *                   as unlimited with a warning; a NaN is still refused.
+ *   density         a link whose mass no material could have in its collision
+ *                   geometry (a Barrett hand's fingers: grams written as kg,
+ *                   56 t each) gets a model warning naming file, line, link
+ *                   and density, for primitives and mesh hulls (an OBJ cube
+ *                   written to a temporary folder); a plausible link none.
  *
  * Usage: test_trial21 MODE
  * Exit: 0 when every check passed, 1 otherwise. */
@@ -18,8 +23,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "test_util.h"
+#include "talus/model.h"
 #include "talus/urdf.h"
 #include "urdf/urdf_doc.h"
 
@@ -123,12 +130,81 @@ static void negative_limit(void) {
   if (st == TL_OK) tl_urdf_doc_free(&doc);
 }
 
+static int model_warning(const tl_model *m, const char *a, const char *b) {
+  for (int i = 0; i < tl_model_nwarning(m); i++) {
+    const char *w = tl_model_warning(m, i);
+    if (w && strstr(w, a) && (!b || strstr(w, b))) return 1;
+  }
+  return 0;
+}
+
+/* A cube of edge 2 cm as OBJ (8 vertices, 12 triangles): 8e-6 m^3. */
+static const char k_cube_obj[] =
+    "v -0.01 -0.01 -0.01\nv 0.01 -0.01 -0.01\nv 0.01 0.01 -0.01\nv -0.01 0.01 -0.01\n"
+    "v -0.01 -0.01 0.01\nv 0.01 -0.01 0.01\nv 0.01 0.01 0.01\nv -0.01 0.01 0.01\n"
+    "f 1 3 2\nf 1 4 3\nf 5 6 7\nf 5 7 8\nf 1 2 6\nf 1 6 5\n"
+    "f 2 3 7\nf 2 7 6\nf 3 4 8\nf 3 8 7\nf 4 1 5\nf 4 5 8\n";
+
+static void density(void) {
+  char dir[] = "/tmp/talus_trial21_XXXXXX";
+  if (!mkdtemp(dir)) {
+    TL_CHECK(0, "mkdtemp failed");
+    return;
+  }
+  char obj[128], urdf[128];
+  snprintf(obj, sizeof(obj), "%s/cube.obj", dir);
+  snprintf(urdf, sizeof(urdf), "%s/hand.urdf", dir);
+  FILE *f = fopen(obj, "w");
+  if (f) fputs(k_cube_obj, f), fclose(f);
+  f = fopen(urdf, "w");
+  if (f) {
+    fputs("<robot name='hand'>\n"
+          "  <link name='palm'>\n" /* steel: 7.8 kg/dm^3 in a 1 dm cube */
+          "    <inertial><mass value='7.8'/><inertia ixx='0.01' iyy='0.01' izz='0.01' ixy='0' ixz='0' iyz='0'/></inertial>\n"
+          "    <collision><geometry><box size='0.1 0.1 0.1'/></geometry></collision>\n"
+          "  </link>\n"
+          "  <link name='finger_mesh'>\n" /* 56 t in the 2 cm OBJ cube: 7e9 kg/m^3 */
+          "    <inertial><mass value='56143'/><inertia ixx='1' iyy='1' izz='1' ixy='0' ixz='0' iyz='0'/></inertial>\n"
+          "    <collision><geometry><mesh filename='cube.obj'/></geometry></collision>\n"
+          "  </link>\n"
+          "  <link name='finger_box'>\n" /* 31 t in a 2 cm box */
+          "    <inertial><mass value='31321'/><inertia ixx='1' iyy='1' izz='1' ixy='0' ixz='0' iyz='0'/></inertial>\n"
+          "    <collision><geometry><box size='0.02 0.02 0.02'/></geometry></collision>\n"
+          "  </link>\n"
+          "  <joint name='a' type='revolute'><parent link='palm'/><child link='finger_mesh'/>\n"
+          "    <limit lower='-1' upper='1' effort='1' velocity='1'/></joint>\n"
+          "  <joint name='b' type='revolute'><parent link='palm'/><child link='finger_box'/>\n"
+          "    <limit lower='-1' upper='1' effort='1' velocity='1'/></joint>\n"
+          "</robot>\n", f);
+    fclose(f);
+  }
+  tl_model *m = NULL;
+  tl_error err;
+  memset(&err, 0, sizeof(err));
+  tl_status st = tl_model_load_urdf(urdf, NULL, &m, &err);
+  TL_CHECK(st == TL_OK, "hand.urdf loads (a warning, not an error): %s", err.message);
+  if (st == TL_OK) {
+    TL_CHECK(model_warning(m, "hand.urdf:6: link 'finger_mesh'", "denser than any material"),
+             "no warning names hand.urdf:6 and link 'finger_mesh'");
+    TL_CHECK(model_warning(m, "finger_mesh", "8e-06 m^3"), "the mesh link's volume is the OBJ cube's 8e-06 m^3");
+    TL_CHECK(model_warning(m, "hand.urdf:10: link 'finger_box'", "3.92e+09 kg/m^3"),
+             "no warning names hand.urdf:10, link 'finger_box' and 3.92e+09 kg/m^3");
+    TL_CHECK(!model_warning(m, "'palm'", NULL), "the steel palm is plausible: no warning");
+    for (int i = 0; i < tl_model_nwarning(m); i++) printf("warning: %s\n", tl_model_warning(m, i));
+  }
+  tl_model_free(m);
+  remove(obj);
+  remove(urdf);
+  rmdir(dir);
+}
+
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "";
   if (strcmp(mode, "geometry_extra") == 0) geometry_extra();
   else if (strcmp(mode, "negative_limit") == 0) negative_limit();
+  else if (strcmp(mode, "density") == 0) density();
   else {
-    fprintf(stderr, "usage: test_trial21 geometry_extra|negative_limit\n");
+    fprintf(stderr, "usage: test_trial21 geometry_extra|negative_limit|density\n");
     return 2;
   }
   return tl_test_finish();

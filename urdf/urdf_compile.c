@@ -455,6 +455,46 @@ static void placeholder_limits(const tl_urdf_doc *doc, tl_model *m) {
   }
 }
 
+/* Volume of a collision geometry (m^3): the primitive's, or the convex hull's
+ * (divergence theorem over its outward triangles); 0 for an unread mesh. */
+static double geom_volume(const tl_urdf_geom *g) {
+  const double *s = g->size;
+  switch (g->type) {
+  case TL_GEOM_BOX: return s[0] * s[1] * s[2];
+  case TL_GEOM_SPHERE: return 4.0 / 3.0 * TL_PI * s[0] * s[0] * s[0];
+  case TL_GEOM_CYLINDER: return TL_PI * s[0] * s[0] * s[1];
+  case TL_GEOM_CAPSULE: return TL_PI * s[0] * s[0] * s[1] + 4.0 / 3.0 * TL_PI * s[0] * s[0] * s[0];
+  default: break;
+  }
+  double v = 0;
+  for (int f = 0; f < g->hull_nface; f++) {
+    const double *a = g->hull_vert + 3 * g->hull_face[3 * f], *b = g->hull_vert + 3 * g->hull_face[3 * f + 1],
+                 *c = g->hull_vert + 3 * g->hull_face[3 * f + 2];
+    v += a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) + a[2] * (b[0] * c[1] - b[1] * c[0]);
+  }
+  return fabs(v) / 6.0;
+}
+
+/* A link whose mass in its collision geometry is denser than any material
+ * (TL_DENSITY_WARN kg/m^3, 44 times osmium's 22,590) has a wrong mass: CAD
+ * exports writing grams as kilograms (a Barrett hand's 56-tonne finger), or a
+ * mesh in the wrong unit. Said, not refused: the file is the user's. The
+ * volume is the sum over the link's geoms (overlaps count twice), so the
+ * estimate errs low. */
+#define TL_DENSITY_WARN 1e6
+static void implausible_densities(const tl_urdf_doc *doc, tl_model *m) {
+  for (int l = 0; l < doc->nlink; l++) {
+    const tl_urdf_link *lk = &doc->links[l];
+    if (!(lk->mass > 0) || lk->ngeom == 0) continue;
+    double vol = 0;
+    for (int g = 0; g < lk->ngeom; g++) vol += geom_volume(&lk->geoms[g]);
+    if (!(vol > 0) || lk->mass / vol <= TL_DENSITY_WARN) continue;
+    add_warning(m, "%s:%d: link '%s': mass %g kg in %g m^3 of collision geometry is %.3g kg/m^3, denser "
+                "than any material (osmium: 22590): a mass in grams, or a mesh in the wrong unit?",
+                doc->path, lk->line, lk->name, lk->mass, vol, lk->mass / vol);
+  }
+}
+
 /* Every movable body must carry mass in its subtree, or M is singular. */
 static tl_status check_masses(build_ctx *c, tl_error *err) {
   tl_model *m = c->m;
@@ -581,6 +621,7 @@ tl_status tl_urdf_compile(const tl_urdf_doc *doc, tl_base_type want, tl_model **
     m->nwarning = doc->nwarning;
     memcpy(m->warnings, doc->warnings, sizeof(m->warnings));
     placeholder_limits(doc, m);
+    implausible_densities(doc, m);
     *out = m;
   } else {
     tl_model_free(c.m);

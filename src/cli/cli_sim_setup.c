@@ -246,6 +246,10 @@ int cli_sim_setup(cli_sim *s, const cli_sim_options *opt) {
     s->loaded = cli_load_model(opt->urdf, cli_ctrl_base(opt), opt->verbose);
     if (!s->loaded) return CLI_EXIT_FAIL;
     s->model = s->loaded;
+    /* a mass no material can have makes every figure of the run absurd: always said */
+    for (int i = 0; i < tl_model_nwarning(s->model); ++i)
+      if (tl_model_warning(s->model, i) && strstr(tl_model_warning(s->model, i), "denser than any material"))
+        cli_errorf("warning: %s", tl_model_warning(s->model, i));
     rc = build_world(s);
     if (rc == CLI_EXIT_OK) rc = setup_state(s);
   }
