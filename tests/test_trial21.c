@@ -14,6 +14,12 @@
  *                   56 t each) gets a model warning naming file, line, link
  *                   and density, for primitives and mesh hulls (an OBJ cube
  *                   written to a temporary folder); a plausible link none.
+ *   mimic_default   the default configuration puts a <mimic> leader where its
+ *                   followers are inside their limits when its range allows
+ *                   (Robotiq 2F-85: followers at multiplier -1 with limits
+ *                   [0, 0.8757] started at -0.036 rad, outside them, for the
+ *                   whole run); a conflict no leader value solves keeps the
+ *                   leader's own clamp.
  *
  * Usage: test_trial21 MODE
  * Exit: 0 when every check passed, 1 otherwise. */
@@ -198,13 +204,75 @@ static void density(void) {
   rmdir(dir);
 }
 
+static const char *k_gripper =
+    "<robot name='gripper'>\n"
+    "  <link name='palm'><inertial><mass value='1'/><inertia ixx='1e-3' iyy='1e-3' izz='1e-3' ixy='0' ixz='0' iyz='0'/></inertial></link>\n"
+    "  <link name='lead'><inertial><mass value='0.1'/><inertia ixx='1e-5' iyy='1e-5' izz='1e-5' ixy='0' ixz='0' iyz='0'/></inertial></link>\n"
+    "  <link name='neg'><inertial><mass value='0.1'/><inertia ixx='1e-5' iyy='1e-5' izz='1e-5' ixy='0' ixz='0' iyz='0'/></inertial></link>\n"
+    "  <link name='pos'><inertial><mass value='0.1'/><inertia ixx='1e-5' iyy='1e-5' izz='1e-5' ixy='0' ixz='0' iyz='0'/></inertial></link>\n"
+    "  <link name='lead2'><inertial><mass value='0.1'/><inertia ixx='1e-5' iyy='1e-5' izz='1e-5' ixy='0' ixz='0' iyz='0'/></inertial></link>\n"
+    "  <link name='shift'><inertial><mass value='0.1'/><inertia ixx='1e-5' iyy='1e-5' izz='1e-5' ixy='0' ixz='0' iyz='0'/></inertial></link>\n"
+    "  <link name='lead3'><inertial><mass value='0.1'/><inertia ixx='1e-5' iyy='1e-5' izz='1e-5' ixy='0' ixz='0' iyz='0'/></inertial></link>\n"
+    "  <link name='apart'><inertial><mass value='0.1'/><inertia ixx='1e-5' iyy='1e-5' izz='1e-5' ixy='0' ixz='0' iyz='0'/></inertial></link>\n"
+    "  <joint name='lead' type='revolute'><parent link='palm'/><child link='lead'/><axis xyz='0 1 0'/>\n"
+    "    <limit lower='0' upper='0.725' effort='10' velocity='1'/></joint>\n"
+    "  <joint name='neg' type='revolute'><parent link='palm'/><child link='neg'/><axis xyz='0 1 0'/>\n"
+    "    <limit lower='0' upper='0.8757' effort='10' velocity='1'/><mimic joint='lead' multiplier='-1'/></joint>\n"
+    "  <joint name='pos' type='revolute'><parent link='palm'/><child link='pos'/><axis xyz='0 1 0'/>\n"
+    "    <limit lower='0' upper='0.8757' effort='10' velocity='1'/><mimic joint='lead' multiplier='1'/></joint>\n"
+    /* a follower whose range needs the leader at 0.525 or more (with margins) */
+    "  <joint name='lead2' type='revolute'><parent link='palm'/><child link='lead2'/><axis xyz='0 1 0'/>\n"
+    "    <limit lower='0' upper='1' effort='10' velocity='1'/></joint>\n"
+    "  <joint name='shift' type='revolute'><parent link='palm'/><child link='shift'/><axis xyz='0 1 0'/>\n"
+    "    <limit lower='0.5' upper='1' effort='10' velocity='1'/><mimic joint='lead2' multiplier='1'/></joint>\n"
+    /* no leader value puts this follower inside its limits: the leader keeps its own clamp */
+    "  <joint name='lead3' type='revolute'><parent link='palm'/><child link='lead3'/><axis xyz='0 1 0'/>\n"
+    "    <limit lower='0' upper='1' effort='10' velocity='1'/></joint>\n"
+    "  <joint name='apart' type='revolute'><parent link='palm'/><child link='apart'/><axis xyz='0 1 0'/>\n"
+    "    <limit lower='2' upper='3' effort='10' velocity='1'/><mimic joint='lead3' multiplier='1'/></joint>\n"
+    "</robot>\n";
+
+static double joint_q(const tl_model *m, const double *q, const char *name) {
+  int nb = tl_model_nbody(m);
+  for (int b = 1; b < nb; b++)
+    if (strcmp(tl_model_joint_name(m, b), name) == 0) return q[tl_model_joint_q_index(m, b)];
+  return NAN;
+}
+
+static void mimic_default(void) {
+  tl_load_options o = tl_load_options_default();
+  o.base = TL_BASE_FIXED;
+  tl_model *m = NULL;
+  tl_error err;
+  memset(&err, 0, sizeof(err));
+  tl_status st = tl_model_load_urdf_any(k_gripper, &o, &m, &err);
+  TL_CHECK(st == TL_OK, "gripper loads: %s", err.message);
+  if (st != TL_OK) return;
+  int nq = tl_model_nq(m);
+  double q[16];
+  TL_CHECK(nq == 7 && tl_model_default_q(m, q, nq, &err) == TL_OK, "nq %d, default q: %s", nq, err.message);
+  if (nq == 7) {
+    double lead = joint_q(m, q, "lead"), neg = joint_q(m, q, "neg"), pos = joint_q(m, q, "pos");
+    TL_CHECK(lead == 0 && neg == 0 && pos == 0, "Robotiq-like: leader and followers at 0 (lead %g, neg %g, pos %g)",
+             lead, neg, pos);
+    double lead2 = joint_q(m, q, "lead2"), shift = joint_q(m, q, "shift");
+    TL_CHECK_NEAR(lead2, 0.525, 1e-12, "leader placed for its follower's range with margins");
+    TL_CHECK_NEAR(shift, 0.525, 1e-12, "follower 0.5 + 0.05 * 0.5");
+    double lead3 = joint_q(m, q, "lead3"), apart = joint_q(m, q, "apart");
+    TL_CHECK_NEAR(lead3, 0.05, 1e-12, "unsolvable: the leader keeps its own clamp");
+    TL_CHECK_NEAR(apart, 0.05, 1e-12, "unsolvable: the follower follows it");
+  }
+  tl_model_free(m);
+}
+
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "";
   if (strcmp(mode, "geometry_extra") == 0) geometry_extra();
   else if (strcmp(mode, "negative_limit") == 0) negative_limit();
   else if (strcmp(mode, "density") == 0) density();
+  else if (strcmp(mode, "mimic_default") == 0) mimic_default();
   else {
-    fprintf(stderr, "usage: test_trial21 geometry_extra|negative_limit|density\n");
+    fprintf(stderr, "usage: test_trial21 geometry_extra|negative_limit|density|mimic_default\n");
     return 2;
   }
   return tl_test_finish();
