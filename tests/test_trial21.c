@@ -13,7 +13,8 @@
  *                   geometry (a Barrett hand's fingers: grams written as kg,
  *                   56 t each) gets a model warning naming file, line, link
  *                   and density, for primitives and mesh hulls (an OBJ cube
- *                   written to a temporary folder); a plausible link none.
+ *                   written to a temporary folder); a plausible link and a
+ *                   placeholder box under 1 cm^3 (PR2's base_footprint) none.
  *   mimic_default   the default configuration puts a <mimic> leader where its
  *                   followers are inside their limits when its range allows
  *                   (Robotiq 2F-85: followers at multiplier -1 with limits
@@ -177,6 +178,11 @@ static void density(void) {
           "    <inertial><mass value='31321'/><inertia ixx='1' iyy='1' izz='1' ixy='0' ixz='0' iyz='0'/></inertial>\n"
           "    <collision><geometry><box size='0.02 0.02 0.02'/></geometry></collision>\n"
           "  </link>\n"
+          "  <link name='footprint'>\n" /* PR2's placeholder: 1 kg in a 1 mm box, not judged */
+          "    <inertial><mass value='1'/><inertia ixx='0.01' iyy='0.01' izz='0.01' ixy='0' ixz='0' iyz='0'/></inertial>\n"
+          "    <collision><geometry><box size='0.001 0.001 0.001'/></geometry></collision>\n"
+          "  </link>\n"
+          "  <joint name='f' type='fixed'><parent link='palm'/><child link='footprint'/></joint>\n"
           "  <joint name='a' type='revolute'><parent link='palm'/><child link='finger_mesh'/>\n"
           "    <limit lower='-1' upper='1' effort='1' velocity='1'/></joint>\n"
           "  <joint name='b' type='revolute'><parent link='palm'/><child link='finger_box'/>\n"
@@ -196,6 +202,7 @@ static void density(void) {
     TL_CHECK(model_warning(m, "hand.urdf:10: link 'finger_box'", "3.92e+09 kg/m^3"),
              "no warning names hand.urdf:10, link 'finger_box' and 3.92e+09 kg/m^3");
     TL_CHECK(!model_warning(m, "'palm'", NULL), "the steel palm is plausible: no warning");
+    TL_CHECK(!model_warning(m, "'footprint'", NULL), "a 1 mm placeholder box is not judged: no warning");
     for (int i = 0; i < tl_model_nwarning(m); i++) printf("warning: %s\n", tl_model_warning(m, i));
   }
   tl_model_free(m);

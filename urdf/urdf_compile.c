@@ -480,15 +480,18 @@ static double geom_volume(const tl_urdf_geom *g) {
  * exports writing grams as kilograms (a Barrett hand's 56-tonne finger), or a
  * mesh in the wrong unit. Said, not refused: the file is the user's. The
  * volume is the sum over the link's geoms (overlaps count twice), so the
- * estimate errs low. */
+ * estimate errs low. Geometry under TL_DENSITY_MIN_VOLUME (1 cm^3) is a
+ * placeholder, not the body (PR2's base_footprint: 1 kg in a 1 mm box), and
+ * not judged. */
 #define TL_DENSITY_WARN 1e6
+#define TL_DENSITY_MIN_VOLUME 1e-6
 static void implausible_densities(const tl_urdf_doc *doc, tl_model *m) {
   for (int l = 0; l < doc->nlink; l++) {
     const tl_urdf_link *lk = &doc->links[l];
     if (!(lk->mass > 0) || lk->ngeom == 0) continue;
     double vol = 0;
     for (int g = 0; g < lk->ngeom; g++) vol += geom_volume(&lk->geoms[g]);
-    if (!(vol > 0) || lk->mass / vol <= TL_DENSITY_WARN) continue;
+    if (!(vol >= TL_DENSITY_MIN_VOLUME) || lk->mass / vol <= TL_DENSITY_WARN) continue;
     add_warning(m, "%s:%d: link '%s': mass %g kg in %g m^3 of collision geometry is %.3g kg/m^3, denser "
                 "than any material (osmium: 22590): a mass in grams, or a mesh in the wrong unit?",
                 doc->path, lk->line, lk->name, lk->mass, vol, lk->mass / vol);
