@@ -21,8 +21,13 @@
  *                   [0, 0.8757] started at -0.036 rad, outside them, for the
  *                   whole run); a conflict no leader value solves keeps the
  *                   leader's own clamp.
+ *   singular_root   a floating robot whose mass matrix is singular at its
+ *                   root (Bullet's hinge.urdf: a massless base, PyBullet's
+ *                   "static" convention) is refused naming the root <link>'s
+ *                   line (the message had no line), and `talus simulate`
+ *                   names the file once (it was printed twice).
  *
- * Usage: test_trial21 MODE
+ * Usage: test_trial21 MODE [TALUS_CLI]
  * Exit: 0 when every check passed, 1 otherwise. */
 #define _POSIX_C_SOURCE 200809L
 
@@ -35,6 +40,7 @@
 #include "test_util.h"
 #include "talus/model.h"
 #include "talus/urdf.h"
+#include "talus/world.h"
 #include "urdf/urdf_doc.h"
 
 static int any_warning(const tl_urdf_doc *d, const char *a, const char *b) {
@@ -272,12 +278,66 @@ static void mimic_default(void) {
   tl_model_free(m);
 }
 
+static const char k_massless_root[] =
+    "<robot name='hinge'>\n"
+    "  <!-- PyBullet's static base: mass 0 -->\n"
+    "  <link name='base'><inertial><mass value='0'/><inertia ixx='0' iyy='0' izz='0' ixy='0' ixz='0' iyz='0'/></inertial>\n"
+    "    <collision><origin xyz='0 0 0.35'/><geometry><box size='0.08 0.16 0.7'/></geometry></collision></link>\n"
+    "  <link name='arm'><inertial><origin xyz='0 0 -0.36'/><mass value='1'/>\n"
+    "    <inertia ixx='0.05' iyy='0.05' izz='0.004' ixy='0' ixz='0' iyz='0'/></inertial></link>\n"
+    "  <joint name='ball' type='spherical'><parent link='base'/><child link='arm'/></joint>\n"
+    "</robot>\n";
+
+static void singular_root(const char *cli) {
+  char dir[] = "/tmp/talus_trial21_XXXXXX";
+  if (!mkdtemp(dir)) {
+    TL_CHECK(0, "mkdtemp failed");
+    return;
+  }
+  char path[128];
+  snprintf(path, sizeof(path), "%s/hinge.urdf", dir);
+  FILE *f = fopen(path, "w");
+  if (f) fputs(k_massless_root, f), fclose(f);
+  tl_model *m = NULL;
+  tl_world *w = NULL;
+  tl_system *sys = NULL;
+  tl_error err;
+  memset(&err, 0, sizeof(err));
+  TL_CHECK(tl_model_load_urdf(path, NULL, &m, &err) == TL_OK, "hinge.urdf loads: %s", err.message);
+  TL_CHECK(tl_world_create(&w, &err) == TL_OK, "world: %s", err.message);
+  if (m && w) {
+    memset(&err, 0, sizeof(err));
+    tl_status st = tl_world_add_system(w, m, &sys, &err);
+    TL_CHECK(st == TL_ERR_INVALID && err.line == 3 && strcmp(err.element, "link") == 0,
+             "refused naming <link> at line 3 (status %s, line %d, element '%s': %s)", tl_status_name(st), err.line,
+             err.element, err.message);
+    TL_CHECK(strstr(err.message, "hinge.urdf:3: <link>:") && strstr(err.message, "singular"),
+             "message '%s' lacks 'hinge.urdf:3: <link>:'", err.message);
+  }
+  tl_world_free(w);
+  tl_model_free(m);
+  if (cli) {
+    char cmd[512], out[4096] = "";
+    snprintf(cmd, sizeof(cmd), "'%s' simulate '%s' --duration 0.01 2>&1", cli, path);
+    FILE *p = popen(cmd, "r");
+    size_t n = p ? fread(out, 1, sizeof(out) - 1, p) : 0;
+    out[n] = '\0';
+    int rc = p ? pclose(p) : -1;
+    const char *first = strstr(out, "hinge.urdf");
+    TL_CHECK(rc != 0 && first && strstr(out, "hinge.urdf:3: <link>:"), "simulate fails naming hinge.urdf:3: %s", out);
+    TL_CHECK(first && !strstr(first + 1, "hinge.urdf"), "simulate names the file once: %s", out);
+  }
+  remove(path);
+  rmdir(dir);
+}
+
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "";
   if (strcmp(mode, "geometry_extra") == 0) geometry_extra();
   else if (strcmp(mode, "negative_limit") == 0) negative_limit();
   else if (strcmp(mode, "density") == 0) density();
   else if (strcmp(mode, "mimic_default") == 0) mimic_default();
+  else if (strcmp(mode, "singular_root") == 0) singular_root(argc > 2 ? argv[2] : NULL);
   else {
     fprintf(stderr, "usage: test_trial21 geometry_extra|negative_limit|density|mimic_default\n");
     return 2;

@@ -510,7 +510,7 @@ static tl_status check_masses(build_ctx *c, tl_error *err) {
   tl_status s = TL_OK;
   for (int b = 0; b < m->nbody && !s; b++) {
     if (m->jnt_nv[b] > 0 && sub[b] <= 0)
-      s = tl_error_set(err, TL_ERR_INVALID, c->doc->path, m->jnt_line[b], "joint",
+      s = tl_error_set(err, TL_ERR_INVALID, c->doc->path, m->jnt_line[b], b == 0 ? "link" : "joint",
                        "joint '%s' moves link '%s', but neither that link nor anything attached "
                        "below it has mass: the mass matrix would be singular (give the link an "
                        "<inertial>)", m->joint_name[b], m->body_name[b]);
@@ -531,6 +531,7 @@ static void init_root(build_ctx *c, tl_base_type base) {
   tl_m3_identity(m->jnt_rot);
   snprintf(m->joint_name[0], TL_NAME_MAX, "ROOT");
   snprintf(m->body_name[0], TL_NAME_MAX, "%s", rl->name);
+  m->jnt_line[0] = rl->line; /* the base's errors name the root link's line */
   if (floating) m->q0[3] = 1.0;
   for (int v = 0; v < m->jnt_nv[0]; v++) {
     m->dof_body[v] = 0;

@@ -7,7 +7,9 @@
 #include "cli_sim.h"
 
 static int engine_error(const char *what, const tl_error *err) {
-  if (err->message[0])
+  if (err->message[0] && err->file[0]) /* the message begins with its file (and line) */
+    cli_errorf("%s", err->message);
+  else if (err->message[0])
     cli_errorf("%s: %s", what, err->message);
   else
     cli_errorf("%s: %s", what, tl_status_name(err->status));
