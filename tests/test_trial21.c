@@ -26,6 +26,10 @@
  *                   "static" convention) is refused naming the root <link>'s
  *                   line (the message had no line), and `talus simulate`
  *                   names the file once (it was printed twice).
+ *   tilt            a slab lying flat on its face (pitch pi/2, the Z-Y-X
+ *                   gimbal lock) reports max_roll_pitch_rad pi/2 whichever
+ *                   side it came from (Unitree's H1 lying on its back was
+ *                   reported at 3.13 rad, "upside down"); upside down is pi.
  *
  * Usage: test_trial21 MODE [TALUS_CLI]
  * Exit: 0 when every check passed, 1 otherwise. */
@@ -331,6 +335,51 @@ static void singular_root(const char *cli) {
   rmdir(dir);
 }
 
+/* max_roll_pitch_rad of `talus simulate URDF --controller none --base-rpy RPY --duration 1 --json`. */
+static double run_tilt(const char *cli, const char *urdf, const char *rpy) {
+  char cmd[512], out[16384] = "";
+  snprintf(cmd, sizeof(cmd), "'%s' simulate '%s' --controller none --base-rpy %s --duration 1 --json 2>/dev/null",
+           cli, urdf, rpy);
+  FILE *p = popen(cmd, "r");
+  size_t n = p ? fread(out, 1, sizeof(out) - 1, p) : 0;
+  out[n] = '\0';
+  int rc = p ? pclose(p) : -1;
+  const char *k = strstr(out, "\"max_roll_pitch_rad\":");
+  TL_CHECK(rc == 0 && k, "simulate --base-rpy %s: exit %d, no max_roll_pitch_rad", rpy, rc);
+  return k ? strtod(k + strlen("\"max_roll_pitch_rad\":"), NULL) : NAN;
+}
+
+static void tilt(const char *cli) {
+  if (!cli) {
+    TL_CHECK(0, "tilt needs the talus program");
+    return;
+  }
+  char dir[] = "/tmp/talus_trial21_XXXXXX";
+  if (!mkdtemp(dir)) {
+    TL_CHECK(0, "mkdtemp failed");
+    return;
+  }
+  char path[128];
+  snprintf(path, sizeof(path), "%s/slab.urdf", dir);
+  FILE *f = fopen(path, "w");
+  if (f) {
+    fputs("<robot name='slab'><link name='slab'>\n"
+          "  <inertial><mass value='2'/><inertia ixx='0.053' iyy='0.027' izz='0.027' ixy='0' ixz='0' iyz='0'/></inertial>\n"
+          "  <collision><geometry><box size='0.04 0.4 0.4'/></geometry></collision>\n"
+          "</link></robot>\n", f);
+    fclose(f);
+  }
+  const double half_pi = 1.5707963267948966, pi = 3.141592653589793;
+  /* dropped at pitch 1.5 / 1.65 / -1.65 rad, each settles flat on a face: pitch +-pi/2 */
+  TL_CHECK_NEAR(run_tilt(cli, path, "0,1.5,0"), half_pi, 0.08, "slab from pitch 1.5 lying flat");
+  TL_CHECK_NEAR(run_tilt(cli, path, "0,1.65,0"), half_pi, 0.08, "slab from pitch 1.65 lying flat");
+  TL_CHECK_NEAR(run_tilt(cli, path, "0,-1.65,0"), half_pi, 0.08, "slab from pitch -1.65 lying flat");
+  /* rolled pi about its x axis (upside down, on its edge): pi either way */
+  TL_CHECK_NEAR(run_tilt(cli, path, "3.14159,0,1.5707963"), pi, 1e-3, "slab upside down");
+  remove(path);
+  rmdir(dir);
+}
+
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "";
   if (strcmp(mode, "geometry_extra") == 0) geometry_extra();
@@ -338,6 +387,7 @@ int main(int argc, char **argv) {
   else if (strcmp(mode, "density") == 0) density();
   else if (strcmp(mode, "mimic_default") == 0) mimic_default();
   else if (strcmp(mode, "singular_root") == 0) singular_root(argc > 2 ? argv[2] : NULL);
+  else if (strcmp(mode, "tilt") == 0) tilt(argc > 2 ? argv[2] : NULL);
   else {
     fprintf(stderr, "usage: test_trial21 geometry_extra|negative_limit|density|mimic_default\n");
     return 2;
