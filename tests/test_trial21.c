@@ -30,8 +30,14 @@
  *                   gimbal lock) reports max_roll_pitch_rad pi/2 whichever
  *                   side it came from (Unitree's H1 lying on its back was
  *                   reported at 3.13 rad, "upside down"); upside down is pi.
+ *   trot_feet       a quadruped with a fifth leaf body (the project's
+ *                   talus_quadruped with a movable tail) is refused by trot
+ *                   with a message saying how to name the feet, and trots
+ *                   forward with trot:feet=LF_FOOT/RF_FOOT/LH_FOOT/RH_FOOT
+ *                   (the command line had no way to name them: Minitaur,
+ *                   Vision60); a feet list of two names is refused.
  *
- * Usage: test_trial21 MODE [TALUS_CLI]
+ * Usage: test_trial21 MODE [TALUS_CLI [SOURCE_DIR]]
  * Exit: 0 when every check passed, 1 otherwise. */
 #define _POSIX_C_SOURCE 200809L
 
@@ -344,9 +350,10 @@ static double run_tilt(const char *cli, const char *urdf, const char *rpy) {
   size_t n = p ? fread(out, 1, sizeof(out) - 1, p) : 0;
   out[n] = '\0';
   int rc = p ? pclose(p) : -1;
-  const char *k = strstr(out, "\"max_roll_pitch_rad\":");
+  const char *k = strstr(out, "\"max_roll_pitch_rad\"");
+  k = k ? strchr(k, ':') : NULL;
   TL_CHECK(rc == 0 && k, "simulate --base-rpy %s: exit %d, no max_roll_pitch_rad", rpy, rc);
-  return k ? strtod(k + strlen("\"max_roll_pitch_rad\":"), NULL) : NAN;
+  return k ? strtod(k + 1, NULL) : NAN;
 }
 
 static void tilt(const char *cli) {
@@ -380,6 +387,66 @@ static void tilt(const char *cli) {
   rmdir(dir);
 }
 
+/* Output (stdout and stderr) and exit status of a shell command. */
+static int run_cmd(const char *cmd, char *out, size_t cap) {
+  FILE *p = popen(cmd, "r");
+  size_t n = p ? fread(out, 1, cap - 1, p) : 0;
+  out[n] = '\0';
+  return p ? pclose(p) : -1;
+}
+
+static void trot_feet(const char *cli, const char *src) {
+  if (!cli || !src) {
+    TL_CHECK(0, "trot_feet needs the talus program and the source folder");
+    return;
+  }
+  char in[512];
+  snprintf(in, sizeof(in), "%s/robots/talus_quadruped/talus_quadruped.urdf", src);
+  FILE *f = fopen(in, "rb");
+  static char text[1 << 17];
+  size_t n = f ? fread(text, 1, sizeof(text) - 1, f) : 0;
+  if (f) fclose(f);
+  text[n] = '\0';
+  char *end = strstr(text, "</robot>");
+  if (!TL_CHECK(end != NULL, "%s: no </robot>", in)) return;
+  char dir[] = "/tmp/talus_trial21_XXXXXX";
+  if (!mkdtemp(dir)) {
+    TL_CHECK(0, "mkdtemp failed");
+    return;
+  }
+  char path[128];
+  snprintf(path, sizeof(path), "%s/tailed.urdf", dir);
+  f = fopen(path, "w");
+  if (f) {
+    fwrite(text, 1, (size_t)(end - text), f);
+    fputs("  <link name='tail'><inertial><origin xyz='-0.05 0 0'/><mass value='0.2'/>\n"
+          "    <inertia ixx='1e-4' iyy='1e-4' izz='1e-4' ixy='0' ixz='0' iyz='0'/></inertial></link>\n"
+          "  <joint name='tail_joint' type='revolute'><parent link='base'/><child link='tail'/>\n"
+          "    <origin xyz='-0.3 0 0'/><axis xyz='0 1 0'/><limit lower='-0.5' upper='0.5' effort='5' velocity='5'/></joint>\n"
+          "</robot>\n", f);
+    fclose(f);
+  }
+  char cmd[768];
+  static char out[1 << 16];
+  snprintf(cmd, sizeof(cmd), "'%s' simulate '%s' --controller trot --duration 0.1 2>&1", cli, path);
+  int rc = run_cmd(cmd, out, sizeof(out));
+  TL_CHECK(rc != 0 && strstr(out, "more than four leaf bodies") && strstr(out, "trot:feet=LF/RF/LH/RH"),
+           "automatic feet refused, saying how to name them: %s", out);
+  snprintf(cmd, sizeof(cmd), "'%s' simulate '%s' --controller trot:feet=LF_FOOT/RF_FOOT/LH_FOOT/RH_FOOT,speed=0.5 "
+           "--duration 3 --json 2>/dev/null", cli, path);
+  rc = run_cmd(cmd, out, sizeof(out));
+  const char *v = strstr(out, "\"base_velocity_mean\"");
+  v = v ? strchr(v, '[') : NULL;
+  double vx = v ? strtod(v + 1, NULL) : NAN;
+  TL_CHECK(rc == 0 && vx > 0.3, "named feet: exit %d, mean forward speed %g m/s (expected > 0.3 at speed 0.5)", rc, vx);
+  snprintf(cmd, sizeof(cmd), "'%s' simulate '%s' --controller trot:feet=LF_FOOT/RF_FOOT --duration 0.1 2>&1", cli,
+           path);
+  rc = run_cmd(cmd, out, sizeof(out));
+  TL_CHECK(rc != 0 && strstr(out, "expected four frame or link names"), "two feet refused: %s", out);
+  remove(path);
+  rmdir(dir);
+}
+
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "";
   if (strcmp(mode, "geometry_extra") == 0) geometry_extra();
@@ -388,6 +455,7 @@ int main(int argc, char **argv) {
   else if (strcmp(mode, "mimic_default") == 0) mimic_default();
   else if (strcmp(mode, "singular_root") == 0) singular_root(argc > 2 ? argv[2] : NULL);
   else if (strcmp(mode, "tilt") == 0) tilt(argc > 2 ? argv[2] : NULL);
+  else if (strcmp(mode, "trot_feet") == 0) trot_feet(argc > 2 ? argv[2] : NULL, argc > 3 ? argv[3] : NULL);
   else {
     fprintf(stderr, "usage: test_trial21 geometry_extra|negative_limit|density|mimic_default\n");
     return 2;
