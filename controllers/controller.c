@@ -179,9 +179,10 @@ static tl_status init_stand(tl_controller *c, const tl_controller_spec *s, tl_sy
 }
 
 /* trot's feet=LF/RF/LH/RH: the four foot frames (or link names), '/'-separated, into names
- * (4 strings of buf); the first error is returned. */
-static tl_status trot_feet(const tl_controller_param *p, char buf[96], const char *names[4], tl_error *err) {
-  snprintf(buf, 96, "%s", p->value);
+ * (4 strings of buf, a copy of the value); the first error is returned. */
+static tl_status trot_feet(const tl_controller_param *p, char buf[sizeof p->value], const char *names[4],
+                           tl_error *err) {
+  snprintf(buf, sizeof p->value, "%s", p->value);
   char *at = buf;
   for (int i = 0; i < 4; ++i) {
     char *slash = strchr(at, '/');
@@ -200,7 +201,7 @@ static tl_status init_trot(tl_controller *c, const tl_controller_spec *s, tl_sys
   if (s->kp_given) p.kp = s->kp;
   if (s->kd_given) p.kd = s->kd;
   static const char *const trot_own_keys[] = {"feet", NULL};
-  char feet[96];
+  char feet[sizeof s->param[0].value];
   for (int i = 0; i < s->nparam; ++i)
     if (strcmp(s->param[i].key, "feet") == 0 && trot_feet(&s->param[i], feet, p.foot_frames, err) != TL_OK)
       return err ? err->status : TL_ERR_ARGUMENT;
