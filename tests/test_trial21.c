@@ -35,7 +35,8 @@
  *                   with a message saying how to name the feet, and trots
  *                   forward with trot:feet=LF_FOOT/RF_FOOT/LH_FOOT/RH_FOOT
  *                   (the command line had no way to name them: Minitaur,
- *                   Vision60); a feet list of two names is refused.
+ *                   Vision60); a feet list of two names is refused, one of
+ *                   four 27-character names is read (was "too long").
  *
  * Usage: test_trial21 MODE [TALUS_CLI [SOURCE_DIR]]
  * Exit: 0 when every check passed, 1 otherwise. */
@@ -443,6 +444,13 @@ static void trot_feet(const char *cli, const char *src) {
            path);
   rc = run_cmd(cmd, out, sizeof(out));
   TL_CHECK(rc != 0 && strstr(out, "expected four frame or link names"), "two feet refused: %s", out);
+  /* four real-length link names (Minitaur's, 111 characters) are read, not refused as too long */
+  snprintf(cmd, sizeof(cmd), "'%s' simulate '%s' --controller trot:feet=lower_leg_front_leftL_link/"
+           "lower_leg_front_rightR_link/lower_leg_back_leftL_link/lower_leg_back_rightR_link --duration 0.1 2>&1",
+           cli, path);
+  rc = run_cmd(cmd, out, sizeof(out));
+  TL_CHECK(rc != 0 && !strstr(out, "too long") && strstr(out, "lower_leg_front_leftL_link") && strstr(out, "not found"),
+           "a 111-character feet list is read (its unknown first name reported): %s", out);
   remove(path);
   rmdir(dir);
 }
