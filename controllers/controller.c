@@ -179,11 +179,34 @@ static tl_status init_stand(tl_controller *c, const tl_controller_spec *s, tl_sy
   return st == TL_OK ? st : init_error(err, "stand", st);
 }
 
+/* trot's feet=LF/RF/LH/RH: the four foot frames (or link names), '/'-separated, into names
+ * (4 strings of buf, a copy of the value); the first error is returned. */
+static tl_status trot_feet(const tl_controller_param *p, char buf[sizeof p->value], const char *names[4],
+                           tl_error *err) {
+  snprintf(buf, sizeof p->value, "%s", p->value);
+  char *at = buf;
+  for (int i = 0; i < 4; ++i) {
+    char *slash = strchr(at, '/');
+    if ((i < 3) != (slash != NULL) || (slash && slash == at) || (!slash && !*at))
+      return fail(err, TL_ERR_ARGUMENT, "controller", "trot: feet '%s': expected four frame or link names "
+                  "LF/RF/LH/RH separated by '/'", p->value);
+    if (slash) *slash = '\0';
+    names[i] = at;
+    at = slash ? slash + 1 : at + strlen(at);
+  }
+  return TL_OK;
+}
+
 static tl_status init_trot(tl_controller *c, const tl_controller_spec *s, tl_system *sys, tl_error *err) {
   tl_trot_params p = tl_trot_default_params();
   if (s->kp_given) p.kp = s->kp;
   if (s->kd_given) p.kd = s->kd;
-  tl_status st = apply_params(s, "trot", set_trot, &p, NULL, err);
+  static const char *const trot_own_keys[] = {"feet", NULL};
+  char feet[sizeof s->param[0].value];
+  for (int i = 0; i < s->nparam; ++i)
+    if (strcmp(s->param[i].key, "feet") == 0 && trot_feet(&s->param[i], feet, p.foot_frames, err) != TL_OK)
+      return err ? err->status : TL_ERR_ARGUMENT;
+  tl_status st = apply_params(s, "trot", set_trot, &p, trot_own_keys, err);
   if (st != TL_OK) return st;
   p.kp *= s->kp_scale;
   p.kd *= s->kd_scale;

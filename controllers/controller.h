@@ -43,7 +43,7 @@ typedef enum tl_controller_kind {
 
 typedef struct tl_controller_param {
   char key[32];
-  char value[96];
+  char value[256]; /* long enough for four link names (trot feet=) */
 } tl_controller_param;
 
 /* A controller and its parameters, kept as text until it is built. */

@@ -319,7 +319,8 @@ static tl_status find_feet(tl_trot_controller *c, const tl_trot_params *p, tl_tr
     if (!leaf) continue;
     if (n == 4)
       return trot_error(err, TL_ERR_ARGUMENT, "sys",
-                        "more than four leaf bodies: not a quadruped (name the foot frames)");
+                        "more than four leaf bodies: not a quadruped, or name its feet "
+                        "(trot:feet=LF/RF/LH/RH on the command line, params.foot_frames)");
     cand[n].body = b;
     if (foot_point_auto(sys, b, cand[n].foot_local, &cand[n].radius) != 0)
       return trot_error(err, TL_ERR_ARGUMENT, "sys", "leaf body '%s' has no geom or frame for a foot",

@@ -455,6 +455,49 @@ static void placeholder_limits(const tl_urdf_doc *doc, tl_model *m) {
   }
 }
 
+/* Volume of a collision geometry (m^3): the primitive's, or the convex hull's
+ * (divergence theorem over its outward triangles); 0 for an unread mesh. */
+static double geom_volume(const tl_urdf_geom *g) {
+  const double *s = g->size;
+  switch (g->type) {
+  case TL_GEOM_BOX: return s[0] * s[1] * s[2];
+  case TL_GEOM_SPHERE: return 4.0 / 3.0 * TL_PI * s[0] * s[0] * s[0];
+  case TL_GEOM_CYLINDER: return TL_PI * s[0] * s[0] * s[1];
+  case TL_GEOM_CAPSULE: return TL_PI * s[0] * s[0] * s[1] + 4.0 / 3.0 * TL_PI * s[0] * s[0] * s[0];
+  default: break;
+  }
+  double v = 0;
+  for (int f = 0; f < g->hull_nface; f++) {
+    const double *a = g->hull_vert + 3 * g->hull_face[3 * f], *b = g->hull_vert + 3 * g->hull_face[3 * f + 1],
+                 *c = g->hull_vert + 3 * g->hull_face[3 * f + 2];
+    v += a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) + a[2] * (b[0] * c[1] - b[1] * c[0]);
+  }
+  return fabs(v) / 6.0;
+}
+
+/* A link whose mass in its collision geometry is denser than any material
+ * (TL_DENSITY_WARN kg/m^3, 44 times osmium's 22,590) has a wrong mass: CAD
+ * exports writing grams as kilograms (a Barrett hand's 56-tonne finger), or a
+ * mesh in the wrong unit. Said, not refused: the file is the user's. The
+ * volume is the sum over the link's geoms (overlaps count twice), so the
+ * estimate errs low. Geometry under TL_DENSITY_MIN_VOLUME (1 cm^3) is a
+ * placeholder, not the body (PR2's base_footprint: 1 kg in a 1 mm box), and
+ * not judged. */
+#define TL_DENSITY_WARN 1e6
+#define TL_DENSITY_MIN_VOLUME 1e-6
+static void implausible_densities(const tl_urdf_doc *doc, tl_model *m) {
+  for (int l = 0; l < doc->nlink; l++) {
+    const tl_urdf_link *lk = &doc->links[l];
+    if (!(lk->mass > 0) || lk->ngeom == 0) continue;
+    double vol = 0;
+    for (int g = 0; g < lk->ngeom; g++) vol += geom_volume(&lk->geoms[g]);
+    if (!(vol >= TL_DENSITY_MIN_VOLUME) || lk->mass / vol <= TL_DENSITY_WARN) continue;
+    add_warning(m, "%s:%d: link '%s': mass %g kg in %g m^3 of collision geometry is %.3g kg/m^3, denser "
+                "than any material (osmium: 22590): a mass in grams, or a mesh in the wrong unit?",
+                doc->path, lk->line, lk->name, lk->mass, vol, lk->mass / vol);
+  }
+}
+
 /* Every movable body must carry mass in its subtree, or M is singular. */
 static tl_status check_masses(build_ctx *c, tl_error *err) {
   tl_model *m = c->m;
@@ -467,7 +510,7 @@ static tl_status check_masses(build_ctx *c, tl_error *err) {
   tl_status s = TL_OK;
   for (int b = 0; b < m->nbody && !s; b++) {
     if (m->jnt_nv[b] > 0 && sub[b] <= 0)
-      s = tl_error_set(err, TL_ERR_INVALID, c->doc->path, m->jnt_line[b], "joint",
+      s = tl_error_set(err, TL_ERR_INVALID, c->doc->path, m->jnt_line[b], b == 0 ? "link" : "joint",
                        "joint '%s' moves link '%s', but neither that link nor anything attached "
                        "below it has mass: the mass matrix would be singular (give the link an "
                        "<inertial>)", m->joint_name[b], m->body_name[b]);
@@ -488,6 +531,7 @@ static void init_root(build_ctx *c, tl_base_type base) {
   tl_m3_identity(m->jnt_rot);
   snprintf(m->joint_name[0], TL_NAME_MAX, "ROOT");
   snprintf(m->body_name[0], TL_NAME_MAX, "%s", rl->name);
+  m->jnt_line[0] = rl->line; /* the base's errors name the root link's line */
   if (floating) m->q0[3] = 1.0;
   for (int v = 0; v < m->jnt_nv[0]; v++) {
     m->dof_body[v] = 0;
@@ -581,6 +625,7 @@ tl_status tl_urdf_compile(const tl_urdf_doc *doc, tl_base_type want, tl_model **
     m->nwarning = doc->nwarning;
     memcpy(m->warnings, doc->warnings, sizeof(m->warnings));
     placeholder_limits(doc, m);
+    implausible_densities(doc, m);
     *out = m;
   } else {
     tl_model_free(c.m);

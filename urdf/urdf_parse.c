@@ -459,11 +459,23 @@ static int tl_is_shape(const xmlNode *node) {
          tl_is(node, "capsule") || tl_is(node, "mesh");
 }
 
-/* <geometry> with exactly one shape. */
+/* <geometry> with exactly one shape. Another element beside that shape (a
+ * <material> written inside <geometry>, as in Bullet's racecar.urdf) is read
+ * past with a warning, as urdfdom reads the first child and ignores the rest;
+ * an unknown element with no shape beside it is an error (a misspelt shape). */
 static tl_status tl_read_geometry(tl_parser *p, const xmlNode *node, tl_urdf_geom *g) {
-  const xmlNode *shape = NULL;
+  const xmlNode *shape = NULL, *any_shape = NULL;
+  for (const xmlNode *c = node->children; c && !any_shape; c = c->next)
+    if (c->type == XML_ELEMENT_NODE && !(c->ns && c->ns->prefix) && tl_is_shape(c)) any_shape = c;
   for (const xmlNode *c = node->children; c; c = c->next) {
     if (c->type != XML_ELEMENT_NODE || (c->ns && c->ns->prefix)) continue;
+    if (!tl_is_shape(c) && any_shape) {
+      tl_skip(p->doc, c, p->ctx);
+      tl_warn(p->doc, "line %d: <%.40s> in <geometry>%s ignored: a <geometry> holds one shape (<%s> at "
+              "line %d)", tl_line(c), (const char *)c->name, p->ctx, (const char *)any_shape->name,
+              tl_line(any_shape));
+      continue;
+    }
     if (!tl_is_shape(c))
       return tl_fail(p, TL_ERR_INVALID, c, "unknown shape <%s> in <geometry>%s: expected <box>, "
                      "<sphere>, <cylinder>, <capsule> or <mesh>", (const char *)c->name, p->ctx);
@@ -697,6 +709,17 @@ static tl_status tl_read_limit(tl_parser *p, const xmlNode *node, tl_urdf_joint 
   TL_TRY(tl_get_numbers(p, e, "upper", &upper, 1, 0));
   TL_TRY(tl_get_numbers(p, e, "effort", &j->effort, 1, 0));
   TL_TRY(tl_get_numbers(p, e, "velocity", &j->velocity, 1, 0));
+  /* Gazebo (SDF <limit>) enforces no negative effort or velocity limit, and
+   * URDFs written for it say "unlimited" with -1 (Halodi's Eve): so taken. */
+  if (j->effort < 0 || j->velocity < 0) {
+    char eff[48] = "", vel[48] = "";
+    if (j->effort < 0) snprintf(eff, sizeof(eff), " effort %.6g", j->effort);
+    if (j->velocity < 0) snprintf(vel, sizeof(vel), " velocity %.6g", j->velocity);
+    tl_warn(p->doc, "line %d: joint '%s': <limit>%s%s taken as unlimited (a negative limit is not "
+            "enforced, as in Gazebo)", tl_line(e), j->name, eff, vel);
+    if (j->effort < 0) j->effort = INFINITY;
+    if (j->velocity < 0) j->velocity = INFINITY;
+  }
   TL_TRY(tl_check_nonneg(p, e, "effort", j->effort));
   TL_TRY(tl_check_nonneg(p, e, "velocity", j->velocity));
   if (j->continuous) return TL_OK; /* a continuous joint has no position limits */

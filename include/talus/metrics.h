@@ -25,6 +25,11 @@ typedef struct tl_base_measure {
   double vel[3];        /* world linear velocity of that origin (m/s) */
   double roll, pitch;   /* Z-Y-X Euler angles of R (rad): roll = atan2(R21, R22),
                            pitch = asin(-R20) (argument clamped to [-1, 1]) */
+  double roll_pitch_max; /* the tilt: max(|roll|, |pitch|) of whichever of the two Z-Y-X
+                           solutions of R, (roll, pitch) or (roll -+ pi, +-pi - pitch), has
+                           it smaller, i.e. min(max(|r|, |p|), max(pi - |r|, pi - |p|)) (rad,
+                           [0, pi]): a base lying on its back is pi/2 whichever solution
+                           atan2 picks near pitch = +-pi/2, upside down is pi */
   double forward_speed; /* vel along the heading, the horizontal projection of body
                            0's x axis (m/s); 0 when that axis is vertical */
 } tl_base_measure;

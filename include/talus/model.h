@@ -89,6 +89,10 @@ tl_status tl_model_reference_q(const tl_model *model, double *q, int nq, tl_erro
  * prismatic, universal and planar DOFs with finite lower < upper) clamped into
  * [lower + m, upper - m], m = TL_DEFAULT_Q_MARGIN (upper - lower), then the
  * <mimic> relations applied again (a follower takes mult * leader + offset).
+ * A 1-DOF leader of <mimic> followers is clamped instead into the part of its
+ * range where its direct followers are inside theirs (with the margins, else
+ * without them; when no value is, its own range as above), so a gripper
+ * whose followers' limits only meet the leader's at 0 starts at 0.
  * So a quadruped whose calf limits exclude 0 (e.g. [-2.8, -0.9] rad) starts
  * with its calves at -0.995 rad, not at 0 outside the limits. q: length nq.
  * Returns TL_ERR_ARGUMENT if q is NULL or nq is wrong. */

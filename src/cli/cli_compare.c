@@ -131,15 +131,15 @@ static void run_engine(const cli_sim_options *base, cmp_result *r) {
     tl_base_measure bm;
     if (tl_measure_base(s.sys, &bm, NULL) != TL_OK) {
       for (int i = 0; i < 3; ++i) bm.pos[i] = NAN;
-      bm.roll = bm.pitch = bm.forward_speed = NAN;
+      bm.roll = bm.pitch = bm.roll_pitch_max = bm.forward_speed = NAN;
     }
     memcpy(pos, bm.pos, sizeof pos);
-    double roll = bm.roll, pitch = bm.pitch, speed = bm.forward_speed;
+    double roll = bm.roll, pitch = bm.pitch, rp = bm.roll_pitch_max, speed = bm.forward_speed;
     a.energy += tl_measure_actuator_power(s.sys, tau, u, s.nv) * dt;
     if (in_window) {
       a.hsum += pos[2], a.hmin = fmin(a.hmin, pos[2]), a.hmax = fmax(a.hmax, pos[2]);
       a.vsum += speed;
-      a.rp = fmax(a.rp, fmax(fabs(roll), fabs(pitch)));
+      a.rp = fmax(a.rp, rp);
       a.force_sum += force;
       a.slip_sum += slip, a.nslip += nslip;
       a.n++;

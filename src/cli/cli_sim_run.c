@@ -38,13 +38,14 @@ static void observe_height(cli_sim *s, double z) {
   if (z > s->stats.hmax) s->stats.hmax = z;
 }
 
-/* Velocity of body 0's origin (world) and its roll and pitch (Z-Y-X Euler
- * angles of its rotation, rad; talus/metrics.h), accumulated over the window. */
+/* Velocity of body 0's origin (world) and its tilt (the larger of roll and
+ * pitch, of the Z-Y-X solution where that is smaller: talus/metrics.h),
+ * accumulated over the window. */
 static void observe_base_motion(cli_sim *s) {
   tl_base_measure b;
   if (!s->sys || tl_measure_base(s->sys, &b, NULL) != TL_OK) return;
   for (int i = 0; i < 3; ++i) s->stats.vsum[i] += b.vel[i];
-  double rp = fmax(fabs(b.roll), fabs(b.pitch));
+  double rp = b.roll_pitch_max;
   if (rp > s->stats.max_roll_pitch || !isfinite(rp)) s->stats.max_roll_pitch = rp;
   s->stats.window_steps += 1;
 }

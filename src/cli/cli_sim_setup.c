@@ -7,7 +7,9 @@
 #include "cli_sim.h"
 
 static int engine_error(const char *what, const tl_error *err) {
-  if (err->message[0])
+  if (err->message[0] && err->file[0]) /* the message begins with its file (and line) */
+    cli_errorf("%s", err->message);
+  else if (err->message[0])
     cli_errorf("%s: %s", what, err->message);
   else
     cli_errorf("%s: %s", what, tl_status_name(err->status));
@@ -246,6 +248,10 @@ int cli_sim_setup(cli_sim *s, const cli_sim_options *opt) {
     s->loaded = cli_load_model(opt->urdf, cli_ctrl_base(opt), opt->verbose);
     if (!s->loaded) return CLI_EXIT_FAIL;
     s->model = s->loaded;
+    /* a mass no material can have makes every figure of the run absurd: always said */
+    for (int i = 0; i < tl_model_nwarning(s->model); ++i)
+      if (tl_model_warning(s->model, i) && strstr(tl_model_warning(s->model, i), "denser than any material"))
+        cli_errorf("warning: %s", tl_model_warning(s->model, i));
     rc = build_world(s);
     if (rc == CLI_EXIT_OK) rc = setup_state(s);
   }

@@ -255,6 +255,47 @@ tl_status tl_model_reference_q(const tl_model *m, double *q, int nq, tl_error *e
   return TL_OK;
 }
 
+/* Scalar DOF k's limits as [lo, hi] (widened to +-inf when not finite with lo < hi), shrunk by
+ * the default-q margin when `margin`. */
+static void dof_range(const tl_model *m, int k, int margin, double *lo, double *hi) {
+  double a = m->dof_lower[k], b = m->dof_upper[k];
+  if (!(isfinite(a) && isfinite(b) && a < b)) {
+    *lo = -INFINITY, *hi = INFINITY;
+    return;
+  }
+  double g = margin ? TL_DEFAULT_Q_MARGIN * (b - a) : 0;
+  *lo = a + g, *hi = b - g;
+}
+
+/* A mimic leader k is placed where its followers are inside their limits too, when its range
+ * allows it: the leader's range intersected with each direct follower's range mapped back
+ * through q_f = mult q_k + offset, with the margins, else without them (Robotiq's 2F-85: leader
+ * [0, 0.725], followers [0, 0.8757] at multiplier -1 leave only 0); q0 clamped into that. When
+ * even that is empty, the leader keeps its own clamp. */
+static void place_mimic_leader(const tl_model *m, int k, double *q) {
+  for (int margin = 1; margin >= 0; margin--) {
+    double lo, hi, flo, fhi;
+    dof_range(m, k, margin, &lo, &hi);
+    int any = 0;
+    for (int f = 0; f < m->nv; f++) {
+      if (m->dof_mimic[f] != k || m->dof_mimic_mult[f] == 0) continue;
+      any = 1;
+      dof_range(m, f, margin, &flo, &fhi);
+      double a = (flo - m->dof_mimic_offset[f]) / m->dof_mimic_mult[f];
+      double b = (fhi - m->dof_mimic_offset[f]) / m->dof_mimic_mult[f];
+      if (a > b) { double t = a; a = b; b = t; }
+      if (a > lo) lo = a;
+      if (b < hi) hi = b;
+    }
+    if (!any) return;
+    if (lo <= hi) {
+      double *qk = q + m->q_adr[m->dof_body[k]], v = m->q0[m->q_adr[m->dof_body[k]]];
+      *qk = v < lo ? lo : v > hi ? hi : v;
+      return;
+    }
+  }
+}
+
 void tl_model_default_q_fill(const tl_model *m, double *q) {
   memcpy(q, m->q0, (size_t)m->nq * sizeof(double));
   for (int b = 1; b < m->nbody; b++) {
@@ -269,6 +310,11 @@ void tl_model_default_q_fill(const tl_model *m, double *q) {
       if (*qi < lo + margin) *qi = lo + margin;
       if (*qi > hi - margin) *qi = hi - margin;
     }
+  }
+  for (int k = 0; k < m->nv; k++) { /* 1-DOF leaders of <mimic> followers (compile_mimics) */
+    int b = m->dof_body[k];
+    if (m->jnt_nv[b] == 1 && (m->jnt_type[b] == TL_JOINT_REVOLUTE || m->jnt_type[b] == TL_JOINT_PRISMATIC))
+      place_mimic_leader(m, k, q);
   }
   /* mimic followers after their (possibly clamped) leaders; chains are finite and acyclic
    * (urdf_parse.c), so at most nv passes */

@@ -31,7 +31,7 @@ typedef struct tl_model {
   tl_name *joint_name;         /* URDF joint name ("ROOT" for the base) */
   int *parent;                 /* parent body, -1 for the base */
   tl_joint_type *jnt_type;
-  int *jnt_line;               /* URDF line of the joint (0 for the base) */
+  int *jnt_line;               /* URDF line of the joint (the base: of the root link) */
   int *q_adr, *v_adr;          /* first index into q / u */
   int *jnt_nq, *jnt_nv;
   double *jnt_pos;             /* [nbody*3] joint frame origin in the parent body frame (m) */

@@ -8,6 +8,8 @@
 
 #include "base/error.h"
 
+#define TL_PI_ 3.14159265358979323846
+
 tl_status tl_measure_base(tl_system *sys, tl_base_measure *out, tl_error *err) {
   if (!sys || !out) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "sys", "sys and out must not be NULL");
   tl_status st = tl_system_body_pose(sys, 0, out->pos, out->R, err);
@@ -16,6 +18,8 @@ tl_status tl_measure_base(tl_system *sys, tl_base_measure *out, tl_error *err) {
   const double *R = out->R;
   out->roll = atan2(R[7], R[8]);
   out->pitch = asin(fmax(-1.0, fmin(1.0, -R[6])));
+  double ar = fabs(out->roll), ap = fabs(out->pitch);
+  out->roll_pitch_max = fmin(fmax(ar, ap), fmax(TL_PI_ - ar, TL_PI_ - ap));
   double hx = R[0], hy = R[3], hn = hypot(hx, hy);
   out->forward_speed = hn > 1e-9 ? (out->vel[0] * hx + out->vel[1] * hy) / hn : 0.0;
   return TL_OK;

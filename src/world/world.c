@@ -340,7 +340,7 @@ tl_status tl_world_add_system(tl_world *w, const tl_model *model, tl_system **ou
   int bad = tl_dyn_factor(&s->d, NULL);
   if (bad) {
     int b = model->dof_body[bad - 1];
-    tl_status st = tl_error_set(err, TL_ERR_INVALID, model->source, model->jnt_line[b], "joint",
+    tl_status st = tl_error_set(err, TL_ERR_INVALID, model->source, model->jnt_line[b], b == 0 ? "link" : "joint",
                                 "the mass matrix of '%s' is singular at the reference configuration "
                                 "(DOF %d, joint '%s' of link '%s'): a body of this %s-base robot has "
                                 "too little mass or inertia to move it (load it with a fixed base or "
