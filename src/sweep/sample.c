@@ -364,7 +364,7 @@ static void simulate(const tl_sweep *sw, sw_world *w, sw_record *rec, atomic_int
       memcpy(a.p_start, bm.pos, sizeof a.p_start);
       fall_h = isnan(sw->fall_height) ? 0.5 * bm.pos[2] : sw->fall_height;
     }
-    double rp = fmax(fabs(bm.roll), fabs(bm.pitch));
+    double rp = bm.roll_pitch_max; /* the tilt, pi/2 for a base on its back (not pi near pitch +-pi/2) */
     if (rp > a.max_rp) a.max_rp = rp;
     memcpy(a.p_end, bm.pos, sizeof a.p_end);
     if (sw->floating && (bm.pos[2] < fall_h || rp > sw->fall_tilt)) {
