@@ -82,6 +82,7 @@ typedef struct robot_result {
   double us[NCOL];
   double d_us[ND];             /* the derivative columns (NAN: not measured) */
   char d_failed[ND][300];
+  double d_check[2];           /* RNEA, ABA: max |fd - analytic| / max |analytic| (NAN: none) */
   char error[1100]; /* load / setup failure, empty if none */
   char failed[NCOL][300];
   /* the peer (MuJoCo), when built in */

@@ -168,6 +168,8 @@ static void json_robot(cJSON *robots, const robot_result *r, const char *no_peer
   put_num(o, "aba_derivatives_fd_ratio", bench_ratio(r->d_us[D_ABA_FD], r->d_us[D_ABA]));
   put_num(o, "aba_derivatives_over_aba", bench_ratio(r->d_us[D_ABA], r->us[C_ABA]));
   put_num(o, "rnea_derivatives_over_rnea", bench_ratio(r->d_us[D_RNEA], r->us[C_RNEA]));
+  put_num(o, "rnea_derivatives_fd_difference", r->d_check[0]);
+  put_num(o, "aba_derivatives_fd_difference", r->d_check[1]);
   if (!no_peer) {
     for (int k = 0; k < NCOL; ++k) {
       snprintf(key, sizeof key, "%s_peer_us", bench_col_key[k]);
@@ -310,7 +312,9 @@ static void json_header(cJSON *root, const bench_run *run, const char *no_peer) 
           "<x>_derivatives_fd_ratio = <x>_derivatives_fd_us / <x>_derivatives_us (Talus's own "
           "finite differences against its analytic derivatives, same run; > 1: analytic faster); "
           "aba_derivatives_over_aba = aba_derivatives_us / aba_us (issue 24's target: at most 4), "
-          "rnea_derivatives_over_rnea likewise; no peer column: MuJoCo has no analytic derivatives");
+          "rnea_derivatives_over_rnea likewise; <x>_derivatives_fd_difference = max |fd - analytic| / "
+          "max |analytic| over the matrices at the benchmark state (eps 1e-6: about 1e-7 expected; "
+          "the two columns compute the same matrices); no peer column: MuJoCo has no analytic derivatives");
   put_str(dv, "pinocchio_published", bench_deriv_published);
   put_num(dv, "pinocchio_published_arm_7dof_us", 3.0);
   put_num(dv, "pinocchio_published_humanoid_36dof_us", 17.0);

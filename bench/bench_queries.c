@@ -130,6 +130,7 @@ static void fd_derivs(bench_ctx *c, int aba) {
   }
 }
 static void q_rnea_fd(void *ctx) { fd_derivs(ctx, 0); }
+
 static void q_aba_fd(void *ctx) { fd_derivs(ctx, 1); }
 
 /* Put the system back at the random state and warm the caches a query relies on. */
@@ -145,6 +146,30 @@ static void talus_clear(void *ctx) {
   bench_ctx *c = ctx;
   c->st = TL_OK;
   memset(&c->err, 0, sizeof c->err);
+}
+
+/* max |fd - analytic| / max |analytic| over the matrices of RNEA (aba 0) or
+ * ABA (aba 1) at the benchmark state: the two columns compute the same thing. */
+static double fd_agreement(bench_ctx *c, int aba) {
+  size_t n2 = (size_t)c->nv * (size_t)c->nv, nm = aba ? 3 : 2;
+  double *an = malloc(3 * n2 * sizeof(double) + 1);
+  if (!an) return NAN;
+  reset_state(c);
+  talus_clear(c);
+  if (aba)
+    q_aba_d(c);
+  else
+    q_rnea_d(c);
+  memcpy(an, c->D1, 3 * n2 * sizeof(double)); /* D1, D2, D3 are contiguous */
+  fd_derivs(c, aba);
+  double num = 0, den = 0;
+  for (size_t i = 0; i < nm * n2; ++i) {
+    num = fmax(num, fabs(c->D1[i] - an[i]));
+    den = fmax(den, fabs(an[i]));
+  }
+  free(an);
+  reset_state(c);
+  return c->st == TL_OK && den > 0 ? num / den : NAN;
 }
 
 static int talus_failed(void *ctx, char *why, size_t len) {
@@ -274,6 +299,7 @@ void bench_robot(const robot_entry *e, robot_result *r, int batches, double batc
   r->e = e;
   for (int k = 0; k < NCOL; ++k) r->us[k] = r->peer_us[k] = NAN;
   for (int k = 0; k < ND; ++k) r->d_us[k] = NAN;
+  r->d_check[0] = r->d_check[1] = NAN;
   for (int k = 0; k < NCHECK; ++k) r->xcheck[k] = NAN;
   r->xcheck_max = NAN;
   tl_load_options opt = tl_load_options_default();
@@ -325,6 +351,8 @@ void bench_robot(const robot_entry *e, robot_result *r, int batches, double batc
   static void (*const dfns[ND])(void *) = {q_rnea_d, q_aba_d, q_rnea_fd, q_aba_fd};
   int d0 = nt;
   for (int k = 0; k < ND; ++k) t[nt++] = (timed){&c, dfns[k], reset_state, talus_clear, talus_failed};
+  r->d_check[0] = fd_agreement(&c, 0);
+  r->d_check[1] = fd_agreement(&c, 1);
   time_queries(t, nt, batches, batch_s, us, failed, NULL);
   for (int k = 0; k < ND; ++k) {
     r->d_us[k] = us[d0 + k];

@@ -382,11 +382,14 @@ static void print_derivs(const robot_result *res, int n, int wl) {
          "has no analytic derivatives), same batches as above, at the same random state\n");
   for (int k = 0; k < ND; ++k) printf("# %-9s %s\n", bench_deriv_head[k], bench_deriv_doc[k]);
   printf("# fd/an: finite differences / analytic (> 1: analytic faster; target for ABA' >= 10); "
-         "ABA'/ABA: analytic ABA derivatives / one ABA (target <= 4)\n# pinocchio: %s\n",
+         "ABA'/ABA: analytic ABA derivatives / one ABA (target <= 4); diff: max |fd - analytic| / "
+         "max |analytic| over the matrices, RNEA and ABA (the FD and analytic columns compute the "
+         "same matrices)\n# pinocchio: %s\n",
          bench_deriv_published);
-  printf("%-*s %3s %9s %9s %10s %10s %7s %7s %8s %9s\n", wl, "robot", "nv", "RNEA'", "ABA'",
-         "FD RNEA'", "FD ABA'", "fd/an", "fd/an", "ABA'/ABA", "RNEA'/RNEA");
-  printf("%-*s %3s %9s %9s %10s %10s %7s %7s\n", wl, "", "", "", "", "", "", "RNEA", "ABA");
+  printf("%-*s %3s %9s %9s %10s %10s %7s %7s %8s %10s %8s %8s\n", wl, "robot", "nv", "RNEA'", "ABA'",
+         "FD RNEA'", "FD ABA'", "fd/an", "fd/an", "ABA'/ABA", "RNEA'/RNEA", "diff", "diff");
+  printf("%-*s %3s %9s %9s %10s %10s %7s %7s %8s %10s %8s %8s\n", wl, "", "", "", "", "", "", "RNEA",
+         "ABA", "", "", "RNEA", "ABA");
   for (int i = 0; i < n; ++i) {
     const robot_result *r = &res[i];
     if (r->error[0]) continue;
@@ -398,7 +401,13 @@ static void print_derivs(const robot_result *res, int n, int wl) {
     print_ratio(bench_ratio(r->d_us[D_RNEA_FD], r->d_us[D_RNEA]), 7);
     print_ratio(bench_ratio(r->d_us[D_ABA_FD], r->d_us[D_ABA]), 7);
     print_ratio(bench_ratio(r->d_us[D_ABA], r->us[C_ABA]), 8);
-    print_ratio(bench_ratio(r->d_us[D_RNEA], r->us[C_RNEA]), 9);
+    print_ratio(bench_ratio(r->d_us[D_RNEA], r->us[C_RNEA]), 10);
+    for (int k = 0; k < 2; ++k) {
+      if (isnan(r->d_check[k]))
+        printf(" %8s", "n/a");
+      else
+        printf(" %8.1e", r->d_check[k]);
+    }
     putchar('\n');
     for (int k = 0; k < ND; ++k)
       if (r->d_failed[k][0])

@@ -151,6 +151,10 @@ def check_derivatives(d, r, has_peer, name):
             # 4 nv (6 nv) evaluations of RNEA (ABA) with new kinematics against one analytic pass
             check(fd > an, f"{name}: {k} analytic derivatives faster than Talus's finite differences "
                            f"({an!r} us against {fd!r} us)")
+        diff = r.get(k + "_derivatives_fd_difference")
+        # centred differences, eps 1e-6: O(eps^2) truncation plus rounding / eps (about 1e-10 relative)
+        check(isinstance(diff, float) and diff < 1e-5,
+              f"{name}: {k} finite differences agree with the analytic derivatives ({diff!r} < 1e-5)")
     dv = d.get("derivatives", {})
     has_keys(dv, ["rnea_derivatives", "aba_derivatives", "pinocchio_published",
                   "pinocchio_published_arm_7dof_us", "pinocchio_published_humanoid_36dof_us"],
