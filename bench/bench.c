@@ -59,6 +59,15 @@
  * contacts and the base heights of the engines are printed as a check that
  * they simulate the same standing robot.
  *
+ * Derivatives (issue 24): per robot, the analytic derivatives of RNEA and
+ * ABA (tl_system_inverse_dynamics_derivatives, ..._forward_dynamics_...)
+ * against Talus's own centred finite differences of the same functions
+ * (bench_queries.c; Talus only: MuJoCo has none, Pinocchio's published
+ * figures are cited, not measured); and for ANYmal C, the DeepMimic humanoid
+ * and talus_quadruped standing (contacts on), tl_world_step_derivatives
+ * against MuJoCo's mjd_transitionFD on the contact step's peer model at its
+ * settled state (bench_contact.c, table step_derivatives).
+ *
  * This file is main: the command line, then the run (bench_find_robots,
  * bench_robot, bench_contact_robot, bench_contact_scene) and its report
  * (bench_print_table or bench_print_json); bench.h lists the other files and

@@ -66,12 +66,23 @@ void bench_find_robots(robot_list *l, const char *dir, const char *only);
 
 /* ---- one robot's figures (bench_queries.c) ---- */
 
+/* The derivative columns (issue 24 section 4; Talus only, MuJoCo has no
+ * analytic derivatives): tl_system_inverse_dynamics_derivatives and
+ * tl_system_forward_dynamics_derivatives, and Talus's own centred finite
+ * differences of tl_system_inverse_dynamics / tl_system_forward_dynamics
+ * giving the same matrices (q through tl_model_integrate, eps
+ * BENCH_DERIV_EPS). */
+enum { D_RNEA, D_ABA, D_RNEA_FD, D_ABA_FD, ND };
+
 typedef struct robot_result {
   const robot_entry *e;
   int nq, nv, nbody, nframe;
   char frame[128]; /* the frame of the frame-Jacobian column */
   int frame_dofs;  /* its ancestor DOFs (non-zero Jacobian columns) */
   double us[NCOL];
+  double d_us[ND];             /* the derivative columns (NAN: not measured) */
+  char d_failed[ND][300];
+  double d_check[2];           /* RNEA, ABA: max |fd - analytic| / max |analytic| (NAN: none) */
   char error[1100]; /* load / setup failure, empty if none */
   char failed[NCOL][300];
   /* the peer (MuJoCo), when built in */
@@ -112,6 +123,11 @@ extern const char *const bench_xcheck_head[NCHECK];
 extern const char *const bench_contact_engine[CONTACT_NPEER];     /* table names of the peers */
 extern const char *const bench_contact_engine_key[CONTACT_NPEER]; /* their JSON names */
 extern const char bench_talus_mem_doc[];
+extern const char *const bench_deriv_key[ND];  /* JSON names of the derivative columns */
+extern const char *const bench_deriv_head[ND]; /* their table headings */
+extern const char *const bench_deriv_doc[ND];
+extern const char bench_deriv_published[];     /* Pinocchio's published figures, cited */
+extern const char bench_step_deriv_doc[];      /* the step_derivatives table */
 
 /* peer / talus when both are finite and talus > 0, else NAN. */
 double bench_ratio(double peer_us, double talus_us);
@@ -124,6 +140,7 @@ const char *bench_no_peer_reason(int use_peer);
 /* The peer's name ("none" without one) and its docs (NULL without one). */
 const char *bench_peer_label(void);
 const char *bench_doc_peer_column(int k);
+const char *bench_doc_peer_deriv(void); /* the peer's step derivatives (NULL without one) */
 const char *bench_doc_peer_model(void);
 const char *bench_doc_peer_memory(void);
 const char *bench_doc_peer_contact(int variant);

@@ -227,6 +227,107 @@ static tl_system *ode_world(const tl_model *model, const double *q, const double
   return sys;
 }
 
+/* ------------------------------------------------------ step derivatives */
+
+int step_deriv_robot(const char *label) {
+  return strcmp(label, "anymal_c/anymal") == 0 || strcmp(label, "deepmimic_humanoid") == 0 ||
+         strcmp(label, "talus_quadruped") == 0;
+}
+
+typedef struct talus_deriv {
+  tl_world *world;
+  tl_step_derivatives *ws;
+  tl_deriv_mode mode;
+  double *A, *B;
+  int nv;
+  tl_status st;
+  tl_error err;
+} talus_deriv;
+
+static void td_call(void *ctx) {
+  talus_deriv *c = ctx;
+  tl_status st = tl_world_step_derivatives(c->world, c->ws, c->mode, c->A, c->B, c->nv, NULL, &c->err);
+  if (st != TL_OK && c->st == TL_OK) c->st = st;
+}
+
+static void td_clear(void *ctx) {
+  talus_deriv *c = ctx;
+  c->st = TL_OK;
+  memset(&c->err, 0, sizeof c->err);
+}
+
+static int td_failed(void *ctx, char *why, size_t len) {
+  talus_deriv *c = ctx;
+  if (c->st == TL_OK) return 0;
+  snprintf(why, len, "%.290s", c->err.message[0] ? c->err.message : tl_status_name(c->st));
+  return 1;
+}
+
+/* Time the step derivatives of the settled world (and of the peer, NULL if
+ * none) into d; the world and the peer are left at their state. */
+static void time_step_derivatives(tl_world *world, void *peer, step_deriv_result *d, int batches,
+                                  double batch_s) {
+  d->attempted = 1;
+  d->us = d->fd_us = d->peer_us = d->peer_fwd_us = NAN;
+  tl_error err;
+  memset(&err, 0, sizeof err);
+  talus_deriv td[2];
+  memset(td, 0, sizeof td);
+  tl_step_derivatives *ws = NULL;
+  double *buf = NULL;
+  tl_status st = tl_step_derivatives_create(world, &ws, &err);
+  int nv = st == TL_OK ? tl_step_derivatives_nv(ws) : 0;
+  if (st == TL_OK) st = tl_step_derivatives_set_eps(ws, BENCH_DERIV_EPS, &err);
+  if (st == TL_OK && !(buf = calloc(6 * (size_t)nv * (size_t)nv + 1, sizeof(double))))
+    st = tl_error_set(&err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
+  tl_deriv_mode used = TL_DERIV_ANALYTIC;
+  if (st == TL_OK) /* which mode the analytic call uses here (and a first check that it works) */
+    st = tl_world_step_derivatives(world, ws, TL_DERIV_ANALYTIC, buf, buf + 4 * nv * nv, nv, &used, &err);
+  if (st != TL_OK) {
+    snprintf(d->error, sizeof d->error, "%.590s", err.message[0] ? err.message : tl_status_name(st));
+    tl_step_derivatives_free(ws);
+    free(buf);
+    return;
+  }
+  d->nv = nv;
+  d->used = (int)used;
+  d->ncontact = tl_world_ncontact(world);
+  timed t[4];
+  int nt = 2;
+  for (int k = 0; k < 2; ++k) {
+    td[k] = (talus_deriv){world, ws, k ? TL_DERIV_FD_CENTRED : TL_DERIV_ANALYTIC, buf,
+                          buf + 4 * nv * nv, nv, TL_OK, {0}};
+    t[k] = (timed){&td[k], td_call, timed_no_reset, td_clear, td_failed};
+  }
+#if HAVE_PEER
+  if (peer) {
+    d->peer_attempted = 1;
+    if (bench_peer_deriv_prepare(peer, d->peer_error, sizeof d->peer_error) == 0) {
+      d->peer_built = 1;
+      d->peer_nu = bench_peer_deriv_nu(peer);
+      t[nt++] = (timed){peer, bench_peer_deriv_centred, timed_no_reset, bench_peer_clear, bench_peer_failed};
+      t[nt++] = (timed){peer, bench_peer_deriv_forward, timed_no_reset, bench_peer_clear, bench_peer_failed};
+    }
+  }
+#else
+  (void)peer;
+#endif
+  double us[4];
+  char why[4][TIMED_WHY];
+  memset(why, 0, sizeof why);
+  time_queries(t, nt, batches, batch_s, us, why, NULL);
+  d->us = us[0];
+  d->fd_us = us[1];
+  memcpy(d->failed, why, sizeof d->failed);
+  if (nt == 4) {
+    d->peer_us = us[2];
+    d->peer_fwd_us = us[3];
+    memcpy(d->peer_failed, why + 2, sizeof d->peer_failed);
+  }
+  tl_step_derivatives_free(ws);
+  free(buf);
+}
+
 /* ------------------------------------------------------------ per robot */
 
 /* The Talus world of the contact step of `spec` (not yet settled): model,
@@ -415,6 +516,22 @@ void bench_contact_robot(const char *path, const contact_spec *spec, contact_res
     pr->z = bench_peer_base_height(peer[k]);
     bench_peer_contacts(peer[k], &pr->ncontact, &pr->nactive);
 #endif
+  }
+  if (step_deriv_robot(spec->label)) {
+    void *dpeer = NULL;
+    step_deriv_result *d = &r->deriv;
+    d->us = d->fd_us = d->peer_us = d->peer_fwd_us = NAN;
+    d->peer_attempted = use_peer && HAVE_PEER;
+#if HAVE_PEER
+    if (r->peer[0].built && isfinite(r->peer[0].us)) dpeer = peer[0];
+    else if (use_peer) snprintf(r->deriv.peer_error, sizeof r->deriv.peer_error, "%s",
+                                r->peer[0].error[0] ? r->peer[0].error : "the peer's contact step failed");
+#endif
+    if (isfinite(r->us))
+      time_step_derivatives(ts.world, dpeer, &r->deriv, batches, batch_s);
+    else
+      snprintf(r->deriv.error, sizeof r->deriv.error, "the contact step failed: no settled state");
+    d->attempted = 1;
   }
 #if HAVE_PEER
   for (int k = 0; k < CONTACT_ODE; ++k) bench_peer_free(peer[k]);

@@ -49,6 +49,31 @@ typedef struct contact_peer_result {
   double xcheck_max;            /* its dynamics cross-checked against Talus at the start state */
 } contact_peer_result;
 
+/* Derivatives of the step (issue 24 section 4), for the robots of
+ * step_deriv_robot: at the contact step's settled state (after its timing),
+ * Talus's tl_world_step_derivatives in TL_DERIV_ANALYTIC mode (the mode a
+ * user calls; with contacts it falls back to centred differences: `used`)
+ * and in TL_DERIV_FD_CENTRED mode (eps 1e-6), and the peer's finite
+ * differences of its step (MuJoCo's mjd_transitionFD, centred and forward,
+ * eps 1e-6) on the peer of its default settings, batches interleaved. */
+typedef struct step_deriv_result {
+  int attempted;                /* 1: this robot is in the step_derivatives table */
+  char error[600];              /* Talus could not be set up: no figures */
+  int nv, ncontact;             /* the world's nv; contacts of the state differentiated */
+  int used;                     /* tl_deriv_mode the analytic mode used (fell back: FD) */
+  double us, fd_us;             /* Talus: TL_DERIV_ANALYTIC, TL_DERIV_FD_CENTRED (NAN: none) */
+  char failed[2][TIMED_WHY];
+  int peer_attempted, peer_built, peer_nu;
+  double peer_us, peer_fwd_us;  /* mjd_transitionFD centred, forward */
+  char peer_failed[2][TIMED_WHY];
+  char peer_error[600];
+} step_deriv_result;
+
+/* 1 when the robot of this label is in the step_derivatives table: ANYmal C
+ * and the DeepMimic humanoid (issue 24), and the project's talus_quadruped
+ * (always present: the test suite's run). */
+int step_deriv_robot(const char *label);
+
 typedef struct contact_result {
   const contact_spec *spec;
   char error[600];              /* Talus could not be set up: no figures */
@@ -64,6 +89,7 @@ typedef struct contact_result {
   size_t model_bytes, world_bytes, world_bytes_end; /* Talus: tl_model; world + ground + system,
                                                        after creation and at the end */
   contact_peer_result peer[CONTACT_NPEER]; /* settings 1 and 2 of bench_peer_state.contact */
+  step_deriv_result deriv;
 } contact_result;
 
 /* Run the contact step of the robot of URDF `path` (spec: contact_spec_of

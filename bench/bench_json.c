@@ -9,7 +9,9 @@
  * cpus_online, load_average_1min, peer (null without one, then peer_note;
  * else ratio, peer_model, crosscheck, crosscheck_tolerance), columns,
  * peer_columns, memory, memory_talus_doc, memory_peer_doc, contact_step (the
- * settings and docs), robots[] and scenes[]. What each key means is said in
+ * settings and docs), derivatives (the derivative columns' docs and
+ * Pinocchio's published figures), robots[], step_derivatives (docs, then
+ * one object per robot of the table) and scenes[]. What each key means is said in
  * the report itself (its doc strings) and in README.md's "talus bench". */
 #include <math.h>
 #include <stdio.h>
@@ -155,6 +157,19 @@ static void json_robot(cJSON *robots, const robot_result *r, const char *no_peer
     snprintf(key, sizeof key, "%s_error", bench_col_key[k]);
     put_str(o, key, r->failed[k]);
   }
+  for (int k = 0; k < ND; ++k) {
+    snprintf(key, sizeof key, "%s_us", bench_deriv_key[k]);
+    put_num(o, key, r->d_us[k]);
+    if (!r->d_failed[k][0]) continue;
+    snprintf(key, sizeof key, "%s_error", bench_deriv_key[k]);
+    put_str(o, key, r->d_failed[k]);
+  }
+  put_num(o, "rnea_derivatives_fd_ratio", bench_ratio(r->d_us[D_RNEA_FD], r->d_us[D_RNEA]));
+  put_num(o, "aba_derivatives_fd_ratio", bench_ratio(r->d_us[D_ABA_FD], r->d_us[D_ABA]));
+  put_num(o, "aba_derivatives_over_aba", bench_ratio(r->d_us[D_ABA], r->us[C_ABA]));
+  put_num(o, "rnea_derivatives_over_rnea", bench_ratio(r->d_us[D_RNEA], r->us[C_RNEA]));
+  put_num(o, "rnea_derivatives_fd_difference", r->d_check[0]);
+  put_num(o, "aba_derivatives_fd_difference", r->d_check[1]);
   if (!no_peer) {
     for (int k = 0; k < NCOL; ++k) {
       snprintf(key, sizeof key, "%s_peer_us", bench_col_key[k]);
@@ -180,6 +195,38 @@ static void json_robot(cJSON *robots, const robot_result *r, const char *no_peer
   }
   json_memory(o, r, no_peer);
   if (r->has_contact) json_contact(o, &r->contact, no_peer);
+}
+
+/* step_derivatives.<robot> */
+static void json_step_deriv(cJSON *sd, const robot_result *r, const char *no_peer) {
+  const step_deriv_result *d = &r->contact.deriv;
+  cJSON *o = put_obj(sd, r->e->label);
+  if (d->error[0]) {
+    put_str(o, "error", d->error);
+  } else {
+    put_int(o, "nv", d->nv);
+    put_int(o, "contacts", d->ncontact);
+    put_num(o, "us", d->us);
+    put_str(o, "mode_used", d->used == TL_DERIV_ANALYTIC ? "analytic" : "fd_centred");
+    put_num(o, "fd_centred_us", d->fd_us);
+    put_num(o, "step_us", r->contact.us);
+    if (d->failed[0][0]) put_str(o, "error_analytic", d->failed[0]);
+    if (d->failed[1][0]) put_str(o, "error_fd", d->failed[1]);
+  }
+  cJSON *mj = put_obj(put_obj(o, "peers"), "mujoco");
+  put_bool(mj, "built", d->peer_built);
+  put_num(mj, "us", d->peer_us);
+  put_num(mj, "forward_us", d->peer_fwd_us);
+  put_num(mj, "ratio", bench_ratio(d->peer_us, d->us));
+  put_num(mj, "forward_ratio", bench_ratio(d->peer_fwd_us, d->us));
+  put_num(mj, "ratio_fd_centred", bench_ratio(d->peer_us, d->fd_us));
+  if (d->peer_built) put_int(mj, "nu", d->peer_nu);
+  if (no_peer)
+    put_str(mj, "reason", no_peer);
+  else if (!d->peer_built)
+    put_str(mj, "reason", d->peer_error[0] ? d->peer_error : "no peer model");
+  if (d->peer_failed[0][0]) put_str(mj, "error_centred", d->peer_failed[0]);
+  if (d->peer_failed[1][0]) put_str(mj, "error_forward", d->peer_failed[1]);
 }
 
 static void json_scene(cJSON *scenes, const scene_result *r, const char *no_peer) {
@@ -259,6 +306,18 @@ static void json_header(cJSON *root, const bench_run *run, const char *no_peer) 
           "<peer_doc>; <x>_ratio = peer bytes / Talus bytes (> 1: Talus uses less)");
   put_str(root, "memory_talus_doc", bench_talus_mem_doc);
   if (!no_peer) put_str(root, "memory_peer_doc", bench_doc_peer_memory());
+  cJSON *dv = put_obj(root, "derivatives");
+  for (int k = 0; k < ND; ++k) put_str(dv, bench_deriv_key[k], bench_deriv_doc[k]);
+  put_str(dv, "ratios",
+          "<x>_derivatives_fd_ratio = <x>_derivatives_fd_us / <x>_derivatives_us (Talus's own "
+          "finite differences against its analytic derivatives, same run; > 1: analytic faster); "
+          "aba_derivatives_over_aba = aba_derivatives_us / aba_us (issue 24's target: at most 4), "
+          "rnea_derivatives_over_rnea likewise; <x>_derivatives_fd_difference = max |fd - analytic| / "
+          "max |analytic| over the matrices at the benchmark state (eps 1e-6: about 1e-7 expected; "
+          "the two columns compute the same matrices); no peer column: MuJoCo has no analytic derivatives");
+  put_str(dv, "pinocchio_published", bench_deriv_published);
+  put_num(dv, "pinocchio_published_arm_7dof_us", 3.0);
+  put_num(dv, "pinocchio_published_humanoid_36dof_us", 17.0);
   cJSON *cs = put_obj(root, "contact_step");
   put_num(cs, "dt", 0.001);
   put_num(cs, "ground_friction", CONTACT_GROUND_MU);
@@ -294,6 +353,12 @@ int bench_print_json(const bench_run *run) {
   cJSON *robots = cJSON_CreateArray();
   put(root, "robots", robots);
   for (int i = 0; i < run->n && !json_failed; ++i) json_robot(robots, &run->res[i], no_peer);
+  cJSON *sd = put_obj(root, "step_derivatives");
+  put_str(sd, "doc", bench_step_deriv_doc);
+  if (!no_peer) put_str(sd, "mujoco", bench_doc_peer_deriv());
+  for (int i = 0; i < run->n && !json_failed; ++i)
+    if (run->res[i].has_contact && run->res[i].contact.deriv.attempted)
+      json_step_deriv(sd, &run->res[i], no_peer);
   cJSON *scenes = cJSON_CreateArray();
   put(root, "scenes", scenes);
   for (int i = 0; i < run->nscene && !json_failed; ++i)

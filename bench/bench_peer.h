@@ -96,6 +96,18 @@ double bench_peer_base_height(const bench_peer *p);
  * one paragraph, read from the first such model built). */
 const char *bench_peer_contact_doc(int variant);
 
+/* Derivatives of the step (a contact-step peer, bench_contact.c): prepare
+ * allocates the matrices (0, or -1 and why); then the timed calls of the
+ * peer's finite-difference transition Jacobians at its current state
+ * (MuJoCo: mjd_transitionFD, centred or forward, eps BENCH_DERIV_EPS), which
+ * leave the state as it was; nu: its control inputs (columns of its B). */
+#define BENCH_DERIV_EPS 1e-6
+int bench_peer_deriv_prepare(bench_peer *p, char *why, size_t len);
+void bench_peer_deriv_centred(void *ctx);
+void bench_peer_deriv_forward(void *ctx);
+int bench_peer_deriv_nu(const bench_peer *p);
+const char *bench_peer_deriv_doc(void);
+
 /* Box scenes (bench_scene.h): the peer's model of scene s (variant 1: its
  * defaults, 2: its settings against slip, as for the contact step) at the
  * start poses; stepped with bench_peer_step, its contacts read with

@@ -19,8 +19,11 @@
 typedef struct bench_ctx {
   tl_world *world;
   tl_system *sys;
+  const tl_model *model;
   int nq, nv, last_body, last_frame; /* last_frame: the frame of the Jacobian column */
   double *q, *u, *du, *tau, *out, *M, *Jp, *Jr;
+  double *D1, *D2, *D3;    /* nv x nv: the derivative columns' matrices */
+  double *qp, *up, *vp, *o1, *o2; /* finite differences: q (nq), u, tangent, two outputs (nv) */
   tl_status st; /* first failure of a timed call */
   tl_error err;
 } bench_ctx;
@@ -61,6 +64,75 @@ static void q_step(void *ctx) {
   keep_status(c, tl_world_step(c->world, &c->err));
 }
 
+static void q_rnea_d(void *ctx) {
+  bench_ctx *c = ctx;
+  keep_status(c, tl_system_inverse_dynamics_derivatives(c->sys, c->du, c->D1, c->D2, c->nv, &c->err));
+}
+static void q_aba_d(void *ctx) {
+  bench_ctx *c = ctx;
+  keep_status(c, tl_system_forward_dynamics_derivatives(c->sys, c->tau, c->D1, c->D2, c->D3, c->nv,
+                                                        &c->err));
+}
+
+/* Column j of D (nv x nv, row-major) = (o1 - o2) / (2 eps). */
+static void fd_column(bench_ctx *c, double *D, int j) {
+  for (int i = 0; i < c->nv; ++i) D[i * c->nv + j] = (c->o1[i] - c->o2[i]) / (2 * BENCH_DERIV_EPS);
+}
+
+/* One evaluation of RNEA (aba 0) or ABA (aba 1) at (q, u) into out. */
+static void fd_eval(bench_ctx *c, int aba, const double *q, const double *u, const double *tau,
+                    double *out) {
+  keep_status(c, tl_system_set_state(c->sys, q, c->nq, u, c->nv, &c->err));
+  if (aba)
+    keep_status(c, tl_system_forward_dynamics(c->sys, tau, out, c->nv, &c->err));
+  else
+    keep_status(c, tl_system_inverse_dynamics(c->sys, c->du, out, c->nv, &c->err));
+}
+
+/* Centred finite differences of RNEA (aba 0: d tau/dq, d tau/du at du) or
+ * ABA (aba 1: d du/dq, d du/du, d du/dtau at tau), the same matrices as the
+ * analytic columns: q perturbed along each tangent direction by
+ * tl_model_integrate, u and tau entry by entry; the state is set back at the
+ * end. 4 nv evaluations (RNEA), 6 nv (ABA), each of the first 4 nv with its
+ * tl_system_set_state (new kinematics). */
+static void fd_derivs(bench_ctx *c, int aba) {
+  int nv = c->nv;
+  memset(c->vp, 0, (size_t)nv * sizeof(double));
+  for (int j = 0; j < nv; ++j) {
+    c->vp[j] = BENCH_DERIV_EPS;
+    keep_status(c, tl_model_integrate(c->model, c->q, c->nq, c->vp, nv, c->qp, &c->err));
+    fd_eval(c, aba, c->qp, c->u, c->tau, c->o1);
+    c->vp[j] = -BENCH_DERIV_EPS;
+    keep_status(c, tl_model_integrate(c->model, c->q, c->nq, c->vp, nv, c->qp, &c->err));
+    fd_eval(c, aba, c->qp, c->u, c->tau, c->o2);
+    c->vp[j] = 0;
+    fd_column(c, c->D1, j);
+  }
+  memcpy(c->up, c->u, (size_t)nv * sizeof(double));
+  for (int j = 0; j < nv; ++j) {
+    c->up[j] = c->u[j] + BENCH_DERIV_EPS;
+    fd_eval(c, aba, c->q, c->up, c->tau, c->o1);
+    c->up[j] = c->u[j] - BENCH_DERIV_EPS;
+    fd_eval(c, aba, c->q, c->up, c->tau, c->o2);
+    c->up[j] = c->u[j];
+    fd_column(c, c->D2, j);
+  }
+  keep_status(c, tl_system_set_state(c->sys, c->q, c->nq, c->u, nv, &c->err));
+  if (!aba) return;
+  memcpy(c->vp, c->tau, (size_t)nv * sizeof(double)); /* vp: the perturbed tau */
+  for (int j = 0; j < nv; ++j) {
+    c->vp[j] = c->tau[j] + BENCH_DERIV_EPS;
+    keep_status(c, tl_system_forward_dynamics(c->sys, c->vp, c->o1, nv, &c->err));
+    c->vp[j] = c->tau[j] - BENCH_DERIV_EPS;
+    keep_status(c, tl_system_forward_dynamics(c->sys, c->vp, c->o2, nv, &c->err));
+    c->vp[j] = c->tau[j];
+    fd_column(c, c->D3, j);
+  }
+}
+static void q_rnea_fd(void *ctx) { fd_derivs(ctx, 0); }
+
+static void q_aba_fd(void *ctx) { fd_derivs(ctx, 1); }
+
 /* Put the system back at the random state and warm the caches a query relies on. */
 static void reset_state(void *ctx) {
   bench_ctx *c = ctx;
@@ -74,6 +146,30 @@ static void talus_clear(void *ctx) {
   bench_ctx *c = ctx;
   c->st = TL_OK;
   memset(&c->err, 0, sizeof c->err);
+}
+
+/* max |fd - analytic| / max |analytic| over the matrices of RNEA (aba 0) or
+ * ABA (aba 1) at the benchmark state: the two columns compute the same thing. */
+static double fd_agreement(bench_ctx *c, int aba) {
+  size_t n2 = (size_t)c->nv * (size_t)c->nv, nm = aba ? 3 : 2;
+  double *an = malloc(3 * n2 * sizeof(double) + 1);
+  if (!an) return NAN;
+  reset_state(c);
+  talus_clear(c);
+  if (aba)
+    q_aba_d(c);
+  else
+    q_rnea_d(c);
+  memcpy(an, c->D1, 3 * n2 * sizeof(double)); /* D1, D2, D3 are contiguous */
+  fd_derivs(c, aba);
+  double num = 0, den = 0;
+  for (size_t i = 0; i < nm * n2; ++i) {
+    num = fmax(num, fabs(c->D1[i] - an[i]));
+    den = fmax(den, fabs(an[i]));
+  }
+  free(an);
+  reset_state(c);
+  return c->st == TL_OK && den > 0 ? num / den : NAN;
 }
 
 static int talus_failed(void *ctx, char *why, size_t len) {
@@ -92,7 +188,9 @@ static int setup(bench_ctx *c, const tl_model *model, size_t *world_bytes, char 
   c->last_body = tl_model_nbody(model) - 1;
   c->last_frame = tl_model_nframe(model) - 1; /* replaced by deepest_frame() once built */
   size_t nv = (size_t)c->nv, nq = (size_t)c->nq;
-  double *buf = calloc(nq + 4 * nv + nv * nv + 6 * nv + 1, sizeof(double));
+  c->model = model;
+  double *buf = calloc(nq + 4 * nv + nv * nv + 6 * nv + 3 * nv * nv + nq + 4 * nv + 1,
+                       sizeof(double));
   if (!buf) {
     snprintf(why, len, "out of memory");
     return -1;
@@ -105,6 +203,14 @@ static int setup(bench_ctx *c, const tl_model *model, size_t *world_bytes, char 
   c->M = c->out + nv;
   c->Jp = c->M + nv * nv;
   c->Jr = c->Jp + 3 * nv;
+  c->D1 = c->Jr + 3 * nv;
+  c->D2 = c->D1 + nv * nv;
+  c->D3 = c->D2 + nv * nv;
+  c->qp = c->D3 + nv * nv;
+  c->up = c->qp + nq;
+  c->vp = c->up + nv;
+  c->o1 = c->vp + nv;
+  c->o2 = c->o1 + nv;
   bench_rng_seed(BENCH_SEED);
   bench_random_state(model, c->q, c->u);
   for (size_t k = 0; k < nv; ++k) {
@@ -192,6 +298,8 @@ void bench_robot(const robot_entry *e, robot_result *r, int batches, double batc
   memset(r, 0, sizeof(*r));
   r->e = e;
   for (int k = 0; k < NCOL; ++k) r->us[k] = r->peer_us[k] = NAN;
+  for (int k = 0; k < ND; ++k) r->d_us[k] = NAN;
+  r->d_check[0] = r->d_check[1] = NAN;
   for (int k = 0; k < NCHECK; ++k) r->xcheck[k] = NAN;
   r->xcheck_max = NAN;
   tl_load_options opt = tl_load_options_default();
@@ -239,7 +347,17 @@ void bench_robot(const robot_entry *e, robot_result *r, int batches, double batc
 #else
   (void)use_peer;
 #endif
+  /* the derivative columns (Talus only) after the others: t[nt .. nt + ND) */
+  static void (*const dfns[ND])(void *) = {q_rnea_d, q_aba_d, q_rnea_fd, q_aba_fd};
+  int d0 = nt;
+  for (int k = 0; k < ND; ++k) t[nt++] = (timed){&c, dfns[k], reset_state, talus_clear, talus_failed};
+  r->d_check[0] = fd_agreement(&c, 0);
+  r->d_check[1] = fd_agreement(&c, 1);
   time_queries(t, nt, batches, batch_s, us, failed, NULL);
+  for (int k = 0; k < ND; ++k) {
+    r->d_us[k] = us[d0 + k];
+    memcpy(r->d_failed[k], failed[d0 + k], sizeof r->d_failed[k]);
+  }
   for (int k = 0; k < NCOL; ++k) {
     r->us[k] = us[k];
     memcpy(r->failed[k], failed[k], sizeof r->failed[k]);

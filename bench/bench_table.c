@@ -27,6 +27,8 @@ static void print_crosscheck(const robot_result *res, int n, int wl);
 static void print_memory(const robot_result *res, int n, int wl, const char *no_peer);
 static void print_contact(const robot_result *res, int n, int wl, const char *no_peer);
 static void print_scenes(const scene_result *sc, int nsc, const char *no_peer);
+static void print_derivs(const robot_result *res, int n, int wl);
+static void print_step_derivs(const robot_result *res, int n, int wl, const char *no_peer);
 
 void bench_print_table(const bench_run *run) {
   const robot_result *res = run->res;
@@ -91,9 +93,11 @@ void bench_print_table(const bench_run *run) {
              "engines disagree, so these ratios mean nothing\n",
              r->e->label, r->xcheck_max, XCHECK_TOL);
   }
+  print_derivs(res, n, wl);
   if (!no_peer) print_crosscheck(res, n, wl);
   print_memory(res, n, wl, no_peer);
   print_contact(res, n, wl, no_peer);
+  print_step_derivs(res, n, wl, no_peer);
   print_scenes(run->scenes, run->nscene, no_peer);
 }
 
@@ -363,5 +367,90 @@ static void print_scenes(const scene_result *sc, int nsc, const char *no_peer) {
       if (p->failed[0]) printf("#   %s: %s step failed: %s\n", r->name, bench_contact_engine[k], p->failed);
     }
     if (r->failed[0]) printf("#   %s: talus step failed: %s\n", r->name, r->failed);
+  }
+}
+
+static void print_us(double v, int w) {
+  if (isnan(v))
+    printf(" %*s", w, "n/a");
+  else
+    printf(" %*.*f", w, v < 1000 ? 3 : 1, v);
+}
+
+static void print_derivs(const robot_result *res, int n, int wl) {
+  printf("\n# derivatives of the dynamics (issue 24): microseconds per call, Talus only (MuJoCo "
+         "has no analytic derivatives), same batches as above, at the same random state\n");
+  for (int k = 0; k < ND; ++k) printf("# %-9s %s\n", bench_deriv_head[k], bench_deriv_doc[k]);
+  printf("# fd/an: finite differences / analytic (> 1: analytic faster; target for ABA' >= 10); "
+         "ABA'/ABA: analytic ABA derivatives / one ABA (target <= 4); diff: max |fd - analytic| / "
+         "max |analytic| over the matrices, RNEA and ABA (the FD and analytic columns compute the "
+         "same matrices)\n# pinocchio: %s\n",
+         bench_deriv_published);
+  printf("%-*s %3s %9s %9s %10s %10s %7s %7s %8s %10s %8s %8s\n", wl, "robot", "nv", "RNEA'", "ABA'",
+         "FD RNEA'", "FD ABA'", "fd/an", "fd/an", "ABA'/ABA", "RNEA'/RNEA", "diff", "diff");
+  printf("%-*s %3s %9s %9s %10s %10s %7s %7s %8s %10s %8s %8s\n", wl, "", "", "", "", "", "", "RNEA",
+         "ABA", "", "", "RNEA", "ABA");
+  for (int i = 0; i < n; ++i) {
+    const robot_result *r = &res[i];
+    if (r->error[0]) continue;
+    printf("%-*s %3d", wl, r->e->label, r->nv);
+    print_us(r->d_us[D_RNEA], 9);
+    print_us(r->d_us[D_ABA], 9);
+    print_us(r->d_us[D_RNEA_FD], 10);
+    print_us(r->d_us[D_ABA_FD], 10);
+    print_ratio(bench_ratio(r->d_us[D_RNEA_FD], r->d_us[D_RNEA]), 7);
+    print_ratio(bench_ratio(r->d_us[D_ABA_FD], r->d_us[D_ABA]), 7);
+    print_ratio(bench_ratio(r->d_us[D_ABA], r->us[C_ABA]), 8);
+    print_ratio(bench_ratio(r->d_us[D_RNEA], r->us[C_RNEA]), 10);
+    for (int k = 0; k < 2; ++k) {
+      if (isnan(r->d_check[k]))
+        printf(" %8s", "n/a");
+      else
+        printf(" %8.1e", r->d_check[k]);
+    }
+    putchar('\n');
+    for (int k = 0; k < ND; ++k)
+      if (r->d_failed[k][0])
+        printf("#   %s: talus %s failed: %s\n", r->e->label, bench_deriv_head[k], r->d_failed[k]);
+  }
+}
+
+static void print_step_derivs(const robot_result *res, int n, int wl, const char *no_peer) {
+  int any = 0;
+  for (int i = 0; i < n; ++i) any |= res[i].has_contact && res[i].contact.deriv.attempted;
+  if (!any) return;
+  printf("\n# step_derivatives: %s\n", bench_step_deriv_doc);
+  if (no_peer)
+    printf("# peer: none measured (%s)\n", no_peer);
+  else
+    printf("# mujoco: %s\n", bench_doc_peer_deriv());
+  printf("%-*s %3s %8s %-14s %10s %10s %10s %10s %7s %7s\n", wl, "robot", "nv", "contacts",
+         "talus_mode", "talus_us", "talus_fd", "mj_centred", "mj_forward", "ratio", "fwd_rat");
+  for (int i = 0; i < n; ++i) {
+    const robot_result *r = &res[i];
+    if (!r->has_contact || !r->contact.deriv.attempted) continue;
+    const step_deriv_result *d = &r->contact.deriv;
+    if (d->error[0]) {
+      printf("%-*s talus: no figures: %s\n", wl, r->e->label, d->error);
+      continue;
+    }
+    printf("%-*s %3d %8d %-14s", wl, r->e->label, d->nv, d->ncontact,
+           d->used == TL_DERIV_ANALYTIC ? "analytic" : "fd (fell back)");
+    print_us(d->us, 10);
+    print_us(d->fd_us, 10);
+    print_us(d->peer_us, 10);
+    print_us(d->peer_fwd_us, 10);
+    print_ratio(bench_ratio(d->peer_us, d->us), 7);
+    print_ratio(bench_ratio(d->peer_fwd_us, d->us), 7);
+    putchar('\n');
+    for (int k = 0; k < 2; ++k) {
+      if (d->failed[k][0]) printf("#   %s: talus %s failed: %s\n", r->e->label, k ? "FD" : "analytic", d->failed[k]);
+      if (d->peer_failed[k][0])
+        printf("#   %s: mujoco %s failed: %s\n", r->e->label, k ? "forward" : "centred", d->peer_failed[k]);
+    }
+    if (!no_peer && !d->peer_built)
+      printf("#   %s: mujoco: no figures: %s\n", r->e->label, d->peer_error[0] ? d->peer_error : "no peer model");
+    printf("#   %s: one contact step %.3f us; talus FD / step = %.1f steps (6 nv + 1 = %d)\n", r->e->label,
+           r->contact.us, d->fd_us / r->contact.us, 6 * d->nv + 1);
   }
 }

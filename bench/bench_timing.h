@@ -21,7 +21,7 @@ typedef struct timed {
   int (*failed)(void *ctx, char *why, size_t len);
 } timed;
 
-#define MAX_TIMED 16
+#define MAX_TIMED 24
 #define TIMED_WHY 300
 
 /* Time the queries t[k] (fn NULL: skipped; at most MAX_TIMED) into us[k]:

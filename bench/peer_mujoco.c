@@ -86,6 +86,7 @@ struct bench_peer {
   double *qpos, *qvel, *ctrl, *du, *tau; /* the state in MuJoCo's coordinates */
   double *out, *tmp, *Md, *eye, *jacp, *jacr;
   double *T; /* u_talus = T u_mujoco at the state, nv x nv (row: Talus DOF, column: MuJoCo DOF) */
+  double *dA, *dB; /* mjd_transitionFD's A and B (bench_peer_deriv_prepare) */
   int warn0[mjNWARNING];
 };
 
@@ -231,6 +232,7 @@ void bench_peer_free(bench_peer *p) {
   if (p->d) mj_deleteData(p->d);
   if (p->m) mj_deleteModel(p->m);
   tlmj_map_free(&p->map);
+  free(p->dA);
   free(p->body);
   free(p->qpos);
   free(p);
@@ -647,6 +649,41 @@ const char *bench_peer_memory_doc(void) {
 /* ----------------------------------------------------------- contact step */
 
 void bench_peer_step(void *ctx) { p_step(ctx); }
+
+/* ------------------------------------------------ step derivatives */
+
+int bench_peer_deriv_prepare(bench_peer *p, char *why, size_t len) {
+  const mjModel *m = p->m;
+  size_t nx = 2 * (size_t)m->nv + (size_t)m->na;
+  free(p->dA);
+  p->dA = calloc(nx * nx + nx * (size_t)m->nu + 1, sizeof(double));
+  if (!p->dA) {
+    snprintf(why, len, "out of memory");
+    return -1;
+  }
+  p->dB = p->dA + nx * nx;
+  return 0;
+}
+
+void bench_peer_deriv_centred(void *ctx) {
+  bench_peer *p = ctx;
+  mjd_transitionFD(p->m, p->d, BENCH_DERIV_EPS, 1, p->dA, p->dB, NULL, NULL);
+}
+
+void bench_peer_deriv_forward(void *ctx) {
+  bench_peer *p = ctx;
+  mjd_transitionFD(p->m, p->d, BENCH_DERIV_EPS, 0, p->dA, p->dB, NULL, NULL);
+}
+
+int bench_peer_deriv_nu(const bench_peer *p) { return p->m->nu; }
+
+const char *bench_peer_deriv_doc(void) {
+  return "mjd_transitionFD(m, d, eps 1e-6, flg_centered, A, B, NULL, NULL) on the contact step's "
+         "MuJoCo model (its default contact settings) at its settled state: A = d x+/d x "
+         "((2 nv + na) x (2 nv + na)), B = d x+/d ctrl ((2 nv + na) x nu, nu: the position "
+         "actuators of the PD), by whole steps (mj_stepSkip) from saved state and warm start; "
+         "centred: 2 (2 nv + na) + 2 nu + 1 steps, forward: half the perturbed steps";
+}
 
 void bench_peer_contacts(const bench_peer *p, int *n, int *active) {
   const mjModel *m = p->m;

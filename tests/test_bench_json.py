@@ -14,6 +14,12 @@ so only the project's robots/talus_quadruped is timed):
            the memory table's bytes returned by the frees equal those allocated; the quadruped
            stands (base above half its start height); --batch-ms 0.30000000000000004 is reported
            as that double exactly (the old printf("%g") wrote 0.3).
+           Issue 24 (bench): the derivative columns (rnea_derivatives_us, aba_derivatives_us, their
+           _fd_us and rnea/aba_derivatives_fd_ratio) finite and positive, the analytic faster than
+           Talus's own finite differences (ratio > 1); the derivatives doc with Pinocchio's
+           published figures; step_derivatives.talus_quadruped with finite positive us and
+           fd_centred_us, the mode used, and peers.mujoco.ratio a finite positive number when the
+           peer is built, else null with a reason.
   batch    talus_bench --batch --json with --robot a copy of talus_quadruped in a folder whose
            name holds a double quote and a backslash: strict JSON whose "robot" is that path (the
            old printf wrote it unescaped: invalid JSON), every documented row key, both thread
@@ -122,6 +128,61 @@ def case_report(bench, src):
                 check(r.get("crosscheck_ok") is True and r["crosscheck"]["max"] <= d["crosscheck_tolerance"],
                       f"{name}: Talus and the peer agree at the benchmark state "
                       f"(max {r.get('crosscheck', {}).get('max')!r})")
+            check_derivatives(d, r, has_peer, name)
+
+
+def positive(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0
+
+
+DERIV = ["rnea_derivatives_us", "aba_derivatives_us", "rnea_derivatives_fd_us", "aba_derivatives_fd_us",
+         "rnea_derivatives_fd_ratio", "aba_derivatives_fd_ratio", "aba_derivatives_over_aba"]
+
+
+def check_derivatives(d, r, has_peer, name):
+    """Issue 24 section 4: the derivative columns and the step_derivatives table."""
+    for k in DERIV:
+        check(positive(r.get(k)), f"{name}: {k} a finite positive number ({r.get(k)!r})")
+    for k in ["rnea", "aba"]:
+        an, fd = r.get(k + "_derivatives_us"), r.get(k + "_derivatives_fd_us")
+        if positive(an) and positive(fd):
+            check(abs(r.get(k + "_derivatives_fd_ratio", 0) - fd / an) <= 1e-12 * fd / an,
+                  f"{name}: {k}_derivatives_fd_ratio = fd us / analytic us")
+            # 4 nv (6 nv) evaluations of RNEA (ABA) with new kinematics against one analytic pass
+            check(fd > an, f"{name}: {k} analytic derivatives faster than Talus's finite differences "
+                           f"({an!r} us against {fd!r} us)")
+        diff = r.get(k + "_derivatives_fd_difference")
+        # centred differences, eps 1e-6: O(eps^2) truncation plus rounding / eps (about 1e-10 relative)
+        check(isinstance(diff, float) and diff < 1e-5,
+              f"{name}: {k} finite differences agree with the analytic derivatives ({diff!r} < 1e-5)")
+    dv = d.get("derivatives", {})
+    has_keys(dv, ["rnea_derivatives", "aba_derivatives", "pinocchio_published",
+                  "pinocchio_published_arm_7dof_us", "pinocchio_published_humanoid_36dof_us"],
+             name + " derivatives doc")
+    check("not measured" in dv.get("pinocchio_published", "").lower(),
+          f"{name}: Pinocchio's figures said to be published, not measured here")
+    sd = d.get("step_derivatives", {})
+    check(isinstance(sd.get("doc"), str), f"{name}: step_derivatives doc")
+    q = sd.get("talus_quadruped", {})
+    has_keys(q, ["nv", "contacts", "us", "mode_used", "fd_centred_us", "peers"], name + " step_derivatives")
+    check(q.get("nv") == 18 and q.get("contacts", 0) > 0,
+          f"{name}: step_derivatives of the standing quadruped: nv 18, contacts on "
+          f"({q.get('nv')!r}, {q.get('contacts')!r})")
+    check(positive(q.get("us")) and positive(q.get("fd_centred_us")),
+          f"{name}: step_derivatives us, fd_centred_us finite positive ({q.get('us')!r}, "
+          f"{q.get('fd_centred_us')!r})")
+    check(q.get("mode_used") in ("analytic", "fd_centred"), f"{name}: mode_used ({q.get('mode_used')!r})")
+    mj = q.get("peers", {}).get("mujoco", {})
+    has_keys(mj, ["built", "us", "forward_us", "ratio"], name + " step_derivatives.peers.mujoco")
+    if has_peer and mj.get("built"):
+        for k in ["us", "forward_us", "ratio", "forward_ratio"]:
+            check(positive(mj.get(k)), f"{name}: step_derivatives mujoco {k} finite positive ({mj.get(k)!r})")
+        if positive(mj.get("us")) and positive(q.get("us")):
+            check(abs(mj["ratio"] - mj["us"] / q["us"]) <= 1e-12 * mj["ratio"],
+                  f"{name}: step_derivatives ratio = mujoco us / talus us")
+    else:
+        check(mj.get("ratio") is None and isinstance(mj.get("reason"), str) and mj.get("reason"),
+              f"{name}: no peer: step_derivatives mujoco ratio null with a reason ({mj!r})")
 
 
 def case_batch(bench, src):
