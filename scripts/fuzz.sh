@@ -6,7 +6,7 @@
 #
 #   --seconds N  fuzzing time per harness (default 60: what CI runs from scripts/test.sh)
 #   --build DIR  the clang build folder (default build-fuzz; TALUS_FUZZ=ON, RelWithDebInfo)
-#   HARNESS      any of: urdf world snapshot sweep engine_options viewer (default: all)
+#   HARNESS      any of: urdf world snapshot sweep engine_options viewer control (default: all)
 #
 # Each harness starts from its seeds (the project's own robots, world files, sweep files, snapshots the
 # snapshot harness writes of its world, tests/fuzz/seeds/) and its regression inputs, and keeps the
@@ -33,7 +33,7 @@ while [[ $# -gt 0 ]]; do
     *) harnesses+=("$1"); shift ;;
   esac
 done
-all=(urdf world snapshot sweep engine_options viewer)
+all=(urdf world snapshot sweep engine_options viewer control)
 [[ ${#harnesses[@]} -eq 0 ]] && harnesses=("${all[@]}")
 for h in "${harnesses[@]}"; do
   [[ " ${all[*]} " == *" $h "* ]] || { echo "fuzz.sh: unknown harness '$h' (${all[*]})" >&2; exit 2; }
@@ -69,6 +69,7 @@ seeds() { # the seed folders of harness $1 (as tests/CMakeLists.txt's fuzz_<harn
     sweep) echo examples/sweeps tests/fuzz/seeds/sweep ;;
     engine_options) echo tests/fuzz/seeds/engine_options ;;
     viewer) echo tests/fuzz/seeds/viewer ;;
+    control) echo tests/fuzz/seeds/control ;;
   esac
 }
 
