@@ -87,6 +87,14 @@ tl_status tl_rec_build_scene(tl_recorder *rec, tl_error *err);
 /* recorder.c: the member "plot_systems" of the scene: per system, the offsets of its
  * series in a frame and their names (docs/viewer.md); 0 or -1 (no memory). */
 int tl_rec_add_plot_systems(const tl_recorder *rec, cJSON *root);
+/* Append the string name + suffix (suffix may be NULL) to the JSON array arr: 0, or -1 when out of
+ * memory (recorder.c). */
+int tl_rec_push_name(cJSON *arr, const char *name, const char *suffix);
+/* The plot series names of model m, appended to three JSON arrays: q_names one per coordinate of
+ * each movable joint (its name, with .w/.x/.y/.z, .1/.2 or .x/.y/.th per coordinate of a
+ * multi-coordinate joint), tau_names one per DOF, body_names one per body. 0, or -1 when out of
+ * memory. The recording's "plots" and "plot_systems" both use it, so their names agree. */
+int tl_rec_series_names(const tl_model *m, cJSON *q_names, cJSON *tau_names, cJSON *body_names);
 /* Add a warning (printf format); silently dropped past TL_REC_MAX_WARNINGS. */
 void tl_rec_warn(tl_recorder *rec, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

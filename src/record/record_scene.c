@@ -351,21 +351,6 @@ static void dof_axis(tl_system *sys, int b, int dof, int prismatic, double *J, d
   tl_m3_tmulv(axis, R, w);
 }
 
-static const char *const suffix_q[7][4] = {
-    {""}, {""}, {""}, {""}, {".w", ".x", ".y", ".z"}, {".1", ".2"}, {".x", ".y", ".th"}};
-static const char *const suffix_v[7][3] = {{""}, {""}, {""}, {""}, {".x", ".y", ".z"}, {".1", ".2"}, {".x", ".y", ".th"}};
-
-static int push_name(cJSON *arr, const char *name, const char *suffix) {
-  char buf[512];
-  snprintf(buf, sizeof buf, "%s%s", name ? name : "", suffix ? suffix : "");
-  cJSON *x = cJSON_CreateString(buf);
-  if (!x || !cJSON_AddItemToArray(arr, x)) {
-    cJSON_Delete(x);
-    return -1;
-  }
-  return 0;
-}
-
 static int add_joint(cJSON *arr, tl_recorder *r, tl_system *sys, int b, int k, double *J) {
   const tl_model *m = tl_system_model(sys);
   tl_joint_type t = tl_model_joint_type(m, b);
@@ -400,19 +385,10 @@ static int add_joints(scene_ctx *c) {
   double *J = calloc((size_t)3 * (size_t)tl_system_nv(sys) + 1, sizeof(double));
   if (!J) return -1;
   int rc = 0;
-  for (int b = 0; b < tl_model_nbody(m) && rc == 0; ++b) {
-    tl_joint_type t = tl_model_joint_type(m, b);
-    const char *name = tl_model_joint_name(m, b);
-    if (b > 0)
-      for (int k = 0; k < tl_joint_nv(t) && rc == 0; ++k) rc = add_joint(joints, r, sys, b, k, J);
-    if (b > 0)
-      for (int k = 0; k < tl_joint_nq(t) && rc == 0; ++k) rc = push_name(pq, name, suffix_q[t][k]);
-    if (b > 0)
-      for (int k = 0; k < tl_joint_nv(t) && rc == 0; ++k) rc = push_name(pt, name, suffix_v[t][k]);
-    if (rc == 0) rc = push_name(pb, tl_model_body_name(m, b), NULL);
-  }
+  for (int b = 1; b < tl_model_nbody(m) && rc == 0; ++b)
+    for (int k = 0; k < tl_joint_nv(tl_model_joint_type(m, b)) && rc == 0; ++k) rc = add_joint(joints, r, sys, b, k, J);
   free(J);
-  return rc;
+  return rc ? rc : tl_rec_series_names(m, pq, pt, pb);
 }
 
 /* ------------------------------------------------------------ statics */
@@ -491,7 +467,7 @@ static int add_warnings(scene_ctx *c) {
   cJSON *arr = cJSON_AddArrayToObject(c->root, "warnings");
   if (!arr) return -1;
   for (int i = 0; i < c->rec->nwarn; ++i)
-    if (push_name(arr, c->rec->warn[i], NULL)) return -1;
+    if (tl_rec_push_name(arr, c->rec->warn[i], NULL)) return -1;
   return 0;
 }
 

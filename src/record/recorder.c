@@ -362,19 +362,33 @@ tl_status tl_recorder_mark_diverged(tl_recorder *r, const char *message, tl_erro
 
 const char *tl_recorder_diverged(const tl_recorder *r) { return r ? r->diverged : NULL; }
 
-/* Series names: a joint's name, with a suffix per coordinate of a multi-coordinate joint
- * (the scene's "plots" use the same names; by tl_joint_type). */
-static const char *const series_q[7][4] = {
-    {""}, {""}, {""}, {""}, {".w", ".x", ".y", ".z"}, {".1", ".2"}, {".x", ".y", ".th"}};
-static const char *const series_v[7][3] = {{""}, {""}, {""}, {""}, {".x", ".y", ".z"}, {".1", ".2"}, {".x", ".y", ".th"}};
-
-static int push_series(cJSON *arr, const char *name, const char *suffix) {
+int tl_rec_push_name(cJSON *arr, const char *name, const char *suffix) {
   char buf[512];
   snprintf(buf, sizeof buf, "%s%s", name ? name : "", suffix ? suffix : "");
   cJSON *x = cJSON_CreateString(buf);
   if (!x || !cJSON_AddItemToArray(arr, x)) {
     cJSON_Delete(x);
     return -1;
+  }
+  return 0;
+}
+
+int tl_rec_series_names(const tl_model *m, cJSON *q_names, cJSON *tau_names, cJSON *body_names) {
+  /* a suffix per coordinate of a multi-coordinate joint, by tl_joint_type */
+  static const char *const suffix_q[7][4] = {
+      {""}, {""}, {""}, {""}, {".w", ".x", ".y", ".z"}, {".1", ".2"}, {".x", ".y", ".th"}};
+  static const char *const suffix_v[7][3] = {
+      {""}, {""}, {""}, {""}, {".x", ".y", ".z"}, {".1", ".2"}, {".x", ".y", ".th"}};
+  for (int b = 0; b < tl_model_nbody(m); ++b) {
+    tl_joint_type t = tl_model_joint_type(m, b);
+    const char *name = tl_model_joint_name(m, b);
+    if (b > 0 && (int)t >= 0 && (int)t < 7) {
+      for (int k = 0; k < tl_joint_nq(t); ++k)
+        if (tl_rec_push_name(q_names, name, suffix_q[t][k])) return -1;
+      for (int k = 0; k < tl_joint_nv(t); ++k)
+        if (tl_rec_push_name(tau_names, name, suffix_v[t][k])) return -1;
+    }
+    if (tl_rec_push_name(body_names, tl_model_body_name(m, b), NULL)) return -1;
   }
   return 0;
 }
@@ -392,18 +406,7 @@ static int plot_system(const tl_recorder *r, int s, cJSON *o) {
   cJSON *pt = cJSON_AddArrayToObject(o, "joint_tau_names");
   cJSON *pb = cJSON_AddArrayToObject(o, "body_names");
   if (!pq || !pt || !pb) return -1;
-  for (int b = 0; b < tl_model_nbody(m); ++b) {
-    tl_joint_type t = tl_model_joint_type(m, b);
-    const char *name = tl_model_joint_name(m, b);
-    if (b > 0 && (int)t >= 0 && (int)t < 7) {
-      for (int k = 0; k < tl_joint_nq(t); ++k)
-        if (push_series(pq, name, series_q[t][k])) return -1;
-      for (int k = 0; k < tl_joint_nv(t); ++k)
-        if (push_series(pt, name, series_v[t][k])) return -1;
-    }
-    if (push_series(pb, tl_model_body_name(m, b), NULL)) return -1;
-  }
-  return 0;
+  return tl_rec_series_names(m, pq, pt, pb);
 }
 
 int tl_rec_add_plot_systems(const tl_recorder *r, cJSON *root) {
