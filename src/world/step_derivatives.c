@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "math/tl_dense.h"
 #include "math/tl_math.h"
 #include "world/world_internal.h"
 
@@ -240,35 +241,6 @@ static void add_rotation_gain(double *X, int n, int r, const double *gain, const
     for (int c = 0; c < 3; c++) X[(size_t)(r + a) * n + r + c] += gain[r + a] * J[3 * a + c];
 }
 
-/* In-place Cholesky of the m x m S (row-major; lower factor); 1 if not positive definite. */
-static int cholesky(double *S, int m) {
-  for (int j = 0; j < m; j++) {
-    double dj = S[j * m + j];
-    for (int k = 0; k < j; k++) dj -= S[j * m + k] * S[j * m + k];
-    if (!(dj > 1e-300)) return 1;
-    dj = sqrt(dj);
-    S[j * m + j] = dj;
-    for (int i = j + 1; i < m; i++) {
-      double a = S[i * m + j];
-      for (int k = 0; k < j; k++) a -= S[i * m + k] * S[j * m + k];
-      S[i * m + j] = a / dj;
-    }
-  }
-  return 0;
-}
-static void cholesky_solve(const double *L, int m, double *y) {
-  for (int i = 0; i < m; i++) {
-    double a = y[i];
-    for (int k = 0; k < i; k++) a -= L[i * m + k] * y[k];
-    y[i] = a / L[i * m + i];
-  }
-  for (int i = m - 1; i >= 0; i--) {
-    double a = y[i];
-    for (int k = i + 1; k < m; k++) a -= L[k * m + i] * y[k];
-    y[i] = a / L[i * m + i];
-  }
-}
-
 /* The joint rows of system i active at the step's solution (limits with
  * lambda > 0, Coulomb friction and saturated PD strictly inside their
  * bounds, mimic equalities; rows at a bound keep their impulse and drop
@@ -325,7 +297,9 @@ static int joint_rows(tl_world *w, tl_step_derivatives *ws, int i) {
       for (int k = 0; k < n; k++) a += G[(size_t)r * n + k] * Wt[(size_t)c * n + k];
       S[r * na + c] = a;
     }
-  if (cholesky(S, na)) return 1;
+  if (tl_dense_cholesky(na, S, na)) return 1;
+  for (int r = 0; r < na; r++)
+    if (!(S[r * na + r] > 1e-150)) return 1; /* dependent rows: a pivot of S below 1e-300 */
   double *Z[3] = {ws->Xq, ws->Xu, ws->Mi};
   for (int kind = 0; kind < 3; kind++) {
     double *X = Z[kind];
@@ -336,7 +310,8 @@ static int joint_rows(tl_world *w, tl_step_derivatives *ws, int i) {
         for (int k = 0; k < n; k++) a -= g[k] * X[(size_t)k * n + c];
         y[r] = a;
       }
-      cholesky_solve(S, na, y);
+      tl_dense_trsv_lower(na, S, na, y); /* S y = rhs with S = L L^T */
+      tl_dense_trsv_lower_trans(na, S, na, y);
       for (int k = 0; k < n; k++) {
         double a = 0;
         for (int r = 0; r < na; r++) a += Wt[(size_t)r * n + k] * y[r];
