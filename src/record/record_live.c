@@ -526,7 +526,9 @@ static char *live_page(size_t *len) {
 /* GET /recording.html: the history as a recording (the page of tl_recorder_write_html), built on
  * the server thread from a copy of the ring taken under the lock. malloc'd; NULL: no memory. */
 static char *history_recording(tl_viewer *v, size_t *len) {
+  pthread_mutex_lock(&v->lock);
   long long cap = v->hist_cap > 0 ? v->hist_cap : 0;
+  pthread_mutex_unlock(&v->lock);
   size_t F = (size_t)v->floats;
   float *frames = malloc(((size_t)cap + 1) * F * sizeof(float));
   float *contacts = malloc(((size_t)cap * TL_LIVE_HIST_CONTACTS + 1) * TL_REC_CONTACT_FLOATS * sizeof(float));
@@ -536,7 +538,9 @@ static char *history_recording(tl_viewer *v, size_t *len) {
     long long n = 0, nc = 0;
     cstart[0] = 0;
     pthread_mutex_lock(&v->lock);
-    for (long long k = v->hist_first; k < v->hist_end; ++k, ++n) {
+    /* at most the `cap` frames allocated for (tl_viewer_set_history may have grown the ring since) */
+    long long first = v->hist_end - cap > v->hist_first ? v->hist_end - cap : v->hist_first;
+    for (long long k = first; k < v->hist_end; ++k, ++n) {
       long long slot = k % v->hist_cap;
       int c = v->hist_nc[slot];
       memcpy(frames + n * F, v->hist_frames + slot * v->floats, F * sizeof(float));
