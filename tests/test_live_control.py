@@ -27,6 +27,9 @@ Cases:
   save     GET /recording.html after 3 s of --history 2: a self-contained recording (the page with its
            talus-data JSON) of the last 2 s of frames (count, time span, contacts), ending at the
            current time; another Host is refused (403).
+  history_page  the live page opened in headless Chromium after 3 s of --history 2 holds the history in
+           its frames and its plots (from about t = 1 s); the saved /recording.html opens in Chromium as
+           a recording of nframe frames. Skipped (77) without chromium.
   python   talus.Viewer(world).run(controller_fn) in Python (PYTHON_DIR: the built package's folder):
            pause, step n, a push of the box (impulse F T), a slider value reaching the controller.
 """
@@ -779,7 +782,49 @@ def case_save():
         stop(p)
 
 
-CASES = {"control": case_control, "force": case_force, "trot": case_trot, "page": case_page, "python": case_python,
+def case_history_page():
+    browser_path = chromium()
+    if not browser_path:
+        print("SKIPPED: chromium is absent")
+        sys.exit(SKIP)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from viewer_cdp import Browser
+    import tempfile
+
+    urdf = os.path.join(ROBOTS, "talus_quadruped", "talus_quadruped.urdf")
+    p, port = start(["view", urdf, "--history", "2"])
+    b = Browser(browser_path)
+    try:
+        time.sleep(3.0)
+        got, err = b.open(f"http://127.0.0.1:{port}/", timeout=60)
+        check(got is not None and err is None, f"the live page draws frames (error {err})")
+        b.pump(1.0)  # the plots refresh every 0.5 s
+        n, t0, t1 = b.evaluate("(() => { const s = __talusLive.v.src; return [s.n, s.time(0), s.time(s.n - 1)]; })()")
+        # without the history the page would start at the time it connected, 1 s before t1
+        check(n >= 2.5 * 60 and t1 - t0 > 2.5, f"a page opened after 3 s holds {n} frames from {t0:.3f} to "
+              f"{t1:.3f} s (the last 2 s of history, then 1 s of live ones)")
+        xs = b.evaluate("(() => { const x = __talusLive.v.plots.plots[0].data[0]; return [x.length, x[0]]; })()")
+        check(xs and xs[0] >= 2 * 60 and abs(xs[1] - t0) < 1e-6,
+              f"its first plot starts filled: {xs and xs[0]} points from t = {xs and xs[1]:.3f} s")
+        errors = [m for m in b.messages() if m[0] in ("error", "exception")]
+        check(not errors, f"no console error ({errors[:3]})")
+        # the saved recording opens as a recording
+        head, body = http_get(port, "/recording.html")
+        m = re.search(rb'"nframe":(\d+)', body)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "talus-live.html")
+            with open(path, "wb") as f:
+                f.write(body)
+            got, err = b.open("file://" + path, timeout=60)
+        check(m is not None and got == m.group(1).decode() and err is None,
+              f"the saved recording opens in Chromium: data-talus-frames {got} = nframe "
+              f"{m and m.group(1).decode()} (error {err})")
+    finally:
+        b.close()
+        stop(p)
+
+
+CASES = {"history_page": case_history_page, "control": case_control, "force": case_force, "trot": case_trot, "page": case_page, "python": case_python,
          "history": case_history, "save": case_save}
 
 if __name__ == "__main__":
