@@ -238,7 +238,7 @@ const char cli_usage_view[] =
     "                  frame it can)\n"
     "  --shared-control  every browser may control the run (default: one at a time)\n"
     "  --history S     seconds of frames a new browser gets first, and that\n"
-    "                  /recording.html (the page's save button) saves (default 10)\n"
+    "                  /recording.html (the page's \"save recording\") saves (default 10)\n"
     "  -h, --help      print this help\n"
     "\n"
     "The page is a control panel: run / pause, step 1 / N, speed (0.05x .. 4x, max),\n"
