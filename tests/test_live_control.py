@@ -21,6 +21,15 @@ Cases:
            Ctrl-drag on the falling box sends a spring force whose impulse over 20 steps is the box's
            momentum change (within 3 %); releasing ends it; osc's target moved by an Alt-drag.
            Skipped (77) without chromium.
+  history  a client connecting to talus view of robots/talus_quadruped after 3 s of simulation first
+           receives the frames of the whole 3 s (the history, default 10 s) in a burst: times strictly
+           increasing at 1/fps, from t = 0 to the current time; with --history 1 only the last second.
+  save     GET /recording.html after 3 s of --history 2: a self-contained recording (the page with its
+           talus-data JSON) of the last 2 s of frames (count, time span, contacts), ending at the
+           current time; another Host is refused (403).
+  history_page  the live page opened in headless Chromium after 3 s of --history 2 holds the history in
+           its frames and its plots (from about t = 1 s); the saved /recording.html opens in Chromium as
+           a recording of nframe frames. Skipped (77) without chromium.
   python   talus.Viewer(world).run(controller_fn) in Python (PYTHON_DIR: the built package's folder):
            pause, step n, a push of the box (impulse F T), a slider value reaching the controller.
 """
@@ -651,7 +660,172 @@ def case_python():
             p.wait()
 
 
-CASES = {"control": case_control, "force": case_force, "trot": case_trot, "page": case_page, "python": case_python}
+def frame_time(data):
+    return struct.unpack_from("<f", data, 8)[0]
+
+
+def history_burst(port, seconds=0.5):
+    """A new client's binary frames in its first `seconds` (the history, then a few live ones), and the
+    simulated time of the status answering a message sent at connection."""
+    c = Client(port)
+    c.send({"type": "status"})
+    frames, status = [], None
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        try:
+            op, data = c.message(end - time.monotonic())
+        except (socket.timeout, TimeoutError):
+            break
+        if op == 2:
+            frames.append(data)
+        elif op == 1 and status is None:
+            m = json.loads(data)
+            if m.get("type") == "status":
+                status = m
+    c.close()
+    return c, frames, status
+
+
+def case_history():
+    urdf = os.path.join(ROBOTS, "talus_quadruped", "talus_quadruped.urdf")
+    for hist, expect_first in ((None, 0.0), (1.0, None)):
+        args = ["view", urdf] + (["--history", str(hist)] if hist is not None else [])
+        p, port = start(args)
+        try:
+            time.sleep(3.0)
+            c, frames, st = history_burst(port)
+            fps = c.scene["fps"]
+            times = [frame_time(f) for f in frames]
+            now = st["time"]
+            label = f"--history {hist}" if hist is not None else "default history (10 s)"
+            check(len(times) > 0, f"{label}: frames received ({len(times)})")
+            if not times:
+                continue
+            steps = [b - a for a, b in zip(times, times[1:])]
+            check(all(d > 0 for d in steps), f"{label}: times strictly increasing over {len(times)} frames")
+            check(all(abs(d - 1 / fps) < 0.25 / fps for d in steps),
+                  f"{label}: spacing 1/fps ({min(steps):.5f} .. {max(steps):.5f} s, fps {fps})")
+            # the burst: frames up to the status time arrived at once, more than real time could deliver
+            upto = [t for t in times if t <= now + 0.5 / fps]
+            span = upto[-1] - upto[0]
+            want = now if expect_first is not None else hist
+            check(abs(span - want) < 2.5 / fps,
+                  f"{label}: history spans {span:.3f} s from {times[0]:.3f} to {upto[-1]:.3f} s "
+                  f"(connected at t = {now:.3f} s; expected {want:.3f} s)")
+            check(abs(upto[-1] - now) < 2.5 / fps, f"{label}: history ends at the current time "
+                  f"({upto[-1]:.3f} vs {now:.3f} s)")
+            if expect_first is not None:
+                check(times[0] < 0.5 / fps, f"{label}: first frame at t = {times[0]:.4f} s (the start)")
+            check(len(upto) >= round(want * fps) - 1, f"{label}: {len(upto)} frames up to t = {now:.3f} s "
+                  f"(about {want * fps:.0f} expected)")
+        finally:
+            stop(p)
+
+
+def http_get(port, path, host=None):
+    s = socket.create_connection(("127.0.0.1", port), timeout=20)
+    s.sendall(f"GET {path} HTTP/1.1\r\nHost: {host or f'127.0.0.1:{port}'}\r\nConnection: close\r\n\r\n".encode())
+    buf = b""
+    while True:
+        chunk = s.recv(1 << 16)
+        if not chunk:
+            break
+        buf += chunk
+    s.close()
+    head, _, body = buf.partition(b"\r\n\r\n")
+    return head.decode("latin-1"), body
+
+
+def case_save():
+    urdf = os.path.join(ROBOTS, "talus_quadruped", "talus_quadruped.urdf")
+    hist = 2.0
+    p, port = start(["view", urdf, "--history", str(hist)])
+    try:
+        time.sleep(3.0)
+        c = Client(port)
+        now = c.ask({"type": "status"})["time"]
+        t0 = time.monotonic()
+        head, body = http_get(port, "/recording.html")
+        t_get = time.monotonic() - t0
+        later = c.ask({"type": "status"})["time"]
+        c.close()
+        status_line = head.split("\r\n")[0]
+        check(" 200 " in status_line, f"GET /recording.html: {status_line} ({len(body)} bytes in {t_get:.3f} s)")
+        check("attachment" in head.lower() and "talus-live.html" in head,
+              "answered as a download (Content-Disposition attachment; filename talus-live.html)")
+        html = body.decode("utf-8")
+        check(html.lstrip().lower().startswith("<!doctype html") and html.rstrip().endswith("</html>"),
+              "a whole HTML page")
+        m = re.search(r'<script type="application/json" id="talus-data">(.*?)</script>', html, re.S)
+        check(m is not None, "the page embeds its talus-data JSON")
+        if m:
+            d = json.loads(m.group(1))
+            F, n = d["layout"]["floats"], d["nframe"]
+            frames = base64.b64decode(d["frames"])
+            cstart = struct.unpack(f"<{n + 1}I", base64.b64decode(d["contact_start"]))
+            ncontact = len(base64.b64decode(d["contacts"])) // 36
+            check(d["format"] == "talus-recording" and len(frames) == 4 * F * n,
+                  f"a talus recording of {n} frames x {F} floats")
+            times = [struct.unpack_from("<f", frames, 4 * F * k)[0] for k in range(n)]
+            fps = d["fps"]
+            check(all(b > a for a, b in zip(times, times[1:])), "times strictly increasing")
+            span = times[-1] - times[0]
+            check(abs(span - hist) < 1.5 / fps and abs(n - (hist * fps + 1)) <= 1,
+                  f"the last {hist} s: {n} frames from {times[0]:.3f} to {times[-1]:.3f} s (span {span:.3f} s)")
+            check(now - 1.5 / fps <= times[-1] <= later + 1.5 / fps,
+                  f"ending at the current time ({times[-1]:.3f} s, status {now:.3f} .. {later:.3f} s)")
+            check(cstart[0] == 0 and cstart[-1] == ncontact and d["ncontact"] == ncontact and ncontact >= 4 * n,
+                  f"contacts: {ncontact} (the standing feet, {ncontact / max(n, 1):.1f} per frame)")
+        head2, _ = http_get(port, "/recording.html", host="evil.example:80")
+        check(" 403 " in head2.split("\r\n")[0], f"another Host refused: {head2.splitlines()[0] if head2 else '(nothing)'}")
+    finally:
+        stop(p)
+
+
+def case_history_page():
+    browser_path = chromium()
+    if not browser_path:
+        print("SKIPPED: chromium is absent")
+        sys.exit(SKIP)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from viewer_cdp import Browser
+    import tempfile
+
+    urdf = os.path.join(ROBOTS, "talus_quadruped", "talus_quadruped.urdf")
+    p, port = start(["view", urdf, "--history", "2"])
+    b = Browser(browser_path)
+    try:
+        time.sleep(3.0)
+        got, err = b.open(f"http://127.0.0.1:{port}/", timeout=60)
+        check(got is not None and err is None, f"the live page draws frames (error {err})")
+        b.pump(1.0)  # the plots refresh every 0.5 s
+        n, t0, t1 = b.evaluate("(() => { const s = __talusLive.v.src; return [s.n, s.time(0), s.time(s.n - 1)]; })()")
+        # without the history the page would start at the time it connected, 1 s before t1
+        check(n >= 2.5 * 60 and t1 - t0 > 2.5, f"a page opened after 3 s holds {n} frames from {t0:.3f} to "
+              f"{t1:.3f} s (the last 2 s of history, then 1 s of live ones)")
+        xs = b.evaluate("(() => { const x = __talusLive.v.plots.plots[0].data[0]; return [x.length, x[0]]; })()")
+        check(xs and xs[0] >= 2 * 60 and abs(xs[1] - t0) < 1e-6,
+              f"its first plot starts filled: {xs and xs[0]} points from t = {xs and xs[1]:.3f} s")
+        errors = [m for m in b.messages() if m[0] in ("error", "exception")]
+        check(not errors, f"no console error ({errors[:3]})")
+        # the saved recording opens as a recording
+        head, body = http_get(port, "/recording.html")
+        m = re.search(rb'"nframe":(\d+)', body)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "talus-live.html")
+            with open(path, "wb") as f:
+                f.write(body)
+            got, err = b.open("file://" + path, timeout=60)
+        check(m is not None and got == m.group(1).decode() and err is None,
+              f"the saved recording opens in Chromium: data-talus-frames {got} = nframe "
+              f"{m and m.group(1).decode()} (error {err})")
+    finally:
+        b.close()
+        stop(p)
+
+
+CASES = {"history_page": case_history_page, "control": case_control, "force": case_force, "trot": case_trot, "page": case_page, "python": case_python,
+         "history": case_history, "save": case_save}
 
 if __name__ == "__main__":
     if len(sys.argv) not in (4, 5) or sys.argv[1] not in CASES:

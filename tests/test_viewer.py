@@ -379,8 +379,14 @@ def case_live(tmp):
         # client 2: the simulation went on without anyone watching
         s, rest = ws_connect(port)
         _, _, rest = ws_message(s, rest)  # the scene
-        t2, rest = read_frames(s, rest, floats, 5)
-        check(t2[0] > t1[-1] + 0.3, f"after a browser left, the simulation went on ({t1[-1]:.3f} -> {t2[0]:.3f} s)")
+        # first the history (issue 26: the frames since the start, at most the last 10 s), then live ones
+        t2 = []
+        while len(t2) < 600 and (not t2 or t2[-1] <= t1[-1] + 0.3):
+            t, rest = read_frames(s, rest, floats, 1)
+            t2 += t
+        check(t2[0] == 0 and all(b > a for a, b in zip(t2, t2[1:])),
+              f"a new client gets the history first: {len(t2)} frames from {t2[0]:.3f} s, time increasing")
+        check(t2[-1] > t1[-1] + 0.3, f"after a browser left, the simulation went on ({t1[-1]:.3f} -> {t2[-1]:.3f} s)")
         ws_close(s)
         if CHROMIUM:
             from viewer_cdp import Browser

@@ -159,6 +159,22 @@ tl_status tl_viewer_create(const tl_recorder *rec, const char *host, int port, t
                            tl_error *err);
 /* The port it listens on. */
 int tl_viewer_port(const tl_viewer *viewer);
+/* Seconds of simulated time a new browser receives first (default). */
+#define TL_VIEWER_DEFAULT_HISTORY 10.0
+/* History (issue 26): the server keeps the frames published during the last
+ * `seconds` of simulated time (default TL_VIEWER_DEFAULT_HISTORY; 0: none) in a
+ * ring of ceil(seconds x fps) + 1 frames (the recorder's fps; one per time step
+ * when it takes a frame at every update), at most 64 contacts each, allocated
+ * here and never while publishing. A browser that connects gets them (oldest
+ * first, as ordinary frame messages) after the scene and before the live
+ * frames, and GET /recording.html answers the self-contained recording
+ * (tl_recorder_write_html's page) of those frames. A frame earlier than the
+ * newest kept (a reset, a restore) empties it first. Call before stepping
+ * (it allocates); the newest frames kept so far stay. Errors: TL_ERR_ARGUMENT
+ * (seconds < 0 or not finite, more than 10^7 frames), TL_ERR_MEMORY. */
+tl_status tl_viewer_set_history(tl_viewer *viewer, double seconds, tl_error *err);
+/* Its seconds. */
+double tl_viewer_history(const tl_viewer *viewer);
 /* Hand the recorder's newest frame to the server (a copy; cheap, no
  * allocation, never blocks on the network). Call after tl_recorder_update
  * took a frame. */

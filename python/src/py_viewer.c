@@ -20,13 +20,13 @@ static void viewer_close_c(tlpy_viewer *self) {
 }
 
 static int viewer_init(tlpy_viewer *self, PyObject *args, PyObject *kw) {
-  static char *names[] = {"world", "host", "port", "fps", "shared_control", NULL};
+  static char *names[] = {"world", "host", "port", "fps", "shared_control", "history", NULL};
   PyObject *world;
   const char *host = NULL;
   int port = 0, shared = 0;
-  double fps = 60.0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O!|zidp:_Viewer", names, &tlpy_world_type, &world, &host, &port, &fps,
-                                   &shared))
+  double fps = 60.0, history = TL_VIEWER_DEFAULT_HISTORY;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "O!|zidpd:_Viewer", names, &tlpy_world_type, &world, &host, &port, &fps,
+                                   &shared, &history))
     return -1;
   viewer_close_c(self);
   Py_CLEAR(self->world);
@@ -37,7 +37,8 @@ static int viewer_init(tlpy_viewer *self, PyObject *args, PyObject *kw) {
   tl_error err;
   memset(&err, 0, sizeof err);
   if (tl_recorder_create(((tlpy_world *)world)->world, &o, &self->rec, &err) != TL_OK ||
-      tl_viewer_create(self->rec, host, port, &self->viewer, &err) != TL_OK) {
+      tl_viewer_create(self->rec, host, port, &self->viewer, &err) != TL_OK ||
+      tl_viewer_set_history(self->viewer, history, &err) != TL_OK) {
     viewer_close_c(self);
     tlpy_raise(&err);
     return -1;
@@ -228,7 +229,7 @@ PyTypeObject tlpy_viewer_type = {
     .tp_basicsize = sizeof(tlpy_viewer),
     .tp_dealloc = (destructor)viewer_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "_Viewer(world, host=None, port=0, fps=60.0, shared_control=False): the live view of a World\n"
+    .tp_doc = "_Viewer(world, host=None, port=0, fps=60.0, shared_control=False, history=10.0): the live view of a World\n"
               "(use talus.Viewer).",
     .tp_methods = viewer_methods,
     .tp_getset = viewer_getset,

@@ -22,9 +22,9 @@ __all__ = ["Viewer"]
 
 
 class Viewer:
-    def __init__(self, world, host=None, port=0, fps=60.0, shared_control=False):
+    def __init__(self, world, host=None, port=0, fps=60.0, shared_control=False, history=10.0):
         self.world = world
-        self._v = _Viewer(world, host=host, port=port, fps=fps, shared_control=shared_control)
+        self._v = _Viewer(world, host=host, port=port, fps=fps, shared_control=shared_control, history=history)
         self.params = {}
 
     @property

@@ -58,6 +58,7 @@ typedef struct cli_sim_options {
   const char *bind;    /* --bind ADDRESS (default 127.0.0.1) */
   int pace;            /* -1: default (real time with a live view), 0: --fast, 1: --realtime */
   int shared_control;  /* --shared-control: every browser may control the live view */
+  double history;      /* --history S: seconds of frames a new browser gets first and /recording.html holds */
   int duration_given;
   /* --base-pos X,Y,Z (m, world) and --base-rpy R,P,Y (rad, URDF convention R = Rz(Y) Ry(P) Rx(R)):
    * the initial pose of the base, floating or fixed; --clearance C (m, >= 0): the lowest collision

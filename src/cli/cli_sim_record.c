@@ -61,6 +61,12 @@ int cli_rec_option(int argc, char **argv, int *i, cli_sim_options *o, int *bad) 
   } else if ((r = cli_option_value(argc, argv, i, "--bind", &v)) != 0) {
     *bad = r < 0;
     o->bind = v;
+  } else if ((r = cli_option_value(argc, argv, i, "--history", &v)) != 0) {
+    *bad = r < 0 || cli_parse_double("--history", v, &o->history) != 0;
+    if (!*bad && !(o->history >= 0 && o->history <= 3600)) {
+      cli_errorf("option --history: seconds of the live view's history, 0 .. 3600 (got %s)", v);
+      *bad = 1;
+    }
   } else if (strcmp(arg, "--shared-control") == 0) {
     o->shared_control = 1;
   } else if (strcmp(arg, "--view") == 0) {
@@ -417,6 +423,7 @@ static int start_viewer(cli_sim *s) {
   tl_error err;
   memset(&err, 0, sizeof err);
   if (tl_viewer_create(s->rec, o->bind, o->port, &s->viewer, &err) != TL_OK) return rec_error("live view", &err);
+  if (tl_viewer_set_history(s->viewer, o->history, &err) != TL_OK) return rec_error("live view", &err);
   if (o->bind && !o->pose)
     cli_errorf("warning: --bind %s: every machine that reaches this address can watch the simulation, and "
                "the first browser to send a control can pause, push and retune it", o->bind);

@@ -22,6 +22,7 @@ static void sim_defaults(cli_sim_options *o) {
   o->kp = TL_STAND_DEFAULT_KP;
   o->kd = TL_STAND_DEFAULT_KD;
   o->port = CLI_VIEW_DEFAULT_PORT;
+  o->history = TL_VIEWER_DEFAULT_HISTORY;
   o->pace = -1;
 }
 

@@ -134,6 +134,13 @@ cJSON *tl_rec_base64_item(const void *data, size_t n);
  * can sit inside an HTML <script> element. malloc'd; NULL: no memory. */
 char *tl_rec_json_print(const cJSON *root, size_t *len);
 
+/* The self-contained page of a recording (tl_recorder_write_html's bytes) holding the scene
+ * (scene_len bytes, ending with '}') and the given frames (nframe x F float32), contact_start
+ * (nframe + 1) and contacts (ncontact x 9): the live view's /recording.html from its history.
+ * malloc'd (length in *len); NULL: no memory, or built without the page. */
+char *tl_rec_page_from_frames(const char *scene, size_t scene_len, const float *frames, long long nframe, int F,
+                              const uint32_t *cstart, const float *contacts, long long ncontact, size_t *len);
+
 /* viewer_page.c (generated): the page; tl_viewer_page_len 0 when the build
  * had no web/node_modules. The marker TL_REC_PAGE_MARKER appears once, where
  * the recording's data goes. */

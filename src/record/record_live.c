@@ -23,6 +23,7 @@
  * libwebsockets call runs on the server thread. */
 #define _POSIX_C_SOURCE 200809L
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,10 @@
 #define TL_LIVE_STATUS_PERIOD_MS 500
 /* Answers a client may have pending (a flood beyond it gets fewer answers). */
 #define TL_LIVE_REPLIES 16
+/* Contacts kept per frame of the history (the rest are left out of late joiners' and saved frames). */
+#define TL_LIVE_HIST_CONTACTS 64
+/* The history holds at most this many frames (tl_viewer_set_history refuses more). */
+#define TL_LIVE_HIST_MAX_FRAMES 10000000LL
 
 struct tl_viewer {
   struct lws_context *ctx;
@@ -74,12 +79,27 @@ struct tl_viewer {
   long long tick;         /* status periods elapsed */
   const struct lws_protocols *proto; /* ours, for the periodic status */
   lws_sorted_usec_list_t sul;
+  /* history (late joiners, GET /recording.html): the last hist_cap distinct frames published,
+     ring sequence numbers [hist_first, hist_end), slot = number % hist_cap; under lock */
+  double hist_seconds, fps;
+  long long hist_cap, hist_first, hist_end;
+  long long hist_taken;   /* the recorder's frame counter of the newest appended (-1: none) */
+  float *hist_frames;     /* [hist_cap * F] */
+  float *hist_contacts;   /* [hist_cap * TL_LIVE_HIST_CONTACTS * 9] */
+  int *hist_nc;           /* [hist_cap] */
+  uint32_t *hist_counter; /* [hist_cap] the frame counter sent with each */
+  long long pending_hist, out_hist; /* hist_end after the pending / out frame was appended */
+  unsigned char *hist_msg; /* LWS_PRE + one history message (server thread) */
 };
 
 typedef struct live_session {
   int websocket;
   size_t pos;             /* bytes of the page (HTTP) or of the scene (WebSocket) sent */
   long long sent_seq;     /* last frame sent */
+  long long hist_next, hist_stop; /* history frames still to send (ring numbers) */
+  long long hist_sent;    /* ring number + 1 of the last history frame sent: that frame is not sent again */
+  char *body;             /* HTTP: a malloc'd answer (the recording), NULL: the page */
+  size_t body_len;
   /* control messages (server thread) */
   int talking;            /* sent a message: gets status and parameters */
   int in_msg, rx_over, rx_binary;
@@ -186,16 +206,28 @@ static const char *refused(struct lws *wsi, const tl_viewer *v, int websocket) {
 
 /* ------------------------------------------------------------ HTTP */
 
+static char *history_recording(tl_viewer *v, size_t *len);
+
 static int http_start(struct lws *wsi, tl_viewer *v, live_session *s, const char *uri) {
-  if (strcmp(uri, "/") != 0 && strcmp(uri, "/index.html") != 0) {
+  int save = strcmp(uri, "/recording.html") == 0;
+  if (!save && strcmp(uri, "/") != 0 && strcmp(uri, "/index.html") != 0) {
     lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL);
     return -1; /* one request per connection (see http_more) */
   }
+  s->body = NULL;
+  if (save && !(s->body = history_recording(v, &s->body_len))) {
+    lws_return_http_status(wsi, HTTP_STATUS_INTERNAL_SERVER_ERROR, "out of memory building the recording");
+    return -1;
+  }
+  size_t total = s->body ? s->body_len : v->page_len;
   unsigned char buf[LWS_PRE + 1024], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
-  if (lws_add_http_common_headers(wsi, HTTP_STATUS_OK, "text/html; charset=utf-8", (lws_filepos_t)v->page_len, &p,
-                                  end))
+  if (lws_add_http_common_headers(wsi, HTTP_STATUS_OK, "text/html; charset=utf-8", (lws_filepos_t)total, &p, end))
     return 1;
   if (lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL, (const unsigned char *)"no-store", 8, &p, end))
+    return 1;
+  static const char disposition[] = "attachment; filename=\"talus-live.html\"";
+  if (save && lws_add_http_header_by_name(wsi, (const unsigned char *)"content-disposition:",
+                                          (const unsigned char *)disposition, (int)strlen(disposition), &p, end))
     return 1;
   if (lws_finalize_write_http_header(wsi, start, &p, end)) return 1;
   s->pos = 0;
@@ -204,9 +236,11 @@ static int http_start(struct lws *wsi, tl_viewer *v, live_session *s, const char
 }
 
 static int http_more(struct lws *wsi, tl_viewer *v, live_session *s) {
-  size_t n = v->page_len - s->pos < TL_LIVE_CHUNK ? v->page_len - s->pos : TL_LIVE_CHUNK;
-  int last = s->pos + n == v->page_len;
-  memcpy(v->chunk + LWS_PRE, v->page + s->pos, n);
+  const char *body = s->body ? s->body : v->page;
+  size_t total = s->body ? s->body_len : v->page_len;
+  size_t n = total - s->pos < TL_LIVE_CHUNK ? total - s->pos : TL_LIVE_CHUNK;
+  int last = s->pos + n == total;
+  memcpy(v->chunk + LWS_PRE, body + s->pos, n);
   if (lws_write(wsi, v->chunk + LWS_PRE, n, last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP) != (int)n) return 1;
   s->pos += n;
   /* One request per connection: close after the answer instead of reading a pipelined next request
@@ -355,13 +389,46 @@ void tl_viewer_set_shared_control(tl_viewer *v, int shared) {
   if (v) atomic_store(&v->shared, shared != 0);
 }
 
+/* One history message (ring number k, under lock) into v->hist_msg + LWS_PRE; its length. */
+static size_t history_message(tl_viewer *v, long long k) {
+  long long slot = k % v->hist_cap;
+  int nc = v->hist_nc[slot];
+  unsigned char *m = v->hist_msg + LWS_PRE;
+  uint32_t head[2] = {v->hist_counter[slot], (uint32_t)nc};
+  size_t fb = (size_t)v->floats * sizeof(float), cb = (size_t)nc * TL_REC_CONTACT_FLOATS * sizeof(float);
+  memcpy(m, head, sizeof head);
+  memcpy(m + 8, v->hist_frames + slot * v->floats, fb);
+  memcpy(m + 8 + fb, v->hist_contacts + slot * TL_LIVE_HIST_CONTACTS * TL_REC_CONTACT_FLOATS, cb);
+  return 8 + fb + cb;
+}
+
+/* The next history frame of a late joiner: 0 or -1 (written, or failed), 1 when none is left. */
+static int ws_history(struct lws *wsi, tl_viewer *v, live_session *s) {
+  size_t n = 0;
+  pthread_mutex_lock(&v->lock);
+  if (s->hist_next < v->hist_first) s->hist_next = v->hist_first; /* overwritten meanwhile, or cleared */
+  long long k = s->hist_next;
+  if (k < s->hist_stop && k < v->hist_end) n = history_message(v, k);
+  pthread_mutex_unlock(&v->lock);
+  if (!n) {
+    s->hist_next = s->hist_stop;
+    return 1;
+  }
+  s->hist_next = k + 1;
+  s->hist_sent = k + 1;
+  lws_callback_on_writable(wsi);
+  return lws_write(wsi, v->hist_msg + LWS_PRE, n, LWS_WRITE_BINARY) == (int)n ? 0 : -1;
+}
+
 static int ws_writable(struct lws *wsi, tl_viewer *v, live_session *s) {
   if (s->pos < v->scene_len) return ws_scene(wsi, v, s);
   int r = ws_control_writable(wsi, v, s);
   if (r != 1) return r;
+  if (s->hist_next < s->hist_stop && (r = ws_history(wsi, v, s)) != 1) return r;
   if (v->out_seq <= s->sent_seq || v->out_len == 0) return 0;
-  if (lws_write(wsi, v->out + LWS_PRE, v->out_len, LWS_WRITE_BINARY) != (int)v->out_len) return -1;
   s->sent_seq = v->out_seq;
+  if (v->out_hist <= s->hist_sent) return 0; /* this frame was the history's last */
+  if (lws_write(wsi, v->out + LWS_PRE, v->out_len, LWS_WRITE_BINARY) != (int)v->out_len) return -1;
   return 0;
 }
 
@@ -372,6 +439,7 @@ static void take_pending(tl_viewer *v) {
     memcpy(v->out + LWS_PRE, v->pending + LWS_PRE, v->pending_len);
     v->out_len = v->pending_len;
     v->out_seq = v->seq;
+    v->out_hist = v->pending_hist;
   }
   pthread_mutex_unlock(&v->lock);
 }
@@ -390,9 +458,16 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     return refused(wsi, v, 1) ? 1 : 0; /* non-zero: no upgrade, the connection is closed */
   case LWS_CALLBACK_HTTP_WRITEABLE:
     return s ? http_more(wsi, v, s) : 0;
+  case LWS_CALLBACK_CLOSED_HTTP:
+    if (s && !s->websocket) free(s->body), s->body = NULL;
+    break;
   case LWS_CALLBACK_ESTABLISHED:
     memset(s, 0, sizeof(*s));
     s->websocket = 1;
+    pthread_mutex_lock(&v->lock); /* a late joiner first gets the history kept so far */
+    s->hist_next = v->hist_first;
+    s->hist_stop = v->hist_end;
+    pthread_mutex_unlock(&v->lock);
     atomic_fetch_add(&v->nclient, 1);
     atomic_fetch_add(&v->nconnection, 1);
     lws_callback_on_writable(wsi);
@@ -448,6 +523,101 @@ static char *live_page(size_t *len) {
   return out;
 }
 
+/* GET /recording.html: the history as a recording (the page of tl_recorder_write_html), built on
+ * the server thread from a copy of the ring taken under the lock. malloc'd; NULL: no memory. */
+static char *history_recording(tl_viewer *v, size_t *len) {
+  pthread_mutex_lock(&v->lock);
+  long long cap = v->hist_cap > 0 ? v->hist_cap : 0;
+  pthread_mutex_unlock(&v->lock);
+  size_t F = (size_t)v->floats;
+  float *frames = malloc(((size_t)cap + 1) * F * sizeof(float));
+  float *contacts = malloc(((size_t)cap * TL_LIVE_HIST_CONTACTS + 1) * TL_REC_CONTACT_FLOATS * sizeof(float));
+  uint32_t *cstart = malloc(((size_t)cap + 2) * sizeof(uint32_t));
+  char *page = NULL;
+  if (frames && contacts && cstart) {
+    long long n = 0, nc = 0;
+    cstart[0] = 0;
+    pthread_mutex_lock(&v->lock);
+    /* at most the `cap` frames allocated for (tl_viewer_set_history may have grown the ring since) */
+    long long first = v->hist_end - cap > v->hist_first ? v->hist_end - cap : v->hist_first;
+    for (long long k = first; k < v->hist_end; ++k, ++n) {
+      long long slot = k % v->hist_cap;
+      int c = v->hist_nc[slot];
+      memcpy(frames + n * F, v->hist_frames + slot * v->floats, F * sizeof(float));
+      memcpy(contacts + nc * TL_REC_CONTACT_FLOATS, v->hist_contacts + slot * TL_LIVE_HIST_CONTACTS * TL_REC_CONTACT_FLOATS,
+             (size_t)c * TL_REC_CONTACT_FLOATS * sizeof(float));
+      nc += c;
+      cstart[n + 1] = (uint32_t)nc;
+    }
+    pthread_mutex_unlock(&v->lock);
+    page = tl_rec_page_from_frames(v->scene, v->scene_len, frames, n, v->floats, cstart, contacts, nc, len);
+  }
+  free(frames);
+  free(contacts);
+  free(cstart);
+  return page;
+}
+
+/* The ring's buffers for `cap` frames of F floats into *fr etc.; 0 or -1 (no memory, nothing kept). */
+static int history_alloc(long long cap, int F, float **fr, float **co, int **nc, uint32_t **ctr) {
+  size_t c = cap > 0 ? (size_t)cap : 1;
+  *fr = malloc(c * (size_t)F * sizeof(float));
+  *co = malloc(c * TL_LIVE_HIST_CONTACTS * TL_REC_CONTACT_FLOATS * sizeof(float));
+  *nc = malloc(c * sizeof(int));
+  *ctr = malloc(c * sizeof(uint32_t));
+  if (*fr && *co && *nc && *ctr) return 0;
+  free(*fr), free(*co), free(*nc), free(*ctr);
+  *fr = NULL, *co = NULL, *nc = NULL, *ctr = NULL;
+  return -1;
+}
+
+/* Frames the history holds for `seconds` of simulated time at the recorder's frame rate. */
+static long long history_frames(double seconds, double fps) {
+  if (!(seconds > 0)) return 0;
+  double n = ceil(seconds * fps) + 1; /* both ends: N s at fps spans N fps + 1 frames */
+  return n > (double)TL_LIVE_HIST_MAX_FRAMES ? TL_LIVE_HIST_MAX_FRAMES + 1 : (long long)n;
+}
+
+tl_status tl_viewer_set_history(tl_viewer *v, double seconds, tl_error *err) {
+  if (!v) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "viewer", "viewer must not be NULL");
+  if (!(seconds >= 0) || !isfinite(seconds))
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "seconds",
+                        "history of %g s: expected a finite number of seconds >= 0", seconds);
+  long long cap = history_frames(seconds, v->fps);
+  if (cap > TL_LIVE_HIST_MAX_FRAMES)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "seconds",
+                        "history of %g s at %g frames/s: more than %lld frames", seconds, v->fps,
+                        TL_LIVE_HIST_MAX_FRAMES);
+  float *fr, *co;
+  int *nc;
+  uint32_t *ctr;
+  if (history_alloc(cap, v->floats, &fr, &co, &nc, &ctr) != 0)
+    return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory for %lld frames of history", cap);
+  pthread_mutex_lock(&v->lock);
+  /* keep the newest frames that fit, under their ring numbers */
+  long long first = v->hist_end - cap > v->hist_first ? v->hist_end - cap : v->hist_first;
+  for (long long k = first; k < v->hist_end; ++k) {
+    long long from = k % v->hist_cap, to = k % cap;
+    memcpy(fr + to * v->floats, v->hist_frames + from * v->floats, (size_t)v->floats * sizeof(float));
+    memcpy(co + to * TL_LIVE_HIST_CONTACTS * TL_REC_CONTACT_FLOATS,
+           v->hist_contacts + from * TL_LIVE_HIST_CONTACTS * TL_REC_CONTACT_FLOATS,
+           (size_t)v->hist_nc[from] * TL_REC_CONTACT_FLOATS * sizeof(float));
+    nc[to] = v->hist_nc[from];
+    ctr[to] = v->hist_counter[from];
+  }
+  if (cap == 0) first = v->hist_end;
+  float *ofr = v->hist_frames, *oco = v->hist_contacts;
+  int *onc = v->hist_nc;
+  uint32_t *octr = v->hist_counter;
+  v->hist_frames = fr, v->hist_contacts = co, v->hist_nc = nc, v->hist_counter = ctr;
+  v->hist_cap = cap, v->hist_first = first, v->hist_seconds = seconds;
+  pthread_mutex_unlock(&v->lock);
+  free(ofr), free(oco), free(onc), free(octr);
+  return TL_OK;
+}
+
+double tl_viewer_history(const tl_viewer *v) { return v ? v->hist_seconds : 0; }
+
 static tl_status create_fail(tl_viewer *v, tl_status st) {
   tl_viewer_free(v);
   return st;
@@ -473,7 +643,17 @@ tl_status tl_viewer_create(const tl_recorder *rec, const char *host, int port, t
   v->pending = malloc(LWS_PRE + message_cap(v->floats));
   v->out = malloc(LWS_PRE + message_cap(v->floats));
   v->ctl = tl_ctl_create(rec->world);
-  if (!v->page || !v->pending || !v->out || !v->ctl) {
+  /* the history's frame rate: the recorder's, or one frame per step (fps 0 or `every`) */
+  double dt = tl_world_timestep(rec->world);
+  v->fps = rec->opt.every > 0 || !(rec->opt.fps > 0) ? (dt > 0 ? 1.0 / dt : 1000.0) : rec->opt.fps;
+  v->hist_seconds = TL_VIEWER_DEFAULT_HISTORY;
+  v->hist_cap = history_frames(v->hist_seconds, v->fps);
+  v->hist_taken = -1;
+  v->hist_msg = malloc(LWS_PRE + 8 + ((size_t)v->floats + TL_LIVE_HIST_CONTACTS * TL_REC_CONTACT_FLOATS) * sizeof(float));
+  int hist_bad = v->hist_cap > TL_LIVE_HIST_MAX_FRAMES ||
+                 history_alloc(v->hist_cap, v->floats, &v->hist_frames, &v->hist_contacts, &v->hist_nc,
+                               &v->hist_counter) != 0;
+  if (!v->page || !v->pending || !v->out || !v->ctl || !v->hist_msg || hist_bad) {
     create_fail(v, TL_ERR_MEMORY);
     return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
   }
@@ -533,6 +713,24 @@ void tl_viewer_publish(tl_viewer *v, const tl_recorder *rec) {
   memcpy(m + 8 + (size_t)v->floats * sizeof(float), contacts, (size_t)nc * TL_REC_CONTACT_FLOATS * sizeof(float));
   v->pending_len = 8 + ((size_t)v->floats + (size_t)nc * TL_REC_CONTACT_FLOATS) * sizeof(float);
   v->seq++;
+  if (rec->taken != v->hist_taken) { /* a new frame: into the history (a re-publish is not) */
+    long long newest = v->hist_end - 1;
+    if (v->hist_end > v->hist_first && frame[0] < v->hist_frames[(newest % v->hist_cap) * v->floats])
+      v->hist_first = v->hist_end; /* time went back (reset, restore): the history restarts */
+    if (v->hist_cap > 0) {
+      long long slot = v->hist_end % v->hist_cap;
+      int hc = nc < TL_LIVE_HIST_CONTACTS ? nc : TL_LIVE_HIST_CONTACTS;
+      memcpy(v->hist_frames + slot * v->floats, frame, (size_t)v->floats * sizeof(float));
+      memcpy(v->hist_contacts + slot * TL_LIVE_HIST_CONTACTS * TL_REC_CONTACT_FLOATS, contacts,
+             (size_t)hc * TL_REC_CONTACT_FLOATS * sizeof(float));
+      v->hist_nc[slot] = hc;
+      v->hist_counter[slot] = head[0];
+    }
+    v->hist_end++;
+    if (v->hist_end - v->hist_first > v->hist_cap) v->hist_first = v->hist_end - v->hist_cap;
+    v->hist_taken = rec->taken;
+  }
+  v->pending_hist = v->hist_end;
   pthread_mutex_unlock(&v->lock);
   if (v->ctx) lws_cancel_service(v->ctx);
 }
@@ -549,6 +747,11 @@ void tl_viewer_free(tl_viewer *v) {
   free(v->page);
   free(v->pending);
   free(v->out);
+  free(v->hist_msg);
+  free(v->hist_frames);
+  free(v->hist_contacts);
+  free(v->hist_nc);
+  free(v->hist_counter);
   tl_ctl_free(v->ctl);
   free(v);
 }
@@ -570,5 +773,10 @@ void tl_viewer_free(tl_viewer *v) { (void)v; }
 tl_live_control *tl_viewer_control(tl_viewer *v) { (void)v; return NULL; }
 void tl_viewer_wake(tl_viewer *v) { (void)v; }
 void tl_viewer_set_shared_control(tl_viewer *v, int shared) { (void)v, (void)shared; }
+tl_status tl_viewer_set_history(tl_viewer *v, double seconds, tl_error *err) {
+  (void)v, (void)seconds;
+  return tl_error_set(err, TL_ERR_UNSUPPORTED, NULL, 0, NULL, "this Talus was built without the live view");
+}
+double tl_viewer_history(const tl_viewer *v) { (void)v; return 0; }
 
 #endif

@@ -98,15 +98,50 @@ static int write_json_string(FILE *f, const char *key, const char *text) {
   return fputc('"', f) == EOF ? -1 : 0;
 }
 
-static int write_data(FILE *f, const tl_recorder *r) {
-  if (fwrite(r->scene, 1, r->scene_len - 1, f) != r->scene_len - 1) return -1; /* without its '}' */
-  if (r->diverged && write_json_string(f, "diverged", r->diverged)) return -1;
-  if (fprintf(f, ",\"nframe\":%lld,\"ncontact\":%lld", r->nframe, r->ncontact) < 0) return -1;
-  if (write_blob(f, "frames", r->frames, (size_t)r->nframe * (size_t)r->L.floats * sizeof(float))) return -1;
-  if (write_blob(f, "contact_start", r->cstart, (size_t)(r->nframe + 1) * sizeof(uint32_t))) return -1;
-  if (write_blob(f, "contacts", r->contacts, (size_t)r->ncontact * TL_REC_CONTACT_FLOATS * sizeof(float)))
-    return -1;
+/* The recording's JSON: the scene (scene_len bytes ending with '}'), then the frame arrays. */
+static int write_data(FILE *f, const char *scene, size_t scene_len, const char *diverged, const float *frames,
+                      long long nframe, int F, const uint32_t *cstart, const float *contacts, long long ncontact) {
+  if (fwrite(scene, 1, scene_len - 1, f) != scene_len - 1) return -1; /* without its '}' */
+  if (diverged && write_json_string(f, "diverged", diverged)) return -1;
+  if (fprintf(f, ",\"nframe\":%lld,\"ncontact\":%lld", nframe, ncontact) < 0) return -1;
+  if (write_blob(f, "frames", frames, (size_t)nframe * (size_t)F * sizeof(float))) return -1;
+  if (write_blob(f, "contact_start", cstart, (size_t)(nframe + 1) * sizeof(uint32_t))) return -1;
+  if (write_blob(f, "contacts", contacts, (size_t)ncontact * TL_REC_CONTACT_FLOATS * sizeof(float))) return -1;
   return fputc('}', f) == EOF ? -1 : 0;
+}
+
+/* The page with the data in place of its marker; 0 or -1 (a write failed, or no marker). */
+static int write_page(FILE *f, const char *scene, size_t scene_len, const char *diverged, const float *frames,
+                      long long nframe, int F, const uint32_t *cstart, const float *contacts, long long ncontact) {
+  const char *page = (const char *)tl_viewer_page;
+  const char *mark = strstr(page, TL_REC_PAGE_MARKER);
+  if (!mark) return -1;
+  size_t head = (size_t)(mark - page);
+  const char *tail = mark + strlen(TL_REC_PAGE_MARKER);
+  size_t tail_len = tl_viewer_page_len - (size_t)(tail - page);
+  int ok = fwrite(page, 1, head, f) == head;
+  ok = ok && fputs("<script type=\"application/json\" id=\"talus-data\">", f) >= 0;
+  ok = ok && write_data(f, scene, scene_len, diverged, frames, nframe, F, cstart, contacts, ncontact) == 0;
+  ok = ok && fputs("</script>", f) >= 0;
+  ok = ok && fwrite(tail, 1, tail_len, f) == tail_len;
+  return ok ? 0 : -1;
+}
+
+char *tl_rec_page_from_frames(const char *scene, size_t scene_len, const float *frames, long long nframe, int F,
+                              const uint32_t *cstart, const float *contacts, long long ncontact, size_t *len) {
+  if (!tl_record_have_viewer()) return NULL;
+  char *buf = NULL;
+  size_t n = 0;
+  FILE *f = open_memstream(&buf, &n);
+  if (!f) return NULL;
+  int ok = write_page(f, scene, scene_len, NULL, frames, nframe, F, cstart, contacts, ncontact) == 0;
+  ok = fclose(f) == 0 && ok;
+  if (!ok) {
+    free(buf);
+    return NULL;
+  }
+  if (len) *len = n;
+  return buf;
 }
 
 tl_status tl_recorder_write_html(const tl_recorder *r, const char *path, tl_error *err) {
@@ -116,19 +151,13 @@ tl_status tl_recorder_write_html(const tl_recorder *r, const char *path, tl_erro
                         "cannot write '%s': this Talus was built without the web viewer (web/node_modules was "
                         "missing when CMake ran: run scripts/setup.sh, or `npm ci` in web/, then CMake again)",
                         path ? path : "");
-  const char *page = (const char *)tl_viewer_page;
-  const char *mark = strstr(page, TL_REC_PAGE_MARKER);
-  if (!mark) return tl_error_set(err, TL_ERR_UNSUPPORTED, NULL, 0, NULL, "the embedded viewer page has no data marker");
+  if (!strstr((const char *)tl_viewer_page, TL_REC_PAGE_MARKER))
+    return tl_error_set(err, TL_ERR_UNSUPPORTED, NULL, 0, NULL, "the embedded viewer page has no data marker");
   tl_out o;
   tl_status st = tl_out_open(&o, path, "the recording", err);
   if (st) return st;
-  size_t head = (size_t)(mark - page);
-  const char *tail = mark + strlen(TL_REC_PAGE_MARKER);
-  int ok = fwrite(page, 1, head, o.f) == head;
-  ok = ok && fputs("<script type=\"application/json\" id=\"talus-data\">", o.f) >= 0;
-  ok = ok && write_data(o.f, r) == 0;
-  ok = ok && fputs("</script>", o.f) >= 0;
-  ok = ok && fwrite(tail, 1, tl_viewer_page_len - (size_t)(tail - page), o.f) == tl_viewer_page_len - (size_t)(tail - page);
+  int ok = write_page(o.f, r->scene, r->scene_len, r->diverged, r->frames, r->nframe, r->L.floats, r->cstart,
+                      r->contacts, r->ncontact) == 0;
   return tl_out_commit(&o, ok, err);
 }
 

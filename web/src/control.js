@@ -68,7 +68,10 @@ export class LiveControl {
     restore.addEventListener('click', () => {
       if (this.snaps.value !== '') this.send({ type: 'restore', index: Number(this.snaps.value) });
     });
-    row2.append(kick, this.kick, el('span', {}, 'N s'), save, this.snaps, restore);
+    // the server's history (--history, default the last 10 s) as a self-contained recording, downloaded
+    const record = el('a', { id: 'live-record', href: '/recording.html', download: 'talus-live.html',
+      title: 'download the last seconds kept by the server (--history) as a recording' }, 'save recording');
+    row2.append(kick, this.kick, el('span', {}, 'N s'), save, this.snaps, restore, record);
     this.paramBox = el('div', { id: 'live-params' });
     this.statusLine = el('div', { id: 'live-status' }, 'waiting for the simulation...');
     this.solver = el('div', { id: 'live-solver' });
