@@ -46,6 +46,7 @@
 
 #include "dynamics/dynamics.h"
 #include "math/tl_math.h"
+#include "math/tl_vec2.h"
 
 /* d/dt of the spatial inertia I = [m, h, I_O] (about the world origin) of
  * a body moving with the spatial velocity v = (w, nu):
@@ -233,77 +234,112 @@ void tl_dyn_rnea_derivatives(tl_sysdata *d, const double g[3], const double *du,
   }
 }
 
-/* Columns [c0, c0 + RB) of row x: x -= sum over the rows r[j] (j < nr,
+/* Columns [c0, c0 + W) of row x: x -= sum over the rows r[j] (j < nr,
  * row r[j] = X + idx[j] * n) of coef[j] r[j], the sums kept in registers
- * and x written once. */
-#define RB 8
-static inline void pull_block(double *restrict x, const double *restrict X, int n, const int *idx,
-                              const double *coef, int nr, int c0) {
-  double acc[RB];
-  for (int t = 0; t < RB; t++) acc[t] = x[c0 + t];
-  for (int j = 0; j < nr; j++) {
-    const double *restrict r = X + (size_t)idx[j] * n + c0, cf = coef[j];
-    for (int t = 0; t < RB; t++) acc[t] -= cf * r[t];
+ * (W / 2 two-lane accumulators, tl_vec2.h) and x written once. Every column
+ * is updated on its own in the order j = 0, 1, ...: the result does not
+ * depend on W. */
+#ifdef TL_VEC2
+#define PULL_W(NAME, W)                                                                                 \
+  static inline void NAME(double *restrict x, const double *restrict X, size_t n, const int *idx,       \
+                          const double *coef, int nr, int c0) {                                        \
+    tl_v2 acc[(W) / 2];                                                                                 \
+    for (int t = 0; t < (W) / 2; t++) acc[t] = tl_v2_load(x + c0 + 2 * t);                              \
+    for (int j = 0; j < nr; j++) {                                                                      \
+      const double *restrict r = X + (size_t)idx[j] * n + c0;                                           \
+      const tl_v2 cf = {coef[j], coef[j]};                                                              \
+      for (int t = 0; t < (W) / 2; t++) acc[t] -= cf * tl_v2_load(r + 2 * t);                           \
+    }                                                                                                   \
+    for (int t = 0; t < (W) / 2; t++) tl_v2_store(x + c0 + 2 * t, acc[t]);                              \
   }
-  for (int t = 0; t < RB; t++) x[c0 + t] = acc[t];
-}
-/* The same for the columns [c0, c1), c1 - c0 < RB. */
-static inline void pull_tail(double *restrict x, const double *restrict X, int n, const int *idx,
-                             const double *coef, int nr, int c0, int c1) {
-  for (int c = c0; c < c1; c++) {
+#else
+#define PULL_W(NAME, W)                                                                                 \
+  static inline void NAME(double *restrict x, const double *restrict X, size_t n, const int *idx,       \
+                          const double *coef, int nr, int c0) {                                        \
+    double acc[W];                                                                                      \
+    for (int t = 0; t < (W); t++) acc[t] = x[c0 + t];                                                   \
+    for (int j = 0; j < nr; j++) {                                                                      \
+      const double *restrict r = X + (size_t)idx[j] * n + c0, cf = coef[j];                             \
+      for (int t = 0; t < (W); t++) acc[t] -= cf * r[t];                                                \
+    }                                                                                                   \
+    for (int t = 0; t < (W); t++) x[c0 + t] = acc[t];                                                   \
+  }
+#endif
+PULL_W(pull16, 16)
+PULL_W(pull8, 8)
+PULL_W(pull4, 4)
+PULL_W(pull2, 2)
+#undef PULL_W
+
+/* Row x (columns [c0, c1)) -= sum_j coef[j] X[idx[j]]: blocks of 16
+ * columns, then one of 8, 4, 2 and a last column as the width left needs. */
+static inline void pull_row(double *restrict x, const double *restrict X, int n, const int *idx,
+                            const double *coef, int nr, int c0, int c1) {
+  const size_t sn = (size_t)n;
+  int c = c0;
+  for (; c + 16 <= c1; c += 16) pull16(x, X, sn, idx, coef, nr, c);
+  if (c + 8 <= c1) pull8(x, X, sn, idx, coef, nr, c), c += 8;
+  if (c + 4 <= c1) pull4(x, X, sn, idx, coef, nr, c), c += 4;
+  if (c + 2 <= c1) pull2(x, X, sn, idx, coef, nr, c), c += 2;
+  if (c < c1) {
     double a = x[c];
-    for (int j = 0; j < nr; j++) a -= coef[j] * X[(size_t)idx[j] * n + c];
+    for (int j = 0; j < nr; j++) a -= coef[j] * X[(size_t)idx[j] * sn + c];
     x[c] = a;
   }
 }
-/* Row x (columns [0, ncol)) -= sum_j coef[j] X[idx[j]]. */
-static inline void pull_row(double *restrict x, const double *restrict X, int n, const int *idx,
-                            const double *coef, int nr, int ncol) {
-  int c = 0;
-  for (; c + RB <= ncol; c += RB) pull_block(x, X, n, idx, coef, nr, c);
-  if (c < ncol) pull_tail(x, X, n, idx, coef, nr, c, ncol);
-}
 
 /* X <- -(L^T D L)^-1 X (nv x nv, row-major; the columns are right-hand
- * sides) for X whose row k vanishes outside the columns [0, dof_end[k])
- * (true of dtau_dq and dtau_du: ancestors and subtree of k), with the
- * factorization of tl_dyn_factor in d->LD (Featherstone 2008, Table 6.4),
- * on whole rows, each in "pull" form (every row written once, the sums over
- * the tree kept in registers by column blocks):
+ * sides) for X whose row k vanishes outside the ancestors of k and its
+ * subtree [k, dof_end[k]) (true of dtau_dq and dtau_du) and whose columns
+ * [0, c_lo) vanish (c_lo = 3 for dtau_dq of a floating base: a translation
+ * of the whole system changes no torque, so these columns of the solution
+ * are 0 too and are left alone), with the factorization of tl_dyn_factor in
+ * d->LD (Featherstone 2008, Table 6.4; Featherstone 2005, "Efficient
+ * factorization of the joint-space inertia matrix for branched kinematic
+ * trees"), on whole rows, each in "pull" form (every row written once, the
+ * sums over the tree kept in registers by column blocks):
  *   x <- L^-T x: last row first, row i -= sum over its descendants c of
  *      L[c][i] row c (the descendants are (i, end[i]), L[c][i] is row i of
- *      LD's upper triangle; only the columns [0, end[i]) can be non-zero);
- *   x <- -D^-1 x;
- *   x <- L^-1 x: root first, row k -= sum over its ancestors i of L[k][i] row i.
+ *      LD's upper triangle; L^-T only moves entries up the tree, so only
+ *      the columns [c_lo, end[i]) can be non-zero);
+ *   x <- -D^-1 x on the same columns;
+ *   x <- L^-1 x: root first, row k -= sum over its ancestors i of L[k][i]
+ *      row i, on the columns [c_lo, nv) (the rows fill in here).
+ * The register blocks are 16 columns wide (8 two-lane accumulators: each
+ * row loaded is used for 16 products), narrower only at a row's end.
  * O((2 sum of depths + nv) nv). scratch: [2 nv] doubles, iscratch [nv] ints. */
-static void solve_rows_neg(const tl_sysdata *d, double *X, double *scratch, int *iscratch) {
+static void solve_rows_neg(const tl_sysdata *d, double *X, int c_lo, double *scratch, int *iscratch) {
   const tl_model *m = d->m;
-  const int n = m->nv, *end = d->dof_end;
+  const int n = m->nv, *end = d->dof_end, *anc_adr = d->dof_anc_adr, *anc_all = d->dof_anc;
   const double *L = d->LD;
-  double *coef = scratch;
+  double *coef = scratch; /* [nv] */
   int *idx = iscratch;
   for (int i = n - 2; i >= 0; i--) {
     const int e = end[i], nr = e - i - 1;
     if (nr <= 0) continue;
     for (int j = 0; j < nr; j++) idx[j] = i + 1 + j, coef[j] = L[(size_t)i * n + i + 1 + j];
-    pull_row(X + (size_t)i * n, X, n, idx, coef, nr, e);
+    pull_row(X + (size_t)i * n, X, n, idx, coef, nr, c_lo, e);
   }
   for (int k = 0; k < n; k++) {
     double *restrict xk = X + (size_t)k * n, s = -d->LDinv[k];
-    for (int c = 0; c < n; c++) xk[c] *= s;
+    for (int c = c_lo; c < end[k]; c++) xk[c] *= s;
   }
   for (int k = 1; k < n; k++) {
-    const int a0 = d->dof_anc_adr[k], nr = d->dof_anc_adr[k + 1] - a0;
+    const int a0 = anc_adr[k], nr = anc_adr[k + 1] - a0;
     if (nr <= 0) continue;
-    const int *anc = d->dof_anc + a0;
+    const int *anc = anc_all + a0;
     for (int j = 0; j < nr; j++) coef[j] = L[(size_t)k * n + anc[j]];
-    pull_row(X + (size_t)k * n, X, n, anc, coef, nr, n);
+    pull_row(X + (size_t)k * n, X, n, anc, coef, nr, c_lo, n);
   }
 }
 
+void tl_dyn_solve_rows_neg_from(tl_sysdata *d, double *X, int x_col0, double *Y) {
+  solve_rows_neg(d, X, x_col0, d->drv_tau, d->dof_tmp);
+  if (Y) solve_rows_neg(d, Y, 0, d->drv_tau, d->dof_tmp);
+}
+
 void tl_dyn_solve_rows_neg(tl_sysdata *d, double *X, double *Y) {
-  solve_rows_neg(d, X, d->drv_tau, d->dof_tmp);
-  if (Y) solve_rows_neg(d, Y, d->drv_tau, d->dof_tmp);
+  tl_dyn_solve_rows_neg_from(d, X, 0, Y);
 }
 
 /* ---------------- configuration-space calculus (public: talus/model.h) ---------------- */

@@ -112,11 +112,17 @@ void tl_dyn_rnea_derivatives(tl_sysdata *d, const double g[3], const double *du,
                              double *dtau_du);
 /* X <- -A^-1 X and Y <- -A^-1 Y (nv x nv row-major each, the columns are
  * right-hand sides; Y may be NULL) with the factorization of tl_dyn_factor
- * (d->LD, d->LDinv), for matrices whose row k vanishes beyond column
- * dof_end[k] (tree-structured like the RNEA derivatives): row operations
- * along the tree, O((2 sum of depths + nv) nv). Uses d->drv_tau and
- * d->dof_tmp as scratch. */
+ * (d->LD, d->LDinv), for X = dtau_dq and Y = dtau_du of
+ * tl_dyn_rnea_derivatives (plus terms inside joints' DOF blocks): row k
+ * vanishes outside the ancestors of k and its subtree [k, dof_end[k]), and
+ * stays so through L^-T, so only that pattern is computed until the L^-1
+ * pass fills the rows in. Row operations along the tree,
+ * O((2 sum of depths + nv) nv). Uses d->drv_tau and d->dof_tmp as scratch. */
 void tl_dyn_solve_rows_neg(tl_sysdata *d, double *X, double *Y);
+/* The same when X's columns [0, x_col0) vanish as well (they are left as
+ * they are, the solution's are 0 too): dtau_dq's columns 0..2 of a floating
+ * base, whose translation changes no torque (x_col0 = 3). */
+void tl_dyn_solve_rows_neg_from(tl_sysdata *d, double *X, int x_col0, double *Y);
 
 /* Classical acceleration of the world point p fixed to body b, and the body's
  * angular acceleration, for zero joint accelerations and no gravity: the

@@ -55,7 +55,9 @@ tl_status tl_system_forward_dynamics_derivatives(tl_system *s, const double *tau
     return tl_error_set(err, TL_ERR_INVALID, s->m->source, 0, NULL,
                         "the mass matrix of '%s' is not positive definite", s->m->name);
   tl_dyn_inverse(d, ddu_dtau);
-  tl_dyn_solve_rows_neg(d, ddu_dq, ddu_du); /* -M^-1 dtau/dq, -M^-1 dtau/du */
+  /* -M^-1 dtau/dq, -M^-1 dtau/du; a floating base's translations change no torque: columns 0..2 of
+   * dtau/dq are exactly 0 (tl_dyn_rnea_derivatives) */
+  tl_dyn_solve_rows_neg_from(d, ddu_dq, s->m->jnt_type[0] == TL_JOINT_FLOATING ? 3 : 0, ddu_du);
   return TL_OK;
 }
 
