@@ -430,10 +430,7 @@ tl_status tl_model_difference(const tl_model *m, const double *q0, const double 
   return TL_OK;
 }
 
-/* [w]x^2 coefficients of SO(3)'s left Jacobian J(w) = 1 + A [w]x + B [w]x^2
- * (mode 0) and of its inverse 1 - [w]x / 2 + C [w]x^2 (mode 1; A = -1/2),
- * series near 0 (Sola et al. 2018, eqs. 145-146). */
-static void so3_jac(double J[9], const double w[3], int inverse) {
+void tl_dyn_so3_left_jacobian(double J[9], const double w[3], int inverse) {
   double th2 = tl_v3_dot(w, w), th = sqrt(th2), A, B;
   if (!inverse) {
     A = th > 1e-4 ? (1.0 - cos(th)) / th2 : 0.5 - th2 / 24.0;
@@ -477,7 +474,7 @@ tl_status tl_model_integrate_jacobians(const tl_model *m, const double *q, const
         double e[4], R[9], Jl[9];
         tl_quat_exp(e, w);
         tl_quat_to_m3(R, e);
-        so3_jac(Jl, w, 0);
+        tl_dyn_so3_left_jacobian(Jl, w, 0);
         if (J_q) put3(J_q, nv, r, r, R, 1.0);  /* exp(w) exp(d) = exp(R(w) d) exp(w) */
         if (J_v) put3(J_v, nv, r, r, Jl, 1.0); /* exp(w + d) = exp(Jl(w) d) exp(w) */
         break;
@@ -522,7 +519,7 @@ tl_status tl_model_difference_jacobians(const tl_model *m, const double *q0, con
         quat_diff(w, c, a);
         tl_quat_exp(e, w);
         tl_quat_to_m3(R, e);
-        so3_jac(Ji, w, 1);
+        tl_dyn_so3_left_jacobian(Ji, w, 1);
         tl_m3_mul(JR, Ji, R);
         if (J_q1) put3(J_q1, nv, r, r, Ji, 1.0);  /* log(exp(d) exp(w)) = w + Jl^-1(w) d */
         if (J_q0) put3(J_q0, nv, r, r, JR, -1.0); /* exp(w) exp(-d) = exp(-R(w) d) exp(w) */

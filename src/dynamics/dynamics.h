@@ -186,4 +186,12 @@ void tl_dyn_point_velocity(const tl_sysdata *d, int b, const double p[3], double
  * parent joint frame (left multiplication in that frame). */
 void tl_dyn_integrate_q(const tl_model *m, double *q, const double *u, double dt);
 
+/* SO(3)'s left Jacobian of the rotation vector w (rad), J (3x3, row-major):
+ * inverse 0: Jl(w) = 1 + (1 - cos t)/t^2 [w]x + (t - sin t)/t^3 [w]x^2;
+ * inverse 1: Jl(w)^-1 = 1 - [w]x / 2 + (1/t^2 - (1 + cos t)/(2 t sin t)) [w]x^2;
+ * t = |w|, series below t = 1e-4. The right Jacobian is Jr(w) = Jl(-w).
+ * Sola, Deray, Atchuthan, "A micro Lie theory for state estimation in
+ * robotics", 2018, eqs. 143-146. */
+void tl_dyn_so3_left_jacobian(double J[9], const double w[3], int inverse);
+
 #endif

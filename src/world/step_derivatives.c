@@ -208,23 +208,6 @@ static tl_status finite_differences(tl_world *w, tl_step_derivatives *ws, double
 
 /* ---------------- analytic ---------------- */
 
-/* SO(3) Jacobians of the rotation vector w: mode 0 the left Jacobian
- * Jl(w) = 1 + (1 - cos t)/t^2 [w]x + (t - sin t)/t^3 [w]x^2, mode 1 the inverse
- * of the right Jacobian Jr(w)^-1 = Jl(-w)^-1 = 1 + [w]x / 2 + C [w]x^2
- * (t = |w|; series near 0; Sola, Deray, Atchuthan 2018, eqs. 143-146). */
-static void so3_jacobian(double J[9], const double w[3], int right_inverse) {
-  double th2 = tl_v3_dot(w, w), th = sqrt(th2), a, b;
-  if (!right_inverse) {
-    a = th > 1e-4 ? (1.0 - cos(th)) / th2 : 0.5 - th2 / 24.0;
-    b = th > 1e-4 ? (th - sin(th)) / (th2 * th) : 1.0 / 6.0 - th2 / 120.0;
-  } else {
-    a = 0.5;
-    b = th > 1e-4 ? 1.0 / th2 - (1.0 + cos(th)) / (2.0 * th * sin(th)) : 1.0 / 12.0 + th2 / 720.0;
-  }
-  double W[9] = {0, -w[2], w[1], w[2], 0, -w[0], -w[1], w[0], 0}, W2[9];
-  tl_m3_mul(W2, W, W);
-  for (int i = 0; i < 9; i++) J[i] = (i % 4 == 0 ? 1.0 : 0.0) + a * W[i] + b * W2[i];
-}
 
 /* First DOF (local) of the rotation of body b's joint, or -1 if it has none. */
 static int rotation_dof(const tl_model *m, int b) {
@@ -236,7 +219,8 @@ static int rotation_dof(const tl_model *m, int b) {
 /* X[r..r+2][r..r+2] += diag(gain[r..r+2]) Jr^-1(e) (row-major, n columns). */
 static void add_rotation_gain(double *X, int n, int r, const double *gain, const double e[3]) {
   double J[9];
-  so3_jacobian(J, e, 1);
+  double me[3] = {-e[0], -e[1], -e[2]};
+  tl_dyn_so3_left_jacobian(J, me, 1); /* Jr(e)^-1 = Jl(-e)^-1 */
   for (int a = 0; a < 3; a++)
     for (int c = 0; c < 3; c++) X[(size_t)(r + a) * n + r + c] += gain[r + a] * J[3 * a + c];
 }
@@ -403,7 +387,7 @@ static int analytic_system(tl_world *w, tl_step_derivatives *ws, int i, double *
     if (r < 0) continue;
     double wv[3], J[9], R[9], qe[4];
     for (int k = 0; k < 3; k++) wv[k] = dt * ws->un[o + r + k];
-    so3_jacobian(J, wv, 0);
+    tl_dyn_so3_left_jacobian(J, wv, 0);
     tl_quat_exp(qe, wv);
     tl_quat_to_m3(R, qe);
     for (int a = 0; a < 3; a++) {
