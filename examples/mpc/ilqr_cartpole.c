@@ -289,6 +289,47 @@ static int backward(const planner *pl, double mu, double dV[2]) {
   return 0;
 }
 
+/* iLQR iterations on pl (its snapshot is the start) from the trajectory in
+ * xs_, w_ (cost *cost): linearize, backward pass (mu raised until Q_uu > 0),
+ * line search; stops after max_iter, on a relative improvement below 1e-7,
+ * or when mu passes 1e10. Returns the iterations done, or -1 on an error. */
+static int optimize(planner *pl, int max_iter, double *cost, double *mu, int *nfallback, int *nlin, tl_error *err) {
+  int iter;
+  for (iter = 0; iter < max_iter; ++iter) {
+    if (linearize(pl, w_, As_, Bs_, nfallback, err)) return -1;
+    ++*nlin;
+    double dV[2];
+    while (backward(pl, *mu, dV)) {
+      *mu = fmax(*mu * 10.0, 1e-6);
+      if (*mu > 1e10) break;
+    }
+    if (*mu > 1e10) break;
+    int accepted = 0;
+    double alpha = 1.0, newcost = *cost;
+    for (int ls = 0; ls < 10; ++ls, alpha *= 0.5) {
+      newcost = rollout(pl, xs_, w_, kff_, K_, alpha, xn_, wn_, err);
+      double expected = -(alpha * dV[0] + alpha * alpha * dV[1]);
+      if (isfinite(newcost) && newcost < *cost && (expected <= 0.0 || (*cost - newcost) / expected > 1e-4)) {
+        accepted = 1;
+        break;
+      }
+    }
+    if (accepted) {
+      double improvement = (*cost - newcost) / *cost;
+      memcpy(xs_, xn_, sizeof(double) * (pl->n + 1) * NX);
+      memcpy(w_, wn_, sizeof(double) * pl->n);
+      *cost = newcost;
+      *mu = fmax(*mu * 0.5, 1e-9);
+      if (getenv("ILQR_TRACE")) fprintf(stderr, "it %d cost %.5f alpha %g mu %.1e\n", iter, *cost, alpha, *mu);
+      if (improvement < 1e-7) break;
+    } else {
+      *mu = fmax(*mu * 10.0, 1e-6);
+      if (*mu > 1e10) break;
+    }
+  }
+  return iter;
+}
+
 int main(int argc, char **argv) {
   const char *urdf = argc > 1 ? argv[1] : TALUS_SOURCE_DIR "/../shared/robots/cartpole/cartpole.urdf";
   FILE *probe = fopen(urdf, "r");
@@ -333,39 +374,9 @@ int main(int argc, char **argv) {
   double cost = rollout(&pl, NULL, w_, NULL, NULL, 0.0, xs_, w_, &err);
   if (!isfinite(cost)) return fail(&err);
   double mu = 1e-6;
-  int iter, nfallback = 0, nlin = 0;
-  for (iter = 0; iter < MAX_ITER; ++iter) {
-    if (linearize(&pl, w_, As_, Bs_, &nfallback, &err)) return fail(&err);
-    ++nlin;
-    double dV[2];
-    while (backward(&pl, mu, dV)) {
-      mu = fmax(mu * 10.0, 1e-6);
-      if (mu > 1e10) break;
-    }
-    if (mu > 1e10) break;
-    int accepted = 0;
-    double alpha = 1.0, newcost = cost;
-    for (int ls = 0; ls < 10; ++ls, alpha *= 0.5) {
-      newcost = rollout(&pl, xs_, w_, kff_, K_, alpha, xn_, wn_, &err);
-      double expected = -(alpha * dV[0] + alpha * alpha * dV[1]);
-      if (isfinite(newcost) && newcost < cost && (expected <= 0.0 || (cost - newcost) / expected > 1e-4)) {
-        accepted = 1;
-        break;
-      }
-    }
-    if (accepted) {
-      double improvement = (cost - newcost) / cost;
-      memcpy(xs_, xn_, sizeof(double) * (pl.n + 1) * NX);
-      memcpy(w_, wn_, sizeof(double) * pl.n);
-      cost = newcost;
-      mu = fmax(mu * 0.5, 1e-9);
-      if (getenv("ILQR_TRACE")) fprintf(stderr, "it %d cost %.5f alpha %g mu %.1e\n", iter, cost, alpha, mu);
-      if (improvement < 1e-7) break;
-    } else {
-      mu = fmax(mu * 10.0, 1e-6);
-      if (mu > 1e10) break;
-    }
-  }
+  int nfallback = 0, nlin = 0;
+  int iter = optimize(&pl, MAX_ITER, &cost, &mu, &nfallback, &nlin, &err);
+  if (iter < 0) return fail(&err);
   double solve = now_cpu() - t0;
   const double *xT = xs_ + pl.n * NX;
   printf("iLQR: %d iterations (%d linearizations of %d steps, %d fell back to finite differences), cost %.4f,\n"
