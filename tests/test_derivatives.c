@@ -57,22 +57,7 @@
 
 /* Allocations are counted around the derivative calls (malloc, calloc and
  * realloc wrapped at link time, as test_no_alloc): they must not allocate. */
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t n, size_t s);
-void *__real_realloc(void *p, size_t n);
-static int counting, nalloc;
-void *__wrap_malloc(size_t n) {
-  nalloc += counting;
-  return __real_malloc(n);
-}
-void *__wrap_calloc(size_t n, size_t s) {
-  nalloc += counting;
-  return __real_calloc(n, s);
-}
-void *__wrap_realloc(void *p, size_t n) {
-  nalloc += counting;
-  return __real_realloc(p, n);
-}
+#include "test_alloc.h"
 
 #define NSTATE 3
 #define TOL_RT 1e-12

@@ -29,22 +29,7 @@
 #include "talus/talus.h"
 #include "test_util.h"
 
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t n, size_t s);
-void *__real_realloc(void *p, size_t n);
-static int counting, nalloc;
-void *__wrap_malloc(size_t n) {
-  nalloc += counting;
-  return __real_malloc(n);
-}
-void *__wrap_calloc(size_t n, size_t s) {
-  nalloc += counting;
-  return __real_calloc(n, s);
-}
-void *__wrap_realloc(void *p, size_t n) {
-  nalloc += counting;
-  return __real_realloc(p, n);
-}
+#include "test_alloc.h"
 
 static tl_error err;
 static char tmpdir[256];

@@ -1,0 +1,30 @@
+/* Allocation counting for the tests that assert "no allocation" (test_no_alloc, test_record,
+ * test_derivatives, test_step_derivatives): malloc, calloc and realloc wrapped at link time
+ * (-Wl,--wrap=..., tests/CMakeLists.txt). Set `counting` to 1 around the calls under test;
+ * `nalloc` counts the allocations made meanwhile. Include in exactly one file of a test program. */
+#ifndef TALUS_TEST_ALLOC_H
+#define TALUS_TEST_ALLOC_H
+
+#include <stddef.h>
+
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t s);
+void *__real_realloc(void *p, size_t n);
+static int counting, nalloc;
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t n, size_t s);
+void *__wrap_realloc(void *p, size_t n);
+void *__wrap_malloc(size_t n) {
+  nalloc += counting;
+  return __real_malloc(n);
+}
+void *__wrap_calloc(size_t n, size_t s) {
+  nalloc += counting;
+  return __real_calloc(n, s);
+}
+void *__wrap_realloc(void *p, size_t n) {
+  nalloc += counting;
+  return __real_realloc(p, n);
+}
+
+#endif
