@@ -1,5 +1,5 @@
 /* Internal: the raw content of a URDF file, as parsed by libxml2, before it is
- * compiled into a tl_model (src/model/model_build.c). Every element keeps the
+ * compiled into a tl_model (urdf/urdf_compile.c). Every element keeps the
  * line it came from so later stages can report errors against the file.
  *
  * The parser (urdf/urdf_parse.c) guarantees on success:

@@ -4,10 +4,6 @@
 #include <stdio.h>
 #include <string.h>
 
-void tl_error_clear(tl_error *err) {
-  if (err) memset(err, 0, sizeof(*err));
-}
-
 void tl_str_append(char *buf, size_t cap, size_t *n, const char *fmt, ...) {
   if (*n >= cap - 1) return;
   va_list ap;

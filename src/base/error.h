@@ -22,7 +22,4 @@ void tl_str_append(char *buf, size_t cap, size_t *n, const char *fmt, ...)
 tl_status tl_error_setv(tl_error *err, tl_status status, const char *file, int line,
                         const char *element, const char *fmt, va_list ap);
 
-/* Reset *err (if non-NULL) to "no error". */
-void tl_error_clear(tl_error *err);
-
 #endif

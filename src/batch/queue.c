@@ -88,13 +88,6 @@ int tl_queue_pop(tl_queue *q, void **item, double timeout_s) {
   return rc;
 }
 
-int tl_queue_size(tl_queue *q) {
-  pthread_mutex_lock(&q->mu);
-  int n = q->count;
-  pthread_mutex_unlock(&q->mu);
-  return n;
-}
-
 void tl_queue_close(tl_queue *q) {
   pthread_mutex_lock(&q->mu);
   q->closed = 1;

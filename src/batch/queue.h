@@ -31,8 +31,6 @@ int tl_queue_push(tl_queue *q, void *item);
  * seconds. Returns 1 with an item, 0 after the timeout, -1 when the queue is
  * closed and empty. */
 int tl_queue_pop(tl_queue *q, void **item, double timeout_s);
-/* Items in the queue now. */
-int tl_queue_size(tl_queue *q);
 /* Close: pushes fail from now on, pops return what is left and then -1;
  * every waiting thread wakes up. */
 void tl_queue_close(tl_queue *q);
