@@ -1,3 +1,5 @@
+/* Guards: src/engine/engine_registry.c (a plugin of another ABI refused, both versions named); a
+ * fixture of test_engine.c, mode plugins. */
 /* A plugin built for another engine ABI (tests/test_engine.c, mode plugins):
  * the registry must refuse it and say which versions differ. Its table has
  * nothing but the fields the check reads. */

@@ -1,3 +1,5 @@
+/* Guards: src/batch/batch.c, src/batch/pool.c (batched worlds, static partition, threads bit for
+ * bit), src/batch/rng.c (Philox streams). */
 /* Batched worlds (talus/batch.h) and the counter-based random streams (talus/rng.h).
  *
  * - rng: Philox4x64-10 against known answers (NumPy 1.24's numpy.random.Philox with the same

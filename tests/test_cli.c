@@ -1,3 +1,6 @@
+/* Guards: src/cli/cli_simulate.c, src/cli/cli_sim_*.c (`talus simulate --json`), src/cli/cli_info.c
+ * (`talus info --json`), src/cli/cli_json.c, src/cli/cli_usage.c (exit codes), src/cli/cli_bench.c
+ * (`talus bench --help`). */
 /* The `talus` command line, run as a separate process (popen).
  *
  *   talus simulate --duration 2 --json                 (default robot)

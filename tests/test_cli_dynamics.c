@@ -1,3 +1,5 @@
+/* Guards: src/cli/cli_dynamics.c (`talus dynamics`), src/base/json_number.c, and through them
+ * src/dynamics/crba.c, rnea.c, kinematics.c against ../shared/reference. */
 /* `talus dynamics` end to end: run the command line on reference files of
  * shared/reference and compare its JSON output with them; check that bad
  * states files are refused with exit status 1 and a message naming the file.

@@ -1,3 +1,5 @@
+/* Guards: src/world/constraint.c (joint-limit and mimic rows), src/contact/collide_hfield.c,
+ * src/contact/collide_convex.c (hulls on terrain and ground), controllers/stand.c. */
 /* Talus constraints and robots in contact (issue 5, "Done when"), public API only.
  *
  * Usage: test_contact_robots GROUP [SHARED_DIR]   ($TALUS_SHARED overrides SHARED_DIR)

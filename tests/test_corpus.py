@@ -1,3 +1,5 @@
+# Guards: the whole path of a new robot: urdf/, src/cli/cli_info.c, src/cli/cli_simulate.c and
+# cli_sim_*.c, controllers/, src/record/, src/cli/cli_plot.c and talus_plot.py.
 """First contact: every robot of the corpus, the way a new user tries it (issue 21, section 3).
 
 Usage: test_corpus.py TALUS SOURCE_DIR [--jobs N] [--only SUBSTRING] [--keep DIR] [--duration S]

@@ -1,3 +1,5 @@
+/* Guards: src/dynamics/derivatives.c (RNEA / ABA derivatives, tl_model_integrate / difference),
+ * src/world/system_derivatives.c (the public calls), src/dynamics/kinematics.c (frame placement). */
 /* Analytic derivatives (issue 24 §1, §2) against finite differences.
  *
  * For every model (generated trees with every joint type on floating and

@@ -1,3 +1,6 @@
+/* Guards: src/world/world.c (the step), src/world/constraint.c (per-contact, Dantzig and PGS
+ * solves), src/contact/lcp_dantzig.c, src/math/tl_dense.c (fixed-order kernels: no OpenBLAS kernel
+ * or thread count may change a bit), controllers/trot.c. */
 /* Bit-identical trajectories across OpenBLAS kernels, BLAS thread counts and
  * runs (issue 11).
  *

@@ -1,3 +1,5 @@
+/* Guards: src/dynamics/crba.c, src/dynamics/rnea.c, src/dynamics/kinematics.c (M, h, g, J),
+ * src/world/system.c (energies, momentum, Jacobians). */
 /* Talus dynamics: structural properties that every correct M, h, g and J
  * must have, checked on the project robots and on every URDF of the shared
  * corpus, at 3 seeded random states per robot.

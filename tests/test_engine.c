@@ -1,3 +1,6 @@
+/* Guards: src/engine/engine_registry.c, engine_link.c, engine_native.c, engine_scene.c (the engine
+ * interface), plugins/ode/ode_engine.c, plugins/mujoco/ (mujoco_engine.c, mj_build.c),
+ * plugins/common/tlp_util.c. */
 /* The engine interface (include/talus/engine.h): the native engine and the
  * ODE and MuJoCo plugins behind the same public API.
  *

@@ -1,3 +1,5 @@
+/* Guards: src/dynamics/factor.c (tree-sparse L^T D L, dense and sparse paths), src/dynamics/aba.c,
+ * src/world/system_query.c (M^-1, M x, the cached factorization). */
 /* The tree-sparse mass-matrix algorithms against dense references, on
  * random kinematic trees chosen to reach every code path: tiny systems
  * (nv <= 8, the dense unrolled path of src/dynamics/factor.c) and larger ones

@@ -1,3 +1,5 @@
+/* Guards: controllers/stand.c on spherical joints, src/world/world.c and src/world/constraint.c
+ * (the step with contacts), src/contact/collide_plane.c. */
 /* The DeepMimic humanoid (shared/robots/deepmimic_humanoid/humanoid.urdf:
  * 45 kg, 8 spherical + 4 revolute joints, floating base, primitive geoms,
  * Y-up, about 4x human size: hip to knee 1.69 m, knee to ankle 1.64 m)

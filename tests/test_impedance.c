@@ -1,3 +1,4 @@
+/* Guards: controllers/impedance.c (joint impedance, gravity compensation, parameters). */
 /* The joint impedance controller (controllers/impedance.h) on fixed-base arms.
  *
  * Per arm, dt = 1e-3 s, no ground, each run from rest:

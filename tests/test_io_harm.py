@@ -1,3 +1,6 @@
+# Guards: src/base/file.c (outputs, reads), src/base/limits.c and src/cli/cli_args.c (numbers),
+# src/scene/scene_xml.c, src/sweep/spec_file.c (sweep paths), src/sweep/table.c (resume),
+# src/world/snapshot.c.
 """Issue 21 §2: inputs and outputs that must not do harm (run by ctest with /usr/bin/python3).
 
 Usage: test_io_harm.py CASE TALUS_BINARY SOURCE_DIR

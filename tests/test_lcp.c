@@ -1,3 +1,5 @@
+/* Guards: src/contact/lcp_dantzig.c, src/contact/lcp_pgs.c (boxed LCP), src/math/tl_dense.c (fixed-
+ * order kernels against LAPACKE). */
 /* Tests of the boxed LCP solvers (src/contact/lcp.h): Dantzig pivoting and
  * projected Gauss-Seidel / SOR.
  *

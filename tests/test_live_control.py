@@ -1,3 +1,5 @@
+# Guards: src/record/record_live.c, src/record/record_control.c (the live view's control channel),
+# controllers/controller_params.c, python/src/py_viewer.c, python/talus/viewer.py, web/.
 """The live view as a control panel (issue 26), driven over its WebSocket protocol with a raw client
 (the standard library only: socket, handshake, masked frames).
 

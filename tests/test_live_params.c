@@ -1,3 +1,5 @@
+/* Guards: controllers/controller_params.c, controllers/controller.c (tunable parameters),
+ * src/record/record_control.c, src/record/record_live.c (tl_viewer_set_params, tl_viewer_poll). */
 /* Issue 26: the controllers' tunable parameters (controllers/controller.h, tl_controller_params /
  * tl_controller_set_param) and the live view's C control surface (talus/record.h:
  * tl_viewer_set_params' checks, tl_viewer_poll without events). The protocol end to end:

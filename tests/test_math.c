@@ -1,3 +1,5 @@
+/* Guards: src/math/tl_math.h, src/math/tl_vec2.h (vectors, rotations, quaternions, spatial
+ * algebra). */
 /* Talus internal math (src/math/tl_math.h) against hand-computed values.
  *
  * Every expected value here is computed independently of tl_math.h: rotation

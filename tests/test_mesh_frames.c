@@ -1,3 +1,5 @@
+/* Guards: urdf/urdf_mesh.c (collision hulls, COLLADA up axes), src/record/record_mesh.c (visual
+ * meshes as the recorder draws them). */
 /* Collision meshes sit where their visuals are (issue 21: the COLLADA
  * collision meshes of a Z_UP file were turned 90 degrees about x, because
  * the hulls' reader let assimp convert the file to Y-up while the viewer's

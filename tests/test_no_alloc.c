@@ -1,3 +1,5 @@
+/* Guards: src/world/world.c, src/world/constraint.c, src/world/collision.c (stepping never
+ * allocates, every solver), controllers/stand.c. */
 /* Stepping never allocates (DESIGN.md): malloc, calloc and realloc are
  * wrapped at link time (-Wl,--wrap) and counted while worlds with robots,
  * contacts, heightmap terrain, effort-limited PD, joint limits and each of

@@ -1,3 +1,4 @@
+/* Guards: controllers/osc.c (operational-space control, tl_osc_circle, null-space posture). */
 /* The operational-space controller (controllers/osc.h) following a circle.
  *
  * A fixed-base arm starts at rest in a bent pose; the controlled frame

@@ -1,3 +1,5 @@
+/* Guards: src/world/world.c (the step's energy behaviour), src/dynamics/crba.c,
+ * src/dynamics/rnea.c. */
 /* Talus pendulums: energy behaviour of the step and the analytic period.
  *
  * (1) robots/pendulum/pendulum.urdf: a fixed-base pendulum, m = 1 kg at

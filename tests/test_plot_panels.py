@@ -1,3 +1,5 @@
+# Guards: web/ (the recording's plot panels), src/cli/talus_plot.py, src/cli/cli_plot.c (--plot,
+# --plot-system), src/record/recorder.c (series of every system).
 """Plot panels of recordings and --plot (issue 21, section 5): which panels, many series, which system.
 
 Usage: test_plot_panels.py CASE TALUS SOURCE_DIR

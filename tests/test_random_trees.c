@@ -1,3 +1,5 @@
+/* Guards: urdf/urdf_compile.c (every joint type), src/dynamics/ (CRBA, RNEA, ABA, kinematics),
+ * src/world/system.c, src/world/system_query.c (the query API). */
 /* Talus on random kinematic trees: every joint type (revolute, continuous,
  * prismatic, spherical, universal, planar, fixed), floating and fixed bases, and the
  * extended query API of talus/system.h.

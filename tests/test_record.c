@@ -1,3 +1,5 @@
+/* Guards: src/record/recorder.c, src/record/record_scene.c, src/record/record_write.c,
+ * src/record/record_mesh.c (the recorder and the files it writes). */
 /* The recorder (talus/record.h) through its API and the files it writes:
  *   - schedule: fps 50 at dt 1 ms gives a frame every 20 steps (51 frames in 1 s), every = 7
  *     one every 7th update, keep_frames 0 keeps one frame while counting all;

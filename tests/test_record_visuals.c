@@ -1,3 +1,5 @@
+/* Guards: src/record/record_scene.c (collision geometry drawn for a missing visual mesh),
+ * src/record/record_mesh.c. */
 /* Visuals of a recording when a visual mesh is missing (issue 21 §5): a link
  * whose visual mesh is missing or cannot be read is drawn with its collision
  * geometry, and the warning names the file. tests/missing_visual_mesh.urdf

@@ -1,3 +1,5 @@
+/* Guards: src/dynamics/crba.c, src/dynamics/rnea.c, src/dynamics/kinematics.c, urdf/urdf_compile.c
+ * (M, h, COM, energies, poses, Jacobians against ../shared/reference). */
 /* Talus against independent reference dynamics (the JSON files in shared/reference).
  *
  * The reference files were computed by MuJoCo from the same URDFs and

@@ -1,3 +1,5 @@
+/* Guards: src/world/constraint.c (the restitution impact pass under each solver),
+ * src/contact/cone.c, src/contact/lcp_dantzig.c, src/scene/scene_load.c. */
 /* Elastic contacts keep their energy (issue 11). Every scene is a world file
  * written here and loaded with tl_scene_load, so it runs with the defaults a
  * world file gets (ERP 0.2, contact compliance 3e-3, restitution threshold

@@ -1,3 +1,5 @@
+/* Guards: src/scene/scene_load.c, src/scene/scene_xml.c, src/scene/scene_place.c (world files),
+ * src/cli/cli_sim_scene.c (`talus simulate WORLD.xml`). */
 /* World files (include/talus/scene.h, docs/world_format.md).
  *
  *   - The example worlds in robots/worlds/ load, step 2 s at their dt

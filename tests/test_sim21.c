@@ -1,3 +1,5 @@
+/* Guards: src/cli/cli_sim_setup.c, src/cli/cli_sim_run.c, src/cli/cli_sim_scene.c (base placement,
+ * --load-state, diverged runs), src/scene/scene_place.c. */
 /* Issue 21 (simulate): `talus simulate` and world files place fixed and
  * floating bases, controllers start from a loaded snapshot, a diverged run
  * leaves its files, run as a separate process (popen) like test_cli.

@@ -1,3 +1,5 @@
+/* Guards: src/world/system_query.c (frames by link name, contact wrenches), src/world/system.c
+ * (NULL as zero), controllers/osc.c (default end-effector frame). */
 /* Issue 21 (simulate), section 5, in C: the controller developer's paper cuts.
  *
  *   frames     a URDF link name finds the frame of the joint whose child it is

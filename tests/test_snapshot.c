@@ -1,3 +1,4 @@
+/* Guards: src/world/snapshot.c (tl_world_get_state / set_state: the whole state, bit for bit). */
 /* Snapshots (issue 11): tl_world_get_state / tl_world_set_state restore the
  * whole simulation state bit for bit.
  *

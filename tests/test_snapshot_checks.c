@@ -1,3 +1,5 @@
+/* Guards: src/world/snapshot.c (a snapshot checked by the setters' rules before anything is
+ * applied). */
 /* Issue 21 §2: a snapshot obeys the rules of the setters, checked before
  * anything is applied.
  *

@@ -1,3 +1,5 @@
+/* Guards: controllers/stand.c (quadrupeds standing), src/world/world.c and src/world/constraint.c
+ * (the step with contacts). */
 /* Talus quadrupeds standing on the ground with the stand controller.
  *
  * robots/talus_quadruped/talus_quadruped.urdf and, when the shared corpus is

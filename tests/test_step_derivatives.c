@@ -1,3 +1,5 @@
+/* Guards: src/world/step_derivatives.c (tl_world_step_derivatives), src/dynamics/derivatives.c,
+ * src/world/snapshot.c (the world left bit for bit). */
 /* Derivatives of the step (issue 24 §3): tl_world_step_derivatives.
  *
  * - Analytic against centred finite differences (both through the public

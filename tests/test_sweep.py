@@ -1,3 +1,4 @@
+# Guards: src/cli/cli_sweep.c, src/sweep/ (run.c, table.c resume, mpi.c, summary.c, spec_file.c).
 """`talus sweep` end to end (run by ctest with Debian's /usr/bin/python3).
 
 Usage: test_sweep.py CASE TALUS_BINARY SOURCE_DIR

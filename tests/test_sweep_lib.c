@@ -1,3 +1,4 @@
+/* Guards: src/sweep/spec.c, sample.c, table.c, run.c, prepare.c, summary.c (talus/sweep.h). */
 /* Sweeps (include/talus/sweep.h), the library. Public API only.
  *
  * Modes (one ctest each):

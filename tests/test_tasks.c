@@ -1,3 +1,5 @@
+/* Guards: src/tasks/vecenv.c, src/tasks/cartpole.c, src/tasks/legged.c, src/tasks/randomize.c,
+ * src/tasks/options.c (talus/task.h). */
 /* Reinforcement-learning tasks and vectorized environments (talus/task.h).
  *
  * cartpole (the shared URDF; SKIPPED without it):

@@ -1,3 +1,5 @@
+/* Guards: urdf/urdf_parse.c (geometry_extra, negative_limit), urdf/urdf_compile.c (density,
+ * mimic_default, singular_root), src/cli/cli_sim_report.c (tilt), controllers/trot.c (trot_feet). */
 /* Talus tests: robots from public repositories outside the corpus, tried as a
  * new user would (issue 21, "trust on first contact"). Each mode reproduces,
  * with a small URDF written here, one property that broke on such a robot:

@@ -1,3 +1,5 @@
+/* Guards: urdf/urdf_load.c, urdf/urdf_compile.c, urdf/urdf_mesh.c, urdf/urdf_query.c,
+ * urdf/urdf_export.c, urdf/urdf_template.c. */
 /* Talus tests: URDF loading beyond the parser (talus/urdf.h, urdf/).
  *
  * 1. The shared robot corpus: every URDF loads (base as README.md says); DOF,

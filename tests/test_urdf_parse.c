@@ -1,3 +1,4 @@
+/* Guards: urdf/urdf_parse.c, src/base/xml.c (the parser and its errors). */
 /* Talus tests: the URDF parser (urdf/urdf_parse.c, contract in urdf/urdf_doc.h).
  *
  * 1. Malformed files: every line "FILE|LINE|TEXT" of BAD_DIR/expected.txt

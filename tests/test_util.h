@@ -9,7 +9,7 @@
  *
  * One test program == one translation unit, so the counters live in a
  * function-local static. TL_TEST_SKIP_CODE is the exit code a test returns
- * when it could not run at all (ctest: set_tests_properties(... SKIP_RETURN_CODE 77)). */
+ * when it could not run at all (ctest: talus_test(... SKIP_77), SKIP_RETURN_CODE 77). */
 #ifndef TALUS_TEST_UTIL_H
 #define TALUS_TEST_UTIL_H
 

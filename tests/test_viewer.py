@@ -1,3 +1,5 @@
+# Guards: src/record/ (recorder.c, record_scene.c, record_write.c, record_live.c), web/ (the page),
+# src/cli/cli_plot.c and talus_plot.py (--plot, --csv).
 """The viewer end to end: recordings opened in headless Chromium, the live view, --plot, bad paths.
 
 Usage: test_viewer.py CASE TALUS ROBOTS_DIR SHARED_ROBOTS_DIR

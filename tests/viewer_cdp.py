@@ -1,3 +1,5 @@
+# Guards: nothing by itself: the headless-Chromium driver of test_viewer.py, test_plot_panels.py and
+# test_live_control.py.
 """A small driver of headless Chromium over the DevTools protocol (--remote-debugging-pipe).
 
 Used by test_viewer.py: open a page (file:// recording or the live view's http:// address), wait

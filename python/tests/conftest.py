@@ -1,3 +1,4 @@
+# Guards: nothing by itself: the pytest fixtures and paths of python/tests.
 """pytest setup for the talus Python package.
 
 Run by scripts/test.sh through ctest (tests/CMakeLists.txt: PYTHONPATH=<build>/python,

@@ -1,3 +1,5 @@
+# Guards: python/src/py_batch.c, python/src/py_world.c (zero-copy views, the GIL),
+# src/batch/batch.c.
 """talus.BatchWorld and talus.World: zero-copy state views, bit-identical to single worlds and
 across thread counts, the GIL released while C steps, concurrent calls refused."""
 import threading

@@ -1,3 +1,5 @@
+# Guards: python/src/py_system.c, python/src/py_model.c (frames by link name, None as zero, contact
+# wrenches), src/world/system_query.c.
 """Issue 21 (simulate), section 5: the controller developer's paper cuts in Python.
 
 - frames by URDF link name as well as joint name; an unknown name is a ValueError naming it;

@@ -1,3 +1,5 @@
+# Guards: python/src/py_model.c, python/src/py_system.c (the derivative bindings),
+# src/dynamics/derivatives.c.
 """Analytic derivatives from Python (issue 24): Model.integrate / difference and their Jacobians,
 System.inverse_dynamics_derivatives, forward_dynamics_derivatives and frame_placement_derivatives
 against central finite differences computed here with NumPy through the bindings (q perturbed with

@@ -1,3 +1,5 @@
+# Guards: python/src/py_system.c, python/src/convert.c (M, h, Jacobians: no arithmetic added),
+# src/dynamics/ against ../shared/reference.
 """M, h and frame Jacobians from Python against the C library and independent reference values.
 
 - Reference: every state of the shared reference files (../shared/reference, computed by MuJoCo

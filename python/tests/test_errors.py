@@ -1,3 +1,5 @@
+# Guards: python/src/convert.c (talus.Error, shape and dtype errors), the constructors of
+# python/src/py_*.c.
 """Errors: talus.Error with the C message, file and line; ValueError naming the expected shape
 for wrong shapes and dtypes; bad arguments of every constructor."""
 import numpy as np

@@ -1,3 +1,5 @@
+# Guards: CMakeLists.txt (install rules), cmake/TalusConfig.cmake.in, cmake/talus.pc.in,
+# examples/installed/, python/CMakeLists.txt.
 """The installed package: `cmake --install` of the build into a temporary prefix, then
 - examples/installed/ (outside the source tree) configured with find_package(Talus) against that
   prefix, built and run on the installed robot (both the Talus::talus and the

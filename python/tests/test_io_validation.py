@@ -1,3 +1,5 @@
+# Guards: python/src/py_world.c, python/src/py_batch.c, python/src/py_record.c, src/base/limits.c
+# (one validator per quantity).
 """Issue 21 §2: Python takes the library's one validator per quantity (talus/limits.h) and the
 command line's output-name rules: World(dt=1e-320), World(dt=1e300), BatchWorld(dt=1e300) and
 setting world.dt out of range are refused like --dt; World.record(path="x.txt") is refused like

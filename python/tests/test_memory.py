@@ -1,3 +1,5 @@
+# Guards: python/src/py_vecenv.c, py_batch.c, py_world.c, py_model.c (no memory growth),
+# src/tasks/vecenv.c.
 """No memory growth: resident set size (RSS, /proc/self/statm) before and after 100 000 env
 steps of cartpole (5 envs x 20 000 step calls, randomization on, periodic resets), 20 000 of
 anymal-locomotion (every randomization), and 200 rounds of creating and freeing VecEnvs,

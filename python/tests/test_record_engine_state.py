@@ -1,3 +1,5 @@
+# Guards: python/src/py_record.c, python/src/py_world.c (engine=, get_state / set_state),
+# python/talus/vecenv.py (record_env).
 """World.record / VecEnv(record_env=...) (issue 13), World(engine=...) (issue 15) and world
 snapshots get_state / set_state (issue 11) from Python."""
 import csv

@@ -1,3 +1,5 @@
+# Guards: the argument handling of python/src/*.c and python/talus/*.py (hostile arguments raise,
+# never crash).
 """No input from Python crashes the interpreter: every method and property of Model, World,
 System, BatchWorld and VecEnv called with hostile arguments (None, strings, NaN, Inf, huge and
 negative numbers, wrong shapes, empty and 0-d arrays, nested lists, objects) raises a Python

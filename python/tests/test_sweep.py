@@ -1,3 +1,4 @@
+# Guards: python/src/py_sweep.c, python/talus/sweep.py, src/sweep/.
 """talus.sweep: the sweep runner of `talus sweep` from Python (docs/sweeps.md).
 
 - the rows come back as NumPy arrays (one per CSV column, sample order) and, written with out=,

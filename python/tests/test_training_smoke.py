@@ -1,3 +1,5 @@
+# Guards: examples/python/ppo.py, train_cartpole.py, train_anymal.py, python/talus/vecenv.py,
+# python/talus/spaces.py.
 """Smoke run of the training examples (examples/python/): a few PPO iterations of each, checking
 that the environments were stepped the expected number of times, episodes were recorded and
 every loss is finite. The real runs (cartpole to the maximum return, ANYmal for 10 minutes) are

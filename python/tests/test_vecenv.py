@@ -1,3 +1,4 @@
+# Guards: python/talus/vecenv.py, python/talus/spaces.py, python/src/py_vecenv.c, src/tasks/.
 """talus.VecEnv: spaces, determinism across thread counts, auto-reset and final_observation,
 NaN actions, randomization in infos, seeds."""
 import numpy as np
