@@ -34,6 +34,7 @@
 #include "base/error.h"
 #include "math/tl_dense.h"
 #include "math/tl_math.h"
+#include "native/step.h"
 #include "world/world_internal.h"
 
 struct tl_step_derivatives {

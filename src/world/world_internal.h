@@ -265,9 +265,6 @@ void tl_system_implicit_diagonal(const tl_system *sys, double dt, double *diag);
  * constraint row because it saturates at the effort limit (active set,
  * decided in tl_world_integrate2). */
 static inline int tl_system_pd_implicit(const tl_system *sys, int k) { return !sys->pd_row[k]; }
-/* PD position error of body b's joint (velocity dimension): q_target - q, or
- * the rotation vector log(q_target q^-1) for a spherical joint. */
-void tl_system_pd_error(const tl_system *sys, int b, double *e);
 tl_system *tl_system_create(tl_world *w, const tl_model *model, int index);
 void tl_system_destroy(tl_system *sys);
 
