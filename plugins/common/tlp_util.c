@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dynamics/joint_space.h"
 #include "math/tl_math.h"
 
 void tlp_fk(const tl_engine_model *m, const double *q, const double *u, double *xpos, double *xrot,
@@ -161,26 +162,9 @@ void tlp_joint_state(const tl_engine_model *m, int b, const double pp[3], const 
   }
 }
 
-static void quat_error(const double *q, const double *qt, double e[3]) {
-  double qi[4] = {q[0], -q[1], -q[2], -q[3]}, dq[4];
-  tl_quat_mul(dq, qt, qi);
-  tl_quat_log(e, dq);
-}
-
-static void joint_error(const tl_engine_model *m, int b, const double *q, const double *qt, double *e) {
-  if (m->jnt_type[b] == TL_JOINT_SPHERICAL) {
-    quat_error(q, qt, e);
-  } else if (m->jnt_type[b] == TL_JOINT_FLOATING) {
-    tl_v3_sub(e, qt, q);
-    quat_error(q + 3, qt + 3, e + 3);
-  } else {
-    for (int k = 0; k < m->jnt_nv[b]; k++) e[k] = qt[k] - q[k];
-  }
-}
-
 void tlp_pd_error(const tl_engine_model *m, int b, const double *q, const double *q_target, double *e) {
   const double *qb = q + m->q_adr[b], *qt = q_target + m->q_adr[b];
-  joint_error(m, b, qb, qt, e);
+  tl_js_error(m->jnt_type[b], m->jnt_nv[b], qb, qt, e);
   if (m->jnt_type[b] == TL_JOINT_SPHERICAL || m->jnt_type[b] == TL_JOINT_FLOATING) return;
   for (int k = 0, v = m->v_adr[b]; k < m->jnt_nv[b]; k++, v++) {
     if (qt[k] < m->dof_lower[v]) e[k] = m->dof_lower[v] - qb[k];
@@ -195,7 +179,7 @@ void tlp_spring_error(const tl_engine_model *m, int b, const double *q, double *
   }
   const double *mount = m->jnt_type[b] == TL_JOINT_SPHERICAL ? m->jnt_spring_quat + 4 * b
                                                              : m->dof_spring_mount + m->v_adr[b];
-  joint_error(m, b, q + m->q_adr[b], mount, e);
+  tl_js_error(m->jnt_type[b], m->jnt_nv[b], q + m->q_adr[b], mount, e);
 }
 
 const char *tlp_joint_name(tl_joint_type t) {

@@ -2,7 +2,8 @@
  * compiled into each plugin: kinematics of a tl_engine_model in Talus's
  * conventions (q, u -> body poses and velocities, and back from a maximal-
  * coordinate state), the PD and spring errors exactly as the native engine
- * computes them (src/world/world.c), option parsing. No Talus library calls. */
+ * computes them (both call src/dynamics/joint_space.h), option parsing. No
+ * Talus library calls (joint_space.h is static inline). */
 #ifndef TALUS_PLUGIN_UTIL_H
 #define TALUS_PLUGIN_UTIL_H
 

@@ -42,6 +42,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "dynamics/joint_space.h"
 #include "math/tl_math.h"
 #include "native/step.h"
 #include "world/world_internal.h"
@@ -57,37 +58,13 @@ tl_status tl_native_integrate1(tl_world *w, tl_error *err) {
 
 /* ---------------- integrate2 ---------------- */
 
-/* Rotation vector of qt q^-1: from orientation q to qt, in the frame in
- * which the angular velocity is expressed (left multiplication). */
-static void quat_error(const double *q, const double *qt, double e[3]) {
-  double qi[4] = {q[0], -q[1], -q[2], -q[3]}, dq[4];
-  tl_quat_mul(dq, qt, qi);
-  tl_quat_log(e, dq);
-}
-
-/* Error from q to a target configuration qt of body b's joint (velocity
- * dimension): qt - q for scalar coordinates; the rotation vector
- * log(qt q^-1) in the parent joint frame for a spherical joint; for the
- * floating base, the position difference and the rotation vector, both in
- * the world frame (matching u = [v, w] in the world frame). */
-static void joint_error(const tl_model *m, int b, const double *q, const double *qt, double *e) {
-  if (m->jnt_type[b] == TL_JOINT_SPHERICAL) {
-    quat_error(q, qt, e);
-  } else if (m->jnt_type[b] == TL_JOINT_FLOATING) {
-    tl_v3_sub(e, qt, q);
-    quat_error(q + 3, qt + 3, e + 3);
-  } else {
-    for (int k = 0; k < m->jnt_nv[b]; k++) e[k] = qt[k] - q[k];
-  }
-}
-
 /* PD error of body b's joint. A scalar target outside the joint's position
  * limits is taken at the nearer limit, so the PD never pushes into a limit
  * it cannot pass (the limit row and the PD would otherwise fight). */
 void tl_system_pd_error(const tl_system *s, int b, double *e) {
   const tl_model *m = s->m;
   const double *q = s->d.q + m->q_adr[b], *qt = s->q_target + m->q_adr[b];
-  joint_error(m, b, q, qt, e);
+  tl_js_error(m->jnt_type[b], m->jnt_nv[b], q, qt, e);
   if (m->jnt_type[b] == TL_JOINT_SPHERICAL || m->jnt_type[b] == TL_JOINT_FLOATING) return;
   for (int k = 0, v = m->v_adr[b]; k < m->jnt_nv[b]; k++, v++) {
     if (qt[k] < m->dof_lower[v]) e[k] = m->dof_lower[v] - q[k];
@@ -104,7 +81,7 @@ static void spring_error(const tl_system *s, int b, double *e) {
   }
   const double *mount = m->jnt_type[b] == TL_JOINT_SPHERICAL ? m->jnt_spring_quat + 4 * b
                                                              : m->dof_spring_mount + m->v_adr[b];
-  joint_error(m, b, s->d.q + m->q_adr[b], mount, e);
+  tl_js_error(m->jnt_type[b], m->jnt_nv[b], s->d.q + m->q_adr[b], mount, e);
 }
 
 /* The feed-forward force x (finite: its setter checks) within the effort
@@ -158,7 +135,7 @@ static int rk_accel(tl_world *w, tl_system *s, double *a) {
 static void rkmk_tangent(const tl_model *m, const double *theta, const double *u, double *k) {
   memcpy(k, u, (size_t)m->nv * sizeof(double));
   for (int b = 0; b < m->nbody; b++) {
-    int off = m->jnt_type[b] == TL_JOINT_FLOATING ? 3 : m->jnt_type[b] == TL_JOINT_SPHERICAL ? 0 : -1;
+    int off = tl_js_quat_offset(m->jnt_type[b]);
     if (off < 0) continue;
     int v = m->v_adr[b] + off;
     double t1[3], t2[3];
