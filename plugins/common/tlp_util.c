@@ -2,6 +2,8 @@
 #include "tlp_util.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -237,6 +239,49 @@ int tlp_unknown_option(const char *options, const char *const *known, char *bad,
     p = comma ? comma + 1 : NULL;
   }
   return 0;
+}
+
+tl_status tlp_check_options(const char *engine, const char *options, const char *const *known, tl_error *err) {
+  char bad[128], list[256] = "";
+  if (!tlp_unknown_option(options, known, bad, sizeof(bad))) return TL_OK;
+  for (int k = 0; known[k]; k++) {
+    size_t n = strlen(list);
+    snprintf(list + n, sizeof(list) - n, "%s%s", k ? ", " : "", known[k]);
+  }
+  return tl_engine_error(err, TL_ERR_ARGUMENT, "engine", "%s: unknown option '%s' (%s)", engine, bad, list);
+}
+
+int tlp_option_long(const char *options, const char *key, long lo, long hi, long *out, char *val, size_t cap) {
+  if (!tlp_option(options, key, val, cap)) return 0;
+  char *end;
+  long n = strtol(val, &end, 10);
+  if (*end || n < lo || n > hi) return -1;
+  *out = n;
+  return 1;
+}
+
+int tlp_option_double(const char *options, const char *key, double *out, char *val, size_t cap) {
+  if (!tlp_option(options, key, val, cap)) return 0;
+  char *end;
+  double x = strtod(val, &end);
+  if (*end) return -1;
+  *out = x;
+  return 1;
+}
+
+void tlp_note(char *notes, size_t cap, const char *fmt, ...) {
+  size_t n = strlen(notes);
+  if (n + 2 >= cap) return;
+  if (n) notes[n++] = '\n', notes[n] = '\0';
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(notes + n, cap - n, fmt, ap);
+  va_end(ap);
+}
+
+tl_status tlp_check_system(int i, int nsys, tl_error *err) {
+  if (i < 0 || i >= nsys) return tl_engine_error(err, TL_ERR_ARGUMENT, "sys", "system %d out of range [0, %d)", i, nsys);
+  return TL_OK;
 }
 
 void tlp_pair_material(const tl_engine_scene *s, const char *ma, const char *mb, double fa, double fb,
