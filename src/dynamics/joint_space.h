@@ -19,7 +19,7 @@
  * to the joint's own entries (q + q_adr[b], u + v_adr[b]), never a model:
  * the native engine (tl_model), the model API and the engine plugins
  * (tl_engine_model, plugins/common) share them. static inline: they run in
- * the step's per-joint loops. Allocation free; results are bit for bit those
+ * the step's per-joint loops (the quaternion logarithms out of line). Allocation free; results are bit for bit those
  * of the loops they replace (same operations in the same order). */
 #ifndef TALUS_JOINT_SPACE_H
 #define TALUS_JOINT_SPACE_H
@@ -28,6 +28,15 @@
 
 #include "math/tl_math.h"
 #include "talus/types.h"
+
+/* The quaternion logarithms below stay out of line (as they were before
+ * this header): inlined, they enlarge the scalar-joint path of the per-joint
+ * loops that call tl_js_error, which is most joints of a robot. */
+#if defined(__GNUC__)
+#define TL_JS_OUT_OF_LINE static __attribute__((noinline, unused))
+#else
+#define TL_JS_OUT_OF_LINE static inline
+#endif
 
 /* Index within the joint's q of its unit quaternion: 3 for the floating
  * base (after the position), 0 for a spherical joint, -1 for a joint
@@ -72,7 +81,7 @@ static inline void tl_js_integrate(tl_joint_type type, int nv, double *qb, const
 /* Rotation vector log(qt q^-1) (rad): from orientation q to qt, in the frame
  * in which the angular velocity is expressed (left multiplication). The
  * inputs are taken as they are (unit quaternions). */
-static inline void tl_js_quat_error(const double *q, const double *qt, double e[3]) {
+TL_JS_OUT_OF_LINE void tl_js_quat_error(const double *q, const double *qt, double e[3]) {
   double qi[4] = {q[0], -q[1], -q[2], -q[3]}, dq[4];
   tl_quat_mul(dq, qt, qi);
   tl_quat_log(e, dq);
@@ -96,7 +105,7 @@ static inline void tl_js_error(tl_joint_type type, int nv, const double *q, cons
 
 /* v = log(qa qb^-1) (rad) of the normalized qa, qb: the rotation vector
  * taking qb to qa by left multiplication. */
-static inline void tl_js_quat_difference(double v[3], const double qa[4], const double qb[4]) {
+TL_JS_OUT_OF_LINE void tl_js_quat_difference(double v[3], const double qa[4], const double qb[4]) {
   double a[4], b[4], inv[4], r[4];
   memcpy(a, qa, sizeof a);
   memcpy(b, qb, sizeof b);

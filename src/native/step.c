@@ -64,9 +64,11 @@ tl_status tl_native_integrate1(tl_world *w, tl_error *err) {
 void tl_system_pd_error(const tl_system *s, int b, double *e) {
   const tl_model *m = s->m;
   const double *q = s->d.q + m->q_adr[b], *qt = s->q_target + m->q_adr[b];
-  tl_js_error(m->jnt_type[b], m->jnt_nv[b], q, qt, e);
-  if (m->jnt_type[b] == TL_JOINT_SPHERICAL || m->jnt_type[b] == TL_JOINT_FLOATING) return;
-  for (int k = 0, v = m->v_adr[b]; k < m->jnt_nv[b]; k++, v++) {
+  tl_joint_type t = m->jnt_type[b];
+  int n = m->jnt_nv[b];
+  tl_js_error(t, n, q, qt, e);
+  if (t == TL_JOINT_SPHERICAL || t == TL_JOINT_FLOATING) return;
+  for (int k = 0, v = m->v_adr[b]; k < n; k++, v++) {
     if (qt[k] < m->dof_lower[v]) e[k] = m->dof_lower[v] - q[k];
     else if (qt[k] > m->dof_upper[v]) e[k] = m->dof_upper[v] - q[k];
   }
