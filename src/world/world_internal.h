@@ -38,7 +38,7 @@ struct tl_system {
   double *Jtmp;         /* [3*nv] scratch Jacobian */
   double *gen_change;   /* [nv] J^T dlambda of the current Gauss-Seidel sweep (N s, N m s) */
   double *z;            /* [nv] L^-T J^T lambda of the constraint impulses of the solve (tl_block) */
-  double *pd_e, *spring_e; /* [nv] PD and spring errors of the step (world.c, joint_errors) */
+  double *pd_e, *spring_e; /* [nv] PD and spring errors of the step (src/native/step.c, joint_errors) */
   tl_hull *hulls;       /* [m->nhull] views of the model's hull pools */
   unsigned char *pd_row; /* [nv] 1: this step the PD of the DOF is a boxed row (it saturates) */
   double *lambda_joint;  /* [TL_JOINT_SLOTS nv] last impulses of joint rows (lower limit,
