@@ -70,10 +70,11 @@ static tl_status impedance_setup(tl_impedance_controller *c, const double *q_d, 
   c->tau = calloc(nv, sizeof(double));
   c->h = calloc(nv, sizeof(double));
   c->hc = calloc(nv, sizeof(double));
+  c->e = calloc(nv, sizeof(double));
   c->zero_gains = calloc(nv, sizeof(double));
   c->M = calloc((size_t)c->nv * (size_t)c->nv + 1, sizeof(double));
   if (!c->M || !c->K || !c->D || !c->q_d || !c->u_d || !c->q || !c->u || !c->tau || !c->h || !c->hc ||
-      !c->zero_gains)
+      !c->e || !c->zero_gains)
     return imp_error(err, TL_ERR_MEMORY, "ctrl", "out of memory");
   for (int k = c->nbase; k < c->nv; ++k) {
     c->K[k] = c->p.k;
@@ -150,42 +151,20 @@ tl_status tl_impedance_set_target(tl_impedance_controller *ctrl, const double *q
   return TL_OK;
 }
 
-/* Rotation vector of the unit quaternion a b^-1 (w, x, y, z), |angle| <= pi. */
-static void quat_error(const double *a, const double *b, double e[3]) {
-  double w = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
-  double x = -a[0] * b[1] + a[1] * b[0] - a[2] * b[3] + a[3] * b[2];
-  double y = -a[0] * b[2] + a[1] * b[3] + a[2] * b[0] - a[3] * b[1];
-  double z = -a[0] * b[3] - a[1] * b[2] + a[2] * b[1] + a[3] * b[0];
-  if (w < 0) { /* shortest way */
-    w = -w;
-    x = -x;
-    y = -y;
-    z = -z;
-  }
-  double s = sqrt(x * x + y * y + z * z);
-  double f = s < 1e-12 ? 2.0 : 2.0 * atan2(s, w) / s;
-  e[0] = f * x;
-  e[1] = f * y;
-  e[2] = f * z;
-}
-
-/* K (q_d - q) + D (u_d - u) into tau (actuated DOFs). */
-static void pd_law(tl_impedance_controller *c) {
+/* K (q_d (-) q) + D (u_d - u) into tau (actuated DOFs). The position error
+ * is the model's q difference (tl_model_difference): q_d - q for scalar
+ * coordinates, log(q_d q^-1) for a ball joint. */
+static tl_status pd_law(tl_impedance_controller *c, tl_error *err) {
   const tl_model *m = tl_system_model(c->sys);
+  tl_status st = tl_model_difference(m, c->q, c->q_d, c->nq, c->e, c->nv, err);
+  if (st != TL_OK) return st;
   for (int b = 0; b < tl_model_nbody(m); ++b) {
     tl_joint_type t = tl_model_joint_type(m, b);
     if (t == TL_JOINT_FIXED || t == TL_JOINT_FLOATING) continue;
-    int qa = tl_model_joint_q_index(m, b), va = tl_model_joint_u_index(m, b);
-    double e[3];
-    int n = tl_joint_nv(t);
-    if (t == TL_JOINT_SPHERICAL) {
-      quat_error(c->q_d + qa, c->q + qa, e);
-    } else {
-      for (int k = 0; k < n; ++k) e[k] = c->q_d[qa + k] - c->q[qa + k];
-    }
-    for (int k = 0; k < n; ++k)
-      c->tau[va + k] += c->K[va + k] * e[k] + c->D[va + k] * (c->u_d[va + k] - c->u[va + k]);
+    int va = tl_model_joint_u_index(m, b), n = tl_joint_nv(t);
+    for (int k = va; k < va + n; ++k) c->tau[k] += c->K[k] * c->e[k] + c->D[k] * (c->u_d[k] - c->u[k]);
   }
+  return TL_OK;
 }
 
 tl_status tl_impedance_update(tl_impedance_controller *ctrl, tl_error *err) {
@@ -213,8 +192,8 @@ tl_status tl_impedance_update(tl_impedance_controller *ctrl, tl_error *err) {
   if (c->p.implicit) {
     st = tl_system_set_pd_targets(c->sys, c->q_d, c->nq, c->u_d, c->nv, err);
     if (st != TL_OK) return st;
-  } else {
-    pd_law(c);
+  } else if ((st = pd_law(c, err)) != TL_OK) {
+    return st;
   }
   for (int k = 0; k < c->nbase; ++k) c->tau[k] = 0.0;
   return tl_system_set_generalized_force(c->sys, c->tau, c->nv, err);
@@ -246,6 +225,7 @@ void tl_impedance_free(tl_impedance_controller *ctrl) {
   free(ctrl->tau);
   free(ctrl->h);
   free(ctrl->hc);
+  free(ctrl->e);
   free(ctrl->zero_gains);
   free(ctrl->M);
   memset(ctrl, 0, sizeof(*ctrl));

@@ -68,6 +68,7 @@ typedef struct tl_impedance_controller {
   double *q, *u;       /* nq / nv measured state */
   double *tau;         /* nv last generalized force applied */
   double *h, *hc;      /* nv scratch: h and h without gravity */
+  double *e;           /* nv scratch: q_d (-) q (tl_model_difference) */
   double *zero_gains;  /* nv zeros */
   double *M;           /* nv x nv scratch (tl_impedance_damping_for) */
 } tl_impedance_controller;

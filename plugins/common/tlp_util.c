@@ -2,9 +2,12 @@
 #include "tlp_util.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dynamics/joint_space.h"
 #include "math/tl_math.h"
 
 void tlp_fk(const tl_engine_model *m, const double *q, const double *u, double *xpos, double *xrot,
@@ -161,26 +164,9 @@ void tlp_joint_state(const tl_engine_model *m, int b, const double pp[3], const 
   }
 }
 
-static void quat_error(const double *q, const double *qt, double e[3]) {
-  double qi[4] = {q[0], -q[1], -q[2], -q[3]}, dq[4];
-  tl_quat_mul(dq, qt, qi);
-  tl_quat_log(e, dq);
-}
-
-static void joint_error(const tl_engine_model *m, int b, const double *q, const double *qt, double *e) {
-  if (m->jnt_type[b] == TL_JOINT_SPHERICAL) {
-    quat_error(q, qt, e);
-  } else if (m->jnt_type[b] == TL_JOINT_FLOATING) {
-    tl_v3_sub(e, qt, q);
-    quat_error(q + 3, qt + 3, e + 3);
-  } else {
-    for (int k = 0; k < m->jnt_nv[b]; k++) e[k] = qt[k] - q[k];
-  }
-}
-
 void tlp_pd_error(const tl_engine_model *m, int b, const double *q, const double *q_target, double *e) {
   const double *qb = q + m->q_adr[b], *qt = q_target + m->q_adr[b];
-  joint_error(m, b, qb, qt, e);
+  tl_js_error(m->jnt_type[b], m->jnt_nv[b], qb, qt, e);
   if (m->jnt_type[b] == TL_JOINT_SPHERICAL || m->jnt_type[b] == TL_JOINT_FLOATING) return;
   for (int k = 0, v = m->v_adr[b]; k < m->jnt_nv[b]; k++, v++) {
     if (qt[k] < m->dof_lower[v]) e[k] = m->dof_lower[v] - qb[k];
@@ -195,7 +181,7 @@ void tlp_spring_error(const tl_engine_model *m, int b, const double *q, double *
   }
   const double *mount = m->jnt_type[b] == TL_JOINT_SPHERICAL ? m->jnt_spring_quat + 4 * b
                                                              : m->dof_spring_mount + m->v_adr[b];
-  joint_error(m, b, q + m->q_adr[b], mount, e);
+  tl_js_error(m->jnt_type[b], m->jnt_nv[b], q + m->q_adr[b], mount, e);
 }
 
 const char *tlp_joint_name(tl_joint_type t) {
@@ -253,6 +239,49 @@ int tlp_unknown_option(const char *options, const char *const *known, char *bad,
     p = comma ? comma + 1 : NULL;
   }
   return 0;
+}
+
+tl_status tlp_check_options(const char *engine, const char *options, const char *const *known, tl_error *err) {
+  char bad[128], list[256] = "";
+  if (!tlp_unknown_option(options, known, bad, sizeof(bad))) return TL_OK;
+  for (int k = 0; known[k]; k++) {
+    size_t n = strlen(list);
+    snprintf(list + n, sizeof(list) - n, "%s%s", k ? ", " : "", known[k]);
+  }
+  return tl_engine_error(err, TL_ERR_ARGUMENT, "engine", "%s: unknown option '%s' (%s)", engine, bad, list);
+}
+
+int tlp_option_long(const char *options, const char *key, long lo, long hi, long *out, char *val, size_t cap) {
+  if (!tlp_option(options, key, val, cap)) return 0;
+  char *end;
+  long n = strtol(val, &end, 10);
+  if (*end || n < lo || n > hi) return -1;
+  *out = n;
+  return 1;
+}
+
+int tlp_option_double(const char *options, const char *key, double *out, char *val, size_t cap) {
+  if (!tlp_option(options, key, val, cap)) return 0;
+  char *end;
+  double x = strtod(val, &end);
+  if (*end) return -1;
+  *out = x;
+  return 1;
+}
+
+void tlp_note(char *notes, size_t cap, const char *fmt, ...) {
+  size_t n = strlen(notes);
+  if (n + 2 >= cap) return;
+  if (n) notes[n++] = '\n', notes[n] = '\0';
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(notes + n, cap - n, fmt, ap);
+  va_end(ap);
+}
+
+tl_status tlp_check_system(int i, int nsys, tl_error *err) {
+  if (i < 0 || i >= nsys) return tl_engine_error(err, TL_ERR_ARGUMENT, "sys", "system %d out of range [0, %d)", i, nsys);
+  return TL_OK;
 }
 
 void tlp_pair_material(const tl_engine_scene *s, const char *ma, const char *mb, double fa, double fb,

@@ -2,9 +2,13 @@
  * compiled into each plugin: kinematics of a tl_engine_model in Talus's
  * conventions (q, u -> body poses and velocities, and back from a maximal-
  * coordinate state), the PD and spring errors exactly as the native engine
- * computes them (src/world/world.c), option parsing. No Talus library calls. */
+ * computes them (both call src/dynamics/joint_space.h), option parsing. No
+ * Talus library calls (joint_space.h is static inline). */
 #ifndef TALUS_PLUGIN_UTIL_H
 #define TALUS_PLUGIN_UTIL_H
+
+#include <math.h>
+#include <stddef.h>
 
 #include "talus/engine.h"
 
@@ -50,6 +54,28 @@ int tlp_option(const char *options, const char *key, char *val, size_t cap);
 /* The first key of options not in the NULL-terminated list known, into bad
  * (cap bytes): 1 if there is one, 0 if every key is known. */
 int tlp_unknown_option(const char *options, const char *const *known, char *bad, size_t cap);
+/* TL_OK if every key of options is in the NULL-terminated list known; else
+ * TL_ERR_ARGUMENT, "<engine>: unknown option 'k=v' (known1, known2, ...)". */
+tl_status tlp_check_options(const char *engine, const char *options, const char *const *known, tl_error *err);
+/* Integer option key (decimal, the whole value) within [lo, hi] into *out:
+ * 1 found and valid, 0 absent (*out untouched), -1 found but not such an
+ * integer (its text in val, cap bytes, for the message). */
+int tlp_option_long(const char *options, const char *key, long lo, long hi, long *out, char *val, size_t cap);
+/* Number option key (strtod, the whole value) into *out: 1 found, 0 absent
+ * (*out untouched), -1 not a number (its text in val); the caller checks
+ * the range. */
+int tlp_option_double(const char *options, const char *key, double *out, char *val, size_t cap);
+
+/* Append one line (printf format) to a plugin's notes buffer (cap bytes,
+ * NUL-terminated), lines separated by '\n'; a full buffer takes no more. */
+void tlp_note(char *notes, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* TL_OK if 0 <= i < nsys, else TL_ERR_ARGUMENT naming "sys". */
+tl_status tlp_check_system(int i, int nsys, tl_error *err);
+
+/* Feed-forward or motor force x within the effort limit +-eff:
+ * fmax(-eff, fmin(eff, x)), as both adapters clamp it. */
+static inline double tlp_clamp_effort(double x, double eff) { return fmax(-eff, fmin(eff, x)); }
 
 /* Effective friction, restitution, threshold, erp and cfm of a contact
  * between geoms of materials ma, mb with friction coefficients fa, fb (the

@@ -36,7 +36,6 @@
  *   solve, Euler). A MuJoCo warning that resets the state (bad qacc) is
  *   reported as TL_ERR_DIVERGED. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,16 +77,8 @@ struct tl_engine_world {
 static char last_warning[512];
 static void on_warning(const char *msg) { snprintf(last_warning, sizeof(last_warning), "%s", msg); }
 
-static void note(tl_engine_world *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void note(tl_engine_world *e, const char *fmt, ...) {
-  size_t n = strlen(e->notes);
-  if (n + 2 >= sizeof(e->notes)) return;
-  if (n) e->notes[n++] = '\n', e->notes[n] = '\0';
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(e->notes + n, sizeof(e->notes) - n, fmt, ap);
-  va_end(ap);
-}
+/* One line more in the world's notes (tl_engine_notes). */
+#define note(e, ...) tlp_note((e)->notes, sizeof((e)->notes), __VA_ARGS__)
 
 static void mj_caps(tl_engine_caps *c) {
   c->joints = (1u << TL_JOINT_FIXED) | (1u << TL_JOINT_FLOATING) | (1u << TL_JOINT_REVOLUTE) |
@@ -140,9 +131,11 @@ static tl_status check_scene(const tl_engine_scene *s, tl_error *err) {
 static const char *const known_options[] = {"cone", "solver", "impratio", "iterations", NULL};
 
 static tl_status read_options(const tl_engine_scene *s, tlmj_options *o, char *cone, char *solver, tl_error *err) {
-  char bad[128], val[64];
-  if (tlp_unknown_option(s->options, known_options, bad, sizeof(bad)))
-    return tl_engine_error(err, TL_ERR_ARGUMENT, "engine", "mujoco: unknown option '%s' (cone, solver, impratio, iterations)", bad);
+  char val[64];
+  long n;
+  int r;
+  tl_status st = tlp_check_options("mujoco", s->options, known_options, err);
+  if (st) return st;
   strcpy(cone, s->solver == TL_SOLVER_PGS ? "pyramidal" : "elliptic");
   strcpy(solver, s->solver == TL_SOLVER_PGS ? "PGS" : "Newton");
   if (tlp_option(s->options, "cone", val, sizeof(val))) {
@@ -159,19 +152,12 @@ static tl_status read_options(const tl_engine_scene *s, tlmj_options *o, char *c
     strcpy(solver, names[k | 1]);
   }
   o->cone = cone, o->solver = solver;
-  if (tlp_option(s->options, "impratio", val, sizeof(val))) {
-    char *end;
-    o->impratio = strtod(val, &end);
-    if (*end || !(o->impratio >= 1) || !isfinite(o->impratio))
-      return tl_engine_error(err, TL_ERR_ARGUMENT, "engine", "mujoco: impratio=%s: expected a number >= 1", val);
-  }
-  if (tlp_option(s->options, "iterations", val, sizeof(val))) {
-    char *end;
-    long n = strtol(val, &end, 10);
-    if (*end || n < 1 || n > 100000)
-      return tl_engine_error(err, TL_ERR_ARGUMENT, "engine", "mujoco: iterations=%s: expected 1 to 100000", val);
-    o->iterations = (int)n;
-  }
+  if ((r = tlp_option_double(s->options, "impratio", &o->impratio, val, sizeof(val))) < 0 ||
+      (r && (!(o->impratio >= 1) || !isfinite(o->impratio))))
+    return tl_engine_error(err, TL_ERR_ARGUMENT, "engine", "mujoco: impratio=%s: expected a number >= 1", val);
+  if ((r = tlp_option_long(s->options, "iterations", 1, 100000, &n, val, sizeof(val))) < 0)
+    return tl_engine_error(err, TL_ERR_ARGUMENT, "engine", "mujoco: iterations=%s: expected 1 to 100000", val);
+  if (r) o->iterations = (int)n;
   return TL_OK;
 }
 
@@ -238,10 +224,7 @@ static tl_status mj_create(const tl_engine_scene *scene, tl_engine_world **out, 
   return TL_OK;
 }
 
-static tl_status check_sys(const tl_engine_world *e, int i, tl_error *err) {
-  if (i < 0 || i >= e->nsys) return tl_engine_error(err, TL_ERR_ARGUMENT, "sys", "system %d out of range [0, %d)", i, e->nsys);
-  return TL_OK;
-}
+static tl_status check_sys(const tl_engine_world *e, int i, tl_error *err) { return tlp_check_system(i, e->nsys, err); }
 
 static tl_status mj_set_state(tl_engine_world *e, int i, const double *q, const double *u, tl_error *err) {
   tl_status st = check_sys(e, i, err);
@@ -383,7 +366,7 @@ static void apply_control(tl_engine_world *e, int i) {
       for (int k = 0; k < 3; k++) {
         int v = v0 + k;
         double eff = m->dof_effort[v];
-        tq[k] = s->kp[v] * err_pd[k] + s->kd[v] * s->ut[v] + fmax(-eff, fmin(eff, s->tau[v]));
+        tq[k] = s->kp[v] * err_pd[k] + s->kd[v] * s->ut[v] + tlp_clamp_effort(s->tau[v], eff);
       }
       tl_quat_to_m3(R, qb);
       tl_m3_tmulv(tc, R, tq);
@@ -394,7 +377,7 @@ static void apply_control(tl_engine_world *e, int i) {
     for (int k = 0; k < n; k++) {
       int v = v0 + k;
       double eff = m->dof_effort[v], q = s->q[m->q_adr[b] + k];
-      d->ctrl[e->map.sys[i].act[v]] = s->kp[v] * (err_pd[k] + q) + s->kd[v] * s->ut[v] + fmax(-eff, fmin(eff, s->tau[v]));
+      d->ctrl[e->map.sys[i].act[v]] = s->kp[v] * (err_pd[k] + q) + s->kd[v] * s->ut[v] + tlp_clamp_effort(s->tau[v], eff);
     }
   }
   memcpy(s->f, s->ext, (size_t)m->nv * sizeof(double));

@@ -80,7 +80,6 @@
  * off revolute joints, joint friction on sliders, the per-contact solver. */
 #include <math.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,16 +169,8 @@ static void from_ode_R(double R[9], const dReal *in) {
     for (int j = 0; j < 3; j++) R[3 * i + j] = in[4 * i + j];
 }
 
-static void note(tl_engine_world *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void note(tl_engine_world *e, const char *fmt, ...) {
-  size_t n = strlen(e->notes);
-  if (n + 2 >= sizeof(e->notes)) return;
-  if (n) e->notes[n++] = '\n', e->notes[n] = '\0';
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(e->notes + n, sizeof(e->notes) - n, fmt, ap);
-  va_end(ap);
-}
+/* One line more in the world's notes (tl_engine_notes). */
+#define note(e, ...) tlp_note((e)->notes, sizeof((e)->notes), __VA_ARGS__)
 
 static const char *jname(const tl_engine_model *m, int b) { return m->joint_name[b]; }
 
@@ -603,21 +594,17 @@ static const char *const known_options[] = {"iterations", "sor", NULL};
 /* ODE's own QuickStep defaults (20 sweeps, over-relaxation 1.3) unless the options say: Talus's
  * solver_max_iter is a cap its solvers stop early under, QuickStep always runs every sweep. */
 static tl_status read_options(const tl_engine_scene *s, int *iterations, double *sor, tl_error *err) {
-  char bad[128], val[64], *end;
+  char val[64];
+  long n;
+  int r;
   *iterations = 20, *sor = 1.3;
-  if (tlp_unknown_option(s->options, known_options, bad, sizeof(bad)))
-    return tl_engine_error(err, TL_ERR_ARGUMENT, "engine", "ode: unknown option '%s' (iterations, sor)", bad);
-  if (tlp_option(s->options, "iterations", val, sizeof(val))) {
-    long n = strtol(val, &end, 10);
-    if (*end || n < 1 || n > 100000)
-      return tl_engine_error(err, TL_ERR_ARGUMENT, "engine", "ode: iterations=%s: expected 1 to 100000", val);
-    *iterations = (int)n;
-  }
-  if (tlp_option(s->options, "sor", val, sizeof(val))) {
-    *sor = strtod(val, &end);
-    if (*end || !(*sor > 0 && *sor < 2))
-      return tl_engine_error(err, TL_ERR_ARGUMENT, "engine", "ode: sor=%s: expected 0 < sor < 2", val);
-  }
+  tl_status st = tlp_check_options("ode", s->options, known_options, err);
+  if (st) return st;
+  if ((r = tlp_option_long(s->options, "iterations", 1, 100000, &n, val, sizeof(val))) < 0)
+    return tl_engine_error(err, TL_ERR_ARGUMENT, "engine", "ode: iterations=%s: expected 1 to 100000", val);
+  if (r) *iterations = (int)n;
+  if ((r = tlp_option_double(s->options, "sor", sor, val, sizeof(val))) < 0 || (r && !(*sor > 0 && *sor < 2)))
+    return tl_engine_error(err, TL_ERR_ARGUMENT, "engine", "ode: sor=%s: expected 0 < sor < 2", val);
   return TL_OK;
 }
 
@@ -683,10 +670,7 @@ static tl_status ode_create(const tl_engine_scene *scene, tl_engine_world **out,
 
 /* ------------------------------------------------------------ state */
 
-static tl_status check_sys(const tl_engine_world *e, int i, tl_error *err) {
-  if (i < 0 || i >= e->nsys) return tl_engine_error(err, TL_ERR_ARGUMENT, "sys", "system %d out of range [0, %d)", i, e->nsys);
-  return TL_OK;
-}
+static tl_status check_sys(const tl_engine_world *e, int i, tl_error *err) { return tlp_check_system(i, e->nsys, err); }
 
 static tl_status ode_set_state(tl_engine_world *e, int i, const double *q, const double *u, tl_error *err) {
   tl_status st = check_sys(e, i, err);
@@ -874,7 +858,7 @@ static void apply_control(tl_engine_world *e, ode_sys *s) {
     int any_free = 0;
     for (int k = 0; k < n; k++) {
       int v = v0 + k;
-      double eff = m->dof_effort[v], tff = fmax(-eff, fmin(eff, s->tau[v]));
+      double eff = m->dof_effort[v], tff = tlp_clamp_effort(s->tau[v], eff);
       free_f[k] = s->ext[v];
       double K = m->dof_stiffness[v], D = m->dof_damping[v];
       int slider = t == TL_JOINT_PRISMATIC;
@@ -1023,12 +1007,12 @@ static tl_status ode_integrate2(tl_engine_world *e, tl_error *err) {
     const tl_engine_model *m = &s->m;
     pull_state(s);
     for (int v = 0; v < m->nv; v++) { /* the actuator: the motor law at the end-of-step velocity */
-      double eff = m->dof_effort[v], tff = fmax(-eff, fmin(eff, s->tau[v]));
+      double eff = m->dof_effort[v], tff = tlp_clamp_effort(s->tau[v], eff);
       if (m->jnt_type[m->dof_body[v]] == TL_JOINT_FLOATING || !(s->cm[v] > 0)) {
         s->applied[v] = tff;
         continue;
       }
-      double lam = fmax(-eff, fmin(eff, s->cm[v] * (s->vstar[v] - s->u[v])));
+      double lam = tlp_clamp_effort(s->cm[v] * (s->vstar[v] - s->u[v]), eff);
       if (m->jnt_type[m->dof_body[v]] == TL_JOINT_PRISMATIC) /* the row also carries the passive terms */
         lam -= s->pnum[v] - (e->scene.dt * m->dof_stiffness[v] + m->dof_damping[v]) * s->u[v];
       s->applied[v] = lam;

@@ -13,6 +13,7 @@
 
 #include "base/error.h"
 #include "batch/pool.h"
+#include "dynamics/joint_space.h"
 #include "talus/scene.h"
 #include "talus/urdf.h"
 
@@ -81,8 +82,7 @@ static tl_status take_layout(tl_batch *b, tl_error *err) {
     b->sys_v[s + 1] = b->sys_v[s] + tl_system_nv(sys);
     const tl_model *m = tl_system_model(sys);
     for (int j = 0; j < tl_model_nbody(m); j++) {
-      tl_joint_type t = tl_model_joint_type(m, j);
-      nquat += t == TL_JOINT_FLOATING || t == TL_JOINT_SPHERICAL;
+      nquat += tl_js_quat_offset(tl_model_joint_type(m, j)) >= 0;
     }
   }
   b->nq = b->sys_q[b->nsystem];
@@ -92,9 +92,8 @@ static tl_status take_layout(tl_batch *b, tl_error *err) {
   for (int s = 0; s < b->nsystem; s++) {
     const tl_model *m = tl_system_model(tl_world_system(w, s));
     for (int j = 0; j < tl_model_nbody(m); j++) {
-      tl_joint_type t = tl_model_joint_type(m, j);
-      if (t == TL_JOINT_FLOATING || t == TL_JOINT_SPHERICAL)
-        b->quat[b->nquat++] = b->sys_q[s] + tl_model_joint_q_index(m, j) + (t == TL_JOINT_FLOATING ? 3 : 0);
+      int off = tl_js_quat_offset(tl_model_joint_type(m, j));
+      if (off >= 0) b->quat[b->nquat++] = b->sys_q[s] + tl_model_joint_q_index(m, j) + off;
     }
   }
   return TL_OK;

@@ -45,6 +45,7 @@
 #include <string.h>
 
 #include "dynamics/dynamics.h"
+#include "dynamics/joint_space.h"
 #include "math/tl_math.h"
 #include "math/tl_vec2.h"
 
@@ -358,9 +359,9 @@ static tl_status check_q(const tl_model *m, const double *q, int nq, const char 
       return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, what, "%s[%d] is %g: expected a finite number", what,
                           i, q[i]);
   for (int b = 0; b < m->nbody; b++) {
-    int t = m->jnt_type[b];
-    if (t != TL_JOINT_FLOATING && t != TL_JOINT_SPHERICAL) continue;
-    const double *qq = q + m->q_adr[b] + (t == TL_JOINT_FLOATING ? 3 : 0);
+    int off = tl_js_quat_offset(m->jnt_type[b]);
+    if (off < 0) continue;
+    const double *qq = q + m->q_adr[b] + off;
     if (qq[0] * qq[0] + qq[1] * qq[1] + qq[2] * qq[2] + qq[3] * qq[3] < 1e-24)
       return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, what,
                           "%s[%d..%d] (quaternion of joint '%s') is zero", what, (int)(qq - q),
@@ -392,18 +393,6 @@ tl_status tl_model_integrate(const tl_model *m, const double *q, int nq, const d
   return TL_OK;
 }
 
-/* v = log(qa qb^-1) (rad): the rotation vector taking qb to qa by left multiplication. */
-static void quat_diff(double v[3], const double qa[4], const double qb[4]) {
-  double a[4], b[4], inv[4], r[4];
-  memcpy(a, qa, sizeof a);
-  memcpy(b, qb, sizeof b);
-  tl_quat_normalize(a);
-  tl_quat_normalize(b);
-  inv[0] = b[0], inv[1] = -b[1], inv[2] = -b[2], inv[3] = -b[3];
-  tl_quat_mul(r, a, inv);
-  tl_quat_log(v, r);
-}
-
 tl_status tl_model_difference(const tl_model *m, const double *q0, const double *q1, int nq, double *v_out,
                               int nv, tl_error *err) {
   tl_status st;
@@ -412,21 +401,8 @@ tl_status tl_model_difference(const tl_model *m, const double *q0, const double 
   if (!v_out || nv != m->nv)
     return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "v_out", "v_out must not be NULL and have length nv = %d",
                         m->nv);
-  for (int b = 0; b < m->nbody; b++) {
-    const double *a = q0 + m->q_adr[b], *c = q1 + m->q_adr[b];
-    double *o = v_out + m->v_adr[b];
-    switch (m->jnt_type[b]) {
-      case TL_JOINT_FLOATING:
-        for (int i = 0; i < 3; i++) o[i] = c[i] - a[i];
-        quat_diff(o + 3, c + 3, a + 3);
-        break;
-      case TL_JOINT_SPHERICAL: quat_diff(o, c, a); break;
-      case TL_JOINT_FIXED: break;
-      default:
-        for (int i = 0; i < m->jnt_nv[b]; i++) o[i] = c[i] - a[i];
-        break;
-    }
-  }
+  for (int b = 0; b < m->nbody; b++)
+    tl_js_difference(m->jnt_type[b], m->jnt_nv[b], q0 + m->q_adr[b], q1 + m->q_adr[b], v_out + m->v_adr[b]);
   return TL_OK;
 }
 
@@ -516,7 +492,7 @@ tl_status tl_model_difference_jacobians(const tl_model *m, const double *q0, con
         /* fall through */
       case TL_JOINT_SPHERICAL: {
         double w[3], e[4], R[9], Ji[9], JR[9];
-        quat_diff(w, c, a);
+        tl_js_quat_difference(w, c, a);
         tl_quat_exp(e, w);
         tl_quat_to_m3(R, e);
         tl_dyn_so3_left_jacobian(Ji, w, 1);

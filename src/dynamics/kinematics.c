@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "dynamics/dynamics.h"
+#include "dynamics/joint_space.h"
 #include "math/tl_math.h"
 
 int tl_sysdata_init(tl_sysdata *d, const tl_model *m) {
@@ -319,28 +320,6 @@ void tl_dyn_point_velocity(const tl_sysdata *d, int b, const double p[3], double
 }
 
 void tl_dyn_integrate_q(const tl_model *m, double *q, const double *u, double dt) {
-  for (int b = 0; b < m->nbody; b++) {
-    double *qb = q + m->q_adr[b], dq[4], w[3];
-    const double *ub = u + m->v_adr[b];
-    switch (m->jnt_type[b]) {
-      case TL_JOINT_FLOATING:
-        tl_v3_addscl(qb, ub, dt);
-        tl_v3_scale(w, ub + 3, dt);
-        tl_quat_exp(dq, w);
-        tl_quat_mul(qb + 3, dq, qb + 3); /* world-frame angular velocity: left */
-        tl_quat_normalize(qb + 3);
-        break;
-      case TL_JOINT_SPHERICAL:
-        tl_v3_scale(w, ub, dt);
-        tl_quat_exp(dq, w);
-        tl_quat_mul(qb, dq, qb); /* parent-joint-frame angular velocity: left */
-        tl_quat_normalize(qb);
-        break;
-      case TL_JOINT_FIXED:
-        break;
-      default:
-        for (int k = 0; k < m->jnt_nv[b]; k++) qb[k] += dt * ub[k];
-        break;
-    }
-  }
+  for (int b = 0; b < m->nbody; b++)
+    tl_js_integrate(m->jnt_type[b], m->jnt_nv[b], q + m->q_adr[b], u + m->v_adr[b], dt);
 }

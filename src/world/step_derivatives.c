@@ -8,7 +8,7 @@
  * of x+ is taken as q+_0 (-) q+_+- against the unperturbed step.
  *
  * TL_DERIV_ANALYTIC, for a step without contacts, every system on
- * semi-implicit Euler (world.c, free_velocity and integrate2); its joint
+ * semi-implicit Euler (src/native/step.c, free_velocity and integrate2); its joint
  * rows by the implicit function theorem (joint_rows below):
  *   M_eff a = f(q, u) - h(q, u),  M_eff = M(q) + diag(dt (Kd + D) + dt^2 (Kp + K)),
  *   f = tau_ff + Kp (e(q) - dt u) + Kd (u_t - u) - D u + K (e_s(q) - dt u) + ext + tau,
@@ -34,6 +34,7 @@
 #include "base/error.h"
 #include "math/tl_dense.h"
 #include "math/tl_math.h"
+#include "native/step.h"
 #include "world/world_internal.h"
 
 struct tl_step_derivatives {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "dynamics/joint_space.h"
 #include "math/tl_math.h"
 #include "world/world_internal.h"
 
@@ -127,7 +128,7 @@ tl_status tl_system_check_q(const tl_model *m, const void *q, const char *what, 
       return tl_error_set(err, status, NULL, 0, what, "%s[%d] is %g: expected a finite number within +-%g", what, i,
                           q_at(q, i), TL_Q_MAX);
   for (int b = 0; b < m->nbody; b++) {
-    int off = m->jnt_type[b] == TL_JOINT_FLOATING ? 3 : m->jnt_type[b] == TL_JOINT_SPHERICAL ? 0 : -1;
+    int off = tl_js_quat_offset(m->jnt_type[b]);
     if (off < 0) continue;
     int a = m->q_adr[b] + off;
     double n2 = 0;
@@ -142,7 +143,7 @@ tl_status tl_system_check_q(const tl_model *m, const void *q, const char *what, 
 
 tl_status tl_system_check_q_limits(const tl_model *m, const double *q, tl_error *err) {
   for (int b = 0; b < m->nbody; b++) {
-    if (m->jnt_type[b] == TL_JOINT_FLOATING || m->jnt_type[b] == TL_JOINT_SPHERICAL) continue;
+    if (tl_js_quat_offset(m->jnt_type[b]) >= 0) continue;
     if (m->jnt_nq[b] != m->jnt_nv[b]) continue;
     for (int k = 0; k < m->jnt_nq[b]; k++) {
       int iq = m->q_adr[b] + k, iv = m->v_adr[b] + k;
@@ -158,10 +159,7 @@ tl_status tl_system_check_q_limits(const tl_model *m, const double *q, tl_error 
 }
 
 static void normalize_quaternions(const tl_model *m, double *q) {
-  for (int b = 0; b < m->nbody; b++) {
-    if (m->jnt_type[b] == TL_JOINT_FLOATING) tl_quat_normalize(q + m->q_adr[b] + 3);
-    if (m->jnt_type[b] == TL_JOINT_SPHERICAL) tl_quat_normalize(q + m->q_adr[b]);
-  }
+  for (int b = 0; b < m->nbody; b++) tl_js_normalize(m->jnt_type[b], q + m->q_adr[b]);
 }
 
 /* ---------------- state ---------------- */

@@ -38,7 +38,7 @@ struct tl_system {
   double *Jtmp;         /* [3*nv] scratch Jacobian */
   double *gen_change;   /* [nv] J^T dlambda of the current Gauss-Seidel sweep (N s, N m s) */
   double *z;            /* [nv] L^-T J^T lambda of the constraint impulses of the solve (tl_block) */
-  double *pd_e, *spring_e; /* [nv] PD and spring errors of the step (world.c, joint_errors) */
+  double *pd_e, *spring_e; /* [nv] PD and spring errors of the step (src/native/step.c, joint_errors) */
   tl_hull *hulls;       /* [m->nhull] views of the model's hull pools */
   unsigned char *pd_row; /* [nv] 1: this step the PD of the DOF is a boxed row (it saturates) */
   double *lambda_joint;  /* [TL_JOINT_SLOTS nv] last impulses of joint rows (lower limit,
@@ -265,9 +265,6 @@ void tl_system_implicit_diagonal(const tl_system *sys, double dt, double *diag);
  * constraint row because it saturates at the effort limit (active set,
  * decided in tl_world_integrate2). */
 static inline int tl_system_pd_implicit(const tl_system *sys, int k) { return !sys->pd_row[k]; }
-/* PD position error of body b's joint (velocity dimension): q_target - q, or
- * the rotation vector log(q_target q^-1) for a spherical joint. */
-void tl_system_pd_error(const tl_system *sys, int b, double *e);
 tl_system *tl_system_create(tl_world *w, const tl_model *model, int index);
 void tl_system_destroy(tl_system *sys);
 
