@@ -33,7 +33,7 @@
  *                <= 2 cm; random linear and angular velocities), one step, per-contact
  *                solver with max_iter 10000, tol 1e-14: solver stats cone <= 1e-9,
  *                signorini <= 1e-8 on every scene (worst printed), >= 99% reaching the
- *                impulse tolerance (Gauss-Seidel with NNCG, see constraint.c);
+ *                impulse tolerance (Gauss-Seidel with NNCG, see solver_gs.c);
  *                30 planar scenes (1-3 bodies stacked, velocities in x-z, rotation
  *                about y only, every contact sliding along x: boxes on the ground, a
  *                box on a box, spheres, capsules lying along x) where the pyramid and
