@@ -176,71 +176,6 @@ static int shared_body(const tl_world *w, const unsigned char *st) {
   return 0;
 }
 
-/* Pivot of column k of chol_inline: L_kk = sqrt(M_kk), inv[k] = 1 / L_kk,
- * the column below it scaled by inv[k] and copied into row k's upper part.
- * Returns 0 if the pivot is not positive. */
-static inline int chol_pivot(double *M, double *restrict inv, int n, int k) {
-  double *Mk = M + (size_t)k * (size_t)n;
-  const double d = Mk[k];
-  if (!(d > 0)) return 0;
-  Mk[k] = sqrt(d);
-  const double s = inv[k] = 1.0 / Mk[k];
-  for (int i = k + 1; i < n; i++) Mk[i] = M[(size_t)i * (size_t)n + k] *= s;
-  return 1;
-}
-
-/* In-place Cholesky M = L L^T of the n x n lower triangle (row-major, row i
- * at M + i n) in its right-looking (outer-product) form, Golub and Van Loan,
- * Alg. 4.2.2: column k is scaled by 1 / L_kk, then the trailing lower
- * triangle loses the outer product of that column. The updates of one k are
- * independent of each other, so the only chain of dependent operations is
- * one sqrt, one division and one multiply-add per column (the left-looking
- * form chains every entry of a row through its dot products), which is what
- * a few dozen rows cost. Columns go in pairs: column k + 1 takes column k's
- * update first, then the trailing triangle loses both outer products in one
- * pass (each entry in the order of two single updates: the result is that of
- * the one-column form bit for bit, with half the loads and stores). Column
- * k of L is also kept in row k's upper part, so every update reads
- * contiguous rows. inv [n] receives 1 / L_ii. Returns 0 if a pivot is not
- * positive. */
-static int chol_inline(double *M, double *restrict inv, int n) {
-  for (int k = 0; k < n; k += 2) {
-    if (!chol_pivot(M, inv, n, k)) return 0;
-    if (k + 1 == n) break;
-    const double *Mk = M + (size_t)k * (size_t)n, *Mk1 = Mk + n;
-    for (int i = k + 1; i < n; i++) M[(size_t)i * (size_t)n + k + 1] -= Mk[i] * Mk[k + 1];
-    if (!chol_pivot(M, inv, n, k + 1)) return 0;
-    for (int i = k + 2; i < n; i++)
-      tl_v2_axmy2(M + (size_t)i * (size_t)n + k + 2, Mk + k + 2, Mk[i], Mk1 + k + 2, Mk1[i], i - k - 1);
-  }
-  return 1;
-}
-
-/* Solve L L^T x = e in place, L and inv = 1 / diag(L) from chol_inline:
- * both substitutions by columns (forward: column k of L, kept as row k's
- * upper part; backward: row i of L = column i of L^T), so each step's
- * updates are independent axpys, two columns per pass as in chol_inline. */
-static void chol_solve_inline(const double *L, const double *restrict inv, int n, double *restrict e) {
-  int k = 0;
-  for (; k + 1 < n; k += 2) {
-    const double *Lk = L + (size_t)k * (size_t)n, *Lk1 = Lk + n;
-    const double x0 = e[k] *= inv[k];
-    e[k + 1] -= Lk[k + 1] * x0;
-    const double x1 = e[k + 1] *= inv[k + 1];
-    tl_v2_axmy2(e + k + 2, Lk + k + 2, x0, Lk1 + k + 2, x1, n - k - 2);
-  }
-  if (k < n) e[k] *= inv[k];
-  int i = n - 1;
-  for (; i >= 1; i -= 2) {
-    const double *Li = L + (size_t)i * (size_t)n, *Li1 = Li - n;
-    const double x1 = e[i] *= inv[i];
-    e[i - 1] -= Li[i - 1] * x1;
-    const double x0 = e[i - 1] *= inv[i - 1];
-    tl_v2_axmy2(e, Li, x1, Li1, x0, i - 1);
-  }
-  if (i == 0) e[0] *= inv[0];
-}
-
 /* Factor M = A_FF + R_F (+ eps diag A_FF) into w->dM; 0 if not positive definite. */
 static int direct_factor(tl_world *w, const int *F, const double *Rf, int nf, double eps) {
   const int n = w->dense_n;
@@ -253,7 +188,7 @@ static int direct_factor(tl_world *w, const int *F, const double *Rf, int nf, do
       for (int c = 0; c <= a; c++) M[a * nf + c] = Aa[F[c]];
     M[a * nf + a] = M[a * nf + a] * (1.0 + eps) + Rf[a];
   }
-  if (!chol_inline(M, w->dr + 2 * w->dense_cap, nf)) return 0;
+  if (tl_dense_cholesky_rl(nf, M, w->dr + 2 * w->dense_cap)) return 0;
   if (eps > 0) return 1;
   for (int a = 0; a < nf; a++) { /* pivot test: L_aa^2 against the diagonal entry */
     const double d = w->dA[(size_t)F[a] * (size_t)n + F[a]] + Rf[a];
@@ -292,7 +227,7 @@ static int direct_linear(tl_world *w, const unsigned char *st, const double *h, 
   }
   for (int a = 0; a < nf; a++) e[a] = r[a];
   for (int pass = 0;; pass++) { /* the solve, then (regularized) two refinements */
-    chol_solve_inline(M, w->dr + 2 * w->dense_cap, nf, e);
+    tl_dense_cholesky_rl_solve(nf, M, w->dr + 2 * w->dense_cap, e);
     for (int a = 0; a < nf; a++) y[F[a]] += e[a];
     if (!refine || pass == 2) break;
     for (int a = 0; a < nf; a++) { /* residual of (A_FF + R_F) y_F = r */

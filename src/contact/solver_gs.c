@@ -27,39 +27,6 @@
 
 /* ---------------- equality groups ---------------- */
 
-/* In-place Cholesky factor A = L L^T of a small symmetric positive
- * definite n x n matrix (column-major, lower triangle read and written).
- * Returns 0 if A is not (numerically) positive definite. Kept in the core
- * rather than LAPACK's dpotrf: called for a dozen rows per step, where a
- * library call (and OpenBLAS waking its threads) costs more than the work. */
-static int cholesky_factor(double *A, int n) {
-  for (int j = 0; j < n; j++) {
-    double d = A[j * n + j];
-    for (int k = 0; k < j; k++) d -= A[k * n + j] * A[k * n + j];
-    if (!(d > 1e-14 * fabs(A[j * n + j])) || !(d > 0)) return 0;
-    d = sqrt(d);
-    A[j * n + j] = d;
-    for (int i = j + 1; i < n; i++) {
-      double x = A[j * n + i];
-      for (int k = 0; k < j; k++) x -= A[k * n + i] * A[k * n + j];
-      A[j * n + i] = x / d;
-    }
-  }
-  return 1;
-}
-
-/* Solve L L^T x = r in place (r becomes x), L from cholesky_factor. */
-static void cholesky_solve(const double *L, int n, double *r) {
-  for (int i = 0; i < n; i++) {
-    for (int k = 0; k < i; k++) r[i] -= L[k * n + i] * r[k];
-    r[i] /= L[i * n + i];
-  }
-  for (int i = n - 1; i >= 0; i--) {
-    for (int k = i + 1; k < n; k++) r[i] -= L[i * n + k] * r[k];
-    r[i] /= L[i * n + i];
-  }
-}
-
 /* Cholesky factor of each equality group's Delassus matrix (from the dense
  * matrix when the solve has one). */
 void tl_solver_factor_eqgroups(tl_world *w) {
@@ -77,7 +44,7 @@ void tl_solver_factor_eqgroups(tl_world *w) {
                               : w->dense ? w->dA[(size_t)a->row * (size_t)w->dense_n + b->row]
                                          : delassus(w, a, 0, b, 0);
       }
-    g->factored = cholesky_factor(A, n);
+    g->factored = tl_dense_cholesky_cm(n, A, 1e-14) == 0;
   }
 }
 
@@ -128,7 +95,7 @@ static double eqgroup_update(tl_world *w, const tl_eqgroup *g) {
     block_velocity(w, b, &v);
     r[i] = b->target[0] - v - b->R * b->lambda[0];
   }
-  cholesky_solve(L, g->n, r);
+  tl_dense_cholesky_cm_solve(g->n, L, r);
   for (int i = 0; i < g->n; i++) {
     tl_block *b = &w->blocks[g->first + i];
     b->dl[0] = r[i];

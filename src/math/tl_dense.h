@@ -10,8 +10,9 @@
  * OPENBLAS_CORETYPE and any BLAS thread count. Their sizes (a few hundred
  * rows at most) are where a BLAS call's overhead dominates anyway.
  *
- * Storage: row-major, leading dimension ld (>= n). Algorithms: Golub and Van
- * Loan, Matrix Computations, 4th ed., 2013 (Cholesky: Alg. 4.2.1; LU with
+ * Storage: row-major, leading dimension ld (>= n), unless a function says
+ * otherwise. Algorithms: Golub and Van Loan, Matrix Computations, 4th ed.,
+ * 2013 (Cholesky: Alg. 4.2.1, its right-looking form Alg. 4.2.2; LU with
  * partial pivoting: Alg. 3.4.1; triangular solves: Alg. 3.1.1-3.1.2).
  * No allocation; every function is safe for n = 0. */
 #ifndef TALUS_DENSE_H
@@ -39,6 +40,52 @@ void tl_dense_trsv_lower_trans(int n, const double *L, int ld, double *y);
  * not touched). Returns 0, or -1 when a pivot is not positive (S not positive
  * definite to working precision; L is then partly overwritten). */
 int tl_dense_cholesky(int n, double *L, int ld);
+
+/* The two other orders of the same factorization. The engine has one
+ * Cholesky module (this one) but three summation orders, each kept because
+ * a trajectory depends on its last bits and each serves its caller best:
+ *  - tl_dense_cholesky (above): left-looking by rows, each entry
+ *    S_ij - dot (tl_dense_dot's four partial sums), divided by L_jj; the
+ *    Dantzig solver's factorizations (contact/lcp_dantzig.c) and the step
+ *    derivatives.
+ *  - tl_dense_cholesky_cm: left-looking by columns, each entry
+ *    ((S_ij - L_i0 L_j0) - L_i1 L_j1) - ... in order, divided by L_jj, with a
+ *    relative pivot test: the equality (mimic) groups of the per-contact
+ *    solver (contact/solver_gs.c), a few rows.
+ *  - tl_dense_cholesky_rl: right-looking (outer products, two columns per
+ *    pass on two-lane vectors), the same sequential order of each entry's
+ *    subtractions but scaled by the reciprocal 1 / L_jj: the direct solves
+ *    of the per-contact solver (contact/solver_direct.c), its hot path,
+ *    where the outer-product form's short dependency chains are what a few
+ *    dozen rows cost.
+ * Merging them would change the last bits of every trajectory that uses
+ * them (division against multiplication by the reciprocal, the dot's
+ * partial sums), or the speed of the direct solves. */
+
+/* Column Cholesky in place of a small symmetric positive definite n x n
+ * matrix A (column-major, leading dimension n: entry (i, j) at A[j n + i];
+ * the lower triangle read and written, i.e. L's column j at A + j n).
+ * Column j: d = A_jj - sum_{k<j} L_jk^2 (in order of k); the pivot is
+ * refused unless d > rtol |A_jj| and d > 0 (rtol 1e-14 in the engine), then
+ * L_jj = sqrt(d), L_ij = (A_ij - sum_{k<j} L_ik L_jk) / L_jj. Returns 0, or
+ * -1 when a pivot is refused (A then partly overwritten). */
+int tl_dense_cholesky_cm(int n, double *A, double rtol);
+/* Solve L L^T x = r in place (n; r becomes x), L from tl_dense_cholesky_cm:
+ * forward then backward substitution, each sum in order, divided by L_ii. */
+void tl_dense_cholesky_cm_solve(int n, const double *L, double *r);
+
+/* Right-looking Cholesky in place: on entry the lower triangle (row-major,
+ * leading dimension n) of a symmetric matrix; on return L with S = L L^T in
+ * the lower triangle AND mirrored in the strict upper triangle (row k's
+ * upper part holds column k of L, so both substitutions read contiguous
+ * rows), and inv[k] = 1 / L_kk (n doubles). Column k: L_kk = sqrt(M_kk),
+ * L_ik = M_ik * inv[k], then the trailing triangle M_ij -= L_ik L_jk (two
+ * columns per pass, each entry in the order of two single updates).
+ * Returns 0, or -1 when a pivot is not positive. */
+int tl_dense_cholesky_rl(int n, double *M, double *restrict inv);
+/* Solve L L^T x = e in place (n), L and inv from tl_dense_cholesky_rl, both
+ * substitutions by columns (axpys, two per pass), scaled by inv. */
+void tl_dense_cholesky_rl_solve(int n, const double *L, const double *restrict inv, double *restrict e);
 
 /* Solve M z = r in place (r: n) by LU with partial pivoting (row
  * interchanges; ties go to the lowest row), M n x n row-major, leading
