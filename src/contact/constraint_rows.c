@@ -439,7 +439,7 @@ static void part_delassus(tl_world *w, tl_block *b, int part) {
 }
 
 /* The Delassus block of b and the relative compliance of contact normals. */
-void tl_block_finish(tl_world *w, tl_block *b) {
+static void finish_block(tl_world *w, tl_block *b) {
   b->finished = 1;
   memset(b->G, 0, sizeof(b->G));
   part_delassus(w, b, 0);
@@ -503,6 +503,10 @@ static void defer_contacts(tl_world *w) {
   w->nblock_solve = k;
 }
 
+/* finish_block for the solve's deferred contacts (constraint_solve.c); the
+ * build calls finish_block itself, which the compiler may inline there. */
+void tl_block_finish(tl_world *w, tl_block *b) { finish_block(w, b); }
+
 void tl_world_build_constraints(tl_world *w) {
   w->nblock = 0;
   w->pool_used = 0;
@@ -512,6 +516,6 @@ void tl_world_build_constraints(tl_world *w) {
   for (int i = 0; i < w->nsystem; i++)
     if (w->systems[i]->integrator == TL_INTEGRATOR_EULER) joint_blocks(w, i);
   defer_contacts(w);
-  for (int i = 0; i < w->nblock_solve; i++) tl_block_finish(w, &w->blocks[i]); /* the deferred: when needed */
+  for (int i = 0; i < w->nblock_solve; i++) finish_block(w, &w->blocks[i]); /* the deferred: when needed */
 }
 

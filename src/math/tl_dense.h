@@ -18,6 +18,11 @@
 #ifndef TALUS_DENSE_H
 #define TALUS_DENSE_H
 
+#include <math.h>
+#include <stddef.h>
+
+#include "math/tl_vec2.h"
+
 /* sum_i a[i] b[i], i ascending in four interleaved partial sums
  * (s0 + s1) + (s2 + s3) + tail: fixed order, so a fixed result. */
 double tl_dense_dot(int n, const double *a, const double *b);
@@ -81,11 +86,78 @@ void tl_dense_cholesky_cm_solve(int n, const double *L, double *r);
  * rows), and inv[k] = 1 / L_kk (n doubles). Column k: L_kk = sqrt(M_kk),
  * L_ik = M_ik * inv[k], then the trailing triangle M_ij -= L_ik L_jk (two
  * columns per pass, each entry in the order of two single updates).
- * Returns 0, or -1 when a pivot is not positive. */
-int tl_dense_cholesky_rl(int n, double *M, double *restrict inv);
-/* Solve L L^T x = e in place (n), L and inv from tl_dense_cholesky_rl, both
- * substitutions by columns (axpys, two per pass), scaled by inv. */
-void tl_dense_cholesky_rl_solve(int n, const double *L, const double *restrict inv, double *restrict e);
+ * Returns 0, or -1 when a pivot is not positive. Inline (below): the direct
+ * solves factor a few dozen rows many times per step, where a call costs
+ * what its loops do when the engine is built without link-time
+ * optimization. */
+/* tl_dense_cholesky_rl_solve: solve L L^T x = e in place (n), L and inv
+ * from tl_dense_cholesky_rl, both substitutions by columns (axpys, two per
+ * pass), scaled by inv. */
+
+/* Pivot of column k of tl_dense_cholesky_rl: L_kk = sqrt(M_kk), inv[k] = 1 / L_kk,
+ * the column below it scaled by inv[k] and copied into row k's upper part.
+ * Returns 0 if the pivot is not positive. */
+static inline int tl_dense_rl_pivot(double *M, double *restrict inv, int n, int k) {
+  double *Mk = M + (size_t)k * (size_t)n;
+  const double d = Mk[k];
+  if (!(d > 0)) return 0;
+  Mk[k] = sqrt(d);
+  const double s = inv[k] = 1.0 / Mk[k];
+  for (int i = k + 1; i < n; i++) Mk[i] = M[(size_t)i * (size_t)n + k] *= s;
+  return 1;
+}
+
+/* Right-looking Cholesky (tl_dense.h): M = L L^T of the n x n lower triangle
+ * (row-major, row i at M + i n) in its outer-product form, Golub and Van Loan,
+ * Alg. 4.2.2: column k is scaled by 1 / L_kk, then the trailing lower
+ * triangle loses the outer product of that column. The updates of one k are
+ * independent of each other, so the only chain of dependent operations is
+ * one sqrt, one division and one multiply-add per column (the left-looking
+ * form chains every entry of a row through its dot products), which is what
+ * a few dozen rows cost. Columns go in pairs: column k + 1 takes column k's
+ * update first, then the trailing triangle loses both outer products in one
+ * pass (each entry in the order of two single updates: the result is that of
+ * the one-column form bit for bit, with half the loads and stores). Column
+ * k of L is also kept in row k's upper part, so every update reads
+ * contiguous rows. inv [n] receives 1 / L_ii. Returns -1 if a pivot is not
+ * positive, else 0. */
+static inline int tl_dense_cholesky_rl(int n, double *M, double *restrict inv) {
+  for (int k = 0; k < n; k += 2) {
+    if (!tl_dense_rl_pivot(M, inv, n, k)) return -1;
+    if (k + 1 == n) break;
+    const double *Mk = M + (size_t)k * (size_t)n, *Mk1 = Mk + n;
+    for (int i = k + 1; i < n; i++) M[(size_t)i * (size_t)n + k + 1] -= Mk[i] * Mk[k + 1];
+    if (!tl_dense_rl_pivot(M, inv, n, k + 1)) return -1;
+    for (int i = k + 2; i < n; i++)
+      tl_v2_axmy2(M + (size_t)i * (size_t)n + k + 2, Mk + k + 2, Mk[i], Mk1 + k + 2, Mk1[i], i - k - 1);
+  }
+  return 0;
+}
+
+/* Solve L L^T x = e in place, L and inv = 1 / diag(L) from tl_dense_cholesky_rl:
+ * both substitutions by columns (forward: column k of L, kept as row k's
+ * upper part; backward: row i of L = column i of L^T), so each step's
+ * updates are independent axpys, two columns per pass as in tl_dense_cholesky_rl. */
+static inline void tl_dense_cholesky_rl_solve(int n, const double *L, const double *restrict inv, double *restrict e) {
+  int k = 0;
+  for (; k + 1 < n; k += 2) {
+    const double *Lk = L + (size_t)k * (size_t)n, *Lk1 = Lk + n;
+    const double x0 = e[k] *= inv[k];
+    e[k + 1] -= Lk[k + 1] * x0;
+    const double x1 = e[k + 1] *= inv[k + 1];
+    tl_v2_axmy2(e + k + 2, Lk + k + 2, x0, Lk1 + k + 2, x1, n - k - 2);
+  }
+  if (k < n) e[k] *= inv[k];
+  int i = n - 1;
+  for (; i >= 1; i -= 2) {
+    const double *Li = L + (size_t)i * (size_t)n, *Li1 = Li - n;
+    const double x1 = e[i] *= inv[i];
+    e[i - 1] -= Li[i - 1] * x1;
+    const double x0 = e[i - 1] *= inv[i - 1];
+    tl_v2_axmy2(e, Li, x1, Li1, x0, i - 1);
+  }
+  if (i == 0) e[0] *= inv[0];
+}
 
 /* Solve M z = r in place (r: n) by LU with partial pivoting (row
  * interchanges; ties go to the lowest row), M n x n row-major, leading
