@@ -36,7 +36,7 @@
  *                <= 2 cm; random linear and angular velocities), one step, per-contact
  *                solver with max_iter 10000, tol 1e-14: solver stats cone <= 1e-9,
  *                signorini <= 1e-8 on every scene (worst printed), >= 99% reaching the
- *                impulse tolerance (Gauss-Seidel with NNCG, see constraint.c);
+ *                impulse tolerance (Gauss-Seidel with NNCG, see solver_gs.c);
  *                30 planar scenes (1-3 bodies stacked, velocities in x-z, rotation
  *                about y only, every contact sliding along x: boxes on the ground, a
  *                box on a box, spheres, capsules lying along x) where the pyramid and
@@ -50,6 +50,11 @@
  *                taken before that is restored (Euler again; the filters stay), 2
  *                with the filters reset, 0 after the lower sphere's filter drops
  *                every other geom's group.
+ *   pgs          the world's PGS (TL_SOLVER_PGS, the engine's one PGS; it replaced the
+ *                raw-LCP PGS of test_lcp in issue 22) on the random scenes: impulses
+ *                inside the friction pyramid, complementarity (signorini <= 1e-8) on
+ *                the converged solves, >= 95% converged; on the planar scenes its
+ *                velocities equal Dantzig's within 1e-6 (see pgs_problems).
  * No argument: every group. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <math.h>
@@ -708,6 +713,118 @@ static void random_problems(void) {
   TL_CHECK(nplanar == 30, "only %d planar scenes with contacts were generated", nplanar);
 }
 
+/* --------------------------------------------------------------- pgs */
+
+/* The contact frame's tangents of normal n as the engine builds them
+ * (contact/contact_gen.c, contact_frame): t1 = n x a / |n x a| with
+ * a = x, or y when |n_x| > 0.8; t2 = n x t1. */
+static void tangents(const double n[3], double t1[3], double t2[3]) {
+  double a[3] = {1, 0, 0};
+  if (fabs(n[0]) > 0.8) a[0] = 0, a[1] = 1;
+  t1[0] = n[1] * a[2] - n[2] * a[1], t1[1] = n[2] * a[0] - n[0] * a[2], t1[2] = n[0] * a[1] - n[1] * a[0];
+  double l = sqrt(t1[0] * t1[0] + t1[1] * t1[1] + t1[2] * t1[2]);
+  for (int k = 0; k < 3; k++) t1[k] /= l;
+  t2[0] = n[1] * t1[2] - n[2] * t1[1], t2[1] = n[2] * t1[0] - n[0] * t1[2], t2[2] = n[0] * t1[1] - n[1] * t1[0];
+}
+
+/* The world's PGS (TL_SOLVER_PGS: projected SOR with the friction pyramid,
+ * contact/solver_gs.c), the engine's one PGS, on the scenes above (sor 1,
+ * up to 10000 sweeps, tol 1e-14):
+ *  - the 200 random 3D scenes: every contact impulse inside its friction
+ *    pyramid (lambda_n >= 0, |lambda_t1|, |lambda_t2| <= mu lambda_n in the
+ *    engine's contact frame, 1e-9 relative), and on the converged solves
+ *    complementarity (solver stats signorini <= 1e-8); at least 95% converge
+ *    (the pyramid's friction bounds follow the normal impulses, so projected
+ *    sweeps have no convergence guarantee where impulses are not unique);
+ *  - the 30 planar scenes, where the pyramid and the cone coincide: PGS's
+ *    post-step velocities equal Dantzig's (the same boxed LCP) within 1e-6. */
+static void pgs_problems(void) {
+  double worst_pyr = 0, worst_sig = 0;
+  int nscene = 0, nconv = 0, maxit = 0, ncontact = 0;
+  tl_system *sys[8];
+  for (uint64_t seed = 1; nscene < NRANDOM && seed < 20000; seed++) {
+    int nb;
+    tl_world *w = random_scene(seed, TL_SOLVER_PGS, &nb, sys);
+    int ok = tl_world_integrate1(w, &err) == TL_OK;
+    int nc = tl_world_ncontact(w);
+    double dmax = max_depth(w);
+    if (!ok || nc < 3 || dmax > 0.02 || dmax <= 0) {
+      TL_CHECK(ok, "pgs scene %d: integrate1: %s", (int)seed, err.message);
+      tl_world_free(w);
+      continue;
+    }
+    tl_solver_stats st;
+    ok = tl_world_integrate2(w, &err) == TL_OK && tl_world_solver_stats(w, &st, &err) == TL_OK;
+    if (!TL_CHECK(ok, "pgs scene %d: %s", (int)seed, err.message)) {
+      tl_world_free(w);
+      continue;
+    }
+    nscene++;
+    ncontact += nc;
+    nconv += st.converged;
+    maxit = st.iterations > maxit ? st.iterations : maxit;
+    for (int k = 0; k < nc; k++) {
+      tl_contact_info c;
+      tl_world_contact(w, k, &c, NULL);
+      double t1[3], t2[3], ln = 0, l1 = 0, l2 = 0;
+      tangents(c.normal, t1, t2);
+      for (int i = 0; i < 3; i++) ln += c.impulse[i] * c.normal[i], l1 += c.impulse[i] * t1[i], l2 += c.impulse[i] * t2[i];
+      double over = fmax(-ln, fmax(fabs(l1), fabs(l2)) - c.mu * ln) / fmax(ln, 1e-12);
+      worst_pyr = fmax(worst_pyr, over);
+      TL_CHECK(over <= 1e-9, "pgs scene %d contact %d: impulse (t1 %.6e, t2 %.6e, n %.6e) outside the pyramid mu %.3f",
+               (int)seed, k, l1, l2, ln, c.mu);
+    }
+    if (st.converged) {
+      worst_sig = fmax(worst_sig, st.signorini);
+      TL_CHECK(st.signorini <= 1e-8, "pgs scene %d (%d bodies, %d contacts): signorini residual %.3e", (int)seed, nb,
+               nc, st.signorini);
+    }
+    tl_world_free(w);
+  }
+  printf("random contact problems, PGS (10000 sweeps, tol 1e-14): %d scenes, %d contacts, worst pyramid "
+         "violation %.3e, worst signorini of the converged %.3e, %d/%d converged, max sweeps %d\n",
+         nscene, ncontact, worst_pyr, worst_sig, nconv, nscene, maxit);
+  TL_CHECK(nscene == NRANDOM, "only %d random scenes with contacts were generated", nscene);
+  TL_CHECK(nconv * 100 >= nscene * 95, "PGS: only %d of %d random scenes converged (190 when written)", nconv, nscene);
+
+  double worst_dv = 0;
+  int nplanar = 0, worst_seed = -1;
+  for (uint64_t seed = 1; nplanar < 30 && seed < 5000; seed++) {
+    int nb1, nb2;
+    tl_system *s1[8], *s2[8];
+    tl_world *w1 = planar_scene(seed, TL_SOLVER_PGS, &nb1, s1);
+    tl_world *w2 = planar_scene(seed, TL_SOLVER_DANTZIG, &nb2, s2);
+    int ok = tl_world_integrate1(w1, &err) == TL_OK && tl_world_integrate1(w2, &err) == TL_OK;
+    int nc = tl_world_ncontact(w1);
+    if (!ok || nc < 2 || nc != tl_world_ncontact(w2)) {
+      TL_CHECK(ok, "pgs planar scene %d: integrate1: %s", (int)seed, err.message);
+      tl_world_free(w1);
+      tl_world_free(w2);
+      continue;
+    }
+    ok = tl_world_integrate2(w1, &err) == TL_OK && tl_world_integrate2(w2, &err) == TL_OK;
+    tl_solver_stats st1;
+    tl_world_solver_stats(w1, &st1, NULL);
+    double dv = 0;
+    for (int i = 0; i < nb1; i++) {
+      double q1[7], u1[6], q2[7], u2[6];
+      get_qu(s1[i], q1, u1);
+      get_qu(s2[i], q2, u2);
+      for (int k = 0; k < 6; k++) dv = fmax(dv, fabs(u1[k] - u2[k]));
+    }
+    nplanar++;
+    if (dv > worst_dv) worst_dv = dv, worst_seed = (int)seed;
+    TL_CHECK(ok, "pgs planar scene %d: integrate2: %s", (int)seed, err.message);
+    TL_CHECK(dv <= 1e-6, "pgs planar scene %d (%d bodies, %d contacts): PGS and Dantzig velocities differ by %.3e "
+             "(PGS converged %d in %d sweeps)", (int)seed, nb1, nc, dv, st1.converged, st1.iterations);
+    tl_world_free(w1);
+    tl_world_free(w2);
+  }
+  printf("planar problems (pyramid = cone): %d scenes, PGS vs Dantzig max |du| %.3e (scene %d)\n", nplanar, worst_dv,
+         worst_seed);
+  TL_CHECK(nplanar == 30, "only %d planar scenes with contacts were generated", nplanar);
+}
+
 /* --------------------------------------------------------------- main */
 
 /* --------------------------------------------------------------- deferred */
@@ -842,13 +959,13 @@ int main(int argc, char **argv) {
                 {"restitution", restitution},      {"stack", stack},
                 {"pile", pile},                    {"random", random_problems},
                 {"deferred", deferred},            {"direct", direct},
-                {"filters", filters}};
+                {"filters", filters},              {"pgs", pgs_problems}};
   const int ng = (int)(sizeof groups / sizeof groups[0]);
   for (int a = 1; a < argc; a++) {
     int found = 0;
     for (int g = 0; g < ng; g++) found |= !strcmp(argv[a], groups[g].name);
     if (!found) {
-      fprintf(stderr, "usage: %s [incline|restitution|stack|pile|random|deferred|direct|filters]...\n", argv[0]);
+      fprintf(stderr, "usage: %s [incline|restitution|stack|pile|random|deferred|direct|filters|pgs]...\n", argv[0]);
       return 2;
     }
   }

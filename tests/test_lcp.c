@@ -1,7 +1,9 @@
-/* Guards: src/contact/lcp_dantzig.c, src/contact/lcp_pgs.c (boxed LCP), src/math/tl_dense.c (fixed-
- * order kernels against LAPACKE). */
-/* Tests of the boxed LCP solvers (src/contact/lcp.h): Dantzig pivoting and
- * projected Gauss-Seidel / SOR.
+/* Guards: src/contact/lcp_dantzig.c (boxed LCP), src/math/tl_dense.c (fixed-order kernels against
+ * LAPACKE). */
+/* Tests of the boxed LCP solver (src/contact/lcp.h): Dantzig pivoting.
+ * (The engine's projected Gauss-Seidel is the world's, in velocity form:
+ * tested through worlds by test_contact pgs; the dense raw-LCP PGS this
+ * file also tested was removed in issue 22.)
  *
  *  - random seeded problems, A = B B^T + eps I, sizes 1..60, with mixes of
  *    unbounded rows, [0, inf) rows, finite boxes (some not containing 0),
@@ -10,13 +12,12 @@
  *  - n <= 8: the same against an exhaustive enumeration of the 3^n cases
  *    (each row at lo, at hi, or interior with w = 0), written here;
  *  - positive semi-definite A: duplicate contacts (all solved), and
- *    over-constrained contacts (no false success, PGS as the fallback);
- *  - PGS/SOR reaches the Dantzig solution to 1e-6 on well-conditioned problems;
+ *    over-constrained contacts (no false success; a failure returns its best
+ *    iterate with its true residual);
  *  - two hand-computed 2D contact examples (a box corner sliding on the
  *    ground; a box resting flat with two corners, duplicate tangent rows);
  *  - refused input.
- * Prints the worst residuals, the pivots of the largest case and the PGS
- * sweeps to 1e-6. */
+ * Prints the worst residuals and the pivots of the largest case. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -282,12 +283,10 @@ static int enum_solve(const problem *p, double tol, double *sols, int maxsol) {
 /* ---------------------------------------------------------------- tests */
 
 typedef struct figures {
-  double worst_blcp, worst_enum, worst_pgs, worst_psd, worst_over, worst_cold;
-  int over_solved, over_total, cold_total, cold_converged, cold_relaxed, cold_sweeps_max;
+  double worst_blcp, worst_enum, worst_psd, worst_over;
+  int over_solved, over_total;
   int big_n, big_pivots, big_outer;
   int max_outer;
-  double pgs_sweeps_sum;
-  int pgs_sweeps_max, pgs_count;
 } figures;
 
 static int solve_check(tl_lcp_work *W, const problem *p, double *x, tl_lcp_stats *st,
@@ -424,8 +423,9 @@ static void test_duplicates(tl_lcp_work *W, figures *fig) {
 /* Over-constrained contact (rank of A = dof < n, up to 13 contacts on 6 to
  * 17 DOFs, mu = 0.7): the friction outer loop may not settle in 20 passes.
  * Checked: no false success (rc 0 implies the BLCP holds), a failure returns
- * the best iterate with its residual, PGS warm-started from it converges,
- * and at least 85% are solved (181 of 200 when written). */
+ * the best iterate with its residual, and at least 85% are solved (181 of
+ * 200 when written). (The world finishes such a failure with its own PGS,
+ * contact/solver_direct.c.) */
 static void test_overconstrained(tl_lcp_work *W, figures *fig) {
   double x[NMAX];
   int solved = 0, total = 0;
@@ -445,90 +445,14 @@ static void test_overconstrained(tl_lcp_work *W, figures *fig) {
       TL_CHECK(viol <= BLCP_TOL, "overconstrained seed %d n %d: rc 0 but violation %.3g", seed, p.n,
                viol);
     } else {
-      TL_CHECK(res == st.residual, "overconstrained seed %d: reported residual %.3g, x has %.3g",
-               seed, st.residual, res);
-      tl_lcp_stats sp;
-      int rp = tl_lcp_pgs(p.n, p.A, p.b, p.lo, p.hi, p.findex, p.mu, x, 200000, 1.0, 1e-11, &sp);
-      TL_CHECK(rp == 0 && blcp_violation(&p, x) <= BLCP_TOL,
-               "overconstrained seed %d: PGS from the best iterate rc %d violation %.3g", seed, rp,
-               blcp_violation(&p, x));
+      TL_CHECK(res == st.residual && res > 0,
+               "overconstrained seed %d: reported residual %.3g, x has %.3g", seed, st.residual, res);
     }
     prob_free(&p);
   }
   fig->over_solved = solved;
   fig->over_total = total;
   TL_CHECK(solved >= 0.85 * total, "overconstrained: %d of %d solved", solved, total);
-}
-
-/* PGS from a cold start (x = 0, sor = 1) on 1000 over-constrained contact
- * problems (rank A = dof < n, so the normal impulses are not unique). Plain
- * sweeps wander along the null space of A on 7 of them (seeds 105 and 159
- * among them, whatever the summation order): 993 converged before the
- * stagnation safeguard of tl_lcp_pgs, 999 with it. Projected sweeps with
- * friction bounds that follow the normals have no convergence guarantee
- * (seed 434 cycles at every fixed relaxation; Dantzig solves it), so what
- * every seed must satisfy is the documented contract: rc 0 only when the
- * BLCP holds, rc -1 with the true residual otherwise; and at least 995 of
- * the 1000 converge. The solvers sum in a fixed order (math/tl_dense.h), so
- * these counts are the same on every CPU and OpenBLAS kernel. */
-static void test_pgs_cold(figures *fig) {
-  double x[NMAX];
-  for (int seed = 1; seed <= 1000; seed++) {
-    rng r = {(uint64_t)seed * 7777u + 5u};
-    int dof = 6 + (int)(rng_uniform(&r) * 12), nc = 2 + (int)(rng_uniform(&r) * 12);
-    int dup = (int)(rng_uniform(&r) * (nc / 2));
-    problem p = contact_problem(&r, nc, dup, dof, 0.7, seed % 4 == 0);
-    memset(x, 0, sizeof(double) * p.n);
-    tl_lcp_stats sp;
-    int rp = tl_lcp_pgs(p.n, p.A, p.b, p.lo, p.hi, p.findex, p.mu, x, 200000, 1.0, 1e-11, &sp);
-    double viol = blcp_violation(&p, x);
-    double res = tl_lcp_residual(p.n, p.A, p.b, p.lo, p.hi, p.findex, p.mu, x);
-    if (rp == 0) {
-      TL_CHECK(viol <= BLCP_TOL, "cold PGS seed %d n %d: rc 0 but violation %.3g", seed, p.n, viol);
-      fig->cold_converged++;
-      fig->worst_cold = maxd(fig->worst_cold, viol);
-      if (sp.outer > fig->cold_sweeps_max) fig->cold_sweeps_max = sp.outer;
-    } else {
-      TL_CHECK(res == sp.residual && res > 0, "cold PGS seed %d: rc -1, reported %.3g, x has %.3g",
-               seed, sp.residual, res);
-    }
-    fig->cold_total++;
-    fig->cold_relaxed += sp.relaxations > 0;
-    prob_free(&p);
-  }
-  TL_CHECK(fig->cold_converged >= 995, "cold PGS: %d of %d over-constrained problems converged",
-           fig->cold_converged, fig->cold_total);
-}
-
-/* PGS/SOR against Dantzig on well-conditioned problems (eps = 1). */
-static void test_pgs(tl_lcp_work *W, figures *fig) {
-  double xd[NMAX], xp[NMAX];
-  int mixes[] = {MIX_BOXES, MIX_CONTACTS, MIX_ALL};
-  for (int seed = 1; seed <= 10; seed++)
-    for (int n = 3; n <= NMAX; n += 3)
-      for (int m = 0; m < 3; m++) {
-        rng r = {(uint64_t)seed * 65537u + (uint64_t)n * 17u + (uint64_t)m};
-        problem p = random_problem(&r, n, mixes[m], 1.0, 0.4);
-        tl_lcp_stats sd, sp;
-        if (solve_check(W, &p, xd, &sd, "pgs reference", seed) != 0) {
-          prob_free(&p);
-          continue;
-        }
-        double sor = m == 2 ? 1.3 : 1.0;
-        memset(xp, 0, sizeof(double) * n);
-        int rc = tl_lcp_pgs(n, p.A, p.b, p.lo, p.hi, p.findex, p.mu, xp, 100000, sor, 1e-6, &sp);
-        TL_CHECK(rc == 0, "pgs seed %d n %d: not converged to 1e-6 in %d sweeps", seed, n,
-                 sp.outer);
-        fig->pgs_sweeps_sum += sp.outer;
-        fig->pgs_count++;
-        if (sp.outer > fig->pgs_sweeps_max) fig->pgs_sweeps_max = sp.outer;
-        rc = tl_lcp_pgs(n, p.A, p.b, p.lo, p.hi, p.findex, p.mu, xp, 100000, sor, 1e-12, &sp);
-        double d = max_abs_diff(n, xd, xp);
-        fig->worst_pgs = maxd(fig->worst_pgs, d);
-        TL_CHECK(rc == 0 && d <= 1e-6, "pgs seed %d n %d sor %g: rc %d, |x_pgs - x_dantzig| %.3g",
-                 seed, n, sor, rc, d);
-        prob_free(&p);
-      }
 }
 
 /* A 2D box (mass 1, side 2, I = m (w^2 + h^2) / 12 = 2/3) touching the
@@ -550,11 +474,6 @@ static void test_corner_example(tl_lcp_work *W) {
   TL_CHECK_NEAR(A[0] * x[0] + A[1] * x[1] + b[0], 2.0 / 13.0, 1e-14, "corner sliding speed");
   printf("corner example: lambda_n %.17g lambda_t %.17g, pivots %d, outer %d\n", x[1], x[0],
          st.pivots, st.outer);
-  double xp[2] = {0, 0};
-  rc = tl_lcp_pgs(2, A, b, lo, hi, findex, mu, xp, 10000, 1.0, 1e-14, &st);
-  TL_CHECK(rc == 0, "corner example pgs: rc %d", rc);
-  TL_CHECK_NEAR(xp[1], 4.0 / 13.0, 1e-12, "corner pgs lambda_n");
-  TL_CHECK_NEAR(xp[0], -2.0 / 13.0, 1e-12, "corner pgs lambda_t");
   /* Sticking when mu is large enough: lambda = (-1/4, 1/4). */
   mu[0] = 1.5;
   rc = tl_lcp_dantzig(W, 2, A, b, lo, hi, findex, mu, x, &st);
@@ -612,7 +531,6 @@ static void test_refused(tl_lcp_work *W) {
   prob_free(&big);
   b[0] = NAN;
   TL_CHECK(tl_lcp_dantzig(W, 2, A, b, lo, hi, findex, mu, x, &st) == -1, "NaN b refused");
-  TL_CHECK(tl_lcp_pgs(2, A, b, lo, hi, findex, mu, x, 10, 1.0, 1e-9, &st) == -1, "pgs NaN refused");
   b[0] = -1;
   lo[1] = 2;
   TL_CHECK(tl_lcp_dantzig(W, 2, A, b, lo, hi, findex, mu, x, &st) == -1, "lo > hi refused");
@@ -626,7 +544,6 @@ static void test_refused(tl_lcp_work *W) {
            "normal row not [0, inf) refused");
   hi[0] = INFINITY;
   TL_CHECK(tl_lcp_dantzig(W, 2, A, b, lo, hi, findex, mu, x, &st) == 0, "contact accepted");
-  TL_CHECK(tl_lcp_pgs(2, A, b, lo, hi, findex, mu, x, 10, 2.0, 1e-9, &st) == -1, "sor 2 refused");
   TL_CHECK(tl_lcp_dantzig(W, 0, A, b, lo, hi, findex, mu, x, &st) == 0, "n = 0 accepted");
 }
 
@@ -665,8 +582,6 @@ int main(void) {
   test_enumeration(W, &fig);
   test_duplicates(W, &fig);
   test_overconstrained(W, &fig);
-  test_pgs(W, &fig);
-  test_pgs_cold(&fig);
   test_big(&fig);
   printf("worst BLCP violation, random n <= %d: %.3g (most outer iterations %d)\n", NMAX,
          fig.worst_blcp, fig.max_outer);
@@ -674,11 +589,6 @@ int main(void) {
   printf("worst BLCP violation, duplicate contacts: %.3g\n", fig.worst_psd);
   printf("over-constrained contacts: %d of %d solved, worst violation %.3g\n", fig.over_solved,
          fig.over_total, fig.worst_over);
-  printf("cold-start PGS, over-constrained: %d of %d converged (worst violation %.3g, most "
-         "sweeps %d), %d relaxed by the stagnation safeguard\n",
-         fig.cold_converged, fig.cold_total, fig.worst_cold, fig.cold_sweeps_max, fig.cold_relaxed);
-  printf("worst |x_pgs - x_dantzig|: %.3g; PGS sweeps to 1e-6: mean %.1f, max %d\n", fig.worst_pgs,
-         fig.pgs_count ? fig.pgs_sweeps_sum / fig.pgs_count : 0.0, fig.pgs_sweeps_max);
   tl_lcp_work_free(W);
   return tl_test_finish();
 }

@@ -139,23 +139,6 @@ static int inside_tri(const tri *t, const double p[3]) {
   return 1;
 }
 
-/* Does segment p0-p1 meet the box [-h, h] (Liang-Barsky)? */
-static int seg_hits_box(const double p0[3], const double p1[3], const double h[3]) {
-  double t0 = 0, t1 = 1;
-  for (int k = 0; k < 3; k++) {
-    double d = p1[k] - p0[k];
-    if (fabs(d) < 1e-300) {
-      if (fabs(p0[k]) > h[k]) return 0;
-      continue;
-    }
-    double ta = (-h[k] - p0[k]) / d, tb = (h[k] - p0[k]) / d;
-    t0 = fmax(t0, fmin(ta, tb));
-    t1 = fmin(t1, fmax(ta, tb));
-    if (t0 > t1) return 0;
-  }
-  return 1;
-}
-
 /* Does segment p0-p1 (local frame) meet hull h grown by margin (Cyrus-Beck)? */
 static int seg_hits_hull(const tl_hull *h, const double p0[3], const double p1[3], double margin) {
   double t0 = 0, t1 = 1;
@@ -192,7 +175,7 @@ static int edges_may_touch(const tl_shape *s, const tri *t, double margin) {
       case TL_GEOM_BOX: {
         double h[3];
         for (int k = 0; k < 3; k++) h[k] = 0.5 * s->size[k] + margin;
-        if (seg_hits_box(p0, p1, h)) return 1;
+        if (tl_np_segment_hits_box(p0, p1, h)) return 1;
         break;
       }
       case TL_GEOM_CAPSULE:
@@ -202,7 +185,7 @@ static int edges_may_touch(const tl_shape *s, const tri *t, double margin) {
         tl_v3_sub(w, c1, c2);
         if (tl_v3_norm(w) > r + margin) break;
         double h[3] = {r + margin, r + margin, hh + margin};
-        if (s->type == TL_GEOM_CAPSULE || seg_hits_box(p0, p1, h)) return 1;
+        if (s->type == TL_GEOM_CAPSULE || tl_np_segment_hits_box(p0, p1, h)) return 1;
         break;
       }
       case TL_GEOM_MESH:

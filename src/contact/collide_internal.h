@@ -6,6 +6,8 @@
 #ifndef TALUS_COLLIDE_INTERNAL_H
 #define TALUS_COLLIDE_INTERNAL_H
 
+#include <math.h>
+
 #include "contact/narrowphase.h"
 
 /* Most candidate points a pair function gathers before reducing them. */
@@ -46,6 +48,34 @@ void tl_np_closest_segments(const double p0[3], const double p1[3], const double
 /* Closest point of triangle abc to p (Ericson 2005, sec. 5.1.5). */
 void tl_np_closest_on_triangle(double q[3], const double p[3], const double a[3], const double b[3],
                                const double c[3]);
+/* 1 if segment p0-p1 meets the box [-h, h] (its own frame), else 0: the
+ * segment clipped against the three slabs (Liang and Barsky, "A new concept
+ * and method for line clipping", ACM TOG 3, 1984); a direction component
+ * below 1e-300 tests the slab by the start point. The capsule-box pair
+ * (collide_prim.c) and the heightmap's prisms (collide_hfield.c) share it;
+ * inline: the heightmap calls it per cell. The result depends only on
+ * comparisons, so it is the same whichever of min/max or a swap orders the
+ * two slab parameters (the two copies this replaces differed there). */
+static inline int tl_np_segment_hits_box(const double p0[3], const double p1[3], const double h[3]) {
+  double t0 = 0, t1 = 1;
+  for (int k = 0; k < 3; k++) {
+    double d = p1[k] - p0[k];
+    if (fabs(d) < 1e-300) {
+      if (fabs(p0[k]) > h[k]) return 0;
+      continue;
+    }
+    double ta = (-h[k] - p0[k]) / d, tb = (h[k] - p0[k]) / d;
+    if (ta > tb) {
+      double x = ta;
+      ta = tb;
+      tb = x;
+    }
+    t0 = fmax(t0, ta);
+    t1 = fmin(t1, tb);
+    if (t0 > t1) return 0;
+  }
+  return 1;
+}
 /* Sphere (ca, ra) against sphere (cb, rb): 0 or 1 point. */
 int tl_np_spheres(const double ca[3], double ra, const double cb[3], double rb, double margin,
                   tl_contact_point *out);

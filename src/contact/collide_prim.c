@@ -328,24 +328,6 @@ int tl_np_capsule_capsule(const tl_shape *a, const tl_shape *b, double margin,
   return tl_np_spheres(c1, ra, c2, rb, margin, out);
 }
 
-/* Does segment p0-p1 meet the box [-h, h] (Liang-Barsky)? */
-static int segment_hits_box(const double p0[3], const double p1[3], const double h[3]) {
-  double t0 = 0, t1 = 1;
-  for (int k = 0; k < 3; k++) {
-    double d = p1[k] - p0[k];
-    if (fabs(d) < 1e-300) {
-      if (fabs(p0[k]) > h[k]) return 0;
-      continue;
-    }
-    double ta = (-h[k] - p0[k]) / d, tb = (h[k] - p0[k]) / d;
-    if (ta > tb) { double x = ta; ta = tb; tb = x; }
-    t0 = fmax(t0, ta);
-    t1 = fmin(t1, tb);
-    if (t0 > t1) return 0;
-  }
-  return 1;
-}
-
 /* Capsule (cap) against box in the box frame; normals from the box into the
  * capsule. Returns -1 when the core segment meets the box. */
 static int capsule_box(const tl_shape *cap, const tl_shape *box, double margin,
@@ -357,7 +339,7 @@ static int capsule_box(const tl_shape *cap, const tl_shape *box, double margin,
   tl_m3_tmulv(p0, box->rot, d);
   tl_v3_sub(d, w1, box->pos);
   tl_m3_tmulv(p1, box->rot, d);
-  if (segment_hits_box(p0, p1, h)) return -1;
+  if (tl_np_segment_hits_box(p0, p1, h)) return -1;
 
   /* closest points: the segment's ends against the box, the segment against
    * the 12 edges (exact for a segment outside the box) */

@@ -1,4 +1,7 @@
-/* Internal: dense mixed / boxed linear complementarity solvers.
+/* Internal: the dense boxed linear complementarity solver (Dantzig), used by
+ * the world's TL_SOLVER_DANTZIG (contact/solver_direct.c). The engine's
+ * projected Gauss-Seidel is the world's own, in velocity form on the
+ * tree-sparse rows (contact/solver_gs.c); there is no dense PGS here.
  *
  * Boxed LCP (BLCP), ODE's formulation: find x, w with
  *   w = A x + b,  lo_i <= x_i <= hi_i, and for each i one of
@@ -20,8 +23,6 @@ typedef struct tl_lcp_stats {
   int pivots;        /* pivot steps taken */
   int outer;         /* friction-bound updates (findex outer iterations) */
   double residual;   /* largest complementarity violation of the result */
-  int relaxations;   /* PGS: times the stagnation safeguard reduced sor (0 for Dantzig) */
-  double sor;        /* PGS: the relaxation factor of the last sweep (0 for Dantzig) */
 } tl_lcp_stats;
 
 /* Dantzig's principal pivoting method for the boxed LCP (Cottle and Dantzig
@@ -38,36 +39,6 @@ typedef struct tl_lcp_stats {
 int tl_lcp_dantzig(tl_lcp_work *w, int n, const double *A, const double *b, const double *lo,
                    const double *hi, const int *findex, const double *mu, double *x,
                    tl_lcp_stats *stats);
-
-/* Projected Gauss-Seidel with successive over-relaxation on the same BLCP,
- * on the dense A (projected SOR: Cottle, Pang and Stone, The Linear
- * Complementarity Problem, 1992, ch. 5; the row projection of R. Smith's
- * ODE QuickStep). Row by row: w_i = A_i x + b_i, then
- * x_i <- clamp(x_i - sor w_i / A_ii, lo_i, hi_i), friction rows clamped to
- * +-mu_i x[findex[i]] with the current normal impulse. x: warm start in
- * (clamped into the bounds), result out. Stops when, over one sweep, every
- * row's natural-map residual |x_i - clamp(x_i - w_i, lo_i, hi_i)| (taken
- * before its update) is <= tol, or after max_iter sweeps. sor in (0, 2).
- * Stagnation safeguard: the friction bounds follow the normal impulses, so
- * a sweep is not a projection for one fixed convex problem, and when A is
- * singular (more contact rows than DOFs: normal impulses not unique) plain
- * sweeps (sor = 1) can wander for ever along the null space of A instead of
- * converging (tests/test_lcp: over-constrained seeds 105 and 159, from a
- * cold start and from Dantzig's best iterate). Whenever 50 sweeps pass
- * without a new smallest sweep residual, sor is multiplied by 0.7 (down to
- * 0.3): under-relaxed sweeps x_i <- x_i - sor w_i / A_ii are the proximal
- * point iteration (Rockafellar 1976) with weight A_ii (1 - sor) / sor, which
- * damps the cycling between rows that share a normal impulse. Monotone
- * convergence never triggers it. Rows are summed in a fixed order
- * (tl_dense_dot): the result is the same on every CPU.
- * stats (may be NULL): outer = sweeps done, pivots = 0, residual = the
- * residual of tl_lcp_residual at the result, relaxations and the final sor.
- * Returns 0 when converged, -1
- * when not (x then holds the last sweep) or on invalid input
- * (tl_lcp_check, sor outside (0, 2)). No allocation. */
-int tl_lcp_pgs(int n, const double *A, const double *b, const double *lo, const double *hi,
-               const int *findex, const double *mu, double *x, int max_iter, double sor,
-               double tol, tl_lcp_stats *stats);
 
 /* 0 if the BLCP data are usable: finite A and b, A_ii >= 0, no NaN bound,
  * lo_i <= hi_i, lo_i < inf, hi_i > -inf; a friction row's findex points to

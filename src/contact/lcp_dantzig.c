@@ -562,7 +562,7 @@ static int has_friction(int n, const int *findex) {
 int tl_lcp_dantzig(tl_lcp_work *W, int n, const double *A, const double *b, const double *lo,
                    const double *hi, const int *findex, const double *mu, double *x,
                    tl_lcp_stats *stats) {
-  tl_lcp_stats st = {0, 0, INFINITY, 0, 0};
+  tl_lcp_stats st = {0, 0, INFINITY};
   if (!W || !x || n > W->nmax || tl_lcp_check(n, A, b, lo, hi, findex, mu) != 0) {
     if (x && n > 0) memset(x, 0, (size_t)n * sizeof(double));
     if (stats) *stats = st;

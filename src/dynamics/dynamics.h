@@ -149,7 +149,7 @@ void tl_dyn_solve(const tl_sysdata *d, double *x);
 /* x <- L^-1 x (x: [nv]) with L of tl_dyn_factor: the last sweep of
  * tl_dyn_solve alone, root first, O(sum_k depth(k)). With z = D^-1 L^-T b,
  * tl_dyn_solve_lower(z) gives A^-1 b (the constraint solve keeps impulses in
- * that form; world/constraint.c). */
+ * that form; contact/solver_internal.h). */
 void tl_dyn_solve_lower(const tl_sysdata *d, double *x);
 /* Non-zero when d->LD holds the factorization of exactly the current d->M
  * (factored with no added diagonal since M was last computed). */

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stddef.h>
 
+
 double tl_dense_dot(int n, const double *a, const double *b) {
   double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
   int i = 0;
@@ -57,6 +58,41 @@ int tl_dense_cholesky(int n, double *L, int ld) {
   }
   return 0;
 }
+
+/* ---------------- the column order of the Cholesky factorization (tl_dense.h; the right-looking
+ * order is inline in the header) ---------------- */
+
+/* Column Cholesky with a relative pivot tolerance (tl_dense.h). Kept in the
+ * core rather than LAPACK's dpotrf: called for a dozen rows per step, where
+ * a library call (and OpenBLAS waking its threads) costs more than the work. */
+int tl_dense_cholesky_cm(int n, double *A, double rtol) {
+  for (int j = 0; j < n; j++) {
+    double d = A[j * n + j];
+    for (int k = 0; k < j; k++) d -= A[k * n + j] * A[k * n + j];
+    if (!(d > rtol * fabs(A[j * n + j])) || !(d > 0)) return -1;
+    d = sqrt(d);
+    A[j * n + j] = d;
+    for (int i = j + 1; i < n; i++) {
+      double x = A[j * n + i];
+      for (int k = 0; k < j; k++) x -= A[k * n + i] * A[k * n + j];
+      A[j * n + i] = x / d;
+    }
+  }
+  return 0;
+}
+
+/* Solve L L^T x = r in place (r becomes x), L from tl_dense_cholesky_cm. */
+void tl_dense_cholesky_cm_solve(int n, const double *L, double *r) {
+  for (int i = 0; i < n; i++) {
+    for (int k = 0; k < i; k++) r[i] -= L[k * n + i] * r[k];
+    r[i] /= L[i * n + i];
+  }
+  for (int i = n - 1; i >= 0; i--) {
+    for (int k = i + 1; k < n; k++) r[i] -= L[i * n + k] * r[k];
+    r[i] /= L[i * n + i];
+  }
+}
+
 
 static void swap_rows(double *M, int ld, int n, int a, int b, double *r) {
   double *Ra = M + (size_t)a * ld, *Rb = M + (size_t)b * ld;

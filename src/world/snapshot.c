@@ -18,7 +18,7 @@
  * same way, also after its masses or gains were randomized.
  * Version 1 also held the broadphase's sweep order (i32 [ngeom] after the
  * header), which decided the order of the contacts; since the broadphase
- * sorts its pairs by the state alone (collision.c), nothing of it is state. */
+ * sorts its pairs by the state alone (contact/broadphase.c), nothing of it is state. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>

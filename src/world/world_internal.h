@@ -1,16 +1,19 @@
-/* Internal: world and system structs, and the constraint rows of the step. */
+/* Internal: the world and system structs of the native engine. The collision
+ * geoms, contacts and constraint rows they hold are declared with the code
+ * that builds them: contact/broadphase.h (geom list, candidate pairs),
+ * contact/contact_gen.h (contacts), contact/constraint.h (row blocks and
+ * their solve). */
 #ifndef TALUS_WORLD_INTERNAL_H
 #define TALUS_WORLD_INTERNAL_H
 
+#include "contact/broadphase.h"
+#include "contact/constraint.h"
 #include "contact/contact.h"
+#include "contact/contact_gen.h"
 #include "contact/lcp.h"
 #include "contact/narrowphase.h"
 #include "dynamics/dynamics.h"
 #include "talus/world.h"
-
-/* Most rows the dense Dantzig solver takes (A is rows x rows doubles); larger
- * problems fall back to PGS for that step (stats.converged = 0). */
-#define TL_DANTZIG_MAX_ROWS 1200
 
 struct tl_system {
   tl_model *m;          /* own copy of the model (mutable parameters) */
@@ -59,89 +62,6 @@ typedef struct tl_static_geom {
   int heightmap;        /* index into the world's heightmaps, or -1 */
 } tl_static_geom;
 
-/* A collision geom as the broadphase sees it. */
-typedef struct tl_geom_ref {
-  int system;           /* -1: static */
-  int body;             /* body of that system (-1 static) */
-  int geom;             /* model geom index, or static geom index */
-  double box[6];        /* AABB grown by the margin (lo, hi), when computed this step
-                           (collision.c, geom_box) */
-} tl_geom_ref;
-
-/* A candidate pair of the broadphase: geomref indices (a < b) and its height. */
-typedef struct tl_cand_pair {
-  double height;
-  int a, b;
-} tl_cand_pair;
-
-/* A contact point between geom a (always of a system) and geom b (a system's or static). */
-typedef struct tl_wcontact {
-  int sa, ba, ga;       /* system, body, geom of a */
-  int sb, bb, gb;       /* of b; sb = -1: static geom gb */
-  double pos[3];        /* midpoint between the surfaces (world) */
-  double frame[9];      /* rows t1, t2, n; n from b into a */
-  double depth;         /* > 0 penetration, < 0 gap */
-  double mu, restitution, threshold, vtarget, cfm, erp;
-  double lambda[3];     /* impulse on a in the contact frame (N s) of the solve; -lambda on b */
-  double impact[3];     /* restitution impulse of the impact pass (same frame), 0 if none */
-  double vn_pre;        /* normal velocity at detection (m/s) */
-} tl_wcontact;
-
-/* Kinds of constraint blocks. */
-typedef enum tl_row_kind {
-  TL_ROW_CONTACT = 0,   /* 3 rows t1 t2 n, Coulomb cone */
-  TL_ROW_LIMIT = 1,     /* 1 row, lambda >= 0 */
-  TL_ROW_BOX = 2,       /* 1 row, lo <= lambda <= hi (joint friction, effort-limited PD) */
-  TL_ROW_EQUALITY = 3   /* 1 row, free (mimic) */
-} tl_row_kind;
-
-/* One constraint block (1 or 3 rows) on one or two systems (parts 0 and 1).
- * The Delassus operator is kept in the tree-sparse form of the systems'
- * factorizations M_eff = L^T D L (Featherstone 2008, sec. 6.5): a row J of
- * part p touches only the DOFs on the root paths of its nonzeros, an
- * ancestor-closed set S (the support: a foot's contact, the foot's leg and
- * the base), and so does Y = L^-T J^T. Then
- *   J M_eff^-1 J'^T = Y^T D^-1 Y'  (a sum over the common support),
- *   J u = J u_base + Y^T z  with  z = D^-1 L^-T J^T lambda summed over blocks,
- *   u = u_base + L^-1 z     at the end of the solve,
- * so a Gauss-Seidel update of a block costs O(|S|), not O(nv) (constraint.c).
- * Per part: the support (DOF indices, descending: children before parents) in
- * the world's int pool at sup[p], and at pool[adr[p]] the arrays J and Y,
- * each |S| x nrow (entry (k, r) at k * nrow + r). */
-typedef struct tl_block {
-  tl_row_kind kind;
-  int nrow;
-  int sa, sb;           /* systems of parts 0 and 1 (sb = -1 if none) */
-  int nsup[2], sup[2];  /* support size and offset into ipool, per part */
-  unsigned char chain[2]; /* 1: the part's support is one root path (set by part_delassus) */
-  int adr[2];           /* pool offset of J (then Y) per part */
-  int row;              /* first row in the dense Delassus matrix (dense solves) */
-  int finished;         /* 1: Y, G and the compliance are computed (finish_block) */
-  int wrow[2];          /* dense solves: offset of the part's rows of D^-1 Y over nv in dW */
-  double v0[3];         /* J u_base: row velocities at the base velocity (free velocity) */
-  double target[3];     /* desired row velocity (the solve drives J u+ + R lambda toward it) */
-  double lo, hi;        /* bounds of scalar rows */
-  double R;             /* regularization (compliance) of scalar rows and contact normals */
-  double mu;            /* contact friction */
-  double G[9];          /* diagonal block of the Delassus matrix (nrow x nrow) */
-  double lambda[3];
-  double dl[3];         /* change of lambda in the last Gauss-Seidel sweep */
-  double p[3];          /* conjugate direction (NNCG) */
-  int group;            /* equality rows: index into the world's eqgroups, else -1 */
-  int contact;          /* index into contacts, or -1 */
-  int dof;              /* joint rows: the DOF, or -1 */
-  int slot;             /* joint rows: warm-start slot (see constraint.c), or -1 */
-} tl_block;
-
-/* The equality (mimic) rows of one system, consecutive blocks first ..
- * first + n - 1, solved together exactly in each sweep of the per-contact
- * solver: their Delassus matrix (n x n) is Cholesky-factored once per step. */
-typedef struct tl_eqgroup {
-  int first, n;
-  size_t adr;           /* offset of the factor (n x n, column-major) in eq_pool; rhs after it */
-  int factored;         /* 0: not positive definite (dependent rows): solved row by row */
-} tl_eqgroup;
-
 typedef struct tl_material_pair {
   char a[128], b[128];
   double mu, restitution, threshold;
@@ -173,15 +93,15 @@ struct tl_world {
   tl_geom_ref *geomrefs;
   tl_shape *shapes;     /* [cap_geomref] each geomref's shape in its pose of this step (active ones) */
   unsigned char *geom_active; /* [cap_geomref] the geomref may collide this step: 1, and 2 once
-                                 its shape and box are computed (collision.c) */
+                                 its shape and box are computed (broadphase.c) */
   unsigned char *geom_act0;   /* [cap_geomref] geom_active at the start of a step, from the filters
                                  alone; active static geoms are 2: their shapes and boxes are
-                                 computed with it (collision.c, refresh_filters) */
+                                 computed with it (broadphase.c, refresh_filters) */
   unsigned char *sys_active;  /* [nsystem] some geom of the system is active (geom_act0) */
   unsigned char *body_welded; /* [bodies] 1: the body cannot move (welded to a fixed base) */
   int filters_stale;    /* 1: geom_act0, sys_active and the static shapes must be recomputed before
                            the next collision step (tl_world_filters_changed) */
-  /* broadphase (collision.c): units are the static geoms, then the systems */
+  /* broadphase (broadphase.c): units are the static geoms, then the systems */
   int *body_adr;        /* [nsystem + 1] first body of each system in bsphere / bbox */
   int *sys_geom;        /* [nsystem + 1] first geomref of each system */
   double *bsphere;      /* [bodies * 4] sphere around a body's geoms: centre (body frame), radius (-1: none) */
@@ -195,7 +115,7 @@ struct tl_world {
   double up[3];         /* -gravity, unit */
   int ncontact, cap_contact, nprev; /* cap_contact: contacts (and candidate pairs) kept per step, 16 geoms + 64 */
   int alloc_contact;    /* contacts, prev and cpairs are allocated for this many (>= cap_contact; geometric growth) */
-  /* what the geom list and the broadphase arrays cover (collision.c): statics and systems, valid 0/1;
+  /* what the geom list and the broadphase arrays cover (broadphase.c): statics and systems, valid 0/1;
      adding a system after them appends its geoms, anything else rebuilds */
   int geoms_nstatic, geoms_nsystem, geoms_valid;
   int cap_usys, cap_ubody, cap_ugeom, cap_uunit; /* capacities of the broadphase arrays (entries + 1) */
@@ -208,7 +128,7 @@ struct tl_world {
   tl_solver solver;
   int nblock, cap_block; /* cap_block: blocks a solve may use (contacts + 6 per DOF; defer_contacts' limit) */
   int alloc_block;      /* blocks allocated (>= cap_block; geometric growth) */
-  /* per-system terms of the reservation summed over systems [0, rc_nsystem) (constraint.c) */
+  /* per-system terms of the reservation summed over systems [0, rc_nsystem) (contact/constraint_rows.c) */
   int rc_nsystem, rc_joint_blocks, rc_spmax, rc_nvmax;
   size_t rc_pool, rc_ipool, rc_eq;
   tl_block *blocks;
@@ -221,7 +141,7 @@ struct tl_world {
   tl_eqgroup *eqgroups;
   size_t eq_used, eq_cap;
   double *eq_pool;      /* factors and right-hand sides of the equality groups */
-  /* dense solve (constraint.c): the Delassus matrix of up to dense_cap rows */
+  /* dense solve (contact/solver_direct.c): the Delassus matrix of up to dense_cap rows */
   int dense;            /* 1 while the current solve works on the dense matrix */
   int dense_cap, dense_n, dense_nf; /* capacity, rows, free rows of the last direct solve */
   double *dA;           /* [dense_cap^2] G + the normal / scalar compliance on its diagonal */
@@ -292,30 +212,8 @@ tl_status tl_system_check_q_limits(const tl_model *m, const double *q, tl_error 
  * objects (a full contact buffer; snapshot.c). */
 size_t tl_world_state_size_max(const tl_world *w);
 
-/* Collision (collision.c): geom list, broadphase, narrowphase, contacts.
- * tl_world_rebuild_geoms brings the geom list and the broadphase arrays up to
- * date after objects were added: when only systems were added since the last
- * call it appends theirs (O(their geoms), amortized: arrays grow
- * geometrically), else it rebuilds everything (O(all geoms)). -1: out of
- * memory (the next call then rebuilds everything). */
-int tl_world_rebuild_geoms(tl_world *w);
 /* Index into w->pairs of the material pair {a, b} (either order), -1 if
  * none: a hash lookup (world.c), O(1) expected. */
 int tl_world_find_pair(const tl_world *w, const char *a, const char *b);
-void tl_world_collide(tl_world *w);
-/* Mark the step-invariant collision data (which geoms may collide, the static
- * geoms' shapes and boxes) for recomputation: call after any change of a
- * collision filter (group / mask) of a system or static geom, of a system's
- * self-collision switch or integrator, or of the static geoms. Adding objects
- * (tl_world_rebuild_geoms) does it. */
-void tl_world_filters_changed(tl_world *w);
-/* The shape of a geom reference in its current pose. */
-void tl_world_geom_shape(const tl_world *w, const tl_geom_ref *g, tl_shape *out);
-
-/* Constraints (constraint.c): rows of contacts and joints, the solvers. */
-int tl_world_reserve_constraints(tl_world *w);
-void tl_world_build_constraints(tl_world *w);
-void tl_world_solve_constraints(tl_world *w);
-void tl_world_free_dense(tl_world *w);
 
 #endif
