@@ -1,10 +1,10 @@
 /* libFuzzer harness of the live viewer's client input (talus/record.h,
- * tl_viewer; src/record/record_live.c). The viewer has no handler of
- * messages of its own: it ignores what browsers send over the WebSocket
- * (record_live.c, "Protocol"). What it parses from clients is the HTTP
- * request (libwebsockets' parser, then record_live.c's callback: the URI,
- * the headers, the WebSocket upgrade with its subprotocol) and the WebSocket
- * frames after an upgrade (libwebsockets, then the callback). So this
+ * tl_viewer; src/record/record_live.c). What it parses from clients is the
+ * HTTP request (libwebsockets' parser, then record_live.c's callback: the
+ * URI, the headers, the WebSocket upgrade with its subprotocol) and the
+ * WebSocket frames after an upgrade (libwebsockets, then the callback: text
+ * messages are control messages, record_control.c, fuzzed on their own by
+ * fuzz_control.c). So this
  * harness fuzzes the server end to end: one viewer serves a recording of
  * robots/worlds/boxes_and_balls.xml on 127.0.0.1 (a free port), and every
  * input is sent as the bytes of one TCP connection (every "@PORT@" in it
