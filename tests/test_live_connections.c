@@ -155,6 +155,16 @@ static int server_sockets_back(int base) {
 
 int main(void) {
   signal(SIGPIPE, SIG_IGN);
+  struct rlimit nofile; /* 300 client sockets and the server's: at least 1024 descriptors */
+  if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur != RLIM_INFINITY && nofile.rlim_cur < 1024) {
+    nofile.rlim_cur = nofile.rlim_max == RLIM_INFINITY || nofile.rlim_max >= 1024 ? 1024 : nofile.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &nofile);
+    getrlimit(RLIMIT_NOFILE, &nofile);
+    if (nofile.rlim_cur < 1024) {
+      printf("SKIPPED: RLIMIT_NOFILE %llu: the test needs 1024 descriptors\n", (unsigned long long)nofile.rlim_cur);
+      return TL_TEST_SKIP_CODE;
+    }
+  }
   tl_world *world = NULL;
   tl_recorder *rec = NULL;
   tl_viewer *viewer = NULL;
@@ -179,8 +189,7 @@ int main(void) {
   TL_CHECK(st == TL_OK, "tl_viewer_create: %s", err.message);
   if (st) return tl_test_finish();
   port = tl_viewer_port(viewer);
-  struct rlimit nofile;
-  int slots = 128;
+  int slots = 128; /* the server's slots: 128, at most a quarter of RLIMIT_NOFILE (record_live.c) */
   if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur != RLIM_INFINITY && nofile.rlim_cur / 4 < 128)
     slots = nofile.rlim_cur / 4 < 8 ? 8 : (int)(nofile.rlim_cur / 4);
   TL_CHECK(page_served(), "GET / served at the start");
