@@ -16,12 +16,13 @@
  * answer) or one not accepted in 5 s is a finding.
  * The client's own limits are not: libFuzzer's SIGALRM (-timeout) has no
  * SA_RESTART, so connect, poll and recv may return EINTR (the harness
- * resumes them: this was the open finding "a fresh connection refused after
- * ~112k connections", never the server), and at thousands of connections a
- * second the client may run out of local ports (EADDRNOTAVAIL, TIME_WAIT) or
- * descriptors: the harness waits and retries, skips that input (or check)
- * after 1 s (5 s) and counts it, and stops only if no check could connect
- * for 32 checks in a row (printed as the harness's problem, not the server's).
+ * resumes them; this was the open finding "a fresh connection refused
+ * after ~112k connections": the harness's, not the server's), and at
+ * thousands of connections a second the client may run out of local ports
+ * (EADDRNOTAVAIL, TIME_WAIT) or descriptors: the harness waits and retries,
+ * skips that input (or check) after 1 s (5 s) and counts it, and stops only
+ * if no check could connect for 32 checks in a row (printed as the
+ * harness's problem, not the server's).
  * Seeds: tests/fuzz/seeds/viewer/ (HTTP requests, a WebSocket upgrade with
  * client frames). Without libwebsockets or the web viewer in this build the
  * program prints SKIPPED and exits 77. */
