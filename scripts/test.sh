@@ -37,10 +37,6 @@ UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}" \
 # in a clang build of its own (build-fuzz/); an input that crashes or breaks an invariant fails the run
 # and is kept under tests/fuzz/regressions/<harness>/ (the fuzz_* ctest tests above replay those).
 echo "== fuzzing: scripts/fuzz.sh, ${TALUS_FUZZ_SECONDS:-60} s per harness (build-fuzz/)"
-# The viewer harness (raw TCP connections to the live server) is left out of CI for now: on the final
-# tree of the session that added the live controls it broke its own invariant (a fresh connection
-# refused after ~112k connections in 60 s, not reproducible from the saved input alone), an open
-# finding; `scripts/fuzz.sh viewer` runs it on demand. Its control messages are fuzzed by `control`.
-scripts/fuzz.sh --seconds "${TALUS_FUZZ_SECONDS:-60}" urdf world snapshot sweep engine_options control
+scripts/fuzz.sh --seconds "${TALUS_FUZZ_SECONDS:-60}"
 
 echo "== test.sh: Release and sanitizer test runs and fuzzing passed"

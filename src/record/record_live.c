@@ -17,6 +17,15 @@
  * request per connection (the connection is closed after the answer, so no
  * pipelined request is parsed: tests/fuzz/regressions/viewer/).
  *
+ * Connections: the server holds at most TL_LIVE_MAX_CONNECTIONS sockets (fewer when the process may
+ * open few files: a quarter of RLIMIT_NOFILE), so clients can never take the file descriptors the
+ * simulation needs (its recording, CSV, snapshots) nor drive libwebsockets into its accept loop's
+ * EMFILE spin. A connection accepted when every slot is taken evicts the oldest connection that
+ * has not finished its request (silent, a partial request: an abandoned or half-open one, which
+ * libwebsockets alone would keep for 10 s; at most TL_LIVE_EVICTING of them closing at a time);
+ * when every slot holds an answered request or an open WebSocket, or too many evicted ones are
+ * still closing, the new connection is closed at once (tests/test_live_connections.c).
+ *
  * Threads: tl_viewer_publish (the simulation's thread) copies the frame into
  * a buffer under a mutex and wakes the server with lws_cancel_service, the
  * only libwebsockets call that is safe from another thread; every other
@@ -37,6 +46,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <sys/resource.h>
 
 #include <libwebsockets.h>
 
@@ -51,6 +61,18 @@
 #define TL_LIVE_HIST_CONTACTS 64
 /* The history holds at most this many frames (tl_viewer_set_history refuses more). */
 #define TL_LIVE_HIST_MAX_FRAMES 10000000LL
+/* Connections (HTTP or WebSocket) the server holds at most (issue 26 asks for 50 watching clients). */
+#define TL_LIVE_MAX_CONNECTIONS 128
+/* Evicted connections still closing at most (evicted ones close on the next service: beyond this many,
+   new connections are closed at once, so the sockets stay bounded while a flood is accepted). */
+#define TL_LIVE_EVICTING 8
+
+/* One accepted connection (server thread only). */
+typedef struct live_slot {
+  struct lws *wsi;        /* NULL: free */
+  long long order;        /* accept order: the smallest is the oldest */
+  int answered;           /* its request was complete: an HTTP answer or a WebSocket (never evicted) */
+} live_slot;
 
 struct tl_viewer {
   struct lws_context *ctx;
@@ -90,6 +112,11 @@ struct tl_viewer {
   uint32_t *hist_counter; /* [hist_cap] the frame counter sent with each */
   long long pending_hist, out_hist; /* hist_end after the pending / out frame was appended */
   unsigned char *hist_msg; /* LWS_PRE + one history message (server thread) */
+  /* accepted connections (server thread): at most max_conn of slots[] in use */
+  live_slot slots[TL_LIVE_MAX_CONNECTIONS];
+  int max_conn;
+  long long accepted;     /* connections accepted so far (the slots' order) */
+  struct lws *evicting[TL_LIVE_EVICTING]; /* evicted, not yet closed (NULL: free) */
 };
 
 typedef struct live_session {
@@ -444,11 +471,68 @@ static void take_pending(tl_viewer *v) {
   pthread_mutex_unlock(&v->lock);
 }
 
+/* ------------------------------------------------------------ connection slots */
+
+static live_slot *slot_of(tl_viewer *v, const struct lws *wsi) {
+  for (int i = 0; i < v->max_conn; ++i)
+    if (v->slots[i].wsi == wsi) return &v->slots[i];
+  return NULL;
+}
+
+/* A connection was accepted: 0 if it has a slot (evicting the oldest connection without a complete
+ * request when all are taken), -1 if it must be closed (every slot holds an answered request or a
+ * WebSocket, or TL_LIVE_EVICTING evicted connections are still closing). */
+static int slot_take(tl_viewer *v, struct lws *wsi) {
+  live_slot *free_slot = NULL, *oldest = NULL;
+  struct lws **gone = NULL; /* a free place in the evicting list */
+  for (int i = 0; i < v->max_conn; ++i) {
+    live_slot *t = &v->slots[i];
+    if (!t->wsi) {
+      if (!free_slot) free_slot = t;
+    } else if (!t->answered && (!oldest || t->order < oldest->order)) {
+      oldest = t;
+    }
+  }
+  for (int i = 0; i < TL_LIVE_EVICTING && !gone; ++i)
+    if (!v->evicting[i]) gone = &v->evicting[i];
+  if (!free_slot && oldest && gone) {
+    /* closed on the next service (the documented way to close another connection); its slot goes to
+       the new one now, its socket counts in the evicting list until it is closed */
+    lws_set_timeout(oldest->wsi, PENDING_TIMEOUT_HOLDING_AH, LWS_TO_KILL_ASYNC);
+    *gone = oldest->wsi;
+    oldest->wsi = NULL;
+    free_slot = oldest;
+  }
+  if (!free_slot) return -1;
+  free_slot->wsi = wsi;
+  free_slot->order = v->accepted++;
+  free_slot->answered = 0;
+  return 0;
+}
+
+static void slot_answered(tl_viewer *v, const struct lws *wsi) {
+  live_slot *t = slot_of(v, wsi);
+  if (t) t->answered = 1;
+}
+
+static void slot_release(tl_viewer *v, const struct lws *wsi) {
+  live_slot *t = slot_of(v, wsi);
+  if (t) t->wsi = NULL;
+  for (int i = 0; i < TL_LIVE_EVICTING; ++i)
+    if (v->evicting[i] == wsi) v->evicting[i] = NULL;
+}
+
 static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len) {
   tl_viewer *v = lws_context_user(lws_get_context(wsi));
   live_session *s = user;
   switch (reason) {
+  case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED:
+    return slot_take(v, wsi); /* non-zero: libwebsockets closes the new connection */
+  case LWS_CALLBACK_WSI_DESTROY:
+    slot_release(v, wsi);
+    return 0;
   case LWS_CALLBACK_HTTP:
+    slot_answered(v, wsi);
     if (refused(wsi, v, 0)) {
       lws_return_http_status(wsi, HTTP_STATUS_FORBIDDEN, "the Host header does not name this server");
       return -1; /* one request per connection, refused ones too (see http_more) */
@@ -462,6 +546,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     if (s && !s->websocket) free(s->body), s->body = NULL;
     break;
   case LWS_CALLBACK_ESTABLISHED:
+    slot_answered(v, wsi);
     memset(s, 0, sizeof(*s));
     s->websocket = 1;
     pthread_mutex_lock(&v->lock); /* a late joiner first gets the history kept so far */
@@ -657,6 +742,11 @@ tl_status tl_viewer_create(const tl_recorder *rec, const char *host, int port, t
     create_fail(v, TL_ERR_MEMORY);
     return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
   }
+  /* the connection slots: at most a quarter of the files this process may open (at least 8) */
+  struct rlimit nofile;
+  v->max_conn = TL_LIVE_MAX_CONNECTIONS;
+  if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur != RLIM_INFINITY && nofile.rlim_cur / 4 < (rlim_t)v->max_conn)
+    v->max_conn = nofile.rlim_cur / 4 < 8 ? 8 : (int)(nofile.rlim_cur / 4);
   signal(SIGPIPE, SIG_IGN); /* a browser closing its socket must never end the simulation */
   lws_set_log_level(LLL_ERR, NULL);
   struct lws_context_creation_info info;
