@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "math/tl_math.h"
-#include "world/world_internal.h"
+#include "native/native_internal.h"
 
 /* ---------------- the geom list ---------------- */
 
@@ -66,54 +66,54 @@ static int grown_cap(int need, int cap) { return need > cap + cap / 2 ? need : c
  * geoms and those systems are unchanged since the last call); units from
  * ufrom on are appended to unit_order (the units before it unchanged). */
 static int rebuild_units(tl_world *w, int from, int ufrom) {
-  int nu = w->nstatic + w->nsystem, nb0 = from ? w->body_adr[from] : 0, nb = nb0;
+  int nu = w->nstatic + w->nsystem, nb0 = from ? w->native->body_adr[from] : 0, nb = nb0;
   for (int i = from; i < w->nsystem; i++) nb += w->systems[i]->m->nbody;
-  if (w->nsystem + 1 > w->cap_usys) {
-    int c = grown_cap(w->nsystem + 1, w->cap_usys);
-    GROW(w->sys_active, c);
-    GROW(w->body_adr, c);
-    GROW(w->sys_geom, c);
-    w->cap_usys = c;
+  if (w->nsystem + 1 > w->native->cap_usys) {
+    int c = grown_cap(w->nsystem + 1, w->native->cap_usys);
+    GROW(w->native->sys_active, c);
+    GROW(w->native->body_adr, c);
+    GROW(w->native->sys_geom, c);
+    w->native->cap_usys = c;
   }
-  if (nb + 1 > w->cap_ubody) {
-    int c = grown_cap(nb + 1, w->cap_ubody);
-    GROW(w->body_welded, c);
-    GROW(w->body_geom_adr, c);
-    GROW(w->bsphere, 4 * (size_t)c);
-    GROW(w->bbox, 6 * (size_t)c);
-    w->cap_ubody = c;
+  if (nb + 1 > w->native->cap_ubody) {
+    int c = grown_cap(nb + 1, w->native->cap_ubody);
+    GROW(w->native->body_welded, c);
+    GROW(w->native->body_geom_adr, c);
+    GROW(w->native->bsphere, 4 * (size_t)c);
+    GROW(w->native->bbox, 6 * (size_t)c);
+    w->native->cap_ubody = c;
   }
-  if (w->ngeomref + 1 > w->cap_ugeom) {
-    int c = grown_cap(w->ngeomref + 1, w->cap_ugeom);
-    GROW(w->gradius, c);
-    GROW(w->body_geoms, c);
-    w->cap_ugeom = c;
+  if (w->native->ngeomref + 1 > w->native->cap_ugeom) {
+    int c = grown_cap(w->native->ngeomref + 1, w->native->cap_ugeom);
+    GROW(w->native->gradius, c);
+    GROW(w->native->body_geoms, c);
+    w->native->cap_ugeom = c;
   }
-  if (nu + 1 > w->cap_uunit) {
-    int c = grown_cap(nu + 1, w->cap_uunit);
-    GROW(w->unit_box, 6 * (size_t)c);
-    GROW(w->unit_order, c);
-    w->cap_uunit = c;
+  if (nu + 1 > w->native->cap_uunit) {
+    int c = grown_cap(nu + 1, w->native->cap_uunit);
+    GROW(w->native->unit_box, 6 * (size_t)c);
+    GROW(w->native->unit_order, c);
+    w->native->cap_uunit = c;
   }
   /* unit_order: a permutation of the units kept between steps (speed only): the new units go last */
-  for (int u = ufrom; u < nu; u++) w->unit_order[u] = u;
-  int adr = nb0, gadr = from ? w->sys_geom[from] : w->nstatic, ng = from ? w->body_geom_adr[nb0] : 0;
+  for (int u = ufrom; u < nu; u++) w->native->unit_order[u] = u;
+  int adr = nb0, gadr = from ? w->native->sys_geom[from] : w->nstatic, ng = from ? w->native->body_geom_adr[nb0] : 0;
   for (int i = from; i < w->nsystem; i++) {
     const tl_system *s = w->systems[i];
     const tl_model *m = s->m;
-    w->body_adr[i] = adr;
-    w->sys_geom[i] = gadr;
+    w->native->body_adr[i] = adr;
+    w->native->sys_geom[i] = gadr;
     gadr += m->ngeom;
     for (int b = 0; b < m->nbody; b++) {
-      double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY}, *sp = w->bsphere + 4 * (adr + b);
+      double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY}, *sp = w->native->bsphere + 4 * (adr + b);
       int any = 0, r = b;
       while (r > 0 && m->jnt_nv[r] == 0) r = m->parent[r]; /* welded: fixed joints up to a fixed base */
-      w->body_welded[adr + b] = m->jnt_nv[r] == 0;
-      w->body_geom_adr[adr + b] = ng;
+      w->native->body_welded[adr + b] = m->jnt_nv[r] == 0;
+      w->native->body_geom_adr[adr + b] = ng;
       for (int g = 0; g < m->ngeom; g++)
         if (m->geom_body[g] == b) {
-          w->gradius[w->sys_geom[i] + g] = geom_radius(s, g);
-          w->body_geoms[ng++] = w->sys_geom[i] + g;
+          w->native->gradius[w->native->sys_geom[i] + g] = geom_radius(s, g);
+          w->native->body_geoms[ng++] = w->native->sys_geom[i] + g;
         }
       for (int g = 0; g < m->ngeom; g++) {
         if (m->geom_body[g] != b) continue;
@@ -135,9 +135,9 @@ static int rebuild_units(tl_world *w, int from, int ufrom) {
     }
     adr += m->nbody;
   }
-  w->body_adr[w->nsystem] = adr;
-  w->body_geom_adr[adr] = ng;
-  w->sys_geom[w->nsystem] = gadr;
+  w->native->body_adr[w->nsystem] = adr;
+  w->native->body_geom_adr[adr] = ng;
+  w->native->sys_geom[w->nsystem] = gadr;
   return 0;
 }
 
@@ -147,46 +147,46 @@ static int rebuild_units(tl_world *w, int from, int ufrom) {
  * while there is no system (a world file's order: static geometry first), else
  * rebuilds the whole list. */
 int tl_world_rebuild_geoms(tl_world *w) {
-  const int valid = w->geoms_valid;
-  int from = valid && w->geoms_nstatic == w->nstatic && w->geoms_nsystem <= w->nsystem ? w->geoms_nsystem : 0;
-  int sfrom = valid && w->nsystem == 0 && w->geoms_nsystem == 0 && w->geoms_nstatic <= w->nstatic ? w->geoms_nstatic : 0;
-  w->geoms_valid = 0; /* until this call succeeds */
-  int n = from ? w->ngeomref : w->nstatic;
+  const int valid = w->native->geoms_valid;
+  int from = valid && w->native->geoms_nstatic == w->nstatic && w->native->geoms_nsystem <= w->nsystem ? w->native->geoms_nsystem : 0;
+  int sfrom = valid && w->nsystem == 0 && w->native->geoms_nsystem == 0 && w->native->geoms_nstatic <= w->nstatic ? w->native->geoms_nstatic : 0;
+  w->native->geoms_valid = 0; /* until this call succeeds */
+  int n = from ? w->native->ngeomref : w->nstatic;
   for (int i = from; i < w->nsystem; i++) n += w->systems[i]->m->ngeom;
   int cap_contact = 16 * n + 64;
-  if (cap_contact > w->cap_contact) {
-    if (cap_contact > w->alloc_contact) {
-      int c = grown_cap(cap_contact, w->alloc_contact);
-      GROW(w->contacts, c);
-      GROW(w->prev, c);
-      GROW(w->cpairs, c);
-      w->alloc_contact = c;
+  if (cap_contact > w->native->cap_contact) {
+    if (cap_contact > w->native->alloc_contact) {
+      int c = grown_cap(cap_contact, w->native->alloc_contact);
+      GROW(w->native->contacts, c);
+      GROW(w->native->prev, c);
+      GROW(w->native->cpairs, c);
+      w->native->alloc_contact = c;
     }
-    w->cap_contact = cap_contact;
-    w->ncontact = w->nprev = 0;
+    w->native->cap_contact = cap_contact;
+    w->native->ncontact = w->native->nprev = 0;
   }
-  if (n > w->cap_geomref) {
-    int c = grown_cap(n, w->cap_geomref);
-    GROW(w->geomrefs, c);
-    GROW(w->shapes, c);
-    GROW(w->geom_active, c);
-    GROW(w->geom_act0, c);
-    w->cap_geomref = c;
+  if (n > w->native->cap_geomref) {
+    int c = grown_cap(n, w->native->cap_geomref);
+    GROW(w->native->geomrefs, c);
+    GROW(w->native->shapes, c);
+    GROW(w->native->geom_active, c);
+    GROW(w->native->geom_act0, c);
+    w->native->cap_geomref = c;
   }
-  int k = from ? w->ngeomref : sfrom;
+  int k = from ? w->native->ngeomref : sfrom;
   if (!from)
-    for (int i = sfrom; i < w->nstatic; i++) w->geomrefs[k++] = (tl_geom_ref){.system = -1, .body = -1, .geom = i};
+    for (int i = sfrom; i < w->nstatic; i++) w->native->geomrefs[k++] = (tl_geom_ref){.system = -1, .body = -1, .geom = i};
   for (int i = from; i < w->nsystem; i++) {
     const tl_model *m = w->systems[i]->m;
     for (int g = 0; g < m->ngeom; g++)
-      w->geomrefs[k++] = (tl_geom_ref){.system = i, .body = m->geom_body[g], .geom = g};
+      w->native->geomrefs[k++] = (tl_geom_ref){.system = i, .body = m->geom_body[g], .geom = g};
   }
-  w->ngeomref = k;
+  w->native->ngeomref = k;
   w->filters_stale = 1;
   if (rebuild_units(w, from, from ? w->nstatic + from : sfrom)) return -1;
-  w->geoms_nstatic = w->nstatic;
-  w->geoms_nsystem = w->nsystem;
-  w->geoms_valid = 1;
+  w->native->geoms_nstatic = w->nstatic;
+  w->native->geoms_nsystem = w->nsystem;
+  w->native->geoms_valid = 1;
   return 0;
 }
 
@@ -231,7 +231,7 @@ static unsigned geom_mask(const tl_world *w, const tl_geom_ref *g) {
 
 /* A body that cannot move: the welded base of a fixed-base system (body_welded). */
 static int welded(const tl_world *w, int s, int b) {
-  return s < 0 || w->body_welded[w->body_adr[s] + b];
+  return s < 0 || w->native->body_welded[w->native->body_adr[s] + b];
 }
 
 static int ignored(const tl_world *w, int sa, int ba, int sb, int bb) {
@@ -287,8 +287,8 @@ static void activity(tl_world *w, unsigned char *act) {
     for (int g = 0; g < s->m->ngeom; g++) sys.group |= s->m->geom_group[g], sys.mask |= s->m->geom_mask[g];
   }
   int any = 0;
-  for (int i = 0; i < w->ngeomref; i++) {
-    const tl_geom_ref *r = &w->geomrefs[i];
+  for (int i = 0; i < w->native->ngeomref; i++) {
+    const tl_geom_ref *r = &w->native->geomrefs[i];
     act[i] = 0;
     if (r->system < 0) continue;
     const tl_system *s = w->systems[r->system];
@@ -300,11 +300,10 @@ static void activity(tl_world *w, unsigned char *act) {
     act[i] = (unsigned char)a;
     any |= a;
   }
-  for (int i = 0; i < w->ngeomref; i++)
-    if (w->geomrefs[i].system < 0) act[i] = (unsigned char)any;
+  for (int i = 0; i < w->native->ngeomref; i++)
+    if (w->native->geomrefs[i].system < 0) act[i] = (unsigned char)any;
 }
 
-void tl_world_filters_changed(tl_world *w) { w->filters_stale = 1; }
 
 /* The collision data that depends on the filters and the objects alone, not
  * on the state (after tl_world_filters_changed): geom_act0 (activity), the
@@ -312,19 +311,19 @@ void tl_world_filters_changed(tl_world *w) { w->filters_stale = 1; }
  * geoms, which never move (active ones start every step at 2 in geom_act0:
  * posed). */
 static void refresh_filters(tl_world *w) {
-  activity(w, w->geom_act0);
+  activity(w, w->native->geom_act0);
   for (int si = 0; si < w->nsystem; si++) {
     int any = 0;
-    for (int g = w->sys_geom[si]; g < w->sys_geom[si + 1]; g++) any |= w->geom_act0[g];
-    w->sys_active[si] = (unsigned char)any;
+    for (int g = w->native->sys_geom[si]; g < w->native->sys_geom[si + 1]; g++) any |= w->native->geom_act0[g];
+    w->native->sys_active[si] = (unsigned char)any;
   }
   for (int i = 0; i < w->nstatic; i++) {
-    tl_geom_ref *g = &w->geomrefs[i];
-    double *u = w->unit_box + 6 * i;
-    tl_world_geom_shape(w, g, &w->shapes[i]);
-    tl_shape_aabb(&w->shapes[i], w->contact_margin, g->box, g->box + 3);
-    if (w->geom_act0[i]) {
-      w->geom_act0[i] = 2;
+    tl_geom_ref *g = &w->native->geomrefs[i];
+    double *u = w->native->unit_box + 6 * i;
+    tl_world_geom_shape(w, g, &w->native->shapes[i]);
+    tl_shape_aabb(&w->native->shapes[i], w->contact_margin, g->box, g->box + 3);
+    if (w->native->geom_act0[i]) {
+      w->native->geom_act0[i] = 2;
       memcpy(u, g->box, 6 * sizeof(double));
     } else {
       u[0] = INFINITY;
@@ -342,22 +341,22 @@ static int box_overlap(const double *a, const double *b) {
 
 /* Pose and box of geomref i, once per step (geom_active 1 -> 2). */
 static const double *geom_box(tl_world *w, int i) {
-  tl_geom_ref *g = &w->geomrefs[i];
-  if (w->geom_active[i] == 1) {
-    tl_world_geom_shape(w, g, &w->shapes[i]);
-    tl_shape_aabb(&w->shapes[i], w->contact_margin, g->box, g->box + 3);
-    w->geom_active[i] = 2;
+  tl_geom_ref *g = &w->native->geomrefs[i];
+  if (w->native->geom_active[i] == 1) {
+    tl_world_geom_shape(w, g, &w->native->shapes[i]);
+    tl_shape_aabb(&w->native->shapes[i], w->contact_margin, g->box, g->box + 3);
+    w->native->geom_active[i] = 2;
   }
   return g->box;
 }
 
 /* geom_box of system geomref i of system s on a body at (x, R). */
 static const double *geom_box_at(tl_world *w, const tl_system *s, int i, const double x[3], const double R[9]) {
-  tl_geom_ref *g = &w->geomrefs[i];
-  if (w->geom_active[i] == 1) {
-    system_shape(s, g->geom, x, R, &w->shapes[i]);
-    tl_shape_aabb(&w->shapes[i], w->contact_margin, g->box, g->box + 3);
-    w->geom_active[i] = 2;
+  tl_geom_ref *g = &w->native->geomrefs[i];
+  if (w->native->geom_active[i] == 1) {
+    system_shape(s, g->geom, x, R, &w->native->shapes[i]);
+    tl_shape_aabb(&w->native->shapes[i], w->contact_margin, g->box, g->box + 3);
+    w->native->geom_active[i] = 2;
   }
   return g->box;
 }
@@ -368,12 +367,12 @@ static void unit_boxes(tl_world *w) {
   const double margin = w->contact_margin;
   for (int si = 0; si < w->nsystem; si++) {
     const tl_system *s = w->systems[si];
-    double *u = w->unit_box + 6 * (w->nstatic + si);
+    double *u = w->native->unit_box + 6 * (w->nstatic + si);
     for (int k = 0; k < 3; k++) u[k] = INFINITY, u[3 + k] = -INFINITY;
-    if (!w->sys_active[si]) continue;
+    if (!w->native->sys_active[si]) continue;
     for (int b = 0; b < s->m->nbody; b++) {
-      const double *sp = w->bsphere + 4 * (w->body_adr[si] + b);
-      double *bb = w->bbox + 6 * (w->body_adr[si] + b), c[3];
+      const double *sp = w->native->bsphere + 4 * (w->native->body_adr[si] + b);
+      double *bb = w->native->bbox + 6 * (w->native->body_adr[si] + b), c[3];
       if (sp[3] < 0) continue;
       tl_m3_mulv(c, s->d.xrot + 9 * b, sp);
       tl_v3_add(c, c, s->d.xpos + 3 * b);
@@ -390,28 +389,28 @@ static void unit_boxes(tl_world *w) {
 /* A candidate geom pair (geomref indices, the smaller first) and its height
  * along -gravity: the centre of its system geoms' boxes. */
 static inline void push_pair(tl_world *w, int a, int b) {
-  if (w->npair_c >= w->cap_contact) return;
-  tl_cand_pair *p = &w->cpairs[w->npair_c++];
+  if (w->native->npair_c >= w->native->cap_contact) return;
+  tl_cand_pair *p = &w->native->cpairs[w->native->npair_c++];
   p->a = a < b ? a : b;
   p->b = a < b ? b : a;
   double c[3] = {0, 0, 0}, n = 0;
   for (int k = 0; k < 2; k++) {
     int i = k ? p->b : p->a;
-    if (w->geomrefs[i].system < 0) continue;
-    const double *x = w->geomrefs[i].box;
+    if (w->native->geomrefs[i].system < 0) continue;
+    const double *x = w->native->geomrefs[i].box;
     for (int d = 0; d < 3; d++) c[d] += 0.5 * (x[d] + x[3 + d]);
     n += 1;
   }
-  p->height = n > 0 ? tl_v3_dot(c, w->up) / n : 0.0;
+  p->height = n > 0 ? tl_v3_dot(c, w->native->up) / n : 0.0;
 }
 
 /* 1 if the box of the sphere around geomref g (of model m, on a body at
  * (x, R)) overlaps box `other`; geoms already posed use their own box. */
 static inline int sphere_overlap(const tl_world *w, const tl_model *m, int g, const double x[3], const double R[9],
                                  const double *other) {
-  if (w->geom_active[g] == 2) return box_overlap(w->geomrefs[g].box, other);
-  double c[3], box[6], r = w->gradius[g] + w->contact_margin;
-  tl_m3_mulv(c, R, m->geom_pos + 3 * w->geomrefs[g].geom);
+  if (w->native->geom_active[g] == 2) return box_overlap(w->native->geomrefs[g].box, other);
+  double c[3], box[6], r = w->native->gradius[g] + w->contact_margin;
+  tl_m3_mulv(c, R, m->geom_pos + 3 * w->native->geomrefs[g].geom);
   tl_v3_add(c, c, x);
   for (int i = 0; i < 3; i++) box[i] = c[i] - r, box[3 + i] = c[i] + r;
   return box_overlap(box, other);
@@ -422,28 +421,28 @@ static inline int sphere_overlap(const tl_world *w, const tl_model *m, int g, co
  * active geom of system sj on a body overlapping theirs (sj == si: the
  * system against itself, distinct bodies). Bodies are tested before geoms. */
 static void unit_pairs(tl_world *w, int si, int j, int sj) {
-  const double *other = w->unit_box + 6 * (j >= 0 ? j : w->nstatic + sj);
+  const double *other = w->native->unit_box + 6 * (j >= 0 ? j : w->nstatic + sj);
   const tl_system *s = w->systems[si];
-  const int b0 = w->body_adr[si];
-  for (int ba = b0; ba < w->body_adr[si + 1]; ba++) {
-    const double *boxa = w->bbox + 6 * ba;
-    if (w->bsphere[4 * ba + 3] < 0 || !box_overlap(boxa, other)) continue;
+  const int b0 = w->native->body_adr[si];
+  for (int ba = b0; ba < w->native->body_adr[si + 1]; ba++) {
+    const double *boxa = w->native->bbox + 6 * ba;
+    if (w->native->bsphere[4 * ba + 3] < 0 || !box_overlap(boxa, other)) continue;
     const double *xa = s->d.xpos + 3 * (ba - b0), *Ra = s->d.xrot + 9 * (ba - b0);
-    for (int ia = w->body_geom_adr[ba]; ia < w->body_geom_adr[ba + 1]; ia++) {
-      const int ga = w->body_geoms[ia];
-      if (!w->geom_active[ga] || !sphere_overlap(w, s->m, ga, xa, Ra, other)) continue;
+    for (int ia = w->native->body_geom_adr[ba]; ia < w->native->body_geom_adr[ba + 1]; ia++) {
+      const int ga = w->native->body_geoms[ia];
+      if (!w->native->geom_active[ga] || !sphere_overlap(w, s->m, ga, xa, Ra, other)) continue;
       if (j >= 0) {
-        if (box_overlap(geom_box_at(w, s, ga, xa, Ra), w->geomrefs[j].box) &&
-            may_collide(w, &w->geomrefs[ga], &w->geomrefs[j]))
+        if (box_overlap(geom_box_at(w, s, ga, xa, Ra), w->native->geomrefs[j].box) &&
+            may_collide(w, &w->native->geomrefs[ga], &w->native->geomrefs[j]))
           push_pair(w, ga, j);
         continue;
       }
-      for (int bb = sj == si ? ba + 1 : w->body_adr[sj]; bb < w->body_adr[sj + 1]; bb++) {
-        if (w->bsphere[4 * bb + 3] < 0 || !box_overlap(boxa, w->bbox + 6 * bb)) continue;
-        for (int ib = w->body_geom_adr[bb]; ib < w->body_geom_adr[bb + 1]; ib++) {
-          const int gb = w->body_geoms[ib];
-          if (w->geom_active[gb] && box_overlap(geom_box_at(w, s, ga, xa, Ra), geom_box(w, gb)) &&
-              may_collide(w, &w->geomrefs[ga], &w->geomrefs[gb]))
+      for (int bb = sj == si ? ba + 1 : w->native->body_adr[sj]; bb < w->native->body_adr[sj + 1]; bb++) {
+        if (w->native->bsphere[4 * bb + 3] < 0 || !box_overlap(boxa, w->native->bbox + 6 * bb)) continue;
+        for (int ib = w->native->body_geom_adr[bb]; ib < w->native->body_geom_adr[bb + 1]; ib++) {
+          const int gb = w->native->body_geoms[ib];
+          if (w->native->geom_active[gb] && box_overlap(geom_box_at(w, s, ga, xa, Ra), geom_box(w, gb)) &&
+              may_collide(w, &w->native->geomrefs[ga], &w->native->geomrefs[gb]))
             push_pair(w, ga, gb);
         }
       }
@@ -488,20 +487,20 @@ static void sort_pairs(tl_cand_pair *p, int n) {
  * index order. The order depends on the state alone. */
 void tl_world_broadphase(tl_world *w) {
   if (w->filters_stale) refresh_filters(w);
-  if (w->ngeomref) memcpy(w->geom_active, w->geom_act0, (size_t)w->ngeomref); /* NULL when no geom: no memcpy */
-  w->npair_c = 0;
+  if (w->native->ngeomref) memcpy(w->native->geom_active, w->native->geom_act0, (size_t)w->native->ngeomref); /* NULL when no geom: no memcpy */
+  w->native->npair_c = 0;
   double g = tl_v3_norm(w->gravity);
   if (g > 0)
-    tl_v3_scale(w->up, w->gravity, -1.0 / g);
+    tl_v3_scale(w->native->up, w->gravity, -1.0 / g);
   else
-    tl_v3_set(w->up, 0, 0, 1);
+    tl_v3_set(w->native->up, 0, 0, 1);
   unit_boxes(w);
   const int nu = w->nstatic + w->nsystem;
-  int *o = w->unit_order;
+  int *o = w->native->unit_order;
   for (int i = 1; i < nu; i++) { /* insertion sort on lo.x: nearly sorted from the last step */
     int v = o[i], j = i - 1;
-    double key = w->unit_box[6 * v];
-    while (j >= 0 && w->unit_box[6 * o[j]] > key) {
+    double key = w->native->unit_box[6 * v];
+    while (j >= 0 && w->native->unit_box[6 * o[j]] > key) {
       o[j + 1] = o[j];
       j--;
     }
@@ -509,12 +508,12 @@ void tl_world_broadphase(tl_world *w) {
   }
   for (int i = 0; i < nu; i++) {
     const int a = o[i];
-    const double *ua = w->unit_box + 6 * a;
+    const double *ua = w->native->unit_box + 6 * a;
     if (ua[0] == INFINITY) break; /* inactive units sort last */
     if (a >= w->nstatic && w->systems[a - w->nstatic]->self_collision) unit_pairs(w, a - w->nstatic, -1, a - w->nstatic);
     for (int k = i + 1; k < nu; k++) {
       const int b = o[k];
-      const double *ub = w->unit_box + 6 * b;
+      const double *ub = w->native->unit_box + 6 * b;
       if (ub[0] > ua[3]) break;
       if (!box_overlap(ua, ub) || (a < w->nstatic && b < w->nstatic)) continue;
       if (a < w->nstatic)
@@ -525,5 +524,5 @@ void tl_world_broadphase(tl_world *w) {
         unit_pairs(w, a - w->nstatic, -1, b - w->nstatic);
     }
   }
-  sort_pairs(w->cpairs, w->npair_c);
+  sort_pairs(w->native->cpairs, w->native->npair_c);
 }

@@ -29,12 +29,6 @@ typedef struct tl_cand_pair {
  * geometrically), else it rebuilds everything (O(all geoms)). -1: out of
  * memory (the next call then rebuilds everything). */
 int tl_world_rebuild_geoms(tl_world *w);
-/* Mark the step-invariant collision data (which geoms may collide, the static
- * geoms' shapes and boxes) for recomputation: call after any change of a
- * collision filter (group / mask) of a system or static geom, of a system's
- * self-collision switch or integrator, or of the static geoms. Adding objects
- * (tl_world_rebuild_geoms) does it. */
-void tl_world_filters_changed(tl_world *w);
 /* The shape of a geom reference in its current pose. */
 void tl_world_geom_shape(const tl_world *w, const tl_geom_ref *g, tl_shape *out);
 

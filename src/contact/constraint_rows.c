@@ -36,36 +36,36 @@
 #define TL_DENSE_MAX_ROWS 64
 
 void tl_world_free_dense(tl_world *w) {
-  void *arr[] = {w->dA, w->db, w->dx, w->dM, w->dr, w->dy, w->dW, w->dfree, w->dstat, w->dstat_prev};
+  void *arr[] = {w->native->dA, w->native->db, w->native->dx, w->native->dM, w->native->dr, w->native->dy, w->native->dW, w->native->dfree, w->native->dstat, w->native->dstat_prev};
   for (size_t i = 0; i < sizeof(arr) / sizeof(arr[0]); i++) free(arr[i]);
-  w->dA = w->db = w->dx = w->dM = w->dr = w->dy = w->dW = NULL;
-  w->dW_cap = 0;
-  w->dfree = NULL;
-  w->dstat = w->dstat_prev = NULL;
-  w->dense_cap = 0;
+  w->native->dA = w->native->db = w->native->dx = w->native->dM = w->native->dr = w->native->dy = w->native->dW = NULL;
+  w->native->dW_cap = 0;
+  w->native->dfree = NULL;
+  w->native->dstat = w->native->dstat_prev = NULL;
+  w->native->dense_cap = 0;
 }
 
 static int reserve_dense(tl_world *w, int n, int nvmax) {
   size_t nw = 2 * (size_t)n * (size_t)nvmax;
-  if (n <= w->dense_cap && nw <= w->dW_cap) return 0;
+  if (n <= w->native->dense_cap && nw <= w->native->dW_cap) return 0;
   tl_world_free_dense(w);
   size_t n2 = (size_t)n * (size_t)n;
-  w->dW = malloc((nw ? nw : 1) * sizeof(double));
-  w->dW_cap = nw;
-  w->dA = malloc(n2 * sizeof(double));
-  w->dM = malloc(n2 * sizeof(double));
-  w->db = malloc((size_t)n * sizeof(double));
-  w->dx = malloc((size_t)n * sizeof(double));
-  w->dr = malloc(3 * (size_t)n * sizeof(double));
-  w->dy = malloc(3 * (size_t)n * sizeof(double));
-  w->dfree = malloc((size_t)n * sizeof(int));
-  w->dstat = malloc((size_t)n);
-  w->dstat_prev = malloc((size_t)n);
-  if (!w->dW || !w->dA || !w->dM || !w->db || !w->dx || !w->dr || !w->dy || !w->dfree || !w->dstat || !w->dstat_prev) {
+  w->native->dW = malloc((nw ? nw : 1) * sizeof(double));
+  w->native->dW_cap = nw;
+  w->native->dA = malloc(n2 * sizeof(double));
+  w->native->dM = malloc(n2 * sizeof(double));
+  w->native->db = malloc((size_t)n * sizeof(double));
+  w->native->dx = malloc((size_t)n * sizeof(double));
+  w->native->dr = malloc(3 * (size_t)n * sizeof(double));
+  w->native->dy = malloc(3 * (size_t)n * sizeof(double));
+  w->native->dfree = malloc((size_t)n * sizeof(int));
+  w->native->dstat = malloc((size_t)n);
+  w->native->dstat_prev = malloc((size_t)n);
+  if (!w->native->dW || !w->native->dA || !w->native->dM || !w->native->db || !w->native->dx || !w->native->dr || !w->native->dy || !w->native->dfree || !w->native->dstat || !w->native->dstat_prev) {
     tl_world_free_dense(w);
     return -1;
   }
-  w->dense_cap = n;
+  w->native->dense_cap = n;
   return 0;
 }
 
@@ -86,23 +86,23 @@ static int tree_depth(const tl_system *s) {
  * them again when a system was taken out since: tl_world_add_system's failure path), so adding n
  * systems one by one costs O(n) in all. */
 static void account_systems(tl_world *w) {
-  if (w->rc_nsystem > w->nsystem) {
-    w->rc_nsystem = w->rc_joint_blocks = w->rc_spmax = w->rc_nvmax = 0;
-    w->rc_pool = w->rc_ipool = w->rc_eq = 0;
+  if (w->native->rc_nsystem > w->nsystem) {
+    w->native->rc_nsystem = w->native->rc_joint_blocks = w->native->rc_spmax = w->native->rc_nvmax = 0;
+    w->native->rc_pool = w->native->rc_ipool = w->native->rc_eq = 0;
   }
-  for (int i = w->rc_nsystem; i < w->nsystem; i++) {
+  for (int i = w->native->rc_nsystem; i < w->nsystem; i++) {
     const tl_system *s = w->systems[i];
     int nv = s->m->nv, sp = 2 * tree_depth(s) < nv ? 2 * tree_depth(s) : nv;
-    if (sp > w->rc_spmax) w->rc_spmax = sp; /* a contact part's support: at most two root paths */
-    if (nv > w->rc_nvmax) w->rc_nvmax = nv;
-    w->rc_joint_blocks += max_joint_blocks(s);
-    w->rc_pool += (size_t)max_joint_blocks(s) * (size_t)nv * 2; /* J and Y, 1 row */
-    w->rc_ipool += (size_t)max_joint_blocks(s) * (size_t)nv;
+    if (sp > w->native->rc_spmax) w->native->rc_spmax = sp; /* a contact part's support: at most two root paths */
+    if (nv > w->native->rc_nvmax) w->native->rc_nvmax = nv;
+    w->native->rc_joint_blocks += max_joint_blocks(s);
+    w->native->rc_pool += (size_t)max_joint_blocks(s) * (size_t)nv * 2; /* J and Y, 1 row */
+    w->native->rc_ipool += (size_t)max_joint_blocks(s) * (size_t)nv;
     size_t n = 0;
     for (int k = 0; k < nv; k++) n += s->m->dof_mimic[k] >= 0;
-    w->rc_eq += n * n + n;
+    w->native->rc_eq += n * n + n;
   }
-  w->rc_nsystem = w->nsystem;
+  w->native->rc_nsystem = w->nsystem;
 }
 
 /* Capacity for need entries when cap are allocated: need, or 1.5 cap when that is more (geometric
@@ -111,59 +111,59 @@ static size_t grown_size(size_t need, size_t cap) { return need > cap + cap / 2 
 
 int tl_world_reserve_constraints(tl_world *w) {
   account_systems(w);
-  const int spmax = w->rc_spmax;
-  int nblock = w->cap_contact + w->rc_joint_blocks;
-  size_t pool = w->rc_pool, ipool = w->rc_ipool, eq = w->rc_eq;
-  pool += (size_t)w->cap_contact * 2 * 3 * 2 * (size_t)spmax; /* 2 parts, 3 rows, J and Y */
-  ipool += (size_t)w->cap_contact * 2 * (size_t)spmax;
-  if (w->nsystem > w->cap_eqgroup) {
-    int c = (int)grown_size((size_t)w->nsystem, (size_t)w->cap_eqgroup);
-    tl_eqgroup *g = realloc(w->eqgroups, (size_t)c * sizeof(*g));
+  const int spmax = w->native->rc_spmax;
+  int nblock = w->native->cap_contact + w->native->rc_joint_blocks;
+  size_t pool = w->native->rc_pool, ipool = w->native->rc_ipool, eq = w->native->rc_eq;
+  pool += (size_t)w->native->cap_contact * 2 * 3 * 2 * (size_t)spmax; /* 2 parts, 3 rows, J and Y */
+  ipool += (size_t)w->native->cap_contact * 2 * (size_t)spmax;
+  if (w->nsystem > w->native->cap_eqgroup) {
+    int c = (int)grown_size((size_t)w->nsystem, (size_t)w->native->cap_eqgroup);
+    tl_eqgroup *g = realloc(w->native->eqgroups, (size_t)c * sizeof(*g));
     if (!g) return -1;
-    w->eqgroups = g;
-    w->cap_eqgroup = c;
+    w->native->eqgroups = g;
+    w->native->cap_eqgroup = c;
   }
-  if (eq > w->eq_cap) {
-    size_t c = grown_size(eq, w->eq_cap);
-    double *p = realloc(w->eq_pool, c * sizeof(double));
+  if (eq > w->native->eq_cap) {
+    size_t c = grown_size(eq, w->native->eq_cap);
+    double *p = realloc(w->native->eq_pool, c * sizeof(double));
     if (!p) return -1;
-    w->eq_pool = p;
-    w->eq_cap = c;
+    w->native->eq_pool = p;
+    w->native->eq_cap = c;
   }
   /* cap_block is the solve's limit (defer_contacts): exactly what the objects need, as before the
      allocation grew geometrically; alloc_block is what is allocated */
-  if (nblock > w->cap_block) {
-    if (nblock > w->alloc_block) {
-      int c = (int)grown_size((size_t)nblock, (size_t)w->alloc_block);
-      tl_block *b = realloc(w->blocks, (size_t)c * sizeof(*b));
+  if (nblock > w->native->cap_block) {
+    if (nblock > w->native->alloc_block) {
+      int c = (int)grown_size((size_t)nblock, (size_t)w->native->alloc_block);
+      tl_block *b = realloc(w->native->blocks, (size_t)c * sizeof(*b));
       if (!b) return -1;
-      w->blocks = b;
-      w->alloc_block = c;
+      w->native->blocks = b;
+      w->native->alloc_block = c;
     }
-    w->cap_block = nblock;
+    w->native->cap_block = nblock;
   }
-  if (pool > w->pool_cap) {
-    size_t c = grown_size(pool, w->pool_cap);
-    double *p = realloc(w->pool, (c ? c : 1) * sizeof(double));
+  if (pool > w->native->pool_cap) {
+    size_t c = grown_size(pool, w->native->pool_cap);
+    double *p = realloc(w->native->pool, (c ? c : 1) * sizeof(double));
     if (!p) return -1;
-    w->pool = p;
-    w->pool_cap = c;
+    w->native->pool = p;
+    w->native->pool_cap = c;
   }
-  if (ipool > w->ipool_cap) {
-    size_t c = grown_size(ipool, w->ipool_cap);
-    int *p = realloc(w->ipool, (c ? c : 1) * sizeof(int));
+  if (ipool > w->native->ipool_cap) {
+    size_t c = grown_size(ipool, w->native->ipool_cap);
+    int *p = realloc(w->native->ipool, (c ? c : 1) * sizeof(int));
     if (!p) return -1;
-    w->ipool = p;
-    w->ipool_cap = c;
+    w->native->ipool = p;
+    w->native->ipool_cap = c;
   }
-  size_t rows = 3 * (size_t)w->cap_contact + (size_t)w->rc_joint_blocks;
-  return reserve_dense(w, rows < TL_DENSE_MAX_ROWS ? (int)rows : TL_DENSE_MAX_ROWS, w->rc_nvmax);
+  size_t rows = 3 * (size_t)w->native->cap_contact + (size_t)w->native->rc_joint_blocks;
+  return reserve_dense(w, rows < TL_DENSE_MAX_ROWS ? (int)rows : TL_DENSE_MAX_ROWS, w->native->rc_nvmax);
 }
 
 /* ---------------- building blocks ---------------- */
 
 static tl_block *new_block(tl_world *w, tl_row_kind kind, int nrow, int sa, int sb) {
-  tl_block *b = &w->blocks[w->nblock++];
+  tl_block *b = &w->native->blocks[w->native->nblock++];
   memset(b, 0, sizeof(*b));
   b->kind = kind;
   b->nrow = nrow;
@@ -187,19 +187,19 @@ static int body_leaf_dof(const tl_model *m, int body) {
  * to the int pool. Allocates the part's J and Y (zeroed). */
 static void add_support(tl_world *w, tl_block *b, int part, int ka, int kb) {
   const int *parent = w->systems[part ? b->sb : b->sa]->m->dof_parent;
-  int *sup = w->ipool + w->ipool_used, n = 0;
+  int *sup = w->native->ipool + w->native->ipool_used, n = 0;
   while (ka >= 0 || kb >= 0) {
     int k = ka > kb ? ka : kb;
     sup[n++] = k;
     if (k == ka) ka = parent[ka];
     if (k == kb) kb = parent[kb];
   }
-  b->sup[part] = (int)w->ipool_used;
+  b->sup[part] = (int)w->native->ipool_used;
   b->nsup[part] = n;
-  w->ipool_used += (size_t)n;
-  b->adr[part] = (int)w->pool_used;
-  w->pool_used += 2 * (size_t)n * (size_t)b->nrow;
-  memset(w->pool + b->adr[part], 0, 2 * (size_t)n * (size_t)b->nrow * sizeof(double));
+  w->native->ipool_used += (size_t)n;
+  b->adr[part] = (int)w->native->pool_used;
+  w->native->pool_used += 2 * (size_t)n * (size_t)b->nrow;
+  memset(w->native->pool + b->adr[part], 0, 2 * (size_t)n * (size_t)b->nrow * sizeof(double));
 }
 
 /* J rows of a point p fixed to a body whose last DOF is `leaf`, added to part
@@ -207,8 +207,8 @@ static void add_support(tl_world *w, tl_block *b, int part, int ka, int kb) {
  * the body's root path (a sub-chain of the support, both descending). */
 static void point_rows(tl_world *w, tl_block *b, int part, int leaf, const tl_wcontact *c, double sign) {
   const tl_system *s = w->systems[part ? b->sb : b->sa];
-  const int *sup = w->ipool + b->sup[part];
-  double *J = w->pool + b->adr[part];
+  const int *sup = w->native->ipool + b->sup[part];
+  double *J = w->native->pool + b->adr[part];
   for (int k = leaf, i = 0; k >= 0; k = s->m->dof_parent[k]) {
     while (sup[i] != k) i++;
     const double *S = s->d.cdof + 6 * k;
@@ -220,8 +220,8 @@ static void point_rows(tl_world *w, tl_block *b, int part, int leaf, const tl_wc
 }
 
 static void contact_blocks(tl_world *w) {
-  for (int i = 0; i < w->ncontact; i++) {
-    tl_wcontact *c = &w->contacts[i];
+  for (int i = 0; i < w->native->ncontact; i++) {
+    tl_wcontact *c = &w->native->contacts[i];
     int sb = c->sb >= 0 && c->sb != c->sa ? c->sb : -1;
     tl_block *b = new_block(w, TL_ROW_CONTACT, 3, c->sa, sb);
     b->contact = i;
@@ -253,11 +253,11 @@ static tl_block *dof_block(tl_world *w, int si, tl_row_kind kind, int k, double 
   b->dof = k;
   b->slot = slot;
   add_support(w, b, 0, k, other);
-  w->pool[b->adr[0]] = sign; /* k is the first (largest) DOF of its own path... */
+  w->native->pool[b->adr[0]] = sign; /* k is the first (largest) DOF of its own path... */
   if (other > k) { /* ...unless the other path starts higher */
-    w->pool[b->adr[0]] = 0;
+    w->native->pool[b->adr[0]] = 0;
     for (int i = 0; i < b->nsup[0]; i++)
-      if (w->ipool[b->sup[0] + i] == k) w->pool[b->adr[0] + i] = sign;
+      if (w->native->ipool[b->sup[0] + i] == k) w->native->pool[b->adr[0] + i] = sign;
   }
   if (slot >= 0) b->lambda[0] = w->systems[si]->lambda_joint[TL_JOINT_SLOTS * k + slot];
   return b;
@@ -315,8 +315,8 @@ static void pd_block(tl_world *w, int si, int k, double e) {
 static void mimic_blocks(tl_world *w, int si) {
   const tl_system *s = w->systems[si];
   const tl_model *m = s->m;
-  tl_eqgroup *g = &w->eqgroups[w->neqgroup];
-  g->first = w->nblock;
+  tl_eqgroup *g = &w->native->eqgroups[w->native->neqgroup];
+  g->first = w->native->nblock;
   g->n = 0;
   g->factored = 0;
   for (int k = 0; k < m->nv; k++) {
@@ -324,14 +324,14 @@ static void mimic_blocks(tl_world *w, int si) {
     if (j < 0 || m->jnt_nv[body] != 1) continue;
     tl_block *b = dof_block(w, si, TL_ROW_EQUALITY, k, 1.0, -1, j);
     for (int i = 0; i < b->nsup[0]; i++)
-      if (w->ipool[b->sup[0] + i] == j) w->pool[b->adr[0] + i] -= m->dof_mimic_mult[k];
+      if (w->native->ipool[b->sup[0] + i] == j) w->native->pool[b->adr[0] + i] -= m->dof_mimic_mult[k];
     int qj = m->q_adr[m->dof_body[j]];
     double err = s->d.q[m->q_adr[body]] - m->dof_mimic_mult[k] * s->d.q[qj] - m->dof_mimic_offset[k];
     b->target[0] = -w->erp * err / w->dt;
-    b->group = w->neqgroup;
+    b->group = w->native->neqgroup;
     g->n++;
   }
-  if (g->n > 0) w->neqgroup++;
+  if (g->n > 0) w->native->neqgroup++;
 }
 
 /* Rows of the joints of system si: position limits and mimic relations of
@@ -368,10 +368,10 @@ static void joint_blocks(tl_world *w, int si) {
  * Adds Y^T D^-1 Y to G. */
 static void part_delassus(tl_world *w, tl_block *b, int part) {
   const tl_system *s = w->systems[part ? b->sb : b->sa];
-  const int nv = s->m->nv, ns = b->nsup[part], nr = b->nrow, *sup = w->ipool + b->sup[part];
+  const int nv = s->m->nv, ns = b->nsup[part], nr = b->nrow, *sup = w->native->ipool + b->sup[part];
   const double *L = s->d.LD, *Dinv = s->d.LDinv;
   const int *parent = s->m->dof_parent;
-  double *J = w->pool + b->adr[part], *Y = J + (size_t)ns * (size_t)nr;
+  double *J = w->native->pool + b->adr[part], *Y = J + (size_t)ns * (size_t)nr;
   int chain = 1;
   for (int k = 0; k + 1 < ns && chain; k++) chain = parent[sup[k]] == sup[k + 1];
   memcpy(Y, J, (size_t)ns * (size_t)nr * sizeof(double));
@@ -458,22 +458,22 @@ static void finish_block(tl_world *w, tl_block *b) {
  * the step (J_n u_free >= -gap / dt, its target). */
 static int deferrable(const tl_world *w, const tl_block *b) {
   if (b->kind != TL_ROW_CONTACT) return 0;
-  const tl_wcontact *c = &w->contacts[b->contact];
+  const tl_wcontact *c = &w->native->contacts[b->contact];
   if (!(c->depth < 0) || c->restitution > 0 || b->lambda[0] != 0 || b->lambda[1] != 0 || b->lambda[2] != 0)
     return 0;
   double vn = 0;
   for (int part = 0; part < 2; part++) {
     int si = part ? b->sb : b->sa;
     if (si < 0) continue;
-    const double *J = w->pool + b->adr[part], *u = w->systems[si]->u_free;
-    const int *sup = w->ipool + b->sup[part];
+    const double *J = w->native->pool + b->adr[part], *u = w->systems[si]->u_free;
+    const int *sup = w->native->ipool + b->sup[part];
     for (int k = 0; k < b->nsup[part]; k++) vn += J[3 * k + 2] * u[sup[k]];
   }
   return vn >= b->target[2];
 }
 
 /* Speculative contacts that cannot push at the free velocity (deferrable)
- * are moved, in order, behind every other block (w->nblock_solve: the
+ * are moved, in order, behind every other block (w->native->nblock_solve: the
  * others); the solve leaves them out and checks them at its solution
  * (deferred_hold), solving again with them when one would push after all.
  * The solution is the same: at it their impulse is 0 either way. A robot's
@@ -481,26 +481,26 @@ static int deferrable(const tl_world *w, const tl_block *b) {
  * a stack of boxes standing 2 mm apart a speculative manifold between every
  * two columns: these only cost rows. */
 static void defer_contacts(tl_world *w) {
-  int n = w->nblock, k = 0, nd = 0;
-  w->nblock_solve = n;
-  for (int i = 0; i < n; i++) nd += w->blocks[i].finished = deferrable(w, &w->blocks[i]); /* a flag until finish_block */
+  int n = w->native->nblock, k = 0, nd = 0;
+  w->native->nblock_solve = n;
+  for (int i = 0; i < n; i++) nd += w->native->blocks[i].finished = deferrable(w, &w->native->blocks[i]); /* a flag until finish_block */
   if (nd == 0) return;
-  tl_block *moved = w->blocks + n; /* scratch beyond the blocks: capacity is checked below */
-  if (n + nd > w->cap_block) {
-    for (int i = 0; i < n; i++) w->blocks[i].finished = 0;
+  tl_block *moved = w->native->blocks + n; /* scratch beyond the blocks: capacity is checked below */
+  if (n + nd > w->native->cap_block) {
+    for (int i = 0; i < n; i++) w->native->blocks[i].finished = 0;
     return;
   }
   for (int i = 0, j = 0; i < n; i++) { /* stable partition */
-    const int d = w->blocks[i].finished;
-    w->blocks[i].finished = 0;
+    const int d = w->native->blocks[i].finished;
+    w->native->blocks[i].finished = 0;
     if (d)
-      moved[j++] = w->blocks[i];
+      moved[j++] = w->native->blocks[i];
     else
-      w->blocks[k++] = w->blocks[i];
+      w->native->blocks[k++] = w->native->blocks[i];
   }
-  for (int j = 0; j < nd; j++) w->blocks[k + j] = moved[j];
-  for (int g = 0; g < w->neqgroup; g++) w->eqgroups[g].first -= nd; /* behind the contacts they were */
-  w->nblock_solve = k;
+  for (int j = 0; j < nd; j++) w->native->blocks[k + j] = moved[j];
+  for (int g = 0; g < w->native->neqgroup; g++) w->native->eqgroups[g].first -= nd; /* behind the contacts they were */
+  w->native->nblock_solve = k;
 }
 
 /* finish_block for the solve's deferred contacts (constraint_solve.c); the
@@ -508,14 +508,14 @@ static void defer_contacts(tl_world *w) {
 void tl_block_finish(tl_world *w, tl_block *b) { finish_block(w, b); }
 
 void tl_world_build_constraints(tl_world *w) {
-  w->nblock = 0;
-  w->pool_used = 0;
-  w->ipool_used = 0;
-  w->neqgroup = 0;
+  w->native->nblock = 0;
+  w->native->pool_used = 0;
+  w->native->ipool_used = 0;
+  w->native->neqgroup = 0;
   contact_blocks(w);
   for (int i = 0; i < w->nsystem; i++)
     if (w->systems[i]->integrator == TL_INTEGRATOR_EULER) joint_blocks(w, i);
   defer_contacts(w);
-  for (int i = 0; i < w->nblock_solve; i++) finish_block(w, &w->blocks[i]); /* the deferred: when needed */
+  for (int i = 0; i < w->native->nblock_solve; i++) finish_block(w, &w->native->blocks[i]); /* the deferred: when needed */
 }
 

@@ -18,7 +18,7 @@
  * block G without compliance) after which v_n = -e v_n and the tangential
  * velocity is stopped or slides; returns 1 and applies it, else 0. */
 static int impact_pulse(tl_world *w, tl_block *b) {
-  tl_wcontact *c = &w->contacts[b->contact];
+  tl_wcontact *c = &w->native->contacts[b->contact];
   double v[3], bb[3], l[3] = {0, 0, 0};
   block_velocity(w, b, v);
   double gap = -c->depth;
@@ -52,31 +52,31 @@ static int impact_pulse(tl_world *w, tl_block *b) {
  * 10 x max_iter sweeps; what is left then is solved inelastically. */
 void tl_solver_impacts(tl_world *w) {
   int any = 0;
-  for (int i = 0; i < w->ncontact; i++) { /* integrate2 may solve a step more than once */
-    memset(w->contacts[i].impact, 0, sizeof(w->contacts[i].impact));
-    any |= w->contacts[i].restitution > 0;
+  for (int i = 0; i < w->native->ncontact; i++) { /* integrate2 may solve a step more than once */
+    memset(w->native->contacts[i].impact, 0, sizeof(w->native->contacts[i].impact));
+    any |= w->native->contacts[i].restitution > 0;
   }
   if (!any) return;
   set_base(w, 1); /* the velocities at the start of the step */
   int sweeps = 0, applied = 1;
   while (applied && sweeps < 10 * w->solver_max_iter) {
     applied = 0;
-    for (int i = 0; i < w->nblock; i++) {
-      tl_block *b = &w->blocks[i];
-      if (b->kind != TL_ROW_CONTACT || !(w->contacts[b->contact].restitution > 0)) continue;
-      if (impact_pulse(w, b)) applied = 1, w->stats.impacts++;
+    for (int i = 0; i < w->native->nblock; i++) {
+      tl_block *b = &w->native->blocks[i];
+      if (b->kind != TL_ROW_CONTACT || !(w->native->contacts[b->contact].restitution > 0)) continue;
+      if (impact_pulse(w, b)) applied = 1, w->native->stats.impacts++;
     }
     sweeps++;
   }
-  w->stats.impact_sweeps = sweeps;
-  for (int i = 0; i < w->nblock && w->stats.impacts > 0; i++) {
-    tl_block *b = &w->blocks[i];
-    const double *imp = b->kind == TL_ROW_CONTACT ? w->contacts[b->contact].impact : NULL;
+  w->native->stats.impact_sweeps = sweeps;
+  for (int i = 0; i < w->native->nblock && w->native->stats.impacts > 0; i++) {
+    tl_block *b = &w->native->blocks[i];
+    const double *imp = b->kind == TL_ROW_CONTACT ? w->native->contacts[b->contact].impact : NULL;
     if (!imp || (imp[0] == 0 && imp[1] == 0 && imp[2] == 0)) continue;
     double v[3];
     block_velocity(w, b, v);
     b->target[2] = fmax(b->target[2], v[2]);
-    b->R = w->contacts[b->contact].cfm; /* rigid while it ends the impact: no relative compliance */
+    b->R = w->native->contacts[b->contact].cfm; /* rigid while it ends the impact: no relative compliance */
   }
   /* the forces of the step come after the impacts: the base becomes the free
    * velocity, the impact impulses stay in z */

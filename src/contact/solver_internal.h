@@ -9,7 +9,7 @@
  * solve are accumulated as z = D^-1 L^-T J^T lambda per system, so a block's
  * row velocities are J u_base + Y^T z over its support and an impulse costs
  * O(|support|) (Featherstone, Rigid Body Dynamics Algorithms, 2008,
- * sec. 6.5); in a dense solve (w->dense) the same helpers work on the dense
+ * sec. 6.5); in a dense solve (w->native->dense) the same helpers work on the dense
  * Delassus matrix (solver_direct.c). */
 #ifndef TALUS_SOLVER_INTERNAL_H
 #define TALUS_SOLVER_INTERNAL_H
@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "math/tl_dense.h"
-#include "world/world_internal.h"
+#include "native/native_internal.h"
 
 /* The helpers below are static in every file that includes this header, as
  * they were in the one file they came from (so the compiler makes the same
@@ -34,17 +34,17 @@
 /* Row velocities of block b at the current impulses: v = J u_base + Y^T z
  * over each part's support (see tl_block); in a dense solve, db + A dx. */
 static TL_SOLVER_HELPER void block_velocity(const tl_world *w, const tl_block *b, double *v) {
-  if (w->dense) { /* v = b + A lambda on the dense matrix */
+  if (w->native->dense) { /* v = b + A lambda on the dense matrix */
     for (int r = 0; r < b->nrow; r++)
-      v[r] = w->db[b->row + r] + tl_dense_dot(w->dense_n, w->dA + (size_t)(b->row + r) * (size_t)w->dense_n, w->dx);
+      v[r] = w->native->db[b->row + r] + tl_dense_dot(w->native->dense_n, w->native->dA + (size_t)(b->row + r) * (size_t)w->native->dense_n, w->native->dx);
     return;
   }
   for (int r = 0; r < b->nrow; r++) v[r] = b->v0[r];
   for (int part = 0; part < 2; part++) {
     int si = part ? b->sb : b->sa;
     if (si < 0) continue;
-    const double *z = w->systems[si]->z, *Y = w->pool + b->adr[part] + (size_t)b->nsup[part] * (size_t)b->nrow;
-    const int *sup = w->ipool + b->sup[part], ns = b->nsup[part];
+    const double *z = w->systems[si]->z, *Y = w->native->pool + b->adr[part] + (size_t)b->nsup[part] * (size_t)b->nrow;
+    const int *sup = w->native->ipool + b->sup[part], ns = b->nsup[part];
     if (b->nrow == 3) {
       double v0 = 0, v1 = 0, v2 = 0;
       for (int k = 0; k < ns; k++) {
@@ -66,8 +66,8 @@ static TL_SOLVER_HELPER void block_velocity(const tl_world *w, const tl_block *b
  * change M_eff^-1 J^T dl = L^-1 (D^-1 Y dl), L^-1 applied once at the end);
  * in a dense solve, the impulses dx += dl. */
 static TL_SOLVER_HELPER void apply_impulse(tl_world *w, const tl_block *b, const double *dl) {
-  if (w->dense) {
-    for (int r = 0; r < b->nrow; r++) w->dx[b->row + r] += dl[r];
+  if (w->native->dense) {
+    for (int r = 0; r < b->nrow; r++) w->native->dx[b->row + r] += dl[r];
     return;
   }
   for (int part = 0; part < 2; part++) {
@@ -75,8 +75,8 @@ static TL_SOLVER_HELPER void apply_impulse(tl_world *w, const tl_block *b, const
     if (si < 0) continue;
     tl_system *s = w->systems[si];
     double *z = s->z;
-    const double *Dinv = s->d.LDinv, *Y = w->pool + b->adr[part] + (size_t)b->nsup[part] * (size_t)b->nrow;
-    const int *sup = w->ipool + b->sup[part], ns = b->nsup[part];
+    const double *Dinv = s->d.LDinv, *Y = w->native->pool + b->adr[part] + (size_t)b->nsup[part] * (size_t)b->nrow;
+    const int *sup = w->native->ipool + b->sup[part], ns = b->nsup[part];
     if (b->nrow == 3) {
       const double d0 = dl[0], d1 = dl[1], d2 = dl[2];
       for (int k = 0; k < ns; k++) z[sup[k]] += Dinv[sup[k]] * (Y[3 * k] * d0 + Y[3 * k + 1] * d1 + Y[3 * k + 2] * d2);
@@ -92,8 +92,8 @@ static TL_SOLVER_HELPER void add_generalized(tl_world *w, const tl_block *b, con
     int si = part ? b->sb : b->sa;
     if (si < 0) continue;
     double *g = w->systems[si]->gen_change;
-    const double *J = w->pool + b->adr[part];
-    const int *sup = w->ipool + b->sup[part], ns = b->nsup[part];
+    const double *J = w->native->pool + b->adr[part];
+    const int *sup = w->native->ipool + b->sup[part], ns = b->nsup[part];
     if (b->nrow == 3) {
       const double d0 = dl[0], d1 = dl[1], d2 = dl[2];
       for (int k = 0; k < ns; k++) g[sup[k]] += J[3 * k] * d0 + J[3 * k + 1] * d1 + J[3 * k + 2] * d2;
@@ -106,15 +106,15 @@ static TL_SOLVER_HELPER void add_generalized(tl_world *w, const tl_block *b, con
 /* v0 = J u of every block for each system's velocity `prev` (1: the start of
  * the step, u_prev; 0: the free velocity u_free). */
 static TL_SOLVER_HELPER void set_base(tl_world *w, int prev) {
-  for (int i = 0; i < w->nblock; i++) {
-    tl_block *b = &w->blocks[i];
+  for (int i = 0; i < w->native->nblock; i++) {
+    tl_block *b = &w->native->blocks[i];
     for (int r = 0; r < b->nrow; r++) b->v0[r] = 0;
     for (int part = 0; part < 2; part++) {
       int si = part ? b->sb : b->sa;
       if (si < 0) continue;
       const tl_system *s = w->systems[si];
-      const double *u = prev ? s->u_prev : s->u_free, *J = w->pool + b->adr[part];
-      const int *sup = w->ipool + b->sup[part], ns = b->nsup[part];
+      const double *u = prev ? s->u_prev : s->u_free, *J = w->native->pool + b->adr[part];
+      const int *sup = w->native->ipool + b->sup[part], ns = b->nsup[part];
       if (b->nrow == 3) {
         double v0 = 0, v1 = 0, v2 = 0;
         for (int k = 0; k < ns; k++) {
@@ -141,9 +141,9 @@ static TL_SOLVER_HELPER void delassus_block(const tl_world *w, const tl_block *a
       int sb = pb ? b->sb : b->sa;
       if (sb != sa) continue;
       const double *Dinv = w->systems[sa]->d.LDinv;
-      const int *ia = w->ipool + a->sup[pa], *ib = w->ipool + b->sup[pb], ma = a->nsup[pa], mb = b->nsup[pb];
-      const double *Ya = w->pool + a->adr[pa] + (size_t)ma * (size_t)na;
-      const double *Yb = w->pool + b->adr[pb] + (size_t)mb * (size_t)nb;
+      const int *ia = w->native->ipool + a->sup[pa], *ib = w->native->ipool + b->sup[pb], ma = a->nsup[pa], mb = b->nsup[pb];
+      const double *Ya = w->native->pool + a->adr[pa] + (size_t)ma * (size_t)na;
+      const double *Yb = w->native->pool + b->adr[pb] + (size_t)mb * (size_t)nb;
       for (int i = 0, j = 0; i < ma && j < mb;) {
         if (ia[i] > ib[j]) {
           i++;
@@ -176,9 +176,9 @@ static TL_SOLVER_HELPER double delassus(const tl_world *w, const tl_block *a, in
 /* Number the rows of the blocks (tl_block.row); returns how many. */
 static TL_SOLVER_HELPER int number_rows(tl_world *w) {
   int n = 0;
-  for (int i = 0; i < w->nblock; i++) {
-    w->blocks[i].row = n;
-    n += w->blocks[i].nrow;
+  for (int i = 0; i < w->native->nblock; i++) {
+    w->native->blocks[i].row = n;
+    n += w->native->blocks[i].nrow;
   }
   return n;
 }
@@ -195,17 +195,17 @@ void tl_block_finish(tl_world *w, tl_block *b);
 void tl_solver_factor_eqgroups(tl_world *w);
 /* Gauss-Seidel sweeps over blocks [0, nblock): pyramid 1 is PGS (SOR,
  * friction pyramid), 0 the per-contact solver (exact cone, NNCG, direct
- * solves on the dense matrix); sets w->stats' iterations, last_change and
+ * solves on the dense matrix); sets w->native->stats' iterations, last_change and
  * converged (solver_gs.c). */
 void tl_solver_gauss_seidel(tl_world *w, int pyramid);
 
 /* The dense Delassus matrix and row velocities of blocks [0, nblock) into
- * w->dA, w->db (w->dense_n rows, numbered), dx = 0 (solver_direct.c). */
+ * w->native->dA, w->native->db (w->native->dense_n rows, numbered), dx = 0 (solver_direct.c). */
 void tl_solver_dense_assemble(tl_world *w);
 /* Row status for a direct solve from the current impulses: 1 free, 0 held
  * (solver_direct.c). */
 void tl_solver_direct_status(tl_world *w, unsigned char *st);
-/* Direct solve of the pattern in w->dstat: 0 failed or a contact slides,
+/* Direct solve of the pattern in w->native->dstat: 0 failed or a contact slides,
  * 1 solved, 2 solved and converged (solver_direct.c). */
 int tl_solver_direct_solve(tl_world *w);
 /* TL_SOLVER_DANTZIG on blocks [0, nblock), falling back to PGS

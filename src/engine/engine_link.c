@@ -1,5 +1,7 @@
 /* A Talus world bound to a plugin engine (talus/engine.h, "How a world with
- * a plugin engine works").
+ * a plugin engine works"): the plugin link's implementation of the world's
+ * engine table (world/world_engine.h), installed by tl_world_set_engine; the
+ * link is w->engine_data, and the world has no native workspace meanwhile.
  *
  * The world keeps its native description and each system's state; the
  * plugin's world is built from the description (tl_engine_scene_of_world)
@@ -20,6 +22,8 @@
 #include "base/error.h"
 #include "engine/engine_internal.h"
 #include "world/world_internal.h"
+
+typedef struct tl_engine_link tl_engine_link;
 
 struct tl_engine_link {
   const tl_engine_api *api;
@@ -122,7 +126,7 @@ static void destroy_engine_world(tl_engine_link *l) {
   l->nsys = 0;
 }
 
-void tl_engine_link_free(tl_engine_link *l) {
+static void tl_engine_link_free(tl_engine_link *l) {
   if (!l) return;
   destroy_engine_world(l);
   free(l->sync);
@@ -133,7 +137,7 @@ void tl_engine_link_free(tl_engine_link *l) {
 static double *sync_q(tl_engine_link *l, int i) { return l->sync + l->sync_adr[i]; }
 
 static tl_status push_state(tl_world *w, int i, tl_error *err) {
-  tl_engine_link *l = w->engine;
+  tl_engine_link *l = w->engine_data;
   const tl_system *s = w->systems[i];
   tl_status st = l->api->set_state(l->ew, i, s->d.q, s->d.u, err);
   if (st) return st;
@@ -142,18 +146,19 @@ static tl_status push_state(tl_world *w, int i, tl_error *err) {
   return TL_OK;
 }
 
-tl_status tl_engine_link_check_feature(const tl_world *w, unsigned feature, tl_error *err) {
+static tl_status tl_engine_link_check_feature(const tl_world *w, unsigned feature, tl_error *err) {
   tl_engine_caps caps;
   memset(&caps, 0, sizeof(caps));
-  w->engine->api->capabilities(&caps);
+  const tl_engine_link *l = w->engine_data;
+  l->api->capabilities(&caps);
   if (caps.features & feature) return TL_OK;
   return tl_error_set(err, TL_ERR_UNSUPPORTED, NULL, 0, "engine", "engine '%s' does not support %s",
-                      w->engine->api->name, tl_engine_feature_name(feature));
+                      l->api->name, tl_engine_feature_name(feature));
 }
 
 /* Build the plugin's world from the description and push every state. */
 static tl_status build(tl_world *w, uint64_t fp, tl_error *err) {
-  tl_engine_link *l = w->engine;
+  tl_engine_link *l = w->engine_data;
   if (w->velocity_limits) { /* a world setting the scene does not carry: checked here */
     tl_status vs = tl_engine_link_check_feature(w, TL_ENGINE_VELOCITY_LIMITS, err);
     if (vs) return vs;
@@ -194,7 +199,7 @@ static tl_status build(tl_world *w, uint64_t fp, tl_error *err) {
 
 /* The plugin's world matches the description and every state. */
 static tl_status sync_world(tl_world *w, tl_error *err) {
-  tl_engine_link *l = w->engine;
+  tl_engine_link *l = w->engine_data;
   uint64_t fp = fingerprint(w);
   if (!l->ew || fp != l->fingerprint || l->nsys != w->nsystem) return build(w, fp, err);
   for (int i = 0; i < w->nsystem; i++) {
@@ -211,7 +216,7 @@ static tl_status sync_world(tl_world *w, tl_error *err) {
 }
 
 static tl_status push_control(tl_world *w, tl_error *err) {
-  tl_engine_link *l = w->engine;
+  tl_engine_link *l = w->engine_data;
   const tl_engine_api *a = l->api;
   for (int i = 0; i < w->nsystem; i++) {
     const tl_system *s = w->systems[i];
@@ -227,8 +232,8 @@ static tl_status push_control(tl_world *w, tl_error *err) {
 
 /* ------------------------------------------------------------ the step */
 
-tl_status tl_engine_link_integrate1(tl_world *w, tl_error *err) {
-  tl_engine_link *l = w->engine;
+static tl_status tl_engine_link_integrate1(tl_world *w, tl_error *err) {
+  tl_engine_link *l = w->engine_data;
   tl_status st = sync_world(w, err);
   if (!st) st = push_control(w, err);
   if (!st) st = l->api->integrate1(l->ew, err);
@@ -242,8 +247,8 @@ static int finite_all(const double *x, int n) {
   return 1;
 }
 
-tl_status tl_engine_link_integrate2(tl_world *w, tl_error *err) {
-  tl_engine_link *l = w->engine;
+static tl_status tl_engine_link_integrate2(tl_world *w, tl_error *err) {
+  tl_engine_link *l = w->engine_data;
   tl_status st = TL_OK;
   if (!l->phase1) {
     st = tl_engine_link_integrate1(w, err);
@@ -287,13 +292,13 @@ tl_status tl_engine_link_integrate2(tl_world *w, tl_error *err) {
   return TL_OK;
 }
 
-int tl_engine_link_ncontact(const tl_world *w) {
-  const tl_engine_link *l = w->engine;
+static int tl_engine_link_ncontact(const tl_world *w) {
+  const tl_engine_link *l = w->engine_data;
   return l->ew ? l->api->ncontact(l->ew) : 0;
 }
 
-tl_status tl_engine_link_contact(const tl_world *w, int k, tl_contact_info *out, tl_error *err) {
-  const tl_engine_link *l = w->engine;
+static tl_status tl_engine_link_contact(const tl_world *w, int k, tl_contact_info *out, tl_error *err) {
+  const tl_engine_link *l = w->engine_data;
   if (!out) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "out", "out must not be NULL");
   int n = tl_engine_link_ncontact(w);
   if (k < 0 || k >= n)
@@ -301,8 +306,8 @@ tl_status tl_engine_link_contact(const tl_world *w, int k, tl_contact_info *out,
   return l->api->contact(l->ew, k, out, err);
 }
 
-tl_status tl_engine_link_solver_stats(const tl_world *w, tl_solver_stats *out, tl_error *err) {
-  const tl_engine_link *l = w->engine;
+static tl_status tl_engine_link_solver_stats(const tl_world *w, tl_solver_stats *out, tl_error *err) {
+  const tl_engine_link *l = w->engine_data;
   if (!out) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "out", "out must not be NULL");
   if (!l->api->solver_stats)
     return tl_error_set(err, TL_ERR_UNSUPPORTED, NULL, 0, "engine",
@@ -329,38 +334,73 @@ static tl_status check_solver(const tl_engine_api *api, tl_solver solver, tl_err
                       api->name, solver_name(solver), api->description);
 }
 
-tl_status tl_engine_link_check_solver(const tl_world *w, tl_solver solver, tl_error *err) {
-  return check_solver(w->engine->api, solver, err);
+static tl_status link_set_solver(tl_world *w, tl_solver solver, tl_error *err) {
+  const tl_engine_link *l = w->engine_data;
+  return check_solver(l->api, solver, err);
 }
+
+/* ------------------------------------------------------------ the table */
+
+static const char *link_name(const tl_world *w) {
+  const tl_engine_link *l = w->engine_data;
+  return l->engine;
+}
+
+static const char *link_notes(const tl_world *w) {
+  const tl_engine_link *l = w->engine_data;
+  return l->ew && l->api->notes ? l->api->notes(l->ew) : "";
+}
+
+/* The plugin's world is built now (refused now, not at the first step) when
+ * the world has systems; else at the first step. */
+static tl_status link_attach(tl_world *w, tl_error *err) {
+  return w->nsystem > 0 ? build(w, fingerprint(w), err) : TL_OK;
+}
+
+static void link_detach(tl_world *w, void *data) {
+  (void)w;
+  tl_engine_link_free(data);
+}
+
+/* The fingerprint sees added objects at the next step: nothing to do now. */
+static tl_status link_objects_changed(tl_world *w, tl_error *err) {
+  (void)w, (void)err;
+  return TL_OK;
+}
+
+static const tl_world_engine link_engine = {
+    .attach = link_attach,
+    .detach = link_detach,
+    .objects_changed = link_objects_changed,
+    .integrate1 = tl_engine_link_integrate1,
+    .integrate2 = tl_engine_link_integrate2,
+    .ncontact = tl_engine_link_ncontact,
+    .contact = tl_engine_link_contact,
+    .solver_stats = tl_engine_link_solver_stats,
+    .set_solver = link_set_solver,
+    .check_feature = tl_engine_link_check_feature,
+    .name = link_name,
+    .notes = link_notes,
+    .snapshot = NULL, /* a plugin keeps warm starts a snapshot cannot hold */
+};
 
 /* ------------------------------------------------------------ public API */
-
-const char *tl_world_engine_name(const tl_world *w) {
-  return w && w->engine ? w->engine->engine : "talus";
-}
-
-const char *tl_world_engine_notes(const tl_world *w) {
-  if (!w || !w->engine || !w->engine->ew || !w->engine->api->notes) return "";
-  return w->engine->api->notes(w->engine->ew);
-}
 
 tl_status tl_world_set_engine(tl_world *w, const char *engine, tl_error *err) {
   if (!w) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "world", "world must not be NULL");
   char name[64];
   const char *options = tl_engine_split_name(engine, name, sizeof(name), err);
   if (!options) return TL_ERR_ARGUMENT;
-  if (strlen(engine) >= sizeof(w->engine->engine))
+  if (strlen(engine) >= sizeof(((tl_engine_link *)0)->engine))
     return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "engine", "engine name and options longer than %zu characters",
-                        sizeof(w->engine->engine) - 1);
+                        sizeof(((tl_engine_link *)0)->engine) - 1);
   const tl_engine_api *api = NULL;
   tl_status st = tl_engine_find(name, &api, err);
   if (st) return st;
   if (api == tl_engine_native()) {
     if (*options)
       return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "engine", "the native engine 'talus' takes no options ('%s')", engine);
-    tl_engine_link_free(w->engine); /* the systems hold the last state: the native engine goes on from it */
-    w->engine = NULL;
-    return TL_OK;
+    return tl_world_use_native(w, err); /* the systems hold the last state: the native engine goes on from it */
   }
   tl_engine_caps caps;
   memset(&caps, 0, sizeof(caps));
@@ -371,18 +411,14 @@ tl_status tl_world_set_engine(tl_world *w, const char *engine, tl_error *err) {
   l->api = api;
   snprintf(l->engine, sizeof(l->engine), "%s", engine);
   l->options = l->engine + (options - engine);
-  tl_engine_link *old = w->engine;
   tl_solver old_solver = w->solver;
-  w->engine = l;
   w->solver = solver;
-  if (w->nsystem > 0 && (st = build(w, fingerprint(w), err)) != TL_OK) { /* refuse now, not at the first step */
+  st = tl_world_use_engine(w, &link_engine, l, err); /* builds the plugin's world (link_attach) */
+  if (st) {
     tl_engine_link_free(l);
-    w->engine = old;
     w->solver = old_solver;
-    return st;
   }
-  tl_engine_link_free(old);
-  return TL_OK;
+  return st;
 }
 
 tl_status tl_world_create_with_engine(tl_world **out, const char *engine, tl_error *err) {

@@ -2,8 +2,11 @@
  * tl_world built from the scene (its settings, static geometry, heightmaps,
  * material pairs, ignore list, and one system per scene system from its
  * compiled model), every table function a call of the public API (the
- * friction and filters of static geoms and the one-step external generalized
- * force, which have no public setter, are written into the world directly). A world
+ * friction and filters of static geoms, which have no public setter, through
+ * the facade's internal tl_world_set_static_params (world/world_internal.h);
+ * the one-step external generalized force, also without a public setter, is
+ * written into the system's control; no header of the native engine is
+ * included). A world
  * created with the native engine (tl_world_create) does not go through this
  * table: it is the interface's reference implementation, used wherever code
  * handles engines generically (tests: the table gives bit-identical results
@@ -88,11 +91,8 @@ static tl_status native_create(const tl_engine_scene *s, tl_engine_world **out, 
     if (!st) e->nsys = i + 1;
   }
   if (!st) st = add_statics(w, s, err);
-  for (int i = 0; i < s->nstatic && !st; i++) { /* friction and filters as in the scene */
-    w->statics[i].friction = s->statics[i].friction;
-    w->statics[i].group = s->statics[i].group;
-    w->statics[i].mask = s->statics[i].mask;
-  }
+  for (int i = 0; i < s->nstatic && !st; i++) /* friction and filters as in the scene */
+    tl_world_set_static_params(w, i, s->statics[i].friction, s->statics[i].group, s->statics[i].mask);
   tl_world_filters_changed(w);
   for (int i = 0; i < s->nignore && !st; i++) {
     const int *g = s->ignore + 4 * i;

@@ -45,7 +45,7 @@
 #include "dynamics/joint_space.h"
 #include "math/tl_math.h"
 #include "native/step.h"
-#include "world/world_internal.h"
+#include "native/native_internal.h"
 
 /* ---------------- integrate1 ---------------- */
 
@@ -226,8 +226,8 @@ static void applied_forces(tl_world *w) {
       }
     }
   }
-  for (int i = 0; i < w->nblock; i++) {
-    const tl_block *b = &w->blocks[i];
+  for (int i = 0; i < w->native->nblock; i++) {
+    const tl_block *b = &w->native->blocks[i];
     if (b->kind == TL_ROW_BOX && b->dof >= 0 && !tl_system_pd_implicit(w->systems[b->sa], b->dof) &&
         (w->systems[b->sa]->kp[b->dof] > 0 || w->systems[b->sa]->kd[b->dof] > 0) && b->R > 0)
       w->systems[b->sa]->tau_applied[b->dof] += b->lambda[0] / w->dt;

@@ -6,7 +6,7 @@
 #ifndef TALUS_NATIVE_STEP_H
 #define TALUS_NATIVE_STEP_H
 
-#include "world/world_internal.h"
+#include "native/native_internal.h"
 
 /* First phase of a step: kinematics, M and h of every system, collision
  * detection (stages 1-2). Never fails: TL_OK. Allocates nothing. */

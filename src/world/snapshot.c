@@ -7,8 +7,12 @@
  *            u64 total size, f64 time, u32 nsystem, u32 ncontact, u32 ngeom
  *   contacts ncontact x { i32 sa, ba, ga, sb, bb, gb; f64 pos[3], frame[9],
  *            depth, mu, restitution, threshold, vtarget, cfm, erp, lambda[3],
- *            impact[3], vn_pre } (the last step's contacts: the next step
- *            warm-starts from their impulses)
+ *            impact[3], vn_pre, 3 reserved } (the last step's contacts: the
+ *            next step warm-starts from their impulses). This is the engine's
+ *            section: written, checked and applied by the engine's snapshot
+ *            hooks (world/world_engine.h; the native engine's in
+ *            src/native/native_snapshot.c), so this file reaches no engine
+ *            workspace; an engine without hooks (a plugin) has no snapshot.
  *   systems  nsystem x { u64 fingerprint; i32 nq, nv, integrator, 0;
  *            f64 q[nq], u[nv], kp[nv], kd[nv], q_target[nq], u_target[nv],
  *            tau_ff[nv], ext[nv], tau_applied[nv],
@@ -33,7 +37,6 @@
 #define SNAP_VERSION 2u
 #define SNAP_ORDER 0x01020304u
 #define SNAP_HEADER (8 + 4 + 4 + 8 + 8 + 4 * 3)
-#define SNAP_CONTACT (6 * 4 + 29 * 8)
 
 /* ---------------- fingerprint ---------------- */
 
@@ -67,15 +70,19 @@ static size_t system_bytes(const tl_system *s) {
   return 8 + 4 * 4 + 8 * (2 * nq + (7 + TL_JOINT_SLOTS) * nv);
 }
 
+/* A world whose engine has no snapshot hooks has no snapshot (tl_world_get_state refuses it):
+ * its size is that of the header and the systems. */
 size_t tl_world_state_size(const tl_world *w) {
   if (!w) return 0;
-  size_t n = SNAP_HEADER + SNAP_CONTACT * (size_t)w->ncontact;
+  const tl_world_snapshot_hooks *h = w->engine->snapshot;
+  size_t n = SNAP_HEADER + (h ? h->bytes(w) : 0);
   for (int i = 0; i < w->nsystem; i++) n += system_bytes(w->systems[i]);
   return n;
 }
 
 size_t tl_world_state_size_max(const tl_world *w) {
-  size_t n = SNAP_HEADER + SNAP_CONTACT * (size_t)(w->cap_contact > 0 ? w->cap_contact : 0);
+  const tl_world_snapshot_hooks *h = w->engine->snapshot;
+  size_t n = SNAP_HEADER + (h ? h->bytes_max(w) : 0);
   for (int i = 0; i < w->nsystem; i++) n += system_bytes(w->systems[i]);
   return n;
 }
@@ -96,21 +103,6 @@ static void put_i32(wbuf *b, int v) {
   put(b, &x, 4);
 }
 static void put_f64s(wbuf *b, const double *v, size_t n) { put(b, v, n * sizeof(double)); }
-
-static void put_contact(wbuf *b, const tl_wcontact *c) {
-  int ids[6] = {c->sa, c->ba, c->ga, c->sb, c->bb, c->gb};
-  for (int i = 0; i < 6; i++) put_i32(b, ids[i]);
-  double f[29];
-  memcpy(f, c->pos, 3 * sizeof(double));
-  memcpy(f + 3, c->frame, 9 * sizeof(double));
-  double s[7] = {c->depth, c->mu, c->restitution, c->threshold, c->vtarget, c->cfm, c->erp};
-  memcpy(f + 12, s, sizeof s);
-  memcpy(f + 19, c->lambda, 3 * sizeof(double));
-  memcpy(f + 22, c->impact, 3 * sizeof(double));
-  f[25] = c->vn_pre;
-  f[26] = f[27] = f[28] = 0; /* reserved */
-  put_f64s(b, f, 29);
-}
 
 static void put_system(wbuf *b, const tl_system *s) {
   size_t nq = (size_t)s->m->nq, nv = (size_t)s->m->nv;
@@ -143,7 +135,8 @@ static tl_status plugin_refused(const tl_world *w, tl_error *err) {
 tl_status tl_world_get_state(const tl_world *w, void *buf, size_t size, size_t *written, tl_error *err) {
   if (written) *written = 0;
   if (!w || !buf) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "buf", "world and buffer must not be NULL");
-  if (w->engine) return plugin_refused(w, err);
+  const tl_world_snapshot_hooks *h = w->engine->snapshot;
+  if (!h) return plugin_refused(w, err);
   size_t need = tl_world_state_size(w);
   if (size < need)
     return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "size",
@@ -156,9 +149,9 @@ tl_status tl_world_get_state(const tl_world *w, void *buf, size_t size, size_t *
   put(&b, &total, 8);
   put_f64s(&b, &w->time, 1);
   put_u32(&b, (uint32_t)w->nsystem);
-  put_u32(&b, (uint32_t)w->ncontact);
-  put_u32(&b, (uint32_t)w->ngeomref);
-  for (int i = 0; i < w->ncontact; i++) put_contact(&b, &w->contacts[i]);
+  put_u32(&b, (uint32_t)h->count(w));
+  put_u32(&b, (uint32_t)h->ngeom(w));
+  h->put(w, &b.p);
   for (int i = 0; i < w->nsystem; i++) put_system(&b, w->systems[i]);
   if (written) *written = need;
   return TL_OK;
@@ -199,74 +192,6 @@ static const unsigned char *get_f64s(rbuf *b, size_t n, int *finite) {
 
 static tl_status bad(tl_error *err, const char *what) {
   return tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot", "%s", what);
-}
-
-static int geom_ok(const tl_world *w, int s, int b, int g) {
-  if (s < 0) return b == -1 && g >= 0 && g < w->nstatic;
-  if (s >= w->nsystem) return 0;
-  const tl_model *m = w->systems[s]->m;
-  return b >= 0 && b < m->nbody && g >= 0 && g < m->ngeom;
-}
-
-/* A contact record's numbers by the setters' rules: a finite position,
- * an orthonormal right-handed frame, friction >= 0, 0 <= restitution <= 1,
- * threshold >= 0, 0 <= erp <= 1, cfm >= 0 (tl_world_set_default_material,
- * tl_world_set_erp_cfm). NULL if it obeys them, else what is wrong. */
-static const char *contact_numbers_bad(const double *f) {
-  for (int i = 0; i < 26; i++)
-    if (!isfinite(f[i])) return "a number is not finite";
-  const double *F = f + 3;
-  double dev = 0;
-  for (int a = 0; a < 3; a++)
-    for (int b = 0; b < 3; b++) {
-      double d = F[a] * F[b] + F[3 + a] * F[3 + b] + F[6 + a] * F[6 + b] - (a == b);
-      dev = fmax(dev, fabs(d));
-    }
-  if (!(dev <= 1e-6)) return "its frame is not orthonormal";
-  double det = F[0] * (F[4] * F[8] - F[5] * F[7]) - F[1] * (F[3] * F[8] - F[5] * F[6]) + F[2] * (F[3] * F[7] - F[4] * F[6]);
-  if (!(det > 0)) return "its frame is not right-handed";
-  if (!(f[13] >= 0)) return "its friction is negative";
-  if (!(f[14] >= 0 && f[14] <= 1)) return "its restitution is outside [0, 1]";
-  if (!(f[15] >= 0)) return "its restitution threshold is negative";
-  if (!(f[17] >= 0)) return "its cfm is negative";
-  if (!(f[18] >= 0 && f[18] <= 1)) return "its erp is outside [0, 1]";
-  return NULL;
-}
-
-/* 1 if the contact records at a and b name the same geoms at the same point (a duplicate). */
-static int same_contact(const unsigned char *a, const unsigned char *b) {
-  if (memcmp(a, b, 6 * 4) != 0) return 0;
-  double pa[3], pb[3];
-  memcpy(pa, a + 24, sizeof pa);
-  memcpy(pb, b + 24, sizeof pb);
-  return pa[0] == pb[0] && pa[1] == pb[1] && pa[2] == pb[2];
-}
-
-/* Check the contacts' records: indices in range, numbers by the setters' rules, no record twice
- * (pairwise over the buffer: a restore allocates nothing, and contacts are few). */
-static tl_status check_contacts(const tl_world *w, rbuf *b, int n, tl_error *err) {
-  const unsigned char *first = b->p;
-  for (int i = 0; i < n; i++) {
-    int id[6], finite = 1;
-    for (int k = 0; k < 6; k++)
-      if (get_i32(b, &id[k])) return bad(err, "truncated contact records");
-    const unsigned char *at = get_f64s(b, 29, &finite);
-    if (!at) return bad(err, "truncated contact records");
-    double f[29];
-    memcpy(f, at, sizeof f);
-    if (!geom_ok(w, id[0], id[1], id[2]) || id[0] < 0 || !geom_ok(w, id[3], id[4], id[5]))
-      return tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot",
-                          "contact %d names a geom this world does not have: the snapshot comes from another world", i);
-    const char *why = contact_numbers_bad(f);
-    if (why) return tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot", "contact %d: %s", i, why);
-  }
-  for (int i = 0; i < n; i++)
-    for (int j = 0; j < i; j++)
-      if (same_contact(first + (size_t)i * SNAP_CONTACT, first + (size_t)j * SNAP_CONTACT))
-        return tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot",
-                            "contacts %d and %d are the same contact recorded twice (the same geoms at the same "
-                            "point)", j, i);
-  return TL_OK;
 }
 
 /* Check one system's record against system s by the setters' rules
@@ -313,22 +238,6 @@ static void take(rbuf *b, double *dst, size_t n) {
   b->p += n * sizeof(double);
 }
 
-static void apply_contact(rbuf *b, tl_wcontact *c) {
-  int id[6];
-  for (int k = 0; k < 6; k++) get_i32(b, &id[k]);
-  double f[29];
-  take(b, f, 29);
-  memset(c, 0, sizeof *c);
-  c->sa = id[0], c->ba = id[1], c->ga = id[2], c->sb = id[3], c->bb = id[4], c->gb = id[5];
-  memcpy(c->pos, f, 3 * sizeof(double));
-  memcpy(c->frame, f + 3, 9 * sizeof(double));
-  c->depth = f[12], c->mu = f[13], c->restitution = f[14], c->threshold = f[15];
-  c->vtarget = f[16], c->cfm = f[17], c->erp = f[18];
-  memcpy(c->lambda, f + 19, 3 * sizeof(double));
-  memcpy(c->impact, f + 22, 3 * sizeof(double));
-  c->vn_pre = f[25];
-}
-
 static void apply_system(rbuf *b, tl_system *s) {
   size_t nq = (size_t)s->m->nq, nv = (size_t)s->m->nv;
   int skip, integ = TL_INTEGRATOR_EULER;
@@ -354,7 +263,8 @@ static void apply_system(rbuf *b, tl_system *s) {
 
 tl_status tl_world_set_state(tl_world *w, const void *buf, size_t size, tl_error *err) {
   if (!w || !buf) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "buf", "world and buffer must not be NULL");
-  if (w->engine) return plugin_refused(w, err);
+  const tl_world_snapshot_hooks *h = w->engine->snapshot;
+  if (!h) return plugin_refused(w, err);
   rbuf b = {buf, (const unsigned char *)buf + size};
   char magic[8];
   uint32_t version = 0, order = 0, ns = 0, nc = 0, ng = 0;
@@ -373,24 +283,23 @@ tl_status tl_world_set_state(tl_world *w, const void *buf, size_t size, tl_error
   if (get(&b, &time, 8) || get(&b, &ns, 4) || get(&b, &nc, 4) || get(&b, &ng, 4)) return bad(err, "truncated header");
   if (!isfinite(time) || time < 0)
     return tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot", "time %g s: expected a finite number >= 0", time);
-  if (ns != (uint32_t)w->nsystem || ng != (uint32_t)w->ngeomref)
+  if (ns != (uint32_t)w->nsystem || ng != (uint32_t)h->ngeom(w))
     return tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot",
                         "the snapshot comes from another world or model: it has %u systems and %u geoms, this "
-                        "world %d and %d", ns, ng, w->nsystem, w->ngeomref);
-  if (nc > (uint32_t)w->cap_contact)
+                        "world %d and %d", ns, ng, w->nsystem, h->ngeom(w));
+  if (nc > (uint32_t)h->capacity(w))
     return tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot", "%u contacts, this world holds at most %d", nc,
-                        w->cap_contact);
+                        h->capacity(w));
   const unsigned char *body = b.p;
-  tl_status st = check_contacts(w, &b, (int)nc, err);
+  tl_status st = h->check(w, &b.p, b.end, (int)nc, err); /* the engine section */
+  const unsigned char *systems = b.p;
   for (int i = 0; i < w->nsystem && !st; i++) st = check_system(w->systems[i], i, &b, err);
   if (!st && b.p != b.end) st = bad(err, "trailing bytes after the last system");
   if (st) return st;
   /* everything checked: apply */
-  b.p = body;
   w->time = time;
-  w->ncontact = (int)nc;
-  for (int i = 0; i < w->ncontact; i++) apply_contact(&b, &w->contacts[i]);
-  w->nprev = 0;
+  h->apply(w, body, (int)nc);
+  b.p = systems;
   for (int i = 0; i < w->nsystem; i++) apply_system(&b, w->systems[i]);
   return TL_OK;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "contact/contact.h"
 #include "dynamics/joint_space.h"
 #include "math/tl_math.h"
 #include "world/world_internal.h"

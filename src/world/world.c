@@ -1,9 +1,12 @@
-/* tl_world: the objects of a world (systems, static geoms, terrain),
- * materials and collision filters, the step options, contact queries, and
- * the public step entry points tl_world_integrate1 / integrate2 /
- * tl_world_step, which hand a world without a plugin engine to the native
- * step pipeline (src/native/step.c: its opening comment lists the stages;
- * DESIGN.md, "The step"). */
+/* tl_world, the facade: the objects of a world (systems, static geoms,
+ * terrain), materials and collision filters, the step options (the world's
+ * description, world_internal.h), and the public calls an engine serves (the
+ * step tl_world_integrate1 / integrate2 / tl_world_step, contact queries,
+ * solver statistics, solver choice), each dispatched through the world's
+ * engine table w->engine (world/world_engine.h): the native engine's
+ * (src/native/native.c; its step pipeline src/native/step.c, whose opening
+ * comment lists the stages; DESIGN.md, "The step") or a plugin link's
+ * (src/engine/engine_link.c). Nothing here tests which engine it is. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -11,9 +14,9 @@
 #include <string.h>
 
 #include "base/error.h"
-#include "engine/engine_internal.h"
 #include "math/tl_math.h"
-#include "native/step.h"
+#include "native/native.h"
+#include "talus/engine.h"
 #include "talus/limits.h"
 #include "world/world_internal.h"
 
@@ -36,9 +39,11 @@ tl_status tl_world_create(tl_world **out, tl_error *err) {
   w->solver_max_iter = 100;
   w->solver_tol = 1e-10;
   w->sor = 1.0;
-  if (tl_world_rebuild_geoms(w) || tl_world_reserve_constraints(w)) {
-    tl_world_free(w);
-    return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
+  w->engine = tl_native_world_engine();
+  tl_status st = w->engine->attach(w, err); /* on failure it has freed what it made */
+  if (st) {
+    free(w);
+    return st;
   }
   *out = w;
   return TL_OK;
@@ -46,16 +51,48 @@ tl_status tl_world_create(tl_world **out, tl_error *err) {
 
 void tl_world_free(tl_world *w) {
   if (!w) return;
-  tl_engine_link_free(w->engine);
+  w->engine->detach(w, w->engine_data);
   for (int i = 0; i < w->nsystem; i++) tl_system_destroy(w->systems[i]);
   for (int i = 0; i < w->nheightmap; i++) free((double *)w->heightmaps[i].heights);
-  void *arr[] = {w->systems, w->statics, w->heightmaps, w->pairs, w->pair_slot, w->geomrefs,
-                 w->contacts, w->prev, w->ignore, w->shapes, w->geom_active, w->geom_act0, w->sys_active, w->body_welded, w->body_adr, w->sys_geom, w->bsphere, w->bbox, w->unit_box, w->unit_order, w->cpairs, w->body_geom_adr, w->body_geoms, w->gradius, w->blocks, w->pool, w->ipool, w->eqgroups, w->eq_pool, w->lcp_A, w->lcp_b,
-                 w->lcp_lo, w->lcp_hi, w->lcp_mu, w->lcp_x, w->lcp_findex, w->lcp_row_block};
+  void *arr[] = {w->systems, w->statics, w->heightmaps, w->pairs, w->pair_slot, w->ignore};
   for (size_t i = 0; i < sizeof(arr) / sizeof(arr[0]); i++) free(arr[i]);
-  tl_lcp_work_free(w->lcp);
-  tl_world_free_dense(w);
   free(w);
+}
+
+/* ---------------- the engine ---------------- */
+
+tl_status tl_world_use_engine(tl_world *w, const tl_world_engine *engine, void *data, tl_error *err) {
+  const tl_world_engine *old = w->engine;
+  void *old_data = w->engine_data;
+  if (engine == old && data == old_data) return TL_OK;
+  w->engine = engine;
+  w->engine_data = data;
+  tl_status st = engine->attach(w, err);
+  if (st) {
+    w->engine = old;
+    w->engine_data = old_data;
+    return st;
+  }
+  old->detach(w, old_data);
+  return TL_OK;
+}
+
+tl_status tl_world_use_native(tl_world *w, tl_error *err) {
+  return tl_world_use_engine(w, tl_native_world_engine(), NULL, err);
+}
+
+const char *tl_world_engine_name(const tl_world *w) { return w ? w->engine->name(w) : "talus"; }
+
+const char *tl_world_engine_notes(const tl_world *w) { return w ? w->engine->notes(w) : ""; }
+
+void tl_world_filters_changed(tl_world *w) { w->filters_stale = 1; }
+
+void tl_world_set_static_params(tl_world *w, int index, double friction, unsigned group, unsigned mask) {
+  tl_static_geom *g = &w->statics[index];
+  g->friction = friction;
+  g->group = group;
+  g->mask = mask;
+  tl_world_filters_changed(w);
 }
 
 /* ---------------- settings ---------------- */
@@ -80,38 +117,11 @@ tl_status tl_world_set_gravity(tl_world *w, const double g[3], tl_error *err) {
 
 void tl_world_gravity(const tl_world *w, double g[3]) { tl_v3_copy(g, w->gravity); }
 
-/* Dense Dantzig scratch for up to `rows` rows (allocated when selected). */
-static int reserve_dantzig(tl_world *w, int rows) {
-  if (rows <= w->lcp_cap && w->lcp) return 0;
-  tl_lcp_work_free(w->lcp);
-  w->lcp = tl_lcp_work_create(rows);
-  size_t n = (size_t)rows;
-  double **d[] = {&w->lcp_b, &w->lcp_lo, &w->lcp_hi, &w->lcp_mu, &w->lcp_x};
-  for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++) {
-    free(*d[i]);
-    *d[i] = calloc(n, sizeof(double));
-  }
-  free(w->lcp_A);
-  w->lcp_A = calloc(n * n, sizeof(double));
-  free(w->lcp_findex);
-  free(w->lcp_row_block);
-  w->lcp_findex = calloc(n, sizeof(int));
-  w->lcp_row_block = calloc(n, sizeof(int));
-  int ok = w->lcp && w->lcp_A && w->lcp_b && w->lcp_lo && w->lcp_hi && w->lcp_mu && w->lcp_x &&
-           w->lcp_findex && w->lcp_row_block;
-  w->lcp_cap = ok ? rows : 0;
-  return ok ? 0 : -1;
-}
-
 tl_status tl_world_set_solver(tl_world *w, tl_solver solver, tl_error *err) {
   if (solver != TL_SOLVER_PER_CONTACT && solver != TL_SOLVER_PGS && solver != TL_SOLVER_DANTZIG)
     return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "solver", "unknown solver %d", (int)solver);
-  if (w->engine) {
-    tl_status st = tl_engine_link_check_solver(w, solver, err);
-    if (st) return st;
-  }
-  if (solver == TL_SOLVER_DANTZIG && reserve_dantzig(w, TL_DANTZIG_MAX_ROWS))
-    return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory for the Dantzig solver");
+  tl_status st = w->engine->set_solver(w, solver, err); /* offered, room made */
+  if (st) return st;
   w->solver = solver;
   return TL_OK;
 }
@@ -146,8 +156,8 @@ tl_status tl_world_set_contact_compliance(tl_world *w, double relative, tl_error
 tl_status tl_world_set_velocity_limits(tl_world *w, int enabled, tl_error *err) {
   if (enabled != 0 && enabled != 1)
     return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "enabled", "velocity limits: enabled must be 0 or 1, got %d", enabled);
-  if (enabled && w->engine) { /* a plugin engine must offer them: refused now, not at the next step */
-    tl_status st = tl_engine_link_check_feature(w, TL_ENGINE_VELOCITY_LIMITS, err);
+  if (enabled) { /* the engine must offer them: refused now, not at the next step */
+    tl_status st = w->engine->check_feature(w, TL_ENGINE_VELOCITY_LIMITS, err);
     if (st) return st;
   }
   w->velocity_limits = enabled;
@@ -157,20 +167,15 @@ tl_status tl_world_set_velocity_limits(tl_world *w, int enabled, tl_error *err) 
 int tl_world_velocity_limits(const tl_world *w) { return w->velocity_limits; }
 
 tl_status tl_world_solver_stats(const tl_world *w, tl_solver_stats *out, tl_error *err) {
-  if (w->engine) return tl_engine_link_solver_stats(w, out, err);
   if (!out) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "out", "out must not be NULL");
-  *out = w->stats;
-  return TL_OK;
+  return w->engine->solver_stats(w, out, err);
 }
 
 /* ---------------- objects ---------------- */
 
-/* Keep the collision and constraint buffers sized for every object. */
-static tl_status refresh(tl_world *w, tl_error *err) {
-  if (tl_world_rebuild_geoms(w) || tl_world_reserve_constraints(w))
-    return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
-  return TL_OK;
-}
+/* Keep what the engine holds sized for every object (the native engine: its
+ * collision and constraint buffers). */
+static tl_status refresh(tl_world *w, tl_error *err) { return w->engine->objects_changed(w, err); }
 
 static tl_status check_pose(const double pos[3], const double R[9], tl_error *err) {
   if (!pos || !tl_v3_isfinite(pos))
@@ -491,17 +496,11 @@ tl_status tl_world_ignore_collision(tl_world *w, int sa, int ba, int sb, int bb,
   return TL_OK;
 }
 
-/* ---------------- the step (src/native/step.c holds the pipeline) ---------------- */
+/* ---------------- the step (the engine's; the native pipeline: src/native/step.c) ---------------- */
 
-tl_status tl_world_integrate1(tl_world *w, tl_error *err) {
-  if (w->engine) return tl_engine_link_integrate1(w, err);
-  return tl_native_integrate1(w, err);
-}
+tl_status tl_world_integrate1(tl_world *w, tl_error *err) { return w->engine->integrate1(w, err); }
 
-tl_status tl_world_integrate2(tl_world *w, tl_error *err) {
-  if (w->engine) return tl_engine_link_integrate2(w, err);
-  return tl_native_integrate2(w, err);
-}
+tl_status tl_world_integrate2(tl_world *w, tl_error *err) { return w->engine->integrate2(w, err); }
 
 tl_status tl_world_step(tl_world *w, tl_error *err) {
   tl_status st = tl_world_integrate1(w, err);
@@ -510,25 +509,12 @@ tl_status tl_world_step(tl_world *w, tl_error *err) {
 
 /* ---------------- contacts ---------------- */
 
-int tl_world_ncontact(const tl_world *w) { return w->engine ? tl_engine_link_ncontact(w) : w->ncontact; }
+int tl_world_ncontact(const tl_world *w) { return w->engine->ncontact(w); }
 
 tl_status tl_world_contact(const tl_world *w, int k, tl_contact_info *out, tl_error *err) {
-  if (w->engine) return tl_engine_link_contact(w, k, out, err);
   if (!out) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "out", "out must not be NULL");
-  if (k < 0 || k >= w->ncontact)
-    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "k", "contact index %d out of range [0, %d)", k, w->ncontact);
-  const tl_wcontact *c = &w->contacts[k];
-  memset(out, 0, sizeof(*out));
-  out->system = c->sa;
-  out->body = c->ba;
-  out->geom = c->ga;
-  out->other_system = c->sb;
-  out->other_body = c->bb;
-  out->other_geom = c->gb;
-  tl_v3_copy(out->pos, c->pos);
-  tl_v3_copy(out->normal, c->frame + 6);
-  out->depth = c->depth;
-  out->mu = c->mu;
-  for (int r = 0; r < 3; r++) tl_v3_addscl(out->impulse, c->frame + 3 * r, c->lambda[r] + c->impact[r]);
-  return TL_OK;
+  int n = w->engine->ncontact(w);
+  if (k < 0 || k >= n)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "k", "contact index %d out of range [0, %d)", k, n);
+  return w->engine->contact(w, k, out, err);
 }

@@ -1,19 +1,25 @@
-/* Internal: the world and system structs of the native engine. The collision
- * geoms, contacts and constraint rows they hold are declared with the code
- * that builds them: contact/broadphase.h (geom list, candidate pairs),
- * contact/contact_gen.h (contacts), contact/constraint.h (row blocks and
- * their solve). */
+/* Internal: the world's description, what any engine builds from: time and
+ * settings, the systems (tl_system: model, state, control, flags), the
+ * static geoms, heightmaps, material pairs and ignore list, and the engine
+ * serving the world (its table, world/world_engine.h, and what it keeps).
+ * The native engine's workspace is not here: it is struct tl_native
+ * (src/native/native_internal.h), reached as w->native by src/native and
+ * src/contact only. This header includes no native-engine internal header
+ * (the test `layering` checks it).
+ *
+ *   world.c          tl_world_*: objects, settings, materials, filters, dispatch to the engine
+ *   system*.c        tl_system_*: state, control, parameters, queries, derivatives
+ *   snapshot.c       tl_world_get_state / set_state: the state as bytes (engine section by hooks)
+ *
+ * The per-system step scratch below (force .. lambda_joint) is written by
+ * the native step only; it is allocated with the system (system.c). */
 #ifndef TALUS_WORLD_INTERNAL_H
 #define TALUS_WORLD_INTERNAL_H
 
-#include "contact/broadphase.h"
-#include "contact/constraint.h"
-#include "contact/contact.h"
-#include "contact/contact_gen.h"
-#include "contact/lcp.h"
 #include "contact/narrowphase.h"
 #include "dynamics/dynamics.h"
 #include "talus/world.h"
+#include "world/world_engine.h"
 
 struct tl_system {
   tl_model *m;          /* own copy of the model (mutable parameters) */
@@ -88,76 +94,15 @@ struct tl_world {
                            (world.c, tl_world_find_pair): a pair's index, -1 empty */
   int pair_slots;       /* a power of two >= 2 npair, or 0 */
 
-  /* collision: broadphase over every geom, contacts */
-  int ngeomref, cap_geomref;
-  tl_geom_ref *geomrefs;
-  tl_shape *shapes;     /* [cap_geomref] each geomref's shape in its pose of this step (active ones) */
-  unsigned char *geom_active; /* [cap_geomref] the geomref may collide this step: 1, and 2 once
-                                 its shape and box are computed (broadphase.c) */
-  unsigned char *geom_act0;   /* [cap_geomref] geom_active at the start of a step, from the filters
-                                 alone; active static geoms are 2: their shapes and boxes are
-                                 computed with it (broadphase.c, refresh_filters) */
-  unsigned char *sys_active;  /* [nsystem] some geom of the system is active (geom_act0) */
-  unsigned char *body_welded; /* [bodies] 1: the body cannot move (welded to a fixed base) */
-  int filters_stale;    /* 1: geom_act0, sys_active and the static shapes must be recomputed before
-                           the next collision step (tl_world_filters_changed) */
-  /* broadphase (broadphase.c): units are the static geoms, then the systems */
-  int *body_adr;        /* [nsystem + 1] first body of each system in bsphere / bbox */
-  int *sys_geom;        /* [nsystem + 1] first geomref of each system */
-  double *bsphere;      /* [bodies * 4] sphere around a body's geoms: centre (body frame), radius (-1: none) */
-  double *bbox;         /* [bodies * 6] this step's box of each body (lo, hi) */
-  int *body_geom_adr, *body_geoms; /* geomrefs of body k: body_geoms[body_geom_adr[k] .. [k + 1]) */
-  double *gradius;      /* [ngeomref] radius of a sphere about each system geom's origin holding it */
-  double *unit_box;     /* [units * 6] this step's box of each unit; lo.x = +inf: inactive */
-  int *unit_order;      /* [units] sorted by lo.x, kept between steps (speed only) */
-  tl_cand_pair *cpairs; /* [cap_contact] candidate geom pairs of the step, sorted */
-  int npair_c;
-  double up[3];         /* -gravity, unit */
-  int ncontact, cap_contact, nprev; /* cap_contact: contacts (and candidate pairs) kept per step, 16 geoms + 64 */
-  int alloc_contact;    /* contacts, prev and cpairs are allocated for this many (>= cap_contact; geometric growth) */
-  /* what the geom list and the broadphase arrays cover (broadphase.c): statics and systems, valid 0/1;
-     adding a system after them appends its geoms, anything else rebuilds */
-  int geoms_nstatic, geoms_nsystem, geoms_valid;
-  int cap_usys, cap_ubody, cap_ugeom, cap_uunit; /* capacities of the broadphase arrays (entries + 1) */
-  int prev_cursor;      /* collision: where the last pair's contacts ended in prev */
-  tl_wcontact *contacts, *prev; /* prev: last step's, for warm starting */
+  int filters_stale;    /* 1: the filters (groups, masks, self-collision, ignore list, integrator) or
+                           the objects changed since the engine last looked: the native broadphase
+                           recomputes what depends on them alone before its next collision step
+                           (tl_world_filters_changed sets it, contact/broadphase.c clears it) */
   int ignore_n, ignore_cap;
   int *ignore;          /* pairs (system, body, system, body) never collided */
 
   /* constraint solve */
   tl_solver solver;
-  int nblock, cap_block; /* cap_block: blocks a solve may use (contacts + 6 per DOF; defer_contacts' limit) */
-  int alloc_block;      /* blocks allocated (>= cap_block; geometric growth) */
-  /* per-system terms of the reservation summed over systems [0, rc_nsystem) (contact/constraint_rows.c) */
-  int rc_nsystem, rc_joint_blocks, rc_spmax, rc_nvmax;
-  size_t rc_pool, rc_ipool, rc_eq;
-  tl_block *blocks;
-  int nblock_solve;     /* blocks the solve starts with; the rest are deferred contacts */
-  size_t pool_used, pool_cap;
-  double *pool;         /* J and Y of every block part (tl_block) */
-  size_t ipool_used, ipool_cap;
-  int *ipool;           /* supports of every block part */
-  int neqgroup, cap_eqgroup;
-  tl_eqgroup *eqgroups;
-  size_t eq_used, eq_cap;
-  double *eq_pool;      /* factors and right-hand sides of the equality groups */
-  /* dense solve (contact/solver_direct.c): the Delassus matrix of up to dense_cap rows */
-  int dense;            /* 1 while the current solve works on the dense matrix */
-  int dense_cap, dense_n, dense_nf; /* capacity, rows, free rows of the last direct solve */
-  double *dA;           /* [dense_cap^2] G + the normal / scalar compliance on its diagonal */
-  double *db;           /* [dense_cap] row velocities at the start of the solve */
-  double *dx;           /* [dense_cap] impulses (mirror of the blocks' lambda) */
-  double *dM;           /* [dense_cap^2] factor of the free rows' matrix (direct solves) */
-  double *dr, *dy;      /* [3 dense_cap] right-hand side, compliance, 1 / diag(L) of a direct solve; [3 dense_cap] solution and scratch */
-  double *dW;           /* [dW_cap] D^-1 Y of each block part as dense rows (assembly) */
-  size_t dW_cap;
-  int *dfree;           /* [dense_cap] rows of a direct solve */
-  unsigned char *dstat, *dstat_prev; /* [dense_cap] row status of the last direct solve */
-  tl_lcp_work *lcp;     /* Dantzig scratch */
-  int lcp_cap;
-  double *lcp_A, *lcp_b, *lcp_lo, *lcp_hi, *lcp_mu, *lcp_x;
-  int *lcp_findex, *lcp_row_block;
-  tl_solver_stats stats;
 
   double contact_margin; /* m: speculative contacts closer than this are solved */
   double erp;            /* fraction of penetration beyond `slop` removed per step */
@@ -171,8 +116,11 @@ struct tl_world {
   double solver_tol;     /* N s */
   double sor;            /* over-relaxation of the PGS solver */
 
-  struct tl_engine_link *engine; /* NULL: the native engine; else the plugin serving this world
-                                    (src/engine/engine_link.c) */
+  /* the engine serving the world (world/world_engine.h): its table, and what it keeps */
+  const tl_world_engine *engine; /* never NULL: tl_native_world_engine() or a plugin link's */
+  void *engine_data;     /* a plugin engine's link (src/engine/engine_link.c); NULL on the native one */
+  struct tl_native *native; /* the native engine's workspace (src/native/native_internal.h); NULL
+                               on a plugin engine */
 };
 
 /* Bring d's kinematics / M and h up to date with the state (lazy caches). */
@@ -211,6 +159,26 @@ tl_status tl_system_check_q_limits(const tl_model *m, const double *q, tl_error 
 /* Bytes of the largest snapshot the world can write with its current
  * objects (a full contact buffer; snapshot.c). */
 size_t tl_world_state_size_max(const tl_world *w);
+
+/* Mark the step-invariant collision data (which geoms may collide, the
+ * static geoms' shapes) for recomputation: the filters, the ignore list, the
+ * self-collision flags or the integrators changed (sets w->filters_stale). */
+void tl_world_filters_changed(tl_world *w);
+
+/* Make `engine` serve the world: engine->attach(w), then the old engine's
+ * detach. On failure (TL_ERR_MEMORY) the world stays on its old engine.
+ * `data` becomes w->engine_data before attach (a plugin link; NULL for the
+ * native engine). */
+tl_status tl_world_use_engine(tl_world *w, const tl_world_engine *engine, void *data, tl_error *err);
+
+/* Put the world back on the native engine (tl_world_set_engine "talus"). */
+tl_status tl_world_use_native(tl_world *w, tl_error *err);
+
+/* Friction (Coulomb coefficient used without a material pair) and collision
+ * filters of static geom `index` (< tl_world_nstatic), which have no public
+ * setter: the engine adapter around a world (src/engine/engine_native.c)
+ * sets them from a scene. Marks the filters changed. */
+void tl_world_set_static_params(tl_world *w, int index, double friction, unsigned group, unsigned mask);
 
 /* Index into w->pairs of the material pair {a, b} (either order), -1 if
  * none: a hash lookup (world.c), O(1) expected. */

@@ -35,7 +35,7 @@
 #include "math/tl_dense.h"
 #include "math/tl_math.h"
 #include "native/step.h"
-#include "world/world_internal.h"
+#include "native/native_internal.h"
 
 struct tl_step_derivatives {
   const tl_world *world;
@@ -233,7 +233,7 @@ static void add_rotation_gain(double *X, int n, int r, const double *gain, const
  * g u+ + R lambda = t(q) stays satisfied, so with W = M_eff^-1 G^T and
  * S = G W + R, every column of Z = da/dx (Xq, Xu, Mi on entry) becomes
  * Z + W S^-1 ((dt/dx - G du/dx) / dt - G Z). The blocks are those of the
- * step just taken (w->blocks, untouched by the snapshot restore). Returns 1
+ * step just taken (w->native->blocks, untouched by the snapshot restore). Returns 1
  * for a row it cannot differentiate (a saturated PD of a ball joint) or
  * dependent rows (S singular). */
 static int joint_rows(tl_world *w, tl_step_derivatives *ws, int i) {
@@ -243,8 +243,8 @@ static int joint_rows(tl_world *w, tl_step_derivatives *ws, int i) {
   const double dt = w->dt;
   double *G = ws->G, *T = ws->T, *Wt = ws->Wt, *S = ws->S, *R = ws->Rr, *y = ws->y;
   int na = 0;
-  for (int bi = 0; bi < w->nblock; bi++) {
-    const tl_block *b = &w->blocks[bi];
+  for (int bi = 0; bi < w->native->nblock; bi++) {
+    const tl_block *b = &w->native->blocks[bi];
     if (b->sa != i) continue;
     double l = b->lambda[0];
     int active = b->kind == TL_ROW_EQUALITY || (b->kind == TL_ROW_LIMIT && l > 0) ||
@@ -254,7 +254,7 @@ static int joint_rows(tl_world *w, tl_step_derivatives *ws, int i) {
     double *g = G + (size_t)na * n, *t = T + (size_t)na * n;
     memset(g, 0, (size_t)n * sizeof(double));
     memset(t, 0, (size_t)n * sizeof(double));
-    for (int k = 0; k < b->nsup[0]; k++) g[w->ipool[b->sup[0] + k]] = w->pool[b->adr[0] + k];
+    for (int k = 0; k < b->nsup[0]; k++) g[w->native->ipool[b->sup[0] + k]] = w->native->pool[b->adr[0] + k];
     int k = b->dof, body = k >= 0 ? m->dof_body[k] : -1;
     if (b->kind == TL_ROW_LIMIT && (b->slot == 0 || b->slot == 1)) { /* target from the gap to the limit */
       double q = s->d.q[m->q_adr[body]], bound = b->slot ? m->dof_upper[k] : m->dof_lower[k];
@@ -421,7 +421,7 @@ tl_status tl_world_step_derivatives(tl_world *w, tl_step_derivatives *ws, tl_der
   if (mode != TL_DERIV_ANALYTIC && mode != TL_DERIV_FD_CENTRED)
     return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "mode",
                         "unknown mode %d (TL_DERIV_ANALYTIC or TL_DERIV_FD_CENTRED)", (int)mode);
-  if (w->engine)
+  if (w->engine != tl_native_world_engine()) /* a plugin's world: no native step to differentiate */
     return tl_error_set(err, TL_ERR_UNSUPPORTED, NULL, 0, NULL,
                         "step derivatives need the native engine (snapshots), not '%s'", tl_world_engine_name(w));
   if (ws->world != w)
@@ -440,9 +440,9 @@ tl_status tl_world_step_derivatives(tl_world *w, tl_step_derivatives *ws, tl_der
   tl_status st = tl_world_get_state(w, ws->snap, ws->snap_cap, &ws->snap_n, err);
   if (st) return st;
   st = step_into(w, ws, ws->qn, ws->un, err);
-  int analytic = !st && mode == TL_DERIV_ANALYTIC && w->ncontact == 0;
+  int analytic = !st && mode == TL_DERIV_ANALYTIC && w->native->ncontact == 0;
   for (int i = 0; analytic && i < w->nsystem; i++) analytic = w->systems[i]->integrator == TL_INTEGRATOR_EULER;
-  for (int b = 0; analytic && b < w->nblock; b++) analytic = w->blocks[b].kind != TL_ROW_CONTACT && w->blocks[b].sb < 0;
+  for (int b = 0; analytic && b < w->native->nblock; b++) analytic = w->native->blocks[b].kind != TL_ROW_CONTACT && w->native->blocks[b].sb < 0;
   tl_error e2;
   if (st) {
     restore(w, ws, &e2);
