@@ -66,54 +66,55 @@ static int grown_cap(int need, int cap) { return need > cap + cap / 2 ? need : c
  * geoms and those systems are unchanged since the last call); units from
  * ufrom on are appended to unit_order (the units before it unchanged). */
 static int rebuild_units(tl_world *w, int from, int ufrom) {
-  int nu = w->nstatic + w->nsystem, nb0 = from ? w->native->body_adr[from] : 0, nb = nb0;
+  tl_native *nat = w->native;
+  int nu = w->nstatic + w->nsystem, nb0 = from ? nat->body_adr[from] : 0, nb = nb0;
   for (int i = from; i < w->nsystem; i++) nb += w->systems[i]->m->nbody;
-  if (w->nsystem + 1 > w->native->cap_usys) {
-    int c = grown_cap(w->nsystem + 1, w->native->cap_usys);
-    GROW(w->native->sys_active, c);
-    GROW(w->native->body_adr, c);
-    GROW(w->native->sys_geom, c);
-    w->native->cap_usys = c;
+  if (w->nsystem + 1 > nat->cap_usys) {
+    int c = grown_cap(w->nsystem + 1, nat->cap_usys);
+    GROW(nat->sys_active, c);
+    GROW(nat->body_adr, c);
+    GROW(nat->sys_geom, c);
+    nat->cap_usys = c;
   }
-  if (nb + 1 > w->native->cap_ubody) {
-    int c = grown_cap(nb + 1, w->native->cap_ubody);
-    GROW(w->native->body_welded, c);
-    GROW(w->native->body_geom_adr, c);
-    GROW(w->native->bsphere, 4 * (size_t)c);
-    GROW(w->native->bbox, 6 * (size_t)c);
-    w->native->cap_ubody = c;
+  if (nb + 1 > nat->cap_ubody) {
+    int c = grown_cap(nb + 1, nat->cap_ubody);
+    GROW(nat->body_welded, c);
+    GROW(nat->body_geom_adr, c);
+    GROW(nat->bsphere, 4 * (size_t)c);
+    GROW(nat->bbox, 6 * (size_t)c);
+    nat->cap_ubody = c;
   }
-  if (w->native->ngeomref + 1 > w->native->cap_ugeom) {
-    int c = grown_cap(w->native->ngeomref + 1, w->native->cap_ugeom);
-    GROW(w->native->gradius, c);
-    GROW(w->native->body_geoms, c);
-    w->native->cap_ugeom = c;
+  if (nat->ngeomref + 1 > nat->cap_ugeom) {
+    int c = grown_cap(nat->ngeomref + 1, nat->cap_ugeom);
+    GROW(nat->gradius, c);
+    GROW(nat->body_geoms, c);
+    nat->cap_ugeom = c;
   }
-  if (nu + 1 > w->native->cap_uunit) {
-    int c = grown_cap(nu + 1, w->native->cap_uunit);
-    GROW(w->native->unit_box, 6 * (size_t)c);
-    GROW(w->native->unit_order, c);
-    w->native->cap_uunit = c;
+  if (nu + 1 > nat->cap_uunit) {
+    int c = grown_cap(nu + 1, nat->cap_uunit);
+    GROW(nat->unit_box, 6 * (size_t)c);
+    GROW(nat->unit_order, c);
+    nat->cap_uunit = c;
   }
   /* unit_order: a permutation of the units kept between steps (speed only): the new units go last */
-  for (int u = ufrom; u < nu; u++) w->native->unit_order[u] = u;
-  int adr = nb0, gadr = from ? w->native->sys_geom[from] : w->nstatic, ng = from ? w->native->body_geom_adr[nb0] : 0;
+  for (int u = ufrom; u < nu; u++) nat->unit_order[u] = u;
+  int adr = nb0, gadr = from ? nat->sys_geom[from] : w->nstatic, ng = from ? nat->body_geom_adr[nb0] : 0;
   for (int i = from; i < w->nsystem; i++) {
     const tl_system *s = w->systems[i];
     const tl_model *m = s->m;
-    w->native->body_adr[i] = adr;
-    w->native->sys_geom[i] = gadr;
+    nat->body_adr[i] = adr;
+    nat->sys_geom[i] = gadr;
     gadr += m->ngeom;
     for (int b = 0; b < m->nbody; b++) {
-      double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY}, *sp = w->native->bsphere + 4 * (adr + b);
+      double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY}, *sp = nat->bsphere + 4 * (adr + b);
       int any = 0, r = b;
       while (r > 0 && m->jnt_nv[r] == 0) r = m->parent[r]; /* welded: fixed joints up to a fixed base */
-      w->native->body_welded[adr + b] = m->jnt_nv[r] == 0;
-      w->native->body_geom_adr[adr + b] = ng;
+      nat->body_welded[adr + b] = m->jnt_nv[r] == 0;
+      nat->body_geom_adr[adr + b] = ng;
       for (int g = 0; g < m->ngeom; g++)
         if (m->geom_body[g] == b) {
-          w->native->gradius[w->native->sys_geom[i] + g] = geom_radius(s, g);
-          w->native->body_geoms[ng++] = w->native->sys_geom[i] + g;
+          nat->gradius[nat->sys_geom[i] + g] = geom_radius(s, g);
+          nat->body_geoms[ng++] = nat->sys_geom[i] + g;
         }
       for (int g = 0; g < m->ngeom; g++) {
         if (m->geom_body[g] != b) continue;
@@ -135,9 +136,9 @@ static int rebuild_units(tl_world *w, int from, int ufrom) {
     }
     adr += m->nbody;
   }
-  w->native->body_adr[w->nsystem] = adr;
-  w->native->body_geom_adr[adr] = ng;
-  w->native->sys_geom[w->nsystem] = gadr;
+  nat->body_adr[w->nsystem] = adr;
+  nat->body_geom_adr[adr] = ng;
+  nat->sys_geom[w->nsystem] = gadr;
   return 0;
 }
 
@@ -147,46 +148,47 @@ static int rebuild_units(tl_world *w, int from, int ufrom) {
  * while there is no system (a world file's order: static geometry first), else
  * rebuilds the whole list. */
 int tl_world_rebuild_geoms(tl_world *w) {
-  const int valid = w->native->geoms_valid;
-  int from = valid && w->native->geoms_nstatic == w->nstatic && w->native->geoms_nsystem <= w->nsystem ? w->native->geoms_nsystem : 0;
-  int sfrom = valid && w->nsystem == 0 && w->native->geoms_nsystem == 0 && w->native->geoms_nstatic <= w->nstatic ? w->native->geoms_nstatic : 0;
-  w->native->geoms_valid = 0; /* until this call succeeds */
-  int n = from ? w->native->ngeomref : w->nstatic;
+  tl_native *nat = w->native;
+  const int valid = nat->geoms_valid;
+  int from = valid && nat->geoms_nstatic == w->nstatic && nat->geoms_nsystem <= w->nsystem ? nat->geoms_nsystem : 0;
+  int sfrom = valid && w->nsystem == 0 && nat->geoms_nsystem == 0 && nat->geoms_nstatic <= w->nstatic ? nat->geoms_nstatic : 0;
+  nat->geoms_valid = 0; /* until this call succeeds */
+  int n = from ? nat->ngeomref : w->nstatic;
   for (int i = from; i < w->nsystem; i++) n += w->systems[i]->m->ngeom;
   int cap_contact = 16 * n + 64;
-  if (cap_contact > w->native->cap_contact) {
-    if (cap_contact > w->native->alloc_contact) {
-      int c = grown_cap(cap_contact, w->native->alloc_contact);
-      GROW(w->native->contacts, c);
-      GROW(w->native->prev, c);
-      GROW(w->native->cpairs, c);
-      w->native->alloc_contact = c;
+  if (cap_contact > nat->cap_contact) {
+    if (cap_contact > nat->alloc_contact) {
+      int c = grown_cap(cap_contact, nat->alloc_contact);
+      GROW(nat->contacts, c);
+      GROW(nat->prev, c);
+      GROW(nat->cpairs, c);
+      nat->alloc_contact = c;
     }
-    w->native->cap_contact = cap_contact;
-    w->native->ncontact = w->native->nprev = 0;
+    nat->cap_contact = cap_contact;
+    nat->ncontact = nat->nprev = 0;
   }
-  if (n > w->native->cap_geomref) {
-    int c = grown_cap(n, w->native->cap_geomref);
-    GROW(w->native->geomrefs, c);
-    GROW(w->native->shapes, c);
-    GROW(w->native->geom_active, c);
-    GROW(w->native->geom_act0, c);
-    w->native->cap_geomref = c;
+  if (n > nat->cap_geomref) {
+    int c = grown_cap(n, nat->cap_geomref);
+    GROW(nat->geomrefs, c);
+    GROW(nat->shapes, c);
+    GROW(nat->geom_active, c);
+    GROW(nat->geom_act0, c);
+    nat->cap_geomref = c;
   }
-  int k = from ? w->native->ngeomref : sfrom;
+  int k = from ? nat->ngeomref : sfrom;
   if (!from)
-    for (int i = sfrom; i < w->nstatic; i++) w->native->geomrefs[k++] = (tl_geom_ref){.system = -1, .body = -1, .geom = i};
+    for (int i = sfrom; i < w->nstatic; i++) nat->geomrefs[k++] = (tl_geom_ref){.system = -1, .body = -1, .geom = i};
   for (int i = from; i < w->nsystem; i++) {
     const tl_model *m = w->systems[i]->m;
     for (int g = 0; g < m->ngeom; g++)
-      w->native->geomrefs[k++] = (tl_geom_ref){.system = i, .body = m->geom_body[g], .geom = g};
+      nat->geomrefs[k++] = (tl_geom_ref){.system = i, .body = m->geom_body[g], .geom = g};
   }
-  w->native->ngeomref = k;
+  nat->ngeomref = k;
   w->filters_stale = 1;
   if (rebuild_units(w, from, from ? w->nstatic + from : sfrom)) return -1;
-  w->native->geoms_nstatic = w->nstatic;
-  w->native->geoms_nsystem = w->nsystem;
-  w->native->geoms_valid = 1;
+  nat->geoms_nstatic = w->nstatic;
+  nat->geoms_nsystem = w->nsystem;
+  nat->geoms_valid = 1;
   return 0;
 }
 
@@ -230,8 +232,8 @@ static unsigned geom_mask(const tl_world *w, const tl_geom_ref *g) {
 }
 
 /* A body that cannot move: the welded base of a fixed-base system (body_welded). */
-static int welded(const tl_world *w, int s, int b) {
-  return s < 0 || w->native->body_welded[w->native->body_adr[s] + b];
+static int welded(const tl_native *nat, int s, int b) {
+  return s < 0 || nat->body_welded[nat->body_adr[s] + b];
 }
 
 static int ignored(const tl_world *w, int sa, int ba, int sb, int bb) {
@@ -244,9 +246,9 @@ static int ignored(const tl_world *w, int sa, int ba, int sb, int bb) {
   return 0;
 }
 
-static inline int may_collide(const tl_world *w, const tl_geom_ref *a, const tl_geom_ref *b) {
+static inline int may_collide(const tl_world *w, const tl_native *nat, const tl_geom_ref *a, const tl_geom_ref *b) {
   if (a->system < 0 && b->system < 0) return 0;
-  if (welded(w, a->system, a->body) && welded(w, b->system, b->body)) return 0;
+  if (welded(nat, a->system, a->body) && welded(nat, b->system, b->body)) return 0;
   for (int k = 0; k < 2; k++) {
     const tl_geom_ref *g = k ? b : a;
     if (g->system >= 0 && w->systems[g->system]->integrator == TL_INTEGRATOR_RK4) return 0;
@@ -277,6 +279,7 @@ typedef struct filter_bits {
  * stay out of the sweep: a robot alone in free flight costs the broadphase
  * nothing. O(geoms), once after the filters change (refresh_filters). */
 static void activity(tl_world *w, unsigned char *act) {
+  tl_native *nat = w->native;
   filter_bits st = {0, 0}, sys = {0, 0};
   int nsys = 0;
   for (int i = 0; i < w->nstatic; i++) st.group |= w->statics[i].group, st.mask |= w->statics[i].mask;
@@ -287,21 +290,21 @@ static void activity(tl_world *w, unsigned char *act) {
     for (int g = 0; g < s->m->ngeom; g++) sys.group |= s->m->geom_group[g], sys.mask |= s->m->geom_mask[g];
   }
   int any = 0;
-  for (int i = 0; i < w->native->ngeomref; i++) {
-    const tl_geom_ref *r = &w->native->geomrefs[i];
+  for (int i = 0; i < nat->ngeomref; i++) {
+    const tl_geom_ref *r = &nat->geomrefs[i];
     act[i] = 0;
     if (r->system < 0) continue;
     const tl_system *s = w->systems[r->system];
     if (s->integrator == TL_INTEGRATOR_RK4) continue;
     unsigned g = s->m->geom_group[r->geom], m = s->m->geom_mask[r->geom];
-    int a = (g & st.mask) && (st.group & m) && !welded(w, r->system, r->body);
+    int a = (g & st.mask) && (st.group & m) && !welded(w->native, r->system, r->body);
     a = a || (nsys > 1 && (g & sys.mask) && (sys.group & m));
     a = a || s->self_collision;
     act[i] = (unsigned char)a;
     any |= a;
   }
-  for (int i = 0; i < w->native->ngeomref; i++)
-    if (w->native->geomrefs[i].system < 0) act[i] = (unsigned char)any;
+  for (int i = 0; i < nat->ngeomref; i++)
+    if (nat->geomrefs[i].system < 0) act[i] = (unsigned char)any;
 }
 
 
@@ -311,19 +314,20 @@ static void activity(tl_world *w, unsigned char *act) {
  * geoms, which never move (active ones start every step at 2 in geom_act0:
  * posed). */
 static void refresh_filters(tl_world *w) {
-  activity(w, w->native->geom_act0);
+  tl_native *nat = w->native;
+  activity(w, nat->geom_act0);
   for (int si = 0; si < w->nsystem; si++) {
     int any = 0;
-    for (int g = w->native->sys_geom[si]; g < w->native->sys_geom[si + 1]; g++) any |= w->native->geom_act0[g];
-    w->native->sys_active[si] = (unsigned char)any;
+    for (int g = nat->sys_geom[si]; g < nat->sys_geom[si + 1]; g++) any |= nat->geom_act0[g];
+    nat->sys_active[si] = (unsigned char)any;
   }
   for (int i = 0; i < w->nstatic; i++) {
-    tl_geom_ref *g = &w->native->geomrefs[i];
-    double *u = w->native->unit_box + 6 * i;
-    tl_world_geom_shape(w, g, &w->native->shapes[i]);
-    tl_shape_aabb(&w->native->shapes[i], w->contact_margin, g->box, g->box + 3);
-    if (w->native->geom_act0[i]) {
-      w->native->geom_act0[i] = 2;
+    tl_geom_ref *g = &nat->geomrefs[i];
+    double *u = nat->unit_box + 6 * i;
+    tl_world_geom_shape(w, g, &nat->shapes[i]);
+    tl_shape_aabb(&nat->shapes[i], w->contact_margin, g->box, g->box + 3);
+    if (nat->geom_act0[i]) {
+      nat->geom_act0[i] = 2;
       memcpy(u, g->box, 6 * sizeof(double));
     } else {
       u[0] = INFINITY;
@@ -340,23 +344,24 @@ static int box_overlap(const double *a, const double *b) {
 }
 
 /* Pose and box of geomref i, once per step (geom_active 1 -> 2). */
-static const double *geom_box(tl_world *w, int i) {
-  tl_geom_ref *g = &w->native->geomrefs[i];
-  if (w->native->geom_active[i] == 1) {
-    tl_world_geom_shape(w, g, &w->native->shapes[i]);
-    tl_shape_aabb(&w->native->shapes[i], w->contact_margin, g->box, g->box + 3);
-    w->native->geom_active[i] = 2;
+static const double *geom_box(tl_world *w, tl_native *nat, int i) {
+  tl_geom_ref *g = &nat->geomrefs[i];
+  if (nat->geom_active[i] == 1) {
+    tl_world_geom_shape(w, g, &nat->shapes[i]);
+    tl_shape_aabb(&nat->shapes[i], w->contact_margin, g->box, g->box + 3);
+    nat->geom_active[i] = 2;
   }
   return g->box;
 }
 
 /* geom_box of system geomref i of system s on a body at (x, R). */
-static const double *geom_box_at(tl_world *w, const tl_system *s, int i, const double x[3], const double R[9]) {
-  tl_geom_ref *g = &w->native->geomrefs[i];
-  if (w->native->geom_active[i] == 1) {
-    system_shape(s, g->geom, x, R, &w->native->shapes[i]);
-    tl_shape_aabb(&w->native->shapes[i], w->contact_margin, g->box, g->box + 3);
-    w->native->geom_active[i] = 2;
+static const double *geom_box_at(const tl_world *w, tl_native *nat, const tl_system *s, int i, const double x[3],
+                                 const double R[9]) {
+  tl_geom_ref *g = &nat->geomrefs[i];
+  if (nat->geom_active[i] == 1) {
+    system_shape(s, g->geom, x, R, &nat->shapes[i]);
+    tl_shape_aabb(&nat->shapes[i], w->contact_margin, g->box, g->box + 3);
+    nat->geom_active[i] = 2;
   }
   return g->box;
 }
@@ -364,15 +369,16 @@ static const double *geom_box_at(tl_world *w, const tl_system *s, int i, const d
 /* Boxes of the bodies and systems (units after the statics, whose boxes are
  * set by refresh_filters) with active geoms; inactive units get lo[0] = +inf. */
 static void unit_boxes(tl_world *w) {
+  tl_native *nat = w->native;
   const double margin = w->contact_margin;
   for (int si = 0; si < w->nsystem; si++) {
     const tl_system *s = w->systems[si];
-    double *u = w->native->unit_box + 6 * (w->nstatic + si);
+    double *u = nat->unit_box + 6 * (w->nstatic + si);
     for (int k = 0; k < 3; k++) u[k] = INFINITY, u[3 + k] = -INFINITY;
-    if (!w->native->sys_active[si]) continue;
+    if (!nat->sys_active[si]) continue;
     for (int b = 0; b < s->m->nbody; b++) {
-      const double *sp = w->native->bsphere + 4 * (w->native->body_adr[si] + b);
-      double *bb = w->native->bbox + 6 * (w->native->body_adr[si] + b), c[3];
+      const double *sp = nat->bsphere + 4 * (nat->body_adr[si] + b);
+      double *bb = nat->bbox + 6 * (nat->body_adr[si] + b), c[3];
       if (sp[3] < 0) continue;
       tl_m3_mulv(c, s->d.xrot + 9 * b, sp);
       tl_v3_add(c, c, s->d.xpos + 3 * b);
@@ -388,29 +394,29 @@ static void unit_boxes(tl_world *w) {
 
 /* A candidate geom pair (geomref indices, the smaller first) and its height
  * along -gravity: the centre of its system geoms' boxes. */
-static inline void push_pair(tl_world *w, int a, int b) {
-  if (w->native->npair_c >= w->native->cap_contact) return;
-  tl_cand_pair *p = &w->native->cpairs[w->native->npair_c++];
+static inline void push_pair(tl_native *nat, int a, int b) {
+  if (nat->npair_c >= nat->cap_contact) return;
+  tl_cand_pair *p = &nat->cpairs[nat->npair_c++];
   p->a = a < b ? a : b;
   p->b = a < b ? b : a;
   double c[3] = {0, 0, 0}, n = 0;
   for (int k = 0; k < 2; k++) {
     int i = k ? p->b : p->a;
-    if (w->native->geomrefs[i].system < 0) continue;
-    const double *x = w->native->geomrefs[i].box;
+    if (nat->geomrefs[i].system < 0) continue;
+    const double *x = nat->geomrefs[i].box;
     for (int d = 0; d < 3; d++) c[d] += 0.5 * (x[d] + x[3 + d]);
     n += 1;
   }
-  p->height = n > 0 ? tl_v3_dot(c, w->native->up) / n : 0.0;
+  p->height = n > 0 ? tl_v3_dot(c, nat->up) / n : 0.0;
 }
 
 /* 1 if the box of the sphere around geomref g (of model m, on a body at
  * (x, R)) overlaps box `other`; geoms already posed use their own box. */
-static inline int sphere_overlap(const tl_world *w, const tl_model *m, int g, const double x[3], const double R[9],
-                                 const double *other) {
-  if (w->native->geom_active[g] == 2) return box_overlap(w->native->geomrefs[g].box, other);
-  double c[3], box[6], r = w->native->gradius[g] + w->contact_margin;
-  tl_m3_mulv(c, R, m->geom_pos + 3 * w->native->geomrefs[g].geom);
+static inline int sphere_overlap(const tl_world *w, const tl_native *nat, const tl_model *m, int g, const double x[3],
+                                 const double R[9], const double *other) {
+  if (nat->geom_active[g] == 2) return box_overlap(nat->geomrefs[g].box, other);
+  double c[3], box[6], r = nat->gradius[g] + w->contact_margin;
+  tl_m3_mulv(c, R, m->geom_pos + 3 * nat->geomrefs[g].geom);
   tl_v3_add(c, c, x);
   for (int i = 0; i < 3; i++) box[i] = c[i] - r, box[3 + i] = c[i] + r;
   return box_overlap(box, other);
@@ -421,29 +427,30 @@ static inline int sphere_overlap(const tl_world *w, const tl_model *m, int g, co
  * active geom of system sj on a body overlapping theirs (sj == si: the
  * system against itself, distinct bodies). Bodies are tested before geoms. */
 static void unit_pairs(tl_world *w, int si, int j, int sj) {
-  const double *other = w->native->unit_box + 6 * (j >= 0 ? j : w->nstatic + sj);
+  tl_native *nat = w->native;
+  const double *other = nat->unit_box + 6 * (j >= 0 ? j : w->nstatic + sj);
   const tl_system *s = w->systems[si];
-  const int b0 = w->native->body_adr[si];
-  for (int ba = b0; ba < w->native->body_adr[si + 1]; ba++) {
-    const double *boxa = w->native->bbox + 6 * ba;
-    if (w->native->bsphere[4 * ba + 3] < 0 || !box_overlap(boxa, other)) continue;
+  const int b0 = nat->body_adr[si];
+  for (int ba = b0; ba < nat->body_adr[si + 1]; ba++) {
+    const double *boxa = nat->bbox + 6 * ba;
+    if (nat->bsphere[4 * ba + 3] < 0 || !box_overlap(boxa, other)) continue;
     const double *xa = s->d.xpos + 3 * (ba - b0), *Ra = s->d.xrot + 9 * (ba - b0);
-    for (int ia = w->native->body_geom_adr[ba]; ia < w->native->body_geom_adr[ba + 1]; ia++) {
-      const int ga = w->native->body_geoms[ia];
-      if (!w->native->geom_active[ga] || !sphere_overlap(w, s->m, ga, xa, Ra, other)) continue;
+    for (int ia = nat->body_geom_adr[ba]; ia < nat->body_geom_adr[ba + 1]; ia++) {
+      const int ga = nat->body_geoms[ia];
+      if (!nat->geom_active[ga] || !sphere_overlap(w, nat, s->m, ga, xa, Ra, other)) continue;
       if (j >= 0) {
-        if (box_overlap(geom_box_at(w, s, ga, xa, Ra), w->native->geomrefs[j].box) &&
-            may_collide(w, &w->native->geomrefs[ga], &w->native->geomrefs[j]))
-          push_pair(w, ga, j);
+        if (box_overlap(geom_box_at(w, nat, s, ga, xa, Ra), nat->geomrefs[j].box) &&
+            may_collide(w, nat, &nat->geomrefs[ga], &nat->geomrefs[j]))
+          push_pair(nat, ga, j);
         continue;
       }
-      for (int bb = sj == si ? ba + 1 : w->native->body_adr[sj]; bb < w->native->body_adr[sj + 1]; bb++) {
-        if (w->native->bsphere[4 * bb + 3] < 0 || !box_overlap(boxa, w->native->bbox + 6 * bb)) continue;
-        for (int ib = w->native->body_geom_adr[bb]; ib < w->native->body_geom_adr[bb + 1]; ib++) {
-          const int gb = w->native->body_geoms[ib];
-          if (w->native->geom_active[gb] && box_overlap(geom_box_at(w, s, ga, xa, Ra), geom_box(w, gb)) &&
-              may_collide(w, &w->native->geomrefs[ga], &w->native->geomrefs[gb]))
-            push_pair(w, ga, gb);
+      for (int bb = sj == si ? ba + 1 : nat->body_adr[sj]; bb < nat->body_adr[sj + 1]; bb++) {
+        if (nat->bsphere[4 * bb + 3] < 0 || !box_overlap(boxa, nat->bbox + 6 * bb)) continue;
+        for (int ib = nat->body_geom_adr[bb]; ib < nat->body_geom_adr[bb + 1]; ib++) {
+          const int gb = nat->body_geoms[ib];
+          if (nat->geom_active[gb] && box_overlap(geom_box_at(w, nat, s, ga, xa, Ra), geom_box(w, nat, gb)) &&
+              may_collide(w, nat, &nat->geomrefs[ga], &nat->geomrefs[gb]))
+            push_pair(nat, ga, gb);
         }
       }
     }
@@ -486,21 +493,22 @@ static void sort_pairs(tl_cand_pair *p, int n) {
  * Fedkiw 2003); a stack of 16 boxes converges in 5 sweeps instead of 15 in
  * index order. The order depends on the state alone. */
 void tl_world_broadphase(tl_world *w) {
+  tl_native *nat = w->native;
   if (w->filters_stale) refresh_filters(w);
-  if (w->native->ngeomref) memcpy(w->native->geom_active, w->native->geom_act0, (size_t)w->native->ngeomref); /* NULL when no geom: no memcpy */
-  w->native->npair_c = 0;
+  if (nat->ngeomref) memcpy(nat->geom_active, nat->geom_act0, (size_t)nat->ngeomref); /* NULL when no geom: no memcpy */
+  nat->npair_c = 0;
   double g = tl_v3_norm(w->gravity);
   if (g > 0)
-    tl_v3_scale(w->native->up, w->gravity, -1.0 / g);
+    tl_v3_scale(nat->up, w->gravity, -1.0 / g);
   else
-    tl_v3_set(w->native->up, 0, 0, 1);
+    tl_v3_set(nat->up, 0, 0, 1);
   unit_boxes(w);
   const int nu = w->nstatic + w->nsystem;
-  int *o = w->native->unit_order;
+  int *o = nat->unit_order;
   for (int i = 1; i < nu; i++) { /* insertion sort on lo.x: nearly sorted from the last step */
     int v = o[i], j = i - 1;
-    double key = w->native->unit_box[6 * v];
-    while (j >= 0 && w->native->unit_box[6 * o[j]] > key) {
+    double key = nat->unit_box[6 * v];
+    while (j >= 0 && nat->unit_box[6 * o[j]] > key) {
       o[j + 1] = o[j];
       j--;
     }
@@ -508,12 +516,12 @@ void tl_world_broadphase(tl_world *w) {
   }
   for (int i = 0; i < nu; i++) {
     const int a = o[i];
-    const double *ua = w->native->unit_box + 6 * a;
+    const double *ua = nat->unit_box + 6 * a;
     if (ua[0] == INFINITY) break; /* inactive units sort last */
     if (a >= w->nstatic && w->systems[a - w->nstatic]->self_collision) unit_pairs(w, a - w->nstatic, -1, a - w->nstatic);
     for (int k = i + 1; k < nu; k++) {
       const int b = o[k];
-      const double *ub = w->native->unit_box + 6 * b;
+      const double *ub = nat->unit_box + 6 * b;
       if (ub[0] > ua[3]) break;
       if (!box_overlap(ua, ub) || (a < w->nstatic && b < w->nstatic)) continue;
       if (a < w->nstatic)
@@ -524,5 +532,5 @@ void tl_world_broadphase(tl_world *w) {
         unit_pairs(w, a - w->nstatic, -1, b - w->nstatic);
     }
   }
-  sort_pairs(w->native->cpairs, w->native->npair_c);
+  sort_pairs(nat->cpairs, nat->npair_c);
 }

@@ -36,36 +36,38 @@
 #define TL_DENSE_MAX_ROWS 64
 
 void tl_world_free_dense(tl_world *w) {
-  void *arr[] = {w->native->dA, w->native->db, w->native->dx, w->native->dM, w->native->dr, w->native->dy, w->native->dW, w->native->dfree, w->native->dstat, w->native->dstat_prev};
+  tl_native *nat = w->native;
+  void *arr[] = {nat->dA, nat->db, nat->dx, nat->dM, nat->dr, nat->dy, nat->dW, nat->dfree, nat->dstat, nat->dstat_prev};
   for (size_t i = 0; i < sizeof(arr) / sizeof(arr[0]); i++) free(arr[i]);
-  w->native->dA = w->native->db = w->native->dx = w->native->dM = w->native->dr = w->native->dy = w->native->dW = NULL;
-  w->native->dW_cap = 0;
-  w->native->dfree = NULL;
-  w->native->dstat = w->native->dstat_prev = NULL;
-  w->native->dense_cap = 0;
+  nat->dA = nat->db = nat->dx = nat->dM = nat->dr = nat->dy = nat->dW = NULL;
+  nat->dW_cap = 0;
+  nat->dfree = NULL;
+  nat->dstat = nat->dstat_prev = NULL;
+  nat->dense_cap = 0;
 }
 
 static int reserve_dense(tl_world *w, int n, int nvmax) {
+  tl_native *nat = w->native;
   size_t nw = 2 * (size_t)n * (size_t)nvmax;
-  if (n <= w->native->dense_cap && nw <= w->native->dW_cap) return 0;
+  if (n <= nat->dense_cap && nw <= nat->dW_cap) return 0;
   tl_world_free_dense(w);
   size_t n2 = (size_t)n * (size_t)n;
-  w->native->dW = malloc((nw ? nw : 1) * sizeof(double));
-  w->native->dW_cap = nw;
-  w->native->dA = malloc(n2 * sizeof(double));
-  w->native->dM = malloc(n2 * sizeof(double));
-  w->native->db = malloc((size_t)n * sizeof(double));
-  w->native->dx = malloc((size_t)n * sizeof(double));
-  w->native->dr = malloc(3 * (size_t)n * sizeof(double));
-  w->native->dy = malloc(3 * (size_t)n * sizeof(double));
-  w->native->dfree = malloc((size_t)n * sizeof(int));
-  w->native->dstat = malloc((size_t)n);
-  w->native->dstat_prev = malloc((size_t)n);
-  if (!w->native->dW || !w->native->dA || !w->native->dM || !w->native->db || !w->native->dx || !w->native->dr || !w->native->dy || !w->native->dfree || !w->native->dstat || !w->native->dstat_prev) {
+  nat->dW = malloc((nw ? nw : 1) * sizeof(double));
+  nat->dW_cap = nw;
+  nat->dA = malloc(n2 * sizeof(double));
+  nat->dM = malloc(n2 * sizeof(double));
+  nat->db = malloc((size_t)n * sizeof(double));
+  nat->dx = malloc((size_t)n * sizeof(double));
+  nat->dr = malloc(3 * (size_t)n * sizeof(double));
+  nat->dy = malloc(3 * (size_t)n * sizeof(double));
+  nat->dfree = malloc((size_t)n * sizeof(int));
+  nat->dstat = malloc((size_t)n);
+  nat->dstat_prev = malloc((size_t)n);
+  if (!nat->dW || !nat->dA || !nat->dM || !nat->db || !nat->dx || !nat->dr || !nat->dy || !nat->dfree || !nat->dstat || !nat->dstat_prev) {
     tl_world_free_dense(w);
     return -1;
   }
-  w->native->dense_cap = n;
+  nat->dense_cap = n;
   return 0;
 }
 
@@ -86,23 +88,24 @@ static int tree_depth(const tl_system *s) {
  * them again when a system was taken out since: tl_world_add_system's failure path), so adding n
  * systems one by one costs O(n) in all. */
 static void account_systems(tl_world *w) {
-  if (w->native->rc_nsystem > w->nsystem) {
-    w->native->rc_nsystem = w->native->rc_joint_blocks = w->native->rc_spmax = w->native->rc_nvmax = 0;
-    w->native->rc_pool = w->native->rc_ipool = w->native->rc_eq = 0;
+  tl_native *nat = w->native;
+  if (nat->rc_nsystem > w->nsystem) {
+    nat->rc_nsystem = nat->rc_joint_blocks = nat->rc_spmax = nat->rc_nvmax = 0;
+    nat->rc_pool = nat->rc_ipool = nat->rc_eq = 0;
   }
-  for (int i = w->native->rc_nsystem; i < w->nsystem; i++) {
+  for (int i = nat->rc_nsystem; i < w->nsystem; i++) {
     const tl_system *s = w->systems[i];
     int nv = s->m->nv, sp = 2 * tree_depth(s) < nv ? 2 * tree_depth(s) : nv;
-    if (sp > w->native->rc_spmax) w->native->rc_spmax = sp; /* a contact part's support: at most two root paths */
-    if (nv > w->native->rc_nvmax) w->native->rc_nvmax = nv;
-    w->native->rc_joint_blocks += max_joint_blocks(s);
-    w->native->rc_pool += (size_t)max_joint_blocks(s) * (size_t)nv * 2; /* J and Y, 1 row */
-    w->native->rc_ipool += (size_t)max_joint_blocks(s) * (size_t)nv;
+    if (sp > nat->rc_spmax) nat->rc_spmax = sp; /* a contact part's support: at most two root paths */
+    if (nv > nat->rc_nvmax) nat->rc_nvmax = nv;
+    nat->rc_joint_blocks += max_joint_blocks(s);
+    nat->rc_pool += (size_t)max_joint_blocks(s) * (size_t)nv * 2; /* J and Y, 1 row */
+    nat->rc_ipool += (size_t)max_joint_blocks(s) * (size_t)nv;
     size_t n = 0;
     for (int k = 0; k < nv; k++) n += s->m->dof_mimic[k] >= 0;
-    w->native->rc_eq += n * n + n;
+    nat->rc_eq += n * n + n;
   }
-  w->native->rc_nsystem = w->nsystem;
+  nat->rc_nsystem = w->nsystem;
 }
 
 /* Capacity for need entries when cap are allocated: need, or 1.5 cap when that is more (geometric
@@ -110,60 +113,62 @@ static void account_systems(tl_world *w) {
 static size_t grown_size(size_t need, size_t cap) { return need > cap + cap / 2 ? need : cap + cap / 2; }
 
 int tl_world_reserve_constraints(tl_world *w) {
+  tl_native *nat = w->native;
   account_systems(w);
-  const int spmax = w->native->rc_spmax;
-  int nblock = w->native->cap_contact + w->native->rc_joint_blocks;
-  size_t pool = w->native->rc_pool, ipool = w->native->rc_ipool, eq = w->native->rc_eq;
-  pool += (size_t)w->native->cap_contact * 2 * 3 * 2 * (size_t)spmax; /* 2 parts, 3 rows, J and Y */
-  ipool += (size_t)w->native->cap_contact * 2 * (size_t)spmax;
-  if (w->nsystem > w->native->cap_eqgroup) {
-    int c = (int)grown_size((size_t)w->nsystem, (size_t)w->native->cap_eqgroup);
-    tl_eqgroup *g = realloc(w->native->eqgroups, (size_t)c * sizeof(*g));
+  const int spmax = nat->rc_spmax;
+  int nblock = nat->cap_contact + nat->rc_joint_blocks;
+  size_t pool = nat->rc_pool, ipool = nat->rc_ipool, eq = nat->rc_eq;
+  pool += (size_t)nat->cap_contact * 2 * 3 * 2 * (size_t)spmax; /* 2 parts, 3 rows, J and Y */
+  ipool += (size_t)nat->cap_contact * 2 * (size_t)spmax;
+  if (w->nsystem > nat->cap_eqgroup) {
+    int c = (int)grown_size((size_t)w->nsystem, (size_t)nat->cap_eqgroup);
+    tl_eqgroup *g = realloc(nat->eqgroups, (size_t)c * sizeof(*g));
     if (!g) return -1;
-    w->native->eqgroups = g;
-    w->native->cap_eqgroup = c;
+    nat->eqgroups = g;
+    nat->cap_eqgroup = c;
   }
-  if (eq > w->native->eq_cap) {
-    size_t c = grown_size(eq, w->native->eq_cap);
-    double *p = realloc(w->native->eq_pool, c * sizeof(double));
+  if (eq > nat->eq_cap) {
+    size_t c = grown_size(eq, nat->eq_cap);
+    double *p = realloc(nat->eq_pool, c * sizeof(double));
     if (!p) return -1;
-    w->native->eq_pool = p;
-    w->native->eq_cap = c;
+    nat->eq_pool = p;
+    nat->eq_cap = c;
   }
   /* cap_block is the solve's limit (defer_contacts): exactly what the objects need, as before the
      allocation grew geometrically; alloc_block is what is allocated */
-  if (nblock > w->native->cap_block) {
-    if (nblock > w->native->alloc_block) {
-      int c = (int)grown_size((size_t)nblock, (size_t)w->native->alloc_block);
-      tl_block *b = realloc(w->native->blocks, (size_t)c * sizeof(*b));
+  if (nblock > nat->cap_block) {
+    if (nblock > nat->alloc_block) {
+      int c = (int)grown_size((size_t)nblock, (size_t)nat->alloc_block);
+      tl_block *b = realloc(nat->blocks, (size_t)c * sizeof(*b));
       if (!b) return -1;
-      w->native->blocks = b;
-      w->native->alloc_block = c;
+      nat->blocks = b;
+      nat->alloc_block = c;
     }
-    w->native->cap_block = nblock;
+    nat->cap_block = nblock;
   }
-  if (pool > w->native->pool_cap) {
-    size_t c = grown_size(pool, w->native->pool_cap);
-    double *p = realloc(w->native->pool, (c ? c : 1) * sizeof(double));
+  if (pool > nat->pool_cap) {
+    size_t c = grown_size(pool, nat->pool_cap);
+    double *p = realloc(nat->pool, (c ? c : 1) * sizeof(double));
     if (!p) return -1;
-    w->native->pool = p;
-    w->native->pool_cap = c;
+    nat->pool = p;
+    nat->pool_cap = c;
   }
-  if (ipool > w->native->ipool_cap) {
-    size_t c = grown_size(ipool, w->native->ipool_cap);
-    int *p = realloc(w->native->ipool, (c ? c : 1) * sizeof(int));
+  if (ipool > nat->ipool_cap) {
+    size_t c = grown_size(ipool, nat->ipool_cap);
+    int *p = realloc(nat->ipool, (c ? c : 1) * sizeof(int));
     if (!p) return -1;
-    w->native->ipool = p;
-    w->native->ipool_cap = c;
+    nat->ipool = p;
+    nat->ipool_cap = c;
   }
-  size_t rows = 3 * (size_t)w->native->cap_contact + (size_t)w->native->rc_joint_blocks;
-  return reserve_dense(w, rows < TL_DENSE_MAX_ROWS ? (int)rows : TL_DENSE_MAX_ROWS, w->native->rc_nvmax);
+  size_t rows = 3 * (size_t)nat->cap_contact + (size_t)nat->rc_joint_blocks;
+  return reserve_dense(w, rows < TL_DENSE_MAX_ROWS ? (int)rows : TL_DENSE_MAX_ROWS, nat->rc_nvmax);
 }
 
 /* ---------------- building blocks ---------------- */
 
 static tl_block *new_block(tl_world *w, tl_row_kind kind, int nrow, int sa, int sb) {
-  tl_block *b = &w->native->blocks[w->native->nblock++];
+  tl_native *nat = w->native;
+  tl_block *b = &nat->blocks[nat->nblock++];
   memset(b, 0, sizeof(*b));
   b->kind = kind;
   b->nrow = nrow;
@@ -186,29 +191,31 @@ static int body_leaf_dof(const tl_model *m, int body) {
  * chains: DOFs are numbered depth first, parents before children), appended
  * to the int pool. Allocates the part's J and Y (zeroed). */
 static void add_support(tl_world *w, tl_block *b, int part, int ka, int kb) {
+  tl_native *nat = w->native;
   const int *parent = w->systems[part ? b->sb : b->sa]->m->dof_parent;
-  int *sup = w->native->ipool + w->native->ipool_used, n = 0;
+  int *sup = nat->ipool + nat->ipool_used, n = 0;
   while (ka >= 0 || kb >= 0) {
     int k = ka > kb ? ka : kb;
     sup[n++] = k;
     if (k == ka) ka = parent[ka];
     if (k == kb) kb = parent[kb];
   }
-  b->sup[part] = (int)w->native->ipool_used;
+  b->sup[part] = (int)nat->ipool_used;
   b->nsup[part] = n;
-  w->native->ipool_used += (size_t)n;
-  b->adr[part] = (int)w->native->pool_used;
-  w->native->pool_used += 2 * (size_t)n * (size_t)b->nrow;
-  memset(w->native->pool + b->adr[part], 0, 2 * (size_t)n * (size_t)b->nrow * sizeof(double));
+  nat->ipool_used += (size_t)n;
+  b->adr[part] = (int)nat->pool_used;
+  nat->pool_used += 2 * (size_t)n * (size_t)b->nrow;
+  memset(nat->pool + b->adr[part], 0, 2 * (size_t)n * (size_t)b->nrow * sizeof(double));
 }
 
 /* J rows of a point p fixed to a body whose last DOF is `leaf`, added to part
  * `part` of contact block b: sign * frame rows . (w x p + v) of each cdof on
  * the body's root path (a sub-chain of the support, both descending). */
 static void point_rows(tl_world *w, tl_block *b, int part, int leaf, const tl_wcontact *c, double sign) {
+  tl_native *nat = w->native;
   const tl_system *s = w->systems[part ? b->sb : b->sa];
-  const int *sup = w->native->ipool + b->sup[part];
-  double *J = w->native->pool + b->adr[part];
+  const int *sup = nat->ipool + b->sup[part];
+  double *J = nat->pool + b->adr[part];
   for (int k = leaf, i = 0; k >= 0; k = s->m->dof_parent[k]) {
     while (sup[i] != k) i++;
     const double *S = s->d.cdof + 6 * k;
@@ -220,8 +227,9 @@ static void point_rows(tl_world *w, tl_block *b, int part, int leaf, const tl_wc
 }
 
 static void contact_blocks(tl_world *w) {
-  for (int i = 0; i < w->native->ncontact; i++) {
-    tl_wcontact *c = &w->native->contacts[i];
+  tl_native *nat = w->native;
+  for (int i = 0; i < nat->ncontact; i++) {
+    tl_wcontact *c = &nat->contacts[i];
     int sb = c->sb >= 0 && c->sb != c->sa ? c->sb : -1;
     tl_block *b = new_block(w, TL_ROW_CONTACT, 3, c->sa, sb);
     b->contact = i;
@@ -249,15 +257,16 @@ static void contact_blocks(tl_world *w) {
  * lower limit, 1 upper limit, 2 friction, 3 PD, 4 velocity limit, -1 none)
  * selects the warm-start impulse kept from the last step. */
 static tl_block *dof_block(tl_world *w, int si, tl_row_kind kind, int k, double sign, int slot, int other) {
+  tl_native *nat = w->native;
   tl_block *b = new_block(w, kind, 1, si, -1);
   b->dof = k;
   b->slot = slot;
   add_support(w, b, 0, k, other);
-  w->native->pool[b->adr[0]] = sign; /* k is the first (largest) DOF of its own path... */
+  nat->pool[b->adr[0]] = sign; /* k is the first (largest) DOF of its own path... */
   if (other > k) { /* ...unless the other path starts higher */
-    w->native->pool[b->adr[0]] = 0;
+    nat->pool[b->adr[0]] = 0;
     for (int i = 0; i < b->nsup[0]; i++)
-      if (w->native->ipool[b->sup[0] + i] == k) w->native->pool[b->adr[0] + i] = sign;
+      if (nat->ipool[b->sup[0] + i] == k) nat->pool[b->adr[0] + i] = sign;
   }
   if (slot >= 0) b->lambda[0] = w->systems[si]->lambda_joint[TL_JOINT_SLOTS * k + slot];
   return b;
@@ -313,10 +322,11 @@ static void pd_block(tl_world *w, int si, int k, double e) {
  * q_k - mult q_j - offset = 0 (ERP-corrected), made consecutive blocks and
  * registered as one equality group. */
 static void mimic_blocks(tl_world *w, int si) {
+  tl_native *nat = w->native;
   const tl_system *s = w->systems[si];
   const tl_model *m = s->m;
-  tl_eqgroup *g = &w->native->eqgroups[w->native->neqgroup];
-  g->first = w->native->nblock;
+  tl_eqgroup *g = &nat->eqgroups[nat->neqgroup];
+  g->first = nat->nblock;
   g->n = 0;
   g->factored = 0;
   for (int k = 0; k < m->nv; k++) {
@@ -324,14 +334,14 @@ static void mimic_blocks(tl_world *w, int si) {
     if (j < 0 || m->jnt_nv[body] != 1) continue;
     tl_block *b = dof_block(w, si, TL_ROW_EQUALITY, k, 1.0, -1, j);
     for (int i = 0; i < b->nsup[0]; i++)
-      if (w->native->ipool[b->sup[0] + i] == j) w->native->pool[b->adr[0] + i] -= m->dof_mimic_mult[k];
+      if (nat->ipool[b->sup[0] + i] == j) nat->pool[b->adr[0] + i] -= m->dof_mimic_mult[k];
     int qj = m->q_adr[m->dof_body[j]];
     double err = s->d.q[m->q_adr[body]] - m->dof_mimic_mult[k] * s->d.q[qj] - m->dof_mimic_offset[k];
     b->target[0] = -w->erp * err / w->dt;
-    b->group = w->native->neqgroup;
+    b->group = nat->neqgroup;
     g->n++;
   }
-  if (g->n > 0) w->native->neqgroup++;
+  if (g->n > 0) nat->neqgroup++;
 }
 
 /* Rows of the joints of system si: position limits and mimic relations of
@@ -367,11 +377,12 @@ static void joint_blocks(tl_world *w, int si) {
  * find them through a map from DOF to entry (scratch dof_tmp).
  * Adds Y^T D^-1 Y to G. */
 static void part_delassus(tl_world *w, tl_block *b, int part) {
+  tl_native *nat = w->native;
   const tl_system *s = w->systems[part ? b->sb : b->sa];
-  const int nv = s->m->nv, ns = b->nsup[part], nr = b->nrow, *sup = w->native->ipool + b->sup[part];
+  const int nv = s->m->nv, ns = b->nsup[part], nr = b->nrow, *sup = nat->ipool + b->sup[part];
   const double *L = s->d.LD, *Dinv = s->d.LDinv;
   const int *parent = s->m->dof_parent;
-  double *J = w->native->pool + b->adr[part], *Y = J + (size_t)ns * (size_t)nr;
+  double *J = nat->pool + b->adr[part], *Y = J + (size_t)ns * (size_t)nr;
   int chain = 1;
   for (int k = 0; k + 1 < ns && chain; k++) chain = parent[sup[k]] == sup[k + 1];
   memcpy(Y, J, (size_t)ns * (size_t)nr * sizeof(double));
@@ -457,16 +468,17 @@ static void finish_block(tl_world *w, tl_block *b) {
  * from, no restitution, whose free velocity does not close its gap within
  * the step (J_n u_free >= -gap / dt, its target). */
 static int deferrable(const tl_world *w, const tl_block *b) {
+  tl_native *nat = w->native;
   if (b->kind != TL_ROW_CONTACT) return 0;
-  const tl_wcontact *c = &w->native->contacts[b->contact];
+  const tl_wcontact *c = &nat->contacts[b->contact];
   if (!(c->depth < 0) || c->restitution > 0 || b->lambda[0] != 0 || b->lambda[1] != 0 || b->lambda[2] != 0)
     return 0;
   double vn = 0;
   for (int part = 0; part < 2; part++) {
     int si = part ? b->sb : b->sa;
     if (si < 0) continue;
-    const double *J = w->native->pool + b->adr[part], *u = w->systems[si]->u_free;
-    const int *sup = w->native->ipool + b->sup[part];
+    const double *J = nat->pool + b->adr[part], *u = w->systems[si]->u_free;
+    const int *sup = nat->ipool + b->sup[part];
     for (int k = 0; k < b->nsup[part]; k++) vn += J[3 * k + 2] * u[sup[k]];
   }
   return vn >= b->target[2];
@@ -481,26 +493,27 @@ static int deferrable(const tl_world *w, const tl_block *b) {
  * a stack of boxes standing 2 mm apart a speculative manifold between every
  * two columns: these only cost rows. */
 static void defer_contacts(tl_world *w) {
-  int n = w->native->nblock, k = 0, nd = 0;
-  w->native->nblock_solve = n;
-  for (int i = 0; i < n; i++) nd += w->native->blocks[i].finished = deferrable(w, &w->native->blocks[i]); /* a flag until finish_block */
+  tl_native *nat = w->native;
+  int n = nat->nblock, k = 0, nd = 0;
+  nat->nblock_solve = n;
+  for (int i = 0; i < n; i++) nd += nat->blocks[i].finished = deferrable(w, &nat->blocks[i]); /* a flag until finish_block */
   if (nd == 0) return;
-  tl_block *moved = w->native->blocks + n; /* scratch beyond the blocks: capacity is checked below */
-  if (n + nd > w->native->cap_block) {
-    for (int i = 0; i < n; i++) w->native->blocks[i].finished = 0;
+  tl_block *moved = nat->blocks + n; /* scratch beyond the blocks: capacity is checked below */
+  if (n + nd > nat->cap_block) {
+    for (int i = 0; i < n; i++) nat->blocks[i].finished = 0;
     return;
   }
   for (int i = 0, j = 0; i < n; i++) { /* stable partition */
-    const int d = w->native->blocks[i].finished;
-    w->native->blocks[i].finished = 0;
+    const int d = nat->blocks[i].finished;
+    nat->blocks[i].finished = 0;
     if (d)
-      moved[j++] = w->native->blocks[i];
+      moved[j++] = nat->blocks[i];
     else
-      w->native->blocks[k++] = w->native->blocks[i];
+      nat->blocks[k++] = nat->blocks[i];
   }
-  for (int j = 0; j < nd; j++) w->native->blocks[k + j] = moved[j];
-  for (int g = 0; g < w->native->neqgroup; g++) w->native->eqgroups[g].first -= nd; /* behind the contacts they were */
-  w->native->nblock_solve = k;
+  for (int j = 0; j < nd; j++) nat->blocks[k + j] = moved[j];
+  for (int g = 0; g < nat->neqgroup; g++) nat->eqgroups[g].first -= nd; /* behind the contacts they were */
+  nat->nblock_solve = k;
 }
 
 /* finish_block for the solve's deferred contacts (constraint_solve.c); the
@@ -508,14 +521,15 @@ static void defer_contacts(tl_world *w) {
 void tl_block_finish(tl_world *w, tl_block *b) { finish_block(w, b); }
 
 void tl_world_build_constraints(tl_world *w) {
-  w->native->nblock = 0;
-  w->native->pool_used = 0;
-  w->native->ipool_used = 0;
-  w->native->neqgroup = 0;
+  tl_native *nat = w->native;
+  nat->nblock = 0;
+  nat->pool_used = 0;
+  nat->ipool_used = 0;
+  nat->neqgroup = 0;
   contact_blocks(w);
   for (int i = 0; i < w->nsystem; i++)
     if (w->systems[i]->integrator == TL_INTEGRATOR_EULER) joint_blocks(w, i);
   defer_contacts(w);
-  for (int i = 0; i < w->native->nblock_solve; i++) finish_block(w, &w->native->blocks[i]); /* the deferred: when needed */
+  for (int i = 0; i < nat->nblock_solve; i++) finish_block(w, &nat->blocks[i]); /* the deferred: when needed */
 }
 

@@ -19,20 +19,22 @@
  * couples each contact to a few neighbours only; there the tree-sparse
  * sweeps are cheaper than assembling and factoring a mostly-zero matrix. */
 static int dense_pays(const tl_world *w) {
-  long shared = 0, pairs = (long)w->native->nblock * (w->native->nblock - 1) / 2;
-  for (int i = 0; i < w->native->nblock; i++)
-    for (int j = i + 1; j < w->native->nblock; j++) shared += share_system(&w->native->blocks[i], &w->native->blocks[j]);
+  tl_native *nat = w->native;
+  long shared = 0, pairs = (long)nat->nblock * (nat->nblock - 1) / 2;
+  for (int i = 0; i < nat->nblock; i++)
+    for (int j = i + 1; j < nat->nblock; j++) shared += share_system(&nat->blocks[i], &nat->blocks[j]);
   return 2 * shared >= pairs;
 }
 
 /* Row velocities J u of block b at the systems' current u (after the solve). */
 static void block_velocity_u(const tl_world *w, const tl_block *b, double *v) {
+  tl_native *nat = w->native;
   for (int r = 0; r < b->nrow; r++) v[r] = 0;
   for (int part = 0; part < 2; part++) {
     int si = part ? b->sb : b->sa;
     if (si < 0) continue;
-    const double *u = w->systems[si]->d.u, *J = w->native->pool + b->adr[part];
-    const int *sup = w->native->ipool + b->sup[part], ns = b->nsup[part];
+    const double *u = w->systems[si]->d.u, *J = nat->pool + b->adr[part];
+    const int *sup = nat->ipool + b->sup[part], ns = b->nsup[part];
     if (b->nrow == 3) {
       double v0 = 0, v1 = 0, v2 = 0;
       for (int k = 0; k < ns; k++) {
@@ -50,9 +52,10 @@ static void block_velocity_u(const tl_world *w, const tl_block *b, double *v) {
 /* ---------------- statistics and the solve ---------------- */
 
 static void contact_residuals(tl_world *w) {
+  tl_native *nat = w->native;
   double sig = 0, cone = 0, dis = 0;
-  for (int i = 0; i < w->native->nblock; i++) {
-    const tl_block *b = &w->native->blocks[i];
+  for (int i = 0; i < nat->nblock; i++) {
+    const tl_block *b = &nat->blocks[i];
     if (b->kind != TL_ROW_CONTACT) continue;
     double v[3];
     block_velocity_u(w, b, v);
@@ -62,9 +65,9 @@ static void contact_residuals(tl_world *w) {
     cone = fmax(cone, lt - b->mu * l[2]);
     dis = fmax(dis, vt * fmax(b->mu * l[2] - lt, 0.0) + (lt * vt + l[0] * v[0] + l[1] * v[1]));
   }
-  w->native->stats.signorini = sig;
-  w->native->stats.cone = fmax(cone, 0.0);
-  w->native->stats.dissipation = dis;
+  nat->stats.signorini = sig;
+  nat->stats.cone = fmax(cone, 0.0);
+  nat->stats.dissipation = dis;
 }
 
 /* u = u_free + L^-1 z for every system with constraint rows (tl_block). */
@@ -80,26 +83,27 @@ static void finish_velocities(tl_world *w) {
 /* The solver of the world on blocks [0, nblock), from z = 0 plus the impact
  * impulses, warm-started from the blocks' lambda; leaves the impulses in z. */
 static void run_solver(tl_world *w) {
+  tl_native *nat = w->native;
   if (w->solver == TL_SOLVER_DANTZIG) {
     tl_solver_dantzig(w);
     return;
   }
   int n = number_rows(w);
-  if (n <= w->native->dense_cap && dense_pays(w)) { /* small coupled problems: on the dense Delassus matrix */
-    w->native->dense_n = n;
+  if (n <= nat->dense_cap && dense_pays(w)) { /* small coupled problems: on the dense Delassus matrix */
+    nat->dense_n = n;
     tl_solver_dense_assemble(w); /* db from the velocity form */
-    w->native->dense = 1;
+    nat->dense = 1;
   }
-  for (int i = 0; i < w->native->nblock; i++) { /* warm start: last step's impulses, clamped */
-    tl_block *b = &w->native->blocks[i];
+  for (int i = 0; i < nat->nblock; i++) { /* warm start: last step's impulses, clamped */
+    tl_block *b = &nat->blocks[i];
     if (b->nrow == 1) b->lambda[0] = fmax(b->lo, fmin(b->hi, b->lambda[0]));
     apply_impulse(w, b, b->lambda);
   }
   tl_solver_factor_eqgroups(w);
   tl_solver_gauss_seidel(w, w->solver == TL_SOLVER_PGS);
-  if (w->native->dense) { /* the impulses into z */
-    w->native->dense = 0;
-    for (int i = 0; i < w->native->nblock; i++) apply_impulse(w, &w->native->blocks[i], w->native->blocks[i].lambda);
+  if (nat->dense) { /* the impulses into z */
+    nat->dense = 0;
+    for (int i = 0; i < nat->nblock; i++) apply_impulse(w, &nat->blocks[i], nat->blocks[i].lambda);
   }
 }
 
@@ -110,8 +114,9 @@ static void run_solver(tl_world *w) {
  * changed nothing). Their Delassus blocks are computed only here, and only
  * for one that falls below its target at all. */
 static int deferred_hold(tl_world *w, int first) {
-  for (int i = first; i < w->native->nblock; i++) {
-    tl_block *b = &w->native->blocks[i];
+  tl_native *nat = w->native;
+  for (int i = first; i < nat->nblock; i++) {
+    tl_block *b = &nat->blocks[i];
     double v[3];
     block_velocity_u(w, b, v);
     if (!(b->target[2] - v[2] > 0)) continue;
@@ -122,49 +127,50 @@ static int deferred_hold(tl_world *w, int first) {
 }
 
 void tl_world_solve_constraints(tl_world *w) {
-  memset(&w->native->stats, 0, sizeof(w->native->stats));
-  w->native->stats.nblock = w->native->nblock;
-  w->native->stats.ncontact = w->native->ncontact;
-  for (int i = 0; i < w->native->nblock; i++) w->native->stats.nrow += w->native->blocks[i].nrow;
-  if (w->native->nblock == 0) {
-    w->native->stats.converged = 1;
+  tl_native *nat = w->native;
+  memset(&nat->stats, 0, sizeof(nat->stats));
+  nat->stats.nblock = nat->nblock;
+  nat->stats.ncontact = nat->ncontact;
+  for (int i = 0; i < nat->nblock; i++) nat->stats.nrow += nat->blocks[i].nrow;
+  if (nat->nblock == 0) {
+    nat->stats.converged = 1;
     return;
   }
   for (int i = 0; i < w->nsystem; i++) w->systems[i]->in_solve = 0;
-  for (int i = 0; i < w->native->nblock; i++) {
-    w->systems[w->native->blocks[i].sa]->in_solve = 1;
-    if (w->native->blocks[i].sb >= 0) w->systems[w->native->blocks[i].sb]->in_solve = 1;
+  for (int i = 0; i < nat->nblock; i++) {
+    w->systems[nat->blocks[i].sa]->in_solve = 1;
+    if (nat->blocks[i].sb >= 0) w->systems[nat->blocks[i].sb]->in_solve = 1;
   }
   for (int i = 0; i < w->nsystem; i++)
     if (w->systems[i]->in_solve) memset(w->systems[i]->z, 0, (size_t)w->systems[i]->m->nv * sizeof(double));
   tl_solver_impacts(w);
   set_base(w, 0);
-  const int nall = w->native->nblock;
-  int nsolve = w->native->stats.impacts ? nall : w->native->nblock_solve, sweeps = 0;
+  const int nall = nat->nblock;
+  int nsolve = nat->stats.impacts ? nall : nat->nblock_solve, sweeps = 0;
   for (;;) {
-    w->native->nblock = nsolve; /* the deferred contacts (the last blocks) sit out */
+    nat->nblock = nsolve; /* the deferred contacts (the last blocks) sit out */
     run_solver(w);
-    sweeps += w->native->stats.iterations;
-    w->native->nblock = nall;
+    sweeps += nat->stats.iterations;
+    nat->nblock = nall;
     finish_velocities(w);
     if (nsolve == nall || deferred_hold(w, nsolve)) break;
     for (int i = nsolve; i < nall; i++) /* one of them pushes after all: solve again with every block */
-      if (!w->native->blocks[i].finished) tl_block_finish(w, &w->native->blocks[i]);
+      if (!nat->blocks[i].finished) tl_block_finish(w, &nat->blocks[i]);
     for (int i = 0; i < w->nsystem; i++)
       if (w->systems[i]->in_solve) memset(w->systems[i]->z, 0, (size_t)w->systems[i]->m->nv * sizeof(double));
     nsolve = nall;
-    w->native->stats.deferred_retry = 1;
+    nat->stats.deferred_retry = 1;
   }
-  w->native->stats.iterations = sweeps;
-  w->native->stats.deferred = nall - nsolve;
+  nat->stats.iterations = sweeps;
+  nat->stats.deferred = nall - nsolve;
   contact_residuals(w);
   for (int i = 0; i < w->nsystem; i++)
     memset(w->systems[i]->lambda_joint, 0, TL_JOINT_SLOTS * (size_t)w->systems[i]->m->nv * sizeof(double));
-  for (int i = 0; i < w->native->nblock; i++) {
-    const tl_block *b = &w->native->blocks[i];
-    if (b->contact >= 0) memcpy(w->native->contacts[b->contact].lambda, b->lambda, sizeof(b->lambda));
+  for (int i = 0; i < nat->nblock; i++) {
+    const tl_block *b = &nat->blocks[i];
+    if (b->contact >= 0) memcpy(nat->contacts[b->contact].lambda, b->lambda, sizeof(b->lambda));
     if (b->slot >= 0) /* the velocity limit's impulse signed by its side (its J entry) */
       w->systems[b->sa]->lambda_joint[TL_JOINT_SLOTS * b->dof + b->slot] =
-          b->slot == 4 ? w->native->pool[b->adr[0]] * b->lambda[0] : b->lambda[0];
+          b->slot == 4 ? nat->pool[b->adr[0]] * b->lambda[0] : b->lambda[0];
   }
 }

@@ -106,12 +106,13 @@ static int same_pair(const tl_wcontact *p, const tl_geom_ref *a, const tl_geom_r
  * [*lo, *hi). Looked for where the last pair's run ended first (the pairs
  * come in nearly the same order every step), then from the start. */
 static void prev_run(tl_world *w, const tl_geom_ref *a, const tl_geom_ref *b, int *lo, int *hi) {
-  int i = w->native->prev_cursor < w->native->nprev && same_pair(&w->native->prev[w->native->prev_cursor], a, b) ? w->native->prev_cursor : 0;
-  while (i < w->native->nprev && !same_pair(&w->native->prev[i], a, b)) i++;
+  tl_native *nat = w->native;
+  int i = nat->prev_cursor < nat->nprev && same_pair(&nat->prev[nat->prev_cursor], a, b) ? nat->prev_cursor : 0;
+  while (i < nat->nprev && !same_pair(&nat->prev[i], a, b)) i++;
   *lo = i;
-  while (i < w->native->nprev && same_pair(&w->native->prev[i], a, b)) i++;
+  while (i < nat->nprev && same_pair(&nat->prev[i], a, b)) i++;
   *hi = i;
-  if (i > *lo) w->native->prev_cursor = i;
+  if (i > *lo) nat->prev_cursor = i;
 }
 
 /* Old contact p's impulse re-expressed in new contact c's frame, as c's. */
@@ -128,6 +129,7 @@ static void give_impulse(tl_wcontact *c, const tl_wcontact *p) {
  * new neighbour then do not both inherit the same impulse: doubled, it
  * would start the solve with twice the load on that foot. */
 static void warm_start(const tl_world *w, tl_wcontact *c, int n, int lo, int hi) {
+  tl_native *nat = w->native;
   double d2[TL_MAX_PAIR_CONTACTS][TL_MAX_PAIR_CONTACTS];
   unsigned used_new = 0, used_old = 0;
   if (hi - lo > TL_MAX_PAIR_CONTACTS) hi = lo + TL_MAX_PAIR_CONTACTS;
@@ -137,18 +139,18 @@ static void warm_start(const tl_world *w, tl_wcontact *c, int n, int lo, int hi)
     memset(c->lambda, 0, sizeof(c->lambda));
     for (int j = lo; j < hi; j++) {
       double d[3], e;
-      tl_v3_sub(d, w->native->prev[j].pos, c->pos);
+      tl_v3_sub(d, nat->prev[j].pos, c->pos);
       e = tl_v3_dot(d, d);
       if (e < best) best = e, bj = j;
     }
-    if (bj >= 0) give_impulse(c, &w->native->prev[bj]);
+    if (bj >= 0) give_impulse(c, &nat->prev[bj]);
     return;
   }
   for (int i = 0; i < n; i++) {
     memset(c[i].lambda, 0, sizeof(c[i].lambda));
     for (int j = lo; j < hi; j++) {
       double d[3];
-      tl_v3_sub(d, w->native->prev[j].pos, c[i].pos);
+      tl_v3_sub(d, nat->prev[j].pos, c[i].pos);
       d2[i][j - lo] = tl_v3_dot(d, d);
     }
   }
@@ -161,20 +163,21 @@ static void warm_start(const tl_world *w, tl_wcontact *c, int n, int lo, int hi)
     if (bi < 0) break;
     used_new |= 1u << bi;
     used_old |= 1u << bj;
-    give_impulse(&c[bi], &w->native->prev[lo + bj]);
+    give_impulse(&c[bi], &nat->prev[lo + bj]);
   }
 }
 
 static void add_contacts(tl_world *w, const tl_geom_ref *a, const tl_geom_ref *b,
                          const tl_contact_point *pts, int n) {
+  tl_native *nat = w->native;
   double mu, e, thr, erp, cfm;
   int lo, hi;
   pair_material(w, a, b, &mu, &e, &thr, &erp, &cfm);
   prev_run(w, a, b, &lo, &hi);
-  tl_wcontact *first = &w->native->contacts[w->native->ncontact];
+  tl_wcontact *first = &nat->contacts[nat->ncontact];
   int added = 0;
-  for (int i = 0; i < n && w->native->ncontact < w->native->cap_contact; i++, added++) {
-    tl_wcontact *c = &w->native->contacts[w->native->ncontact++];
+  for (int i = 0; i < n && nat->ncontact < nat->cap_contact; i++, added++) {
+    tl_wcontact *c = &nat->contacts[nat->ncontact++];
     memset(c->impact, 0, sizeof(c->impact)); /* every other field is set here or in warm_start */
     c->sa = a->system; c->ba = a->body; c->ga = a->geom;
     c->sb = b->system; c->bb = b->body; c->gb = b->geom;
@@ -194,13 +197,14 @@ static void add_contacts(tl_world *w, const tl_geom_ref *a, const tl_geom_ref *b
 
 /* Contacts of the geomrefs ia and ib (their shapes are this step's). */
 static void collide_pair(tl_world *w, int ia, int ib) {
-  if (w->native->geomrefs[ia].system < 0) { /* contact side a is always a system's geom */
+  tl_native *nat = w->native;
+  if (nat->geomrefs[ia].system < 0) { /* contact side a is always a system's geom */
     int t = ia;
     ia = ib;
     ib = t;
   }
-  const tl_geom_ref *a = &w->native->geomrefs[ia], *b = &w->native->geomrefs[ib];
-  const tl_shape *sa = &w->native->shapes[ia], *sb = &w->native->shapes[ib];
+  const tl_geom_ref *a = &nat->geomrefs[ia], *b = &nat->geomrefs[ib];
+  const tl_shape *sa = &nat->shapes[ia], *sb = &nat->shapes[ib];
   if ((sa->type == TL_GEOM_MESH && !sa->hull) || (sb->type == TL_GEOM_MESH && !sb->hull)) return;
   tl_contact_point pts[TL_MAX_PAIR_CONTACTS];
   int n = tl_collide(sa, sb, w->contact_margin, pts);
@@ -208,13 +212,14 @@ static void collide_pair(tl_world *w, int ia, int ib) {
 }
 
 void tl_world_collide(tl_world *w) {
+  tl_native *nat = w->native;
   /* keep last step's contacts for warm starting */
-  tl_wcontact *t = w->native->prev;
-  w->native->prev = w->native->contacts;
-  w->native->contacts = t;
-  w->native->nprev = w->native->ncontact;
-  w->native->ncontact = 0;
-  w->native->prev_cursor = 0;
+  tl_wcontact *t = nat->prev;
+  nat->prev = nat->contacts;
+  nat->contacts = t;
+  nat->nprev = nat->ncontact;
+  nat->ncontact = 0;
+  nat->prev_cursor = 0;
   tl_world_broadphase(w);
-  for (int i = 0; i < w->native->npair_c; i++) collide_pair(w, w->native->cpairs[i].a, w->native->cpairs[i].b);
+  for (int i = 0; i < nat->npair_c; i++) collide_pair(w, nat->cpairs[i].a, nat->cpairs[i].b);
 }

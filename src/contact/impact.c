@@ -18,7 +18,8 @@
  * block G without compliance) after which v_n = -e v_n and the tangential
  * velocity is stopped or slides; returns 1 and applies it, else 0. */
 static int impact_pulse(tl_world *w, tl_block *b) {
-  tl_wcontact *c = &w->native->contacts[b->contact];
+  tl_native *nat = w->native;
+  tl_wcontact *c = &nat->contacts[b->contact];
   double v[3], bb[3], l[3] = {0, 0, 0};
   block_velocity(w, b, v);
   double gap = -c->depth;
@@ -51,32 +52,33 @@ static int impact_pulse(tl_world *w, tl_block *b) {
  * integrator's invariant E - dt g . v / 2 holds across the bounce). At most
  * 10 x max_iter sweeps; what is left then is solved inelastically. */
 void tl_solver_impacts(tl_world *w) {
+  tl_native *nat = w->native;
   int any = 0;
-  for (int i = 0; i < w->native->ncontact; i++) { /* integrate2 may solve a step more than once */
-    memset(w->native->contacts[i].impact, 0, sizeof(w->native->contacts[i].impact));
-    any |= w->native->contacts[i].restitution > 0;
+  for (int i = 0; i < nat->ncontact; i++) { /* integrate2 may solve a step more than once */
+    memset(nat->contacts[i].impact, 0, sizeof(nat->contacts[i].impact));
+    any |= nat->contacts[i].restitution > 0;
   }
   if (!any) return;
   set_base(w, 1); /* the velocities at the start of the step */
   int sweeps = 0, applied = 1;
   while (applied && sweeps < 10 * w->solver_max_iter) {
     applied = 0;
-    for (int i = 0; i < w->native->nblock; i++) {
-      tl_block *b = &w->native->blocks[i];
-      if (b->kind != TL_ROW_CONTACT || !(w->native->contacts[b->contact].restitution > 0)) continue;
-      if (impact_pulse(w, b)) applied = 1, w->native->stats.impacts++;
+    for (int i = 0; i < nat->nblock; i++) {
+      tl_block *b = &nat->blocks[i];
+      if (b->kind != TL_ROW_CONTACT || !(nat->contacts[b->contact].restitution > 0)) continue;
+      if (impact_pulse(w, b)) applied = 1, nat->stats.impacts++;
     }
     sweeps++;
   }
-  w->native->stats.impact_sweeps = sweeps;
-  for (int i = 0; i < w->native->nblock && w->native->stats.impacts > 0; i++) {
-    tl_block *b = &w->native->blocks[i];
-    const double *imp = b->kind == TL_ROW_CONTACT ? w->native->contacts[b->contact].impact : NULL;
+  nat->stats.impact_sweeps = sweeps;
+  for (int i = 0; i < nat->nblock && nat->stats.impacts > 0; i++) {
+    tl_block *b = &nat->blocks[i];
+    const double *imp = b->kind == TL_ROW_CONTACT ? nat->contacts[b->contact].impact : NULL;
     if (!imp || (imp[0] == 0 && imp[1] == 0 && imp[2] == 0)) continue;
     double v[3];
     block_velocity(w, b, v);
     b->target[2] = fmax(b->target[2], v[2]);
-    b->R = w->native->contacts[b->contact].cfm; /* rigid while it ends the impact: no relative compliance */
+    b->R = nat->contacts[b->contact].cfm; /* rigid while it ends the impact: no relative compliance */
   }
   /* the forces of the step come after the impacts: the base becomes the free
    * velocity, the impact impulses stay in z */

@@ -30,19 +30,20 @@
  * off-diagonal blocks use the tree sparsity: only blocks sharing a system,
  * each over their common support. */
 void tl_solver_dense_assemble(tl_world *w) {
-  const int n = w->native->dense_n;
-  double *A = w->native->dA;
+  tl_native *nat = w->native;
+  const int n = nat->dense_n;
+  double *A = nat->dA;
   /* W = D^-1 Y of every block part, scattered over its system's nv (entry (dof, r) at dof * nrow + r) */
   size_t used = 0;
-  for (int i = 0; i < w->native->nblock; i++) {
-    tl_block *b = &w->native->blocks[i];
+  for (int i = 0; i < nat->nblock; i++) {
+    tl_block *b = &nat->blocks[i];
     for (int p = 0; p < 2; p++) {
       int si = p ? b->sb : b->sa;
       if (si < 0) continue;
       const tl_system *s = w->systems[si];
-      const int nv = s->m->nv, ns = b->nsup[p], nr = b->nrow, *sup = w->native->ipool + b->sup[p];
-      const double *Y = w->native->pool + b->adr[p] + (size_t)ns * (size_t)nr, *Dinv = s->d.LDinv;
-      double *W = w->native->dW + used;
+      const int nv = s->m->nv, ns = b->nsup[p], nr = b->nrow, *sup = nat->ipool + b->sup[p];
+      const double *Y = nat->pool + b->adr[p] + (size_t)ns * (size_t)nr, *Dinv = s->d.LDinv;
+      double *W = nat->dW + used;
       b->wrow[p] = (int)used;
       used += (size_t)nr * (size_t)nv;
       memset(W, 0, (size_t)nr * (size_t)nv * sizeof(double));
@@ -56,18 +57,18 @@ void tl_solver_dense_assemble(tl_world *w) {
         for (int k = 0; k < ns; k++) W[sup[k]] = Dinv[sup[k]] * Y[k];
     }
   }
-  for (int i = 0; i < w->native->nblock; i++) {
-    const tl_block *a = &w->native->blocks[i];
-    if (w->native->stats.impacts) /* db = J u_free + Y^T z; z is zero unless impacts came first (the +0.0: as the sum would) */
-      block_velocity(w, a, w->native->db + a->row);
+  for (int i = 0; i < nat->nblock; i++) {
+    const tl_block *a = &nat->blocks[i];
+    if (nat->stats.impacts) /* db = J u_free + Y^T z; z is zero unless impacts came first (the +0.0: as the sum would) */
+      block_velocity(w, a, nat->db + a->row);
     else
-      for (int r = 0; r < a->nrow; r++) w->native->db[a->row + r] = a->v0[r] + 0.0;
+      for (int r = 0; r < a->nrow; r++) nat->db[a->row + r] = a->v0[r] + 0.0;
     if (a->nrow == 3)
       for (int r = 0; r < 3; r++) memcpy(A + (size_t)(a->row + r) * (size_t)n + a->row, a->G + 3 * r, 3 * sizeof(double));
     else
       A[(size_t)a->row * (size_t)n + a->row] = a->G[0];
-    for (int j = i + 1; j < w->native->nblock; j++) {
-      const tl_block *b = &w->native->blocks[j];
+    for (int j = i + 1; j < nat->nblock; j++) {
+      const tl_block *b = &nat->blocks[j];
       double G[9] = {0};
       for (int pa = 0; pa < 2; pa++) { /* G = Y_a^T W_b over a's support, per shared system */
         int sa = pa ? a->sb : a->sa;
@@ -75,10 +76,10 @@ void tl_solver_dense_assemble(tl_world *w) {
         for (int pb = 0; pb < 2; pb++) {
           if ((pb ? b->sb : b->sa) != sa) continue;
           int ns = a->nsup[pa], k0 = 0;
-          const int *sup = w->native->ipool + a->sup[pa];
-          const double *Ya = w->native->pool + a->adr[pa] + (size_t)ns * (size_t)a->nrow, *Wb = w->native->dW + b->wrow[pb];
+          const int *sup = nat->ipool + a->sup[pa];
+          const double *Ya = nat->pool + a->adr[pa] + (size_t)ns * (size_t)a->nrow, *Wb = nat->dW + b->wrow[pb];
           if (a->chain[pa] && b->chain[pb]) { /* two root paths share a suffix: W_b is zero before it */
-            const int *supb = w->native->ipool + b->sup[pb];
+            const int *supb = nat->ipool + b->sup[pb];
             int t = 0;
             const int tmax = ns < b->nsup[pb] ? ns : b->nsup[pb];
             const int *ea = sup + ns - 1, *eb = supb + b->nsup[pb] - 1;
@@ -129,7 +130,7 @@ void tl_solver_dense_assemble(tl_world *w) {
           }
     }
   }
-  memset(w->native->dx, 0, (size_t)n * sizeof(double));
+  memset(nat->dx, 0, (size_t)n * sizeof(double));
 }
 
 /* Status of the rows for a direct solve, from the current impulses: 1 free
@@ -137,8 +138,9 @@ void tl_solver_dense_assemble(tl_world *w) {
  * row strictly inside its bounds), 0 held at its value (a contact that does
  * not press, lambda = 0; a scalar row at a bound). */
 void tl_solver_direct_status(tl_world *w, unsigned char *st) {
-  for (int i = 0; i < w->native->nblock; i++) {
-    const tl_block *b = &w->native->blocks[i];
+  tl_native *nat = w->native;
+  for (int i = 0; i < nat->nblock; i++) {
+    const tl_block *b = &nat->blocks[i];
     if (b->kind == TL_ROW_CONTACT) {
       memset(st + b->row, b->lambda[2] > 0, 3);
     } else {
@@ -160,14 +162,15 @@ void tl_solver_direct_status(tl_world *w, unsigned char *st) {
 
 /* 1 if two free contact blocks (status st) touch the same body. */
 static int shared_body(const tl_world *w, const unsigned char *st) {
-  for (int i = 0; i < w->native->nblock; i++) {
-    const tl_block *a = &w->native->blocks[i];
+  tl_native *nat = w->native;
+  for (int i = 0; i < nat->nblock; i++) {
+    const tl_block *a = &nat->blocks[i];
     if (a->kind != TL_ROW_CONTACT || !st[a->row]) continue;
-    const tl_wcontact *ca = &w->native->contacts[a->contact];
-    for (int j = i + 1; j < w->native->nblock; j++) {
-      const tl_block *b = &w->native->blocks[j];
+    const tl_wcontact *ca = &nat->contacts[a->contact];
+    for (int j = i + 1; j < nat->nblock; j++) {
+      const tl_block *b = &nat->blocks[j];
       if (b->kind != TL_ROW_CONTACT || !st[b->row]) continue;
-      const tl_wcontact *cb = &w->native->contacts[b->contact];
+      const tl_wcontact *cb = &nat->contacts[b->contact];
       if ((ca->sa == cb->sa && ca->ba == cb->ba) || (ca->sb >= 0 && ca->sb == cb->sb && ca->bb == cb->bb) ||
           (ca->sa == cb->sb && ca->ba == cb->bb) || (ca->sb >= 0 && ca->sb == cb->sa && ca->bb == cb->ba))
         return 1;
@@ -178,20 +181,21 @@ static int shared_body(const tl_world *w, const unsigned char *st) {
 
 /* Factor M = A_FF + R_F (+ eps diag A_FF) into w->native->dM; 0 if not positive definite. */
 static int direct_factor(tl_world *w, const int *F, const double *Rf, int nf, double eps) {
-  const int n = w->native->dense_n;
-  double *M = w->native->dM;
+  tl_native *nat = w->native;
+  const int n = nat->dense_n;
+  double *M = nat->dM;
   for (int a = 0; a < nf; a++) {
-    const double *Aa = w->native->dA + (size_t)F[a] * (size_t)n;
+    const double *Aa = nat->dA + (size_t)F[a] * (size_t)n;
     if (nf == n) /* every row free: F is the identity */
       for (int c = 0; c <= a; c++) M[a * nf + c] = Aa[c];
     else
       for (int c = 0; c <= a; c++) M[a * nf + c] = Aa[F[c]];
     M[a * nf + a] = M[a * nf + a] * (1.0 + eps) + Rf[a];
   }
-  if (tl_dense_cholesky_rl(nf, M, w->native->dr + 2 * w->native->dense_cap)) return 0;
+  if (tl_dense_cholesky_rl(nf, M, nat->dr + 2 * nat->dense_cap)) return 0;
   if (eps > 0) return 1;
   for (int a = 0; a < nf; a++) { /* pivot test: L_aa^2 against the diagonal entry */
-    const double d = w->native->dA[(size_t)F[a] * (size_t)n + F[a]] + Rf[a];
+    const double d = nat->dA[(size_t)F[a] * (size_t)n + F[a]] + Rf[a];
     if (!(M[a * nf + a] * M[a * nf + a] > TL_DIRECT_PIVOT * d)) return 0;
   }
   return 1;
@@ -203,23 +207,24 @@ static int direct_factor(tl_world *w, const int *F, const double *Rf, int nf, do
  * second half scratch. Returns 0 if the free rows' matrix is not positive
  * definite. */
 static int direct_linear(tl_world *w, const unsigned char *st, const double *h, double *y) {
-  const int n = w->native->dense_n;
-  int *F = w->native->dfree, nf = 0;
-  double *M = w->native->dM, *r = w->native->dr, *Rf = w->native->dr + w->native->dense_cap, *e = y + n;
-  w->native->dense_nf = 0;
-  for (int i = 0; i < w->native->nblock; i++) {
-    const tl_block *b = &w->native->blocks[i];
+  tl_native *nat = w->native;
+  const int n = nat->dense_n;
+  int *F = nat->dfree, nf = 0;
+  double *M = nat->dM, *r = nat->dr, *Rf = nat->dr + nat->dense_cap, *e = y + n;
+  nat->dense_nf = 0;
+  for (int i = 0; i < nat->nblock; i++) {
+    const tl_block *b = &nat->blocks[i];
     for (int k = 0; k < b->nrow; k++)
       if (st[b->row + k]) {
         F[nf] = b->row + k;
         Rf[nf] = b->kind != TL_ROW_CONTACT || k == 2 ? b->R : 0.0;
-        r[nf++] = b->target[k] - w->native->db[b->row + k];
+        r[nf++] = b->target[k] - nat->db[b->row + k];
       }
   }
   for (int j = 0; j < n; j++) y[j] = st[j] ? 0.0 : h[j];
   for (int a = 0; a < nf && nf < n; a++) /* minus A_FH h_H: y is zero on the free rows (none held: no term) */
-    r[a] -= tl_dense_dot(n, w->native->dA + (size_t)F[a] * (size_t)n, y);
-  w->native->dense_nf = nf;
+    r[a] -= tl_dense_dot(n, nat->dA + (size_t)F[a] * (size_t)n, y);
+  nat->dense_nf = nf;
   int refine = shared_body(w, st);
   if (refine || !direct_factor(w, F, Rf, nf, 0.0)) {
     refine = 1;
@@ -227,11 +232,11 @@ static int direct_linear(tl_world *w, const unsigned char *st, const double *h, 
   }
   for (int a = 0; a < nf; a++) e[a] = r[a];
   for (int pass = 0;; pass++) { /* the solve, then (regularized) two refinements */
-    tl_dense_cholesky_rl_solve(nf, M, w->native->dr + 2 * w->native->dense_cap, e);
+    tl_dense_cholesky_rl_solve(nf, M, nat->dr + 2 * nat->dense_cap, e);
     for (int a = 0; a < nf; a++) y[F[a]] += e[a];
     if (!refine || pass == 2) break;
     for (int a = 0; a < nf; a++) { /* residual of (A_FF + R_F) y_F = r */
-      const double *Aa = w->native->dA + (size_t)F[a] * (size_t)n;
+      const double *Aa = nat->dA + (size_t)F[a] * (size_t)n;
       double s = r[a] - Rf[a] * y[F[a]];
       for (int c = 0; c < nf; c++) s -= Aa[F[c]] * y[F[c]];
       e[a] = s;
@@ -244,11 +249,12 @@ static int direct_linear(tl_world *w, const unsigned char *st, const double *h, 
  * |target - v - R lambda| / (G_aa + R_a) for the solution y: the change a
  * Gauss-Seidel update of that row alone would make. */
 static double direct_residual(const tl_world *w, const double *y) {
-  const int n = w->native->dense_n, nf = w->native->dense_nf, *F = w->native->dfree;
-  const double *r = w->native->dr, *Rf = w->native->dr + w->native->dense_cap;
+  tl_native *nat = w->native;
+  const int n = nat->dense_n, nf = nat->dense_nf, *F = nat->dfree;
+  const double *r = nat->dr, *Rf = nat->dr + nat->dense_cap;
   double worst = 0;
   for (int a = 0; a < nf; a++) {
-    const double *Aa = w->native->dA + (size_t)F[a] * (size_t)n;
+    const double *Aa = nat->dA + (size_t)F[a] * (size_t)n;
     double s = r[a] - Rf[a] * y[F[a]];
     if (nf == n) /* every row free: a contiguous dot */
       s -= tl_v2_dot(Aa, y, n);
@@ -274,17 +280,18 @@ static double direct_residual(const tl_world *w, const double *y) {
  * more than the tolerance makes an impulse of: the solve is converged
  * without a sweep (every sign condition was checked on the way). */
 int tl_solver_direct_solve(tl_world *w) {
-  const int n = w->native->dense_n;
-  unsigned char *st = w->native->dstat;
-  double *y = w->native->dy, *h = w->native->dy + 2 * n; /* candidate impulses (+ scratch), held values */
-  memcpy(h, w->native->dx, (size_t)n * sizeof(double)); /* held rows: scalar rows at their bound, */
-  for (int i = 0; i < w->native->nblock; i++)               /* contacts that do not press at zero */
-    if (w->native->blocks[i].kind == TL_ROW_CONTACT && !st[w->native->blocks[i].row]) memset(h + w->native->blocks[i].row, 0, 3 * sizeof(double));
+  tl_native *nat = w->native;
+  const int n = nat->dense_n;
+  unsigned char *st = nat->dstat;
+  double *y = nat->dy, *h = nat->dy + 2 * n; /* candidate impulses (+ scratch), held values */
+  memcpy(h, nat->dx, (size_t)n * sizeof(double)); /* held rows: scalar rows at their bound, */
+  for (int i = 0; i < nat->nblock; i++)               /* contacts that do not press at zero */
+    if (nat->blocks[i].kind == TL_ROW_CONTACT && !st[nat->blocks[i].row]) memset(h + nat->blocks[i].row, 0, 3 * sizeof(double));
   for (int round = 0; round < 8; round++) {
     if (!direct_linear(w, st, h, y)) return 0;
     int changed = 0;
-    for (int i = 0; i < w->native->nblock; i++) {
-      const tl_block *b = &w->native->blocks[i];
+    for (int i = 0; i < nat->nblock; i++) {
+      const tl_block *b = &nat->blocks[i];
       const int r0 = b->row;
       double v = 0;
       if (b->kind == TL_ROW_CONTACT) {
@@ -298,7 +305,7 @@ int tl_solver_direct_solve(tl_world *w) {
             return 0; /* slides */
           }
         } else {
-          v = w->native->db[r0 + 2] + tl_dense_dot(n, w->native->dA + (size_t)(r0 + 2) * (size_t)n, y);
+          v = nat->db[r0 + 2] + tl_dense_dot(n, nat->dA + (size_t)(r0 + 2) * (size_t)n, y);
           if (v < b->target[2] - w->solver_tol * b->G[8]) { /* penetrates: let it press */
             memset(st + r0, 1, 3);
             changed = 1;
@@ -314,7 +321,7 @@ int tl_solver_direct_solve(tl_world *w) {
           changed = 1;
         }
       } else {
-        v = w->native->db[r0] + tl_dense_dot(n, w->native->dA + (size_t)r0 * (size_t)n, y) + b->R * x - b->target[0];
+        v = nat->db[r0] + tl_dense_dot(n, nat->dA + (size_t)r0 * (size_t)n, y) + b->R * x - b->target[0];
         double tol = w->solver_tol * (b->G[0] + b->R);
         if ((x <= b->lo && v < -tol) || (x >= b->hi && v > tol)) {
           st[r0] = 1;
@@ -327,11 +334,11 @@ int tl_solver_direct_solve(tl_world *w) {
         if (!st[j]) h[j] = y[j];
       continue;
     }
-    for (int i = 0; i < w->native->nblock; i++) {
-      tl_block *b = &w->native->blocks[i];
+    for (int i = 0; i < nat->nblock; i++) {
+      tl_block *b = &nat->blocks[i];
       for (int k = 0; k < b->nrow; k++) b->lambda[k] = y[b->row + k];
     }
-    memcpy(w->native->dx, y, (size_t)n * sizeof(double));
+    memcpy(nat->dx, y, (size_t)n * sizeof(double));
     return direct_residual(w, y) <= w->solver_tol ? 2 : 1;
   }
   return 0;
@@ -340,46 +347,48 @@ int tl_solver_direct_solve(tl_world *w) {
 /* ---------------- Dantzig ---------------- */
 
 static int dantzig_rows(const tl_world *w) {
+  tl_native *nat = w->native;
   int n = 0;
-  for (int i = 0; i < w->native->nblock; i++) n += w->native->blocks[i].nrow;
+  for (int i = 0; i < nat->nblock; i++) n += nat->blocks[i].nrow;
   return n;
 }
 
 void tl_solver_dantzig(tl_world *w) {
+  tl_native *nat = w->native;
   int n = dantzig_rows(w);
-  if (n > w->native->lcp_cap || !w->native->lcp) { /* beyond the dense capacity: fall back to PGS */
+  if (n > nat->lcp_cap || !nat->lcp) { /* beyond the dense capacity: fall back to PGS */
     tl_solver_gauss_seidel(w, 1);
-    w->native->stats.converged = 0;
+    nat->stats.converged = 0;
     return;
   }
   int r = 0;
-  for (int i = 0; i < w->native->nblock; i++) {
-    const tl_block *b = &w->native->blocks[i];
+  for (int i = 0; i < nat->nblock; i++) {
+    const tl_block *b = &nat->blocks[i];
     double v[3];
     block_velocity(w, b, v); /* u is the free velocity: nothing applied yet */
     for (int k = 0; k < b->nrow; k++, r++) {
-      w->native->lcp_row_block[r] = i;
-      w->native->lcp_b[r] = v[k] - b->target[k];
-      w->native->lcp_findex[r] = -1;
-      w->native->lcp_mu[r] = 0;
+      nat->lcp_row_block[r] = i;
+      nat->lcp_b[r] = v[k] - b->target[k];
+      nat->lcp_findex[r] = -1;
+      nat->lcp_mu[r] = 0;
       if (b->kind == TL_ROW_CONTACT) {
-        w->native->lcp_lo[r] = k == 2 ? 0.0 : -INFINITY;
-        w->native->lcp_hi[r] = INFINITY;
+        nat->lcp_lo[r] = k == 2 ? 0.0 : -INFINITY;
+        nat->lcp_hi[r] = INFINITY;
         if (k < 2) {
-          w->native->lcp_findex[r] = r + (2 - k);
-          w->native->lcp_mu[r] = b->mu;
+          nat->lcp_findex[r] = r + (2 - k);
+          nat->lcp_mu[r] = b->mu;
         }
       } else {
-        w->native->lcp_lo[r] = b->lo;
-        w->native->lcp_hi[r] = b->hi;
+        nat->lcp_lo[r] = b->lo;
+        nat->lcp_hi[r] = b->hi;
       }
     }
   }
   number_rows(w);
-  for (int i = 0; i < w->native->nblock; i++) {
-    const tl_block *a = &w->native->blocks[i];
-    for (int j = 0; j < w->native->nblock; j++) {
-      const tl_block *b = &w->native->blocks[j];
+  for (int i = 0; i < nat->nblock; i++) {
+    const tl_block *a = &nat->blocks[i];
+    for (int j = 0; j < nat->nblock; j++) {
+      const tl_block *b = &nat->blocks[j];
       double G[9];
       if (i == j)
         memcpy(G, a->G, sizeof(G));
@@ -388,31 +397,31 @@ void tl_solver_dantzig(tl_world *w) {
       else
         memset(G, 0, sizeof(G));
       for (int ka = 0; ka < a->nrow; ka++)
-        for (int kb = 0; kb < b->nrow; kb++) w->native->lcp_A[(size_t)(a->row + ka) * n + b->row + kb] = G[ka * b->nrow + kb];
+        for (int kb = 0; kb < b->nrow; kb++) nat->lcp_A[(size_t)(a->row + ka) * n + b->row + kb] = G[ka * b->nrow + kb];
     }
     for (int ka = 0; ka < a->nrow; ka++)
-      w->native->lcp_A[(size_t)(a->row + ka) * n + a->row + ka] += (a->kind != TL_ROW_CONTACT || ka == 2) ? a->R : 0.0;
+      nat->lcp_A[(size_t)(a->row + ka) * n + a->row + ka] += (a->kind != TL_ROW_CONTACT || ka == 2) ? a->R : 0.0;
   }
   tl_lcp_stats st;
-  memset(w->native->lcp_x, 0, (size_t)n * sizeof(double));
-  int fail = tl_lcp_dantzig(w->native->lcp, n, w->native->lcp_A, w->native->lcp_b, w->native->lcp_lo, w->native->lcp_hi, w->native->lcp_findex, w->native->lcp_mu,
-                            w->native->lcp_x, &st);
-  for (int i = 0, ri = 0; i < w->native->nblock; i++) {
-    tl_block *b = &w->native->blocks[i];
+  memset(nat->lcp_x, 0, (size_t)n * sizeof(double));
+  int fail = tl_lcp_dantzig(nat->lcp, n, nat->lcp_A, nat->lcp_b, nat->lcp_lo, nat->lcp_hi, nat->lcp_findex, nat->lcp_mu,
+                            nat->lcp_x, &st);
+  for (int i = 0, ri = 0; i < nat->nblock; i++) {
+    tl_block *b = &nat->blocks[i];
     double dl[3];
     for (int k = 0; k < b->nrow; k++, ri++) {
-      dl[k] = w->native->lcp_x[ri];
-      b->lambda[k] = w->native->lcp_x[ri];
+      dl[k] = nat->lcp_x[ri];
+      b->lambda[k] = nat->lcp_x[ri];
     }
     apply_impulse(w, b, dl);
   }
-  w->native->stats.iterations = st.pivots;
-  w->native->stats.last_change = st.residual;
-  w->native->stats.converged = !fail;
+  nat->stats.iterations = st.pivots;
+  nat->stats.last_change = st.residual;
+  nat->stats.converged = !fail;
   if (fail) { /* over-constrained friction: finish with PGS from Dantzig's best iterate */
     int pivots = st.pivots;
     tl_solver_gauss_seidel(w, 1);
-    w->native->stats.iterations += pivots;
+    nat->stats.iterations += pivots;
   }
 }
 

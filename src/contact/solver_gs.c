@@ -30,18 +30,19 @@
 /* Cholesky factor of each equality group's Delassus matrix (from the dense
  * matrix when the solve has one). */
 void tl_solver_factor_eqgroups(tl_world *w) {
-  w->native->eq_used = 0;
-  for (int i = 0; i < w->native->neqgroup; i++) {
-    tl_eqgroup *g = &w->native->eqgroups[i];
+  tl_native *nat = w->native;
+  nat->eq_used = 0;
+  for (int i = 0; i < nat->neqgroup; i++) {
+    tl_eqgroup *g = &nat->eqgroups[i];
     int n = g->n;
-    double *A = w->native->eq_pool + w->native->eq_used;
-    g->adr = w->native->eq_used;
-    w->native->eq_used += (size_t)n * (size_t)n + (size_t)n;
+    double *A = nat->eq_pool + nat->eq_used;
+    g->adr = nat->eq_used;
+    nat->eq_used += (size_t)n * (size_t)n + (size_t)n;
     for (int c = 0; c < n; c++)
       for (int r = c; r < n; r++) {
-        const tl_block *a = &w->native->blocks[g->first + r], *b = &w->native->blocks[g->first + c];
+        const tl_block *a = &nat->blocks[g->first + r], *b = &nat->blocks[g->first + c];
         A[c * n + r] = r == c ? a->G[0] + a->R
-                              : w->native->dense ? w->native->dA[(size_t)a->row * (size_t)w->native->dense_n + b->row]
+                              : nat->dense ? nat->dA[(size_t)a->row * (size_t)nat->dense_n + b->row]
                                          : delassus(w, a, 0, b, 0);
       }
     g->factored = tl_dense_cholesky_cm(n, A, 1e-14) == 0;
@@ -88,16 +89,17 @@ static void pyramid_update(const tl_block *b, const double v[3], double sor, dou
  * with the group's Cholesky factor (the rows are unbounded). Returns the
  * largest impulse change. */
 static double eqgroup_update(tl_world *w, const tl_eqgroup *g) {
-  double *L = w->native->eq_pool + g->adr, *r = L + (size_t)g->n * (size_t)g->n, change = 0;
+  tl_native *nat = w->native;
+  double *L = nat->eq_pool + g->adr, *r = L + (size_t)g->n * (size_t)g->n, change = 0;
   for (int i = 0; i < g->n; i++) {
-    const tl_block *b = &w->native->blocks[g->first + i];
+    const tl_block *b = &nat->blocks[g->first + i];
     double v;
     block_velocity(w, b, &v);
     r[i] = b->target[0] - v - b->R * b->lambda[0];
   }
   tl_dense_cholesky_cm_solve(g->n, L, r);
   for (int i = 0; i < g->n; i++) {
-    tl_block *b = &w->native->blocks[g->first + i];
+    tl_block *b = &nat->blocks[g->first + i];
     b->dl[0] = r[i];
     b->lambda[0] += r[i];
     change = fmax(change, fabs(r[i]));
@@ -110,14 +112,15 @@ static double eqgroup_update(tl_world *w, const tl_eqgroup *g) {
 /* One Gauss-Seidel sweep over the blocks. Returns the largest impulse change
  * and in *gen the largest change of a system's generalized impulse J^T lambda. */
 static double gauss_seidel_sweep(tl_world *w, int pyramid, double *gen) {
+  tl_native *nat = w->native;
   double change = 0;
   for (int i = 0; i < w->nsystem; i++)
     memset(w->systems[i]->gen_change, 0, (size_t)w->systems[i]->m->nv * sizeof(double));
-  for (int n = 0; n < w->native->nblock; n++) {
-    tl_block *b = &w->native->blocks[n];
-    if (!pyramid && b->group >= 0 && w->native->eqgroups[b->group].factored) {
-      change = fmax(change, eqgroup_update(w, &w->native->eqgroups[b->group]));
-      n += w->native->eqgroups[b->group].n - 1;
+  for (int n = 0; n < nat->nblock; n++) {
+    tl_block *b = &nat->blocks[n];
+    if (!pyramid && b->group >= 0 && nat->eqgroups[b->group].factored) {
+      change = fmax(change, eqgroup_update(w, &nat->eqgroups[b->group]));
+      n += nat->eqgroups[b->group].n - 1;
       continue;
     }
     double v[3], nl[3] = {0, 0, 0}, dl[3];
@@ -148,9 +151,10 @@ static double gauss_seidel_sweep(tl_world *w, int pyramid, double *gen) {
 
 /* Squared norm of the last sweep's impulse change. */
 static double sweep_norm2(const tl_world *w) {
+  tl_native *nat = w->native;
   double g = 0;
-  for (int n = 0; n < w->native->nblock; n++)
-    for (int r = 0; r < w->native->blocks[n].nrow; r++) g += w->native->blocks[n].dl[r] * w->native->blocks[n].dl[r];
+  for (int n = 0; n < nat->nblock; n++)
+    for (int r = 0; r < nat->blocks[n].nrow; r++) g += nat->blocks[n].dl[r] * nat->blocks[n].dl[r];
   return g;
 }
 
@@ -173,25 +177,26 @@ static double sweep_norm2(const tl_world *w) {
  * sweeps can trade impulse between such rows at no cost (J^T d = 0 exactly
  * when G d = 0, G = J M^-1 J^T) for ever. */
 void tl_solver_gauss_seidel(tl_world *w, int pyramid) {
+  tl_native *nat = w->native;
   int it = 0, converged = 0, tried = 0;
   double change = 0, gprev = 0;
-  for (int n = 0; n < w->native->nblock; n++) memset(w->native->blocks[n].p, 0, sizeof(w->native->blocks[n].p));
+  for (int n = 0; n < nat->nblock; n++) memset(nat->blocks[n].p, 0, sizeof(nat->blocks[n].p));
   for (it = 0; it < w->solver_max_iter && !converged; it++) {
     double gen;
     /* dense per-contact solves: a direct solve of the current pattern before
      * the first sweep and after sweeps 1, 3, 7, 15, ..., when the pattern
      * changed since the last try (direct_solve); the sweep that follows is
      * the convergence test, as for any iterate */
-    if (w->native->dense && !pyramid && ((it + 1) & it) == 0) {
-      tl_solver_direct_status(w, w->native->dstat);
-      if (!tried || memcmp(w->native->dstat, w->native->dstat_prev, (size_t)w->native->dense_n)) {
-        memcpy(w->native->dstat_prev, w->native->dstat, (size_t)w->native->dense_n);
+    if (nat->dense && !pyramid && ((it + 1) & it) == 0) {
+      tl_solver_direct_status(w, nat->dstat);
+      if (!tried || memcmp(nat->dstat, nat->dstat_prev, (size_t)nat->dense_n)) {
+        memcpy(nat->dstat_prev, nat->dstat, (size_t)nat->dense_n);
         tried = 1;
         int d = tl_solver_direct_solve(w);
         if (d) {
-          w->native->stats.direct++;
+          nat->stats.direct++;
           gprev = 0;
-          for (int n = 0; n < w->native->nblock; n++) memset(w->native->blocks[n].p, 0, sizeof(w->native->blocks[n].p));
+          for (int n = 0; n < nat->nblock; n++) memset(nat->blocks[n].p, 0, sizeof(nat->blocks[n].p));
         }
         if (d == 2) { /* exact: converged without a sweep */
           change = 0;
@@ -208,8 +213,8 @@ void tl_solver_gauss_seidel(tl_world *w, int pyramid) {
     if (pyramid || it + 1 == w->solver_max_iter) continue;
     double g = sweep_norm2(w), beta = gprev > 0 ? g / gprev : 0.0;
     gprev = g;
-    for (int n = 0; n < w->native->nblock; n++) {
-      tl_block *b = &w->native->blocks[n];
+    for (int n = 0; n < nat->nblock; n++) {
+      tl_block *b = &nat->blocks[n];
       if (beta > 1.0) { /* restart */
         memcpy(b->p, b->dl, sizeof(b->p));
         continue;
@@ -223,8 +228,8 @@ void tl_solver_gauss_seidel(tl_world *w, int pyramid) {
       apply_impulse(w, b, step);
     }
   }
-  w->native->stats.iterations = it;
-  w->native->stats.last_change = change;
-  w->native->stats.converged = converged;
+  nat->stats.iterations = it;
+  nat->stats.last_change = change;
+  nat->stats.converged = converged;
 }
 

@@ -34,17 +34,18 @@
 /* Row velocities of block b at the current impulses: v = J u_base + Y^T z
  * over each part's support (see tl_block); in a dense solve, db + A dx. */
 static TL_SOLVER_HELPER void block_velocity(const tl_world *w, const tl_block *b, double *v) {
-  if (w->native->dense) { /* v = b + A lambda on the dense matrix */
+  tl_native *nat = w->native;
+  if (nat->dense) { /* v = b + A lambda on the dense matrix */
     for (int r = 0; r < b->nrow; r++)
-      v[r] = w->native->db[b->row + r] + tl_dense_dot(w->native->dense_n, w->native->dA + (size_t)(b->row + r) * (size_t)w->native->dense_n, w->native->dx);
+      v[r] = nat->db[b->row + r] + tl_dense_dot(nat->dense_n, nat->dA + (size_t)(b->row + r) * (size_t)nat->dense_n, nat->dx);
     return;
   }
   for (int r = 0; r < b->nrow; r++) v[r] = b->v0[r];
   for (int part = 0; part < 2; part++) {
     int si = part ? b->sb : b->sa;
     if (si < 0) continue;
-    const double *z = w->systems[si]->z, *Y = w->native->pool + b->adr[part] + (size_t)b->nsup[part] * (size_t)b->nrow;
-    const int *sup = w->native->ipool + b->sup[part], ns = b->nsup[part];
+    const double *z = w->systems[si]->z, *Y = nat->pool + b->adr[part] + (size_t)b->nsup[part] * (size_t)b->nrow;
+    const int *sup = nat->ipool + b->sup[part], ns = b->nsup[part];
     if (b->nrow == 3) {
       double v0 = 0, v1 = 0, v2 = 0;
       for (int k = 0; k < ns; k++) {
@@ -64,19 +65,17 @@ static TL_SOLVER_HELPER void block_velocity(const tl_world *w, const tl_block *b
 
 /* Impulse dl on block b: z += D^-1 Y dl on each part's support (the velocity
  * change M_eff^-1 J^T dl = L^-1 (D^-1 Y dl), L^-1 applied once at the end);
- * in a dense solve, the impulses dx += dl. */
-static TL_SOLVER_HELPER void apply_impulse(tl_world *w, const tl_block *b, const double *dl) {
-  if (w->native->dense) {
-    for (int r = 0; r < b->nrow; r++) w->native->dx[b->row + r] += dl[r];
-    return;
-  }
+ * in a dense solve, the impulses dx += dl (apply_impulse, below: the test
+ * inline, the sparse work apply_impulse_z out of line). */
+static TL_SOLVER_HELPER void apply_impulse_z(tl_world *w, const tl_block *b, const double *dl) {
+  tl_native *nat = w->native;
   for (int part = 0; part < 2; part++) {
     int si = part ? b->sb : b->sa;
     if (si < 0) continue;
     tl_system *s = w->systems[si];
     double *z = s->z;
-    const double *Dinv = s->d.LDinv, *Y = w->native->pool + b->adr[part] + (size_t)b->nsup[part] * (size_t)b->nrow;
-    const int *sup = w->native->ipool + b->sup[part], ns = b->nsup[part];
+    const double *Dinv = s->d.LDinv, *Y = nat->pool + b->adr[part] + (size_t)b->nsup[part] * (size_t)b->nrow;
+    const int *sup = nat->ipool + b->sup[part], ns = b->nsup[part];
     if (b->nrow == 3) {
       const double d0 = dl[0], d1 = dl[1], d2 = dl[2];
       for (int k = 0; k < ns; k++) z[sup[k]] += Dinv[sup[k]] * (Y[3 * k] * d0 + Y[3 * k + 1] * d1 + Y[3 * k + 2] * d2);
@@ -86,14 +85,24 @@ static TL_SOLVER_HELPER void apply_impulse(tl_world *w, const tl_block *b, const
   }
 }
 
+static inline TL_SOLVER_HELPER void apply_impulse(tl_world *w, const tl_block *b, const double *dl) {
+  tl_native *nat = w->native;
+  if (nat->dense) {
+    for (int r = 0; r < b->nrow; r++) nat->dx[b->row + r] += dl[r];
+    return;
+  }
+  apply_impulse_z(w, b, dl);
+}
+
 /* gen_change += J^T dl for each system of block b (N s, N m s). */
 static TL_SOLVER_HELPER void add_generalized(tl_world *w, const tl_block *b, const double *dl) {
+  tl_native *nat = w->native;
   for (int part = 0; part < 2; part++) {
     int si = part ? b->sb : b->sa;
     if (si < 0) continue;
     double *g = w->systems[si]->gen_change;
-    const double *J = w->native->pool + b->adr[part];
-    const int *sup = w->native->ipool + b->sup[part], ns = b->nsup[part];
+    const double *J = nat->pool + b->adr[part];
+    const int *sup = nat->ipool + b->sup[part], ns = b->nsup[part];
     if (b->nrow == 3) {
       const double d0 = dl[0], d1 = dl[1], d2 = dl[2];
       for (int k = 0; k < ns; k++) g[sup[k]] += J[3 * k] * d0 + J[3 * k + 1] * d1 + J[3 * k + 2] * d2;
@@ -106,15 +115,16 @@ static TL_SOLVER_HELPER void add_generalized(tl_world *w, const tl_block *b, con
 /* v0 = J u of every block for each system's velocity `prev` (1: the start of
  * the step, u_prev; 0: the free velocity u_free). */
 static TL_SOLVER_HELPER void set_base(tl_world *w, int prev) {
-  for (int i = 0; i < w->native->nblock; i++) {
-    tl_block *b = &w->native->blocks[i];
+  tl_native *nat = w->native;
+  for (int i = 0; i < nat->nblock; i++) {
+    tl_block *b = &nat->blocks[i];
     for (int r = 0; r < b->nrow; r++) b->v0[r] = 0;
     for (int part = 0; part < 2; part++) {
       int si = part ? b->sb : b->sa;
       if (si < 0) continue;
       const tl_system *s = w->systems[si];
-      const double *u = prev ? s->u_prev : s->u_free, *J = w->native->pool + b->adr[part];
-      const int *sup = w->native->ipool + b->sup[part], ns = b->nsup[part];
+      const double *u = prev ? s->u_prev : s->u_free, *J = nat->pool + b->adr[part];
+      const int *sup = nat->ipool + b->sup[part], ns = b->nsup[part];
       if (b->nrow == 3) {
         double v0 = 0, v1 = 0, v2 = 0;
         for (int k = 0; k < ns; k++) {
@@ -132,6 +142,7 @@ static TL_SOLVER_HELPER void set_base(tl_world *w, int prev) {
  * out): Y_a^T D^-1 Y_b over the common support of each system they share (a
  * merge of the two descending supports). */
 static TL_SOLVER_HELPER void delassus_block(const tl_world *w, const tl_block *a, const tl_block *b, double *out) {
+  tl_native *nat = w->native;
   const int na = a->nrow, nb = b->nrow;
   for (int i = 0; i < na * nb; i++) out[i] = 0;
   for (int pa = 0; pa < 2; pa++) {
@@ -141,9 +152,9 @@ static TL_SOLVER_HELPER void delassus_block(const tl_world *w, const tl_block *a
       int sb = pb ? b->sb : b->sa;
       if (sb != sa) continue;
       const double *Dinv = w->systems[sa]->d.LDinv;
-      const int *ia = w->native->ipool + a->sup[pa], *ib = w->native->ipool + b->sup[pb], ma = a->nsup[pa], mb = b->nsup[pb];
-      const double *Ya = w->native->pool + a->adr[pa] + (size_t)ma * (size_t)na;
-      const double *Yb = w->native->pool + b->adr[pb] + (size_t)mb * (size_t)nb;
+      const int *ia = nat->ipool + a->sup[pa], *ib = nat->ipool + b->sup[pb], ma = a->nsup[pa], mb = b->nsup[pb];
+      const double *Ya = nat->pool + a->adr[pa] + (size_t)ma * (size_t)na;
+      const double *Yb = nat->pool + b->adr[pb] + (size_t)mb * (size_t)nb;
       for (int i = 0, j = 0; i < ma && j < mb;) {
         if (ia[i] > ib[j]) {
           i++;
@@ -175,10 +186,11 @@ static TL_SOLVER_HELPER double delassus(const tl_world *w, const tl_block *a, in
 
 /* Number the rows of the blocks (tl_block.row); returns how many. */
 static TL_SOLVER_HELPER int number_rows(tl_world *w) {
+  tl_native *nat = w->native;
   int n = 0;
-  for (int i = 0; i < w->native->nblock; i++) {
-    w->native->blocks[i].row = n;
-    n += w->native->blocks[i].nrow;
+  for (int i = 0; i < nat->nblock; i++) {
+    nat->blocks[i].row = n;
+    n += nat->blocks[i].nrow;
   }
   return n;
 }

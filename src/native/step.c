@@ -208,6 +208,7 @@ static tl_status free_velocity(tl_world *w, tl_system *s, tl_error *err) {
  * implicit PD evaluated at the end-of-step velocity, or the impulse of the
  * effort-limited PD row / dt. */
 static void applied_forces(tl_world *w) {
+  tl_native *nat = w->native;
   for (int i = 0; i < w->nsystem; i++) {
     tl_system *s = w->systems[i];
     const tl_model *m = s->m;
@@ -226,8 +227,8 @@ static void applied_forces(tl_world *w) {
       }
     }
   }
-  for (int i = 0; i < w->native->nblock; i++) {
-    const tl_block *b = &w->native->blocks[i];
+  for (int i = 0; i < nat->nblock; i++) {
+    const tl_block *b = &nat->blocks[i];
     if (b->kind == TL_ROW_BOX && b->dof >= 0 && !tl_system_pd_implicit(w->systems[b->sa], b->dof) &&
         (w->systems[b->sa]->kp[b->dof] > 0 || w->systems[b->sa]->kd[b->dof] > 0) && b->R > 0)
       w->systems[b->sa]->tau_applied[b->dof] += b->lambda[0] / w->dt;

@@ -237,14 +237,15 @@ static void add_rotation_gain(double *X, int n, int r, const double *gain, const
  * for a row it cannot differentiate (a saturated PD of a ball joint) or
  * dependent rows (S singular). */
 static int joint_rows(tl_world *w, tl_step_derivatives *ws, int i) {
+  tl_native *nat = w->native;
   tl_system *s = w->systems[i];
   const tl_model *m = s->m;
   const int n = m->nv;
   const double dt = w->dt;
   double *G = ws->G, *T = ws->T, *Wt = ws->Wt, *S = ws->S, *R = ws->Rr, *y = ws->y;
   int na = 0;
-  for (int bi = 0; bi < w->native->nblock; bi++) {
-    const tl_block *b = &w->native->blocks[bi];
+  for (int bi = 0; bi < nat->nblock; bi++) {
+    const tl_block *b = &nat->blocks[bi];
     if (b->sa != i) continue;
     double l = b->lambda[0];
     int active = b->kind == TL_ROW_EQUALITY || (b->kind == TL_ROW_LIMIT && l > 0) ||
@@ -254,7 +255,7 @@ static int joint_rows(tl_world *w, tl_step_derivatives *ws, int i) {
     double *g = G + (size_t)na * n, *t = T + (size_t)na * n;
     memset(g, 0, (size_t)n * sizeof(double));
     memset(t, 0, (size_t)n * sizeof(double));
-    for (int k = 0; k < b->nsup[0]; k++) g[w->native->ipool[b->sup[0] + k]] = w->native->pool[b->adr[0] + k];
+    for (int k = 0; k < b->nsup[0]; k++) g[nat->ipool[b->sup[0] + k]] = nat->pool[b->adr[0] + k];
     int k = b->dof, body = k >= 0 ? m->dof_body[k] : -1;
     if (b->kind == TL_ROW_LIMIT && (b->slot == 0 || b->slot == 1)) { /* target from the gap to the limit */
       double q = s->d.q[m->q_adr[body]], bound = b->slot ? m->dof_upper[k] : m->dof_lower[k];
@@ -415,6 +416,7 @@ static int analytic_system(tl_world *w, tl_step_derivatives *ws, int i, double *
 
 tl_status tl_world_step_derivatives(tl_world *w, tl_step_derivatives *ws, tl_deriv_mode mode, double *A,
                                     double *B, int nv, tl_deriv_mode *used, tl_error *err) {
+  tl_native *nat = w->native;
   if (!w || !ws || !A || !B)
     return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, !w ? "world" : !ws ? "ws" : !A ? "A" : "B",
                         "world, ws, A and B must not be NULL");
@@ -440,9 +442,9 @@ tl_status tl_world_step_derivatives(tl_world *w, tl_step_derivatives *ws, tl_der
   tl_status st = tl_world_get_state(w, ws->snap, ws->snap_cap, &ws->snap_n, err);
   if (st) return st;
   st = step_into(w, ws, ws->qn, ws->un, err);
-  int analytic = !st && mode == TL_DERIV_ANALYTIC && w->native->ncontact == 0;
+  int analytic = !st && mode == TL_DERIV_ANALYTIC && nat->ncontact == 0;
   for (int i = 0; analytic && i < w->nsystem; i++) analytic = w->systems[i]->integrator == TL_INTEGRATOR_EULER;
-  for (int b = 0; analytic && b < w->native->nblock; b++) analytic = w->native->blocks[b].kind != TL_ROW_CONTACT && w->native->blocks[b].sb < 0;
+  for (int b = 0; analytic && b < nat->nblock; b++) analytic = nat->blocks[b].kind != TL_ROW_CONTACT && nat->blocks[b].sb < 0;
   tl_error e2;
   if (st) {
     restore(w, ws, &e2);
