@@ -193,10 +193,10 @@ static void analytic_vs_fd(const char *path, const char *label, tl_base_type bas
       continue;
     }
     TL_CHECK(used == TL_DERIV_ANALYTIC, "%s: state %d: the analytic mode fell back to finite differences "
-             "(%d constraint blocks, %d contacts)", label, k, w->native->nblock, w->native->ncontact);
+             "(%d constraint blocks, %d contacts)", label, k, tl_native_of(w)->nblock, tl_native_of(w)->ncontact);
     TL_CHECK(used_fd == TL_DERIV_FD_CENTRED, "%s: FD mode reported %d", label, (int)used_fd);
     size_t ia = 0, ib = 0;
-    nrows += w->native->nblock;
+    nrows += tl_native_of(w)->nblock;
     double ea = rel_err(A, Af, na, &ia), eb = rel_err(B, Bf, nb, &ib);
     worst_a = fmax(worst_a, ea), worst_b = fmax(worst_b, eb);
     TL_CHECK(ea < TOL_AN, "%s: state %d: A relative error %.3g at (%zu, %zu): analytic %.9g fd %.9g", label, k, ea,
@@ -310,12 +310,12 @@ static void stepped_change(tl_world *w, tl_system *s, const unsigned char *snap,
   tl_world_step(w, NULL);
   if (getenv("DBG")) {
     int nb[4] = {0, 0, 0, 0};
-    for (int b = 0; b < w->native->nblock; b++) nb[w->native->blocks[b].kind]++;
+    for (int b = 0; b < tl_native_of(w)->nblock; b++) nb[tl_native_of(w)->blocks[b].kind]++;
     tl_solver_stats stt;
     tl_world_solver_stats(w, &stt, NULL);
-    printf("   sc %g: %d contacts, blocks %d %d %d %d it %d conv %d direct %d", sc, w->native->ncontact, nb[0], nb[1], nb[2], nb[3], stt.iterations, stt.converged, stt.direct);
-    for (int k = 0; k < w->native->ncontact; k++) printf(" (%.4f %.4f d %.3g)", w->native->contacts[k].pos[0], w->native->contacts[k].pos[1], w->native->contacts[k].depth);
-    for (int k = 0; k < w->native->ncontact; k++) printf(" [%.3g %.3g %.3g]", w->native->contacts[k].lambda[0], w->native->contacts[k].lambda[1], w->native->contacts[k].lambda[2]);
+    printf("   sc %g: %d contacts, blocks %d %d %d %d it %d conv %d direct %d", sc, tl_native_of(w)->ncontact, nb[0], nb[1], nb[2], nb[3], stt.iterations, stt.converged, stt.direct);
+    for (int k = 0; k < tl_native_of(w)->ncontact; k++) printf(" (%.4f %.4f d %.3g)", tl_native_of(w)->contacts[k].pos[0], tl_native_of(w)->contacts[k].pos[1], tl_native_of(w)->contacts[k].depth);
+    for (int k = 0; k < tl_native_of(w)->ncontact; k++) printf(" [%.3g %.3g %.3g]", tl_native_of(w)->contacts[k].lambda[0], tl_native_of(w)->contacts[k].lambda[1], tl_native_of(w)->contacts[k].lambda[2]);
     printf("\n");
   }
   tl_model_difference(m, qn, s->d.q, m->nq, c, nv, NULL);
@@ -373,7 +373,7 @@ static void quadruped_fd(const char *robots) {
   for (int k = 0; k < tl_world_ncontact(w); k++) {
     tl_contact_info ci;
     tl_world_contact(w, k, &ci, NULL);
-    const double *fr = w->native->contacts[k].frame;
+    const double *fr = tl_native_of(w)->contacts[k].frame;
     memset(Jp, 0, 3 * (size_t)nv * sizeof(double));
     tl_system_point_jacobian(s, ci.body, ci.pos, Jp, NULL, nv, NULL);
     for (int r = 0; r < 3; r++) {

@@ -66,7 +66,7 @@ static int grown_cap(int need, int cap) { return need > cap + cap / 2 ? need : c
  * geoms and those systems are unchanged since the last call); units from
  * ufrom on are appended to unit_order (the units before it unchanged). */
 static int rebuild_units(tl_world *w, int from, int ufrom) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   int nu = w->nstatic + w->nsystem, nb0 = from ? nat->body_adr[from] : 0, nb = nb0;
   for (int i = from; i < w->nsystem; i++) nb += w->systems[i]->m->nbody;
   if (w->nsystem + 1 > nat->cap_usys) {
@@ -148,7 +148,7 @@ static int rebuild_units(tl_world *w, int from, int ufrom) {
  * while there is no system (a world file's order: static geometry first), else
  * rebuilds the whole list. */
 int tl_world_rebuild_geoms(tl_world *w) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   const int valid = nat->geoms_valid;
   int from = valid && nat->geoms_nstatic == w->nstatic && nat->geoms_nsystem <= w->nsystem ? nat->geoms_nsystem : 0;
   int sfrom = valid && w->nsystem == 0 && nat->geoms_nsystem == 0 && nat->geoms_nstatic <= w->nstatic ? nat->geoms_nstatic : 0;
@@ -279,7 +279,7 @@ typedef struct filter_bits {
  * stay out of the sweep: a robot alone in free flight costs the broadphase
  * nothing. O(geoms), once after the filters change (refresh_filters). */
 static void activity(tl_world *w, unsigned char *act) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   filter_bits st = {0, 0}, sys = {0, 0};
   int nsys = 0;
   for (int i = 0; i < w->nstatic; i++) st.group |= w->statics[i].group, st.mask |= w->statics[i].mask;
@@ -297,7 +297,7 @@ static void activity(tl_world *w, unsigned char *act) {
     const tl_system *s = w->systems[r->system];
     if (s->integrator == TL_INTEGRATOR_RK4) continue;
     unsigned g = s->m->geom_group[r->geom], m = s->m->geom_mask[r->geom];
-    int a = (g & st.mask) && (st.group & m) && !welded(w->native, r->system, r->body);
+    int a = (g & st.mask) && (st.group & m) && !welded(tl_native_of(w), r->system, r->body);
     a = a || (nsys > 1 && (g & sys.mask) && (sys.group & m));
     a = a || s->self_collision;
     act[i] = (unsigned char)a;
@@ -314,7 +314,7 @@ static void activity(tl_world *w, unsigned char *act) {
  * geoms, which never move (active ones start every step at 2 in geom_act0:
  * posed). */
 static void refresh_filters(tl_world *w) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   activity(w, nat->geom_act0);
   for (int si = 0; si < w->nsystem; si++) {
     int any = 0;
@@ -369,7 +369,7 @@ static const double *geom_box_at(const tl_world *w, tl_native *nat, const tl_sys
 /* Boxes of the bodies and systems (units after the statics, whose boxes are
  * set by refresh_filters) with active geoms; inactive units get lo[0] = +inf. */
 static void unit_boxes(tl_world *w) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   const double margin = w->contact_margin;
   for (int si = 0; si < w->nsystem; si++) {
     const tl_system *s = w->systems[si];
@@ -427,7 +427,7 @@ static inline int sphere_overlap(const tl_world *w, const tl_native *nat, const 
  * active geom of system sj on a body overlapping theirs (sj == si: the
  * system against itself, distinct bodies). Bodies are tested before geoms. */
 static void unit_pairs(tl_world *w, int si, int j, int sj) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   const double *other = nat->unit_box + 6 * (j >= 0 ? j : w->nstatic + sj);
   const tl_system *s = w->systems[si];
   const int b0 = nat->body_adr[si];
@@ -493,7 +493,7 @@ static void sort_pairs(tl_cand_pair *p, int n) {
  * Fedkiw 2003); a stack of 16 boxes converges in 5 sweeps instead of 15 in
  * index order. The order depends on the state alone. */
 void tl_world_broadphase(tl_world *w) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   if (w->filters_stale) refresh_filters(w);
   if (nat->ngeomref) memcpy(nat->geom_active, nat->geom_act0, (size_t)nat->ngeomref); /* NULL when no geom: no memcpy */
   nat->npair_c = 0;

@@ -36,7 +36,7 @@
 #define TL_DENSE_MAX_ROWS 64
 
 void tl_world_free_dense(tl_world *w) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   void *arr[] = {nat->dA, nat->db, nat->dx, nat->dM, nat->dr, nat->dy, nat->dW, nat->dfree, nat->dstat, nat->dstat_prev};
   for (size_t i = 0; i < sizeof(arr) / sizeof(arr[0]); i++) free(arr[i]);
   nat->dA = nat->db = nat->dx = nat->dM = nat->dr = nat->dy = nat->dW = NULL;
@@ -47,7 +47,7 @@ void tl_world_free_dense(tl_world *w) {
 }
 
 static int reserve_dense(tl_world *w, int n, int nvmax) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   size_t nw = 2 * (size_t)n * (size_t)nvmax;
   if (n <= nat->dense_cap && nw <= nat->dW_cap) return 0;
   tl_world_free_dense(w);
@@ -88,7 +88,7 @@ static int tree_depth(const tl_system *s) {
  * them again when a system was taken out since: tl_world_add_system's failure path), so adding n
  * systems one by one costs O(n) in all. */
 static void account_systems(tl_world *w) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   if (nat->rc_nsystem > w->nsystem) {
     nat->rc_nsystem = nat->rc_joint_blocks = nat->rc_spmax = nat->rc_nvmax = 0;
     nat->rc_pool = nat->rc_ipool = nat->rc_eq = 0;
@@ -113,7 +113,7 @@ static void account_systems(tl_world *w) {
 static size_t grown_size(size_t need, size_t cap) { return need > cap + cap / 2 ? need : cap + cap / 2; }
 
 int tl_world_reserve_constraints(tl_world *w) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   account_systems(w);
   const int spmax = nat->rc_spmax;
   int nblock = nat->cap_contact + nat->rc_joint_blocks;
@@ -167,7 +167,7 @@ int tl_world_reserve_constraints(tl_world *w) {
 /* ---------------- building blocks ---------------- */
 
 static tl_block *new_block(tl_world *w, tl_row_kind kind, int nrow, int sa, int sb) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   tl_block *b = &nat->blocks[nat->nblock++];
   memset(b, 0, sizeof(*b));
   b->kind = kind;
@@ -191,7 +191,7 @@ static int body_leaf_dof(const tl_model *m, int body) {
  * chains: DOFs are numbered depth first, parents before children), appended
  * to the int pool. Allocates the part's J and Y (zeroed). */
 static void add_support(tl_world *w, tl_block *b, int part, int ka, int kb) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   const int *parent = w->systems[part ? b->sb : b->sa]->m->dof_parent;
   int *sup = nat->ipool + nat->ipool_used, n = 0;
   while (ka >= 0 || kb >= 0) {
@@ -212,7 +212,7 @@ static void add_support(tl_world *w, tl_block *b, int part, int ka, int kb) {
  * `part` of contact block b: sign * frame rows . (w x p + v) of each cdof on
  * the body's root path (a sub-chain of the support, both descending). */
 static void point_rows(tl_world *w, tl_block *b, int part, int leaf, const tl_wcontact *c, double sign) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   const tl_system *s = w->systems[part ? b->sb : b->sa];
   const int *sup = nat->ipool + b->sup[part];
   double *J = nat->pool + b->adr[part];
@@ -227,7 +227,7 @@ static void point_rows(tl_world *w, tl_block *b, int part, int leaf, const tl_wc
 }
 
 static void contact_blocks(tl_world *w) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   for (int i = 0; i < nat->ncontact; i++) {
     tl_wcontact *c = &nat->contacts[i];
     int sb = c->sb >= 0 && c->sb != c->sa ? c->sb : -1;
@@ -257,7 +257,7 @@ static void contact_blocks(tl_world *w) {
  * lower limit, 1 upper limit, 2 friction, 3 PD, 4 velocity limit, -1 none)
  * selects the warm-start impulse kept from the last step. */
 static tl_block *dof_block(tl_world *w, int si, tl_row_kind kind, int k, double sign, int slot, int other) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   tl_block *b = new_block(w, kind, 1, si, -1);
   b->dof = k;
   b->slot = slot;
@@ -322,7 +322,7 @@ static void pd_block(tl_world *w, int si, int k, double e) {
  * q_k - mult q_j - offset = 0 (ERP-corrected), made consecutive blocks and
  * registered as one equality group. */
 static void mimic_blocks(tl_world *w, int si) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   const tl_system *s = w->systems[si];
   const tl_model *m = s->m;
   tl_eqgroup *g = &nat->eqgroups[nat->neqgroup];
@@ -377,7 +377,7 @@ static void joint_blocks(tl_world *w, int si) {
  * find them through a map from DOF to entry (scratch dof_tmp).
  * Adds Y^T D^-1 Y to G. */
 static void part_delassus(tl_world *w, tl_block *b, int part) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   const tl_system *s = w->systems[part ? b->sb : b->sa];
   const int nv = s->m->nv, ns = b->nsup[part], nr = b->nrow, *sup = nat->ipool + b->sup[part];
   const double *L = s->d.LD, *Dinv = s->d.LDinv;
@@ -468,7 +468,7 @@ static void finish_block(tl_world *w, tl_block *b) {
  * from, no restitution, whose free velocity does not close its gap within
  * the step (J_n u_free >= -gap / dt, its target). */
 static int deferrable(const tl_world *w, const tl_block *b) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   if (b->kind != TL_ROW_CONTACT) return 0;
   const tl_wcontact *c = &nat->contacts[b->contact];
   if (!(c->depth < 0) || c->restitution > 0 || b->lambda[0] != 0 || b->lambda[1] != 0 || b->lambda[2] != 0)
@@ -485,7 +485,7 @@ static int deferrable(const tl_world *w, const tl_block *b) {
 }
 
 /* Speculative contacts that cannot push at the free velocity (deferrable)
- * are moved, in order, behind every other block (w->native->nblock_solve: the
+ * are moved, in order, behind every other block (nat->nblock_solve: the
  * others); the solve leaves them out and checks them at its solution
  * (deferred_hold), solving again with them when one would push after all.
  * The solution is the same: at it their impulse is 0 either way. A robot's
@@ -493,7 +493,7 @@ static int deferrable(const tl_world *w, const tl_block *b) {
  * a stack of boxes standing 2 mm apart a speculative manifold between every
  * two columns: these only cost rows. */
 static void defer_contacts(tl_world *w) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   int n = nat->nblock, k = 0, nd = 0;
   nat->nblock_solve = n;
   for (int i = 0; i < n; i++) nd += nat->blocks[i].finished = deferrable(w, &nat->blocks[i]); /* a flag until finish_block */
@@ -521,7 +521,7 @@ static void defer_contacts(tl_world *w) {
 void tl_block_finish(tl_world *w, tl_block *b) { finish_block(w, b); }
 
 void tl_world_build_constraints(tl_world *w) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   nat->nblock = 0;
   nat->pool_used = 0;
   nat->ipool_used = 0;

@@ -19,7 +19,7 @@
  * couples each contact to a few neighbours only; there the tree-sparse
  * sweeps are cheaper than assembling and factoring a mostly-zero matrix. */
 static int dense_pays(const tl_world *w) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   long shared = 0, pairs = (long)nat->nblock * (nat->nblock - 1) / 2;
   for (int i = 0; i < nat->nblock; i++)
     for (int j = i + 1; j < nat->nblock; j++) shared += share_system(&nat->blocks[i], &nat->blocks[j]);
@@ -28,7 +28,7 @@ static int dense_pays(const tl_world *w) {
 
 /* Row velocities J u of block b at the systems' current u (after the solve). */
 static void block_velocity_u(const tl_world *w, const tl_block *b, double *v) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   for (int r = 0; r < b->nrow; r++) v[r] = 0;
   for (int part = 0; part < 2; part++) {
     int si = part ? b->sb : b->sa;
@@ -52,7 +52,7 @@ static void block_velocity_u(const tl_world *w, const tl_block *b, double *v) {
 /* ---------------- statistics and the solve ---------------- */
 
 static void contact_residuals(tl_world *w) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   double sig = 0, cone = 0, dis = 0;
   for (int i = 0; i < nat->nblock; i++) {
     const tl_block *b = &nat->blocks[i];
@@ -83,7 +83,7 @@ static void finish_velocities(tl_world *w) {
 /* The solver of the world on blocks [0, nblock), from z = 0 plus the impact
  * impulses, warm-started from the blocks' lambda; leaves the impulses in z. */
 static void run_solver(tl_world *w) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   if (w->solver == TL_SOLVER_DANTZIG) {
     tl_solver_dantzig(w);
     return;
@@ -114,7 +114,7 @@ static void run_solver(tl_world *w) {
  * changed nothing). Their Delassus blocks are computed only here, and only
  * for one that falls below its target at all. */
 static int deferred_hold(tl_world *w, int first) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   for (int i = first; i < nat->nblock; i++) {
     tl_block *b = &nat->blocks[i];
     double v[3];
@@ -127,7 +127,7 @@ static int deferred_hold(tl_world *w, int first) {
 }
 
 void tl_world_solve_constraints(tl_world *w) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   memset(&nat->stats, 0, sizeof(nat->stats));
   nat->stats.nblock = nat->nblock;
   nat->stats.ncontact = nat->ncontact;

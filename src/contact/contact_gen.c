@@ -106,7 +106,7 @@ static int same_pair(const tl_wcontact *p, const tl_geom_ref *a, const tl_geom_r
  * [*lo, *hi). Looked for where the last pair's run ended first (the pairs
  * come in nearly the same order every step), then from the start. */
 static void prev_run(tl_world *w, const tl_geom_ref *a, const tl_geom_ref *b, int *lo, int *hi) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   int i = nat->prev_cursor < nat->nprev && same_pair(&nat->prev[nat->prev_cursor], a, b) ? nat->prev_cursor : 0;
   while (i < nat->nprev && !same_pair(&nat->prev[i], a, b)) i++;
   *lo = i;
@@ -129,7 +129,7 @@ static void give_impulse(tl_wcontact *c, const tl_wcontact *p) {
  * new neighbour then do not both inherit the same impulse: doubled, it
  * would start the solve with twice the load on that foot. */
 static void warm_start(const tl_world *w, tl_wcontact *c, int n, int lo, int hi) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   double d2[TL_MAX_PAIR_CONTACTS][TL_MAX_PAIR_CONTACTS];
   unsigned used_new = 0, used_old = 0;
   if (hi - lo > TL_MAX_PAIR_CONTACTS) hi = lo + TL_MAX_PAIR_CONTACTS;
@@ -169,7 +169,7 @@ static void warm_start(const tl_world *w, tl_wcontact *c, int n, int lo, int hi)
 
 static void add_contacts(tl_world *w, const tl_geom_ref *a, const tl_geom_ref *b,
                          const tl_contact_point *pts, int n) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   double mu, e, thr, erp, cfm;
   int lo, hi;
   pair_material(w, a, b, &mu, &e, &thr, &erp, &cfm);
@@ -197,7 +197,7 @@ static void add_contacts(tl_world *w, const tl_geom_ref *a, const tl_geom_ref *b
 
 /* Contacts of the geomrefs ia and ib (their shapes are this step's). */
 static void collide_pair(tl_world *w, int ia, int ib) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   if (nat->geomrefs[ia].system < 0) { /* contact side a is always a system's geom */
     int t = ia;
     ia = ib;
@@ -212,7 +212,7 @@ static void collide_pair(tl_world *w, int ia, int ib) {
 }
 
 void tl_world_collide(tl_world *w) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   /* keep last step's contacts for warm starting */
   tl_wcontact *t = nat->prev;
   nat->prev = nat->contacts;

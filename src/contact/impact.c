@@ -18,7 +18,7 @@
  * block G without compliance) after which v_n = -e v_n and the tangential
  * velocity is stopped or slides; returns 1 and applies it, else 0. */
 static int impact_pulse(tl_world *w, tl_block *b) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   tl_wcontact *c = &nat->contacts[b->contact];
   double v[3], bb[3], l[3] = {0, 0, 0};
   block_velocity(w, b, v);
@@ -52,7 +52,7 @@ static int impact_pulse(tl_world *w, tl_block *b) {
  * integrator's invariant E - dt g . v / 2 holds across the bounce). At most
  * 10 x max_iter sweeps; what is left then is solved inelastically. */
 void tl_solver_impacts(tl_world *w) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   int any = 0;
   for (int i = 0; i < nat->ncontact; i++) { /* integrate2 may solve a step more than once */
     memset(nat->contacts[i].impact, 0, sizeof(nat->contacts[i].impact));

@@ -30,7 +30,7 @@
  * off-diagonal blocks use the tree sparsity: only blocks sharing a system,
  * each over their common support. */
 void tl_solver_dense_assemble(tl_world *w) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   const int n = nat->dense_n;
   double *A = nat->dA;
   /* W = D^-1 Y of every block part, scattered over its system's nv (entry (dof, r) at dof * nrow + r) */
@@ -138,7 +138,7 @@ void tl_solver_dense_assemble(tl_world *w) {
  * row strictly inside its bounds), 0 held at its value (a contact that does
  * not press, lambda = 0; a scalar row at a bound). */
 void tl_solver_direct_status(tl_world *w, unsigned char *st) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   for (int i = 0; i < nat->nblock; i++) {
     const tl_block *b = &nat->blocks[i];
     if (b->kind == TL_ROW_CONTACT) {
@@ -162,7 +162,7 @@ void tl_solver_direct_status(tl_world *w, unsigned char *st) {
 
 /* 1 if two free contact blocks (status st) touch the same body. */
 static int shared_body(const tl_world *w, const unsigned char *st) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   for (int i = 0; i < nat->nblock; i++) {
     const tl_block *a = &nat->blocks[i];
     if (a->kind != TL_ROW_CONTACT || !st[a->row]) continue;
@@ -179,9 +179,9 @@ static int shared_body(const tl_world *w, const unsigned char *st) {
   return 0;
 }
 
-/* Factor M = A_FF + R_F (+ eps diag A_FF) into w->native->dM; 0 if not positive definite. */
+/* Factor M = A_FF + R_F (+ eps diag A_FF) into nat->dM; 0 if not positive definite. */
 static int direct_factor(tl_world *w, const int *F, const double *Rf, int nf, double eps) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   const int n = nat->dense_n;
   double *M = nat->dM;
   for (int a = 0; a < nf; a++) {
@@ -207,7 +207,7 @@ static int direct_factor(tl_world *w, const int *F, const double *Rf, int nf, do
  * second half scratch. Returns 0 if the free rows' matrix is not positive
  * definite. */
 static int direct_linear(tl_world *w, const unsigned char *st, const double *h, double *y) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   const int n = nat->dense_n;
   int *F = nat->dfree, nf = 0;
   double *M = nat->dM, *r = nat->dr, *Rf = nat->dr + nat->dense_cap, *e = y + n;
@@ -249,7 +249,7 @@ static int direct_linear(tl_world *w, const unsigned char *st, const double *h, 
  * |target - v - R lambda| / (G_aa + R_a) for the solution y: the change a
  * Gauss-Seidel update of that row alone would make. */
 static double direct_residual(const tl_world *w, const double *y) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   const int n = nat->dense_n, nf = nat->dense_nf, *F = nat->dfree;
   const double *r = nat->dr, *Rf = nat->dr + nat->dense_cap;
   double worst = 0;
@@ -266,7 +266,7 @@ static double direct_residual(const tl_world *w, const double *y) {
   return worst;
 }
 
-/* Direct solve of the stick / open / bound pattern in w->native->dstat (an active-set
+/* Direct solve of the stick / open / bound pattern in nat->dstat (an active-set
  * method: Murty's principal pivoting restricted to these statuses, Cottle,
  * Pang, Stone, The Linear Complementarity Problem, 1992, sec. 4.2): solve
  * the free rows exactly with the others held, then move rows whose solution
@@ -280,7 +280,7 @@ static double direct_residual(const tl_world *w, const double *y) {
  * more than the tolerance makes an impulse of: the solve is converged
  * without a sweep (every sign condition was checked on the way). */
 int tl_solver_direct_solve(tl_world *w) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   const int n = nat->dense_n;
   unsigned char *st = nat->dstat;
   double *y = nat->dy, *h = nat->dy + 2 * n; /* candidate impulses (+ scratch), held values */
@@ -347,14 +347,14 @@ int tl_solver_direct_solve(tl_world *w) {
 /* ---------------- Dantzig ---------------- */
 
 static int dantzig_rows(const tl_world *w) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   int n = 0;
   for (int i = 0; i < nat->nblock; i++) n += nat->blocks[i].nrow;
   return n;
 }
 
 void tl_solver_dantzig(tl_world *w) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   int n = dantzig_rows(w);
   if (n > nat->lcp_cap || !nat->lcp) { /* beyond the dense capacity: fall back to PGS */
     tl_solver_gauss_seidel(w, 1);

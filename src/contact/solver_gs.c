@@ -30,7 +30,7 @@
 /* Cholesky factor of each equality group's Delassus matrix (from the dense
  * matrix when the solve has one). */
 void tl_solver_factor_eqgroups(tl_world *w) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   nat->eq_used = 0;
   for (int i = 0; i < nat->neqgroup; i++) {
     tl_eqgroup *g = &nat->eqgroups[i];
@@ -89,7 +89,7 @@ static void pyramid_update(const tl_block *b, const double v[3], double sor, dou
  * with the group's Cholesky factor (the rows are unbounded). Returns the
  * largest impulse change. */
 static double eqgroup_update(tl_world *w, const tl_eqgroup *g) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   double *L = nat->eq_pool + g->adr, *r = L + (size_t)g->n * (size_t)g->n, change = 0;
   for (int i = 0; i < g->n; i++) {
     const tl_block *b = &nat->blocks[g->first + i];
@@ -112,7 +112,7 @@ static double eqgroup_update(tl_world *w, const tl_eqgroup *g) {
 /* One Gauss-Seidel sweep over the blocks. Returns the largest impulse change
  * and in *gen the largest change of a system's generalized impulse J^T lambda. */
 static double gauss_seidel_sweep(tl_world *w, int pyramid, double *gen) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   double change = 0;
   for (int i = 0; i < w->nsystem; i++)
     memset(w->systems[i]->gen_change, 0, (size_t)w->systems[i]->m->nv * sizeof(double));
@@ -151,7 +151,7 @@ static double gauss_seidel_sweep(tl_world *w, int pyramid, double *gen) {
 
 /* Squared norm of the last sweep's impulse change. */
 static double sweep_norm2(const tl_world *w) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   double g = 0;
   for (int n = 0; n < nat->nblock; n++)
     for (int r = 0; r < nat->blocks[n].nrow; r++) g += nat->blocks[n].dl[r] * nat->blocks[n].dl[r];
@@ -177,7 +177,7 @@ static double sweep_norm2(const tl_world *w) {
  * sweeps can trade impulse between such rows at no cost (J^T d = 0 exactly
  * when G d = 0, G = J M^-1 J^T) for ever. */
 void tl_solver_gauss_seidel(tl_world *w, int pyramid) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   int it = 0, converged = 0, tried = 0;
   double change = 0, gprev = 0;
   for (int n = 0; n < nat->nblock; n++) memset(nat->blocks[n].p, 0, sizeof(nat->blocks[n].p));

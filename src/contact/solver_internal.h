@@ -9,7 +9,7 @@
  * solve are accumulated as z = D^-1 L^-T J^T lambda per system, so a block's
  * row velocities are J u_base + Y^T z over its support and an impulse costs
  * O(|support|) (Featherstone, Rigid Body Dynamics Algorithms, 2008,
- * sec. 6.5); in a dense solve (w->native->dense) the same helpers work on the dense
+ * sec. 6.5); in a dense solve (nat->dense) the same helpers work on the dense
  * Delassus matrix (solver_direct.c). */
 #ifndef TALUS_SOLVER_INTERNAL_H
 #define TALUS_SOLVER_INTERNAL_H
@@ -34,7 +34,7 @@
 /* Row velocities of block b at the current impulses: v = J u_base + Y^T z
  * over each part's support (see tl_block); in a dense solve, db + A dx. */
 static TL_SOLVER_HELPER void block_velocity(const tl_world *w, const tl_block *b, double *v) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   if (nat->dense) { /* v = b + A lambda on the dense matrix */
     for (int r = 0; r < b->nrow; r++)
       v[r] = nat->db[b->row + r] + tl_dense_dot(nat->dense_n, nat->dA + (size_t)(b->row + r) * (size_t)nat->dense_n, nat->dx);
@@ -68,7 +68,7 @@ static TL_SOLVER_HELPER void block_velocity(const tl_world *w, const tl_block *b
  * in a dense solve, the impulses dx += dl (apply_impulse, below: the test
  * inline, the sparse work apply_impulse_z out of line). */
 static TL_SOLVER_HELPER void apply_impulse_z(tl_world *w, const tl_block *b, const double *dl) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   for (int part = 0; part < 2; part++) {
     int si = part ? b->sb : b->sa;
     if (si < 0) continue;
@@ -86,7 +86,7 @@ static TL_SOLVER_HELPER void apply_impulse_z(tl_world *w, const tl_block *b, con
 }
 
 static inline TL_SOLVER_HELPER void apply_impulse(tl_world *w, const tl_block *b, const double *dl) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   if (nat->dense) {
     for (int r = 0; r < b->nrow; r++) nat->dx[b->row + r] += dl[r];
     return;
@@ -96,7 +96,7 @@ static inline TL_SOLVER_HELPER void apply_impulse(tl_world *w, const tl_block *b
 
 /* gen_change += J^T dl for each system of block b (N s, N m s). */
 static TL_SOLVER_HELPER void add_generalized(tl_world *w, const tl_block *b, const double *dl) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   for (int part = 0; part < 2; part++) {
     int si = part ? b->sb : b->sa;
     if (si < 0) continue;
@@ -115,7 +115,7 @@ static TL_SOLVER_HELPER void add_generalized(tl_world *w, const tl_block *b, con
 /* v0 = J u of every block for each system's velocity `prev` (1: the start of
  * the step, u_prev; 0: the free velocity u_free). */
 static TL_SOLVER_HELPER void set_base(tl_world *w, int prev) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   for (int i = 0; i < nat->nblock; i++) {
     tl_block *b = &nat->blocks[i];
     for (int r = 0; r < b->nrow; r++) b->v0[r] = 0;
@@ -142,7 +142,7 @@ static TL_SOLVER_HELPER void set_base(tl_world *w, int prev) {
  * out): Y_a^T D^-1 Y_b over the common support of each system they share (a
  * merge of the two descending supports). */
 static TL_SOLVER_HELPER void delassus_block(const tl_world *w, const tl_block *a, const tl_block *b, double *out) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   const int na = a->nrow, nb = b->nrow;
   for (int i = 0; i < na * nb; i++) out[i] = 0;
   for (int pa = 0; pa < 2; pa++) {
@@ -186,7 +186,7 @@ static TL_SOLVER_HELPER double delassus(const tl_world *w, const tl_block *a, in
 
 /* Number the rows of the blocks (tl_block.row); returns how many. */
 static TL_SOLVER_HELPER int number_rows(tl_world *w) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   int n = 0;
   for (int i = 0; i < nat->nblock; i++) {
     nat->blocks[i].row = n;
@@ -207,17 +207,17 @@ void tl_block_finish(tl_world *w, tl_block *b);
 void tl_solver_factor_eqgroups(tl_world *w);
 /* Gauss-Seidel sweeps over blocks [0, nblock): pyramid 1 is PGS (SOR,
  * friction pyramid), 0 the per-contact solver (exact cone, NNCG, direct
- * solves on the dense matrix); sets w->native->stats' iterations, last_change and
+ * solves on the dense matrix); sets nat->stats' iterations, last_change and
  * converged (solver_gs.c). */
 void tl_solver_gauss_seidel(tl_world *w, int pyramid);
 
 /* The dense Delassus matrix and row velocities of blocks [0, nblock) into
- * w->native->dA, w->native->db (w->native->dense_n rows, numbered), dx = 0 (solver_direct.c). */
+ * nat->dA, nat->db (nat->dense_n rows, numbered), dx = 0 (solver_direct.c). */
 void tl_solver_dense_assemble(tl_world *w);
 /* Row status for a direct solve from the current impulses: 1 free, 0 held
  * (solver_direct.c). */
 void tl_solver_direct_status(tl_world *w, unsigned char *st);
-/* Direct solve of the pattern in w->native->dstat: 0 failed or a contact slides,
+/* Direct solve of the pattern in nat->dstat: 0 failed or a contact slides,
  * 1 solved, 2 solved and converged (solver_direct.c). */
 int tl_solver_direct_solve(tl_world *w);
 /* TL_SOLVER_DANTZIG on blocks [0, nblock), falling back to PGS

@@ -14,7 +14,7 @@
 
 /* Dense Dantzig scratch for up to `rows` rows (allocated when selected). */
 static int reserve_dantzig(tl_world *w, int rows) {
-  tl_native *n = w->native;
+  tl_native *n = tl_native_of(w);
   if (rows <= n->lcp_cap && n->lcp) return 0;
   tl_lcp_work_free(n->lcp);
   n->lcp = tl_lcp_work_create(rows);
@@ -36,10 +36,10 @@ static int reserve_dantzig(tl_world *w, int rows) {
   return ok ? 0 : -1;
 }
 
+/* Free the workspace's arrays and zero it (it stays with the world, ready for the next attach). */
 static void native_detach(tl_world *w, void *data) {
   (void)data;
-  tl_native *n = w->native;
-  if (!n) return;
+  tl_native *n = tl_native_of(w);
   void *arr[] = {n->geomrefs, n->contacts, n->prev, n->shapes, n->geom_active, n->geom_act0, n->sys_active,
                  n->body_welded, n->body_adr, n->sys_geom, n->bsphere, n->bbox, n->unit_box, n->unit_order,
                  n->cpairs, n->body_geom_adr, n->body_geoms, n->gradius, n->blocks, n->pool, n->ipool,
@@ -48,8 +48,7 @@ static void native_detach(tl_world *w, void *data) {
   for (size_t i = 0; i < sizeof(arr) / sizeof(arr[0]); i++) free(arr[i]);
   tl_lcp_work_free(n->lcp);
   tl_world_free_dense(w);
-  free(n);
-  w->native = NULL;
+  memset(n, 0, sizeof(*n));
 }
 
 static tl_status native_objects_changed(tl_world *w, tl_error *err) {
@@ -58,11 +57,9 @@ static tl_status native_objects_changed(tl_world *w, tl_error *err) {
   return TL_OK;
 }
 
-/* A new workspace sized for every object; the world's filters marked changed. */
+/* The workspace (zero: fresh from tl_world_create or native_detach) sized for
+ * every object; the world's filters marked changed. */
 static tl_status native_attach(tl_world *w, tl_error *err) {
-  if (w->native) return TL_OK;
-  w->native = calloc(1, sizeof(*w->native));
-  if (!w->native) return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
   w->filters_stale = 1;
   tl_status st = native_objects_changed(w, err);
   if (!st && w->solver == TL_SOLVER_DANTZIG && reserve_dantzig(w, TL_DANTZIG_MAX_ROWS))
@@ -71,11 +68,11 @@ static tl_status native_attach(tl_world *w, tl_error *err) {
   return st;
 }
 
-static int native_ncontact(const tl_world *w) { return w->native->ncontact; }
+static int native_ncontact(const tl_world *w) { return tl_native_of(w)->ncontact; }
 
 static tl_status native_contact(const tl_world *w, int k, tl_contact_info *out, tl_error *err) {
   (void)err;
-  const tl_wcontact *c = &w->native->contacts[k];
+  const tl_wcontact *c = &tl_native_of(w)->contacts[k];
   memset(out, 0, sizeof(*out));
   out->system = c->sa;
   out->body = c->ba;
@@ -93,7 +90,7 @@ static tl_status native_contact(const tl_world *w, int k, tl_contact_info *out, 
 
 static tl_status native_solver_stats(const tl_world *w, tl_solver_stats *out, tl_error *err) {
   (void)err;
-  *out = w->native->stats;
+  *out = tl_native_of(w)->stats;
   return TL_OK;
 }
 
@@ -136,3 +133,5 @@ static const tl_world_engine native_engine = {
 };
 
 const tl_world_engine *tl_native_world_engine(void) { return &native_engine; }
+
+size_t tl_native_world_size(void) { return TL_NATIVE_OFFSET + sizeof(tl_native); }

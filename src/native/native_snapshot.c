@@ -43,18 +43,18 @@ static void put_contact(unsigned char **p, const tl_wcontact *c) {
 }
 
 static void snap_put(const tl_world *w, unsigned char **p) {
-  for (int i = 0; i < w->native->ncontact; i++) put_contact(p, &w->native->contacts[i]);
+  for (int i = 0; i < tl_native_of(w)->ncontact; i++) put_contact(p, &tl_native_of(w)->contacts[i]);
 }
 
-static size_t snap_bytes(const tl_world *w) { return SNAP_CONTACT * (size_t)w->native->ncontact; }
+static size_t snap_bytes(const tl_world *w) { return SNAP_CONTACT * (size_t)tl_native_of(w)->ncontact; }
 
 static size_t snap_bytes_max(const tl_world *w) {
-  return SNAP_CONTACT * (size_t)(w->native->cap_contact > 0 ? w->native->cap_contact : 0);
+  return SNAP_CONTACT * (size_t)(tl_native_of(w)->cap_contact > 0 ? tl_native_of(w)->cap_contact : 0);
 }
 
-static int snap_count(const tl_world *w) { return w->native->ncontact; }
-static int snap_ngeom(const tl_world *w) { return w->native->ngeomref; }
-static int snap_capacity(const tl_world *w) { return w->native->cap_contact; }
+static int snap_count(const tl_world *w) { return tl_native_of(w)->ncontact; }
+static int snap_ngeom(const tl_world *w) { return tl_native_of(w)->ngeomref; }
+static int snap_capacity(const tl_world *w) { return tl_native_of(w)->cap_contact; }
 
 /* ---------------- reading (check everything, then apply) ---------------- */
 
@@ -163,7 +163,7 @@ static void apply_contact(const unsigned char **p, tl_wcontact *c) {
 /* n checked records (n <= cap_contact) become the last step's contacts; no
  * previous contacts are kept (the next step warm-starts from these). */
 static void snap_apply(tl_world *w, const unsigned char *p, int n) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   nat->ncontact = n;
   for (int i = 0; i < n; i++) apply_contact(&p, &nat->contacts[i]);
   nat->nprev = 0;

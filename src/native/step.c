@@ -208,7 +208,7 @@ static tl_status free_velocity(tl_world *w, tl_system *s, tl_error *err) {
  * implicit PD evaluated at the end-of-step velocity, or the impulse of the
  * effort-limited PD row / dt. */
 static void applied_forces(tl_world *w) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   for (int i = 0; i < w->nsystem; i++) {
     tl_system *s = w->systems[i];
     const tl_model *m = s->m;

@@ -233,11 +233,11 @@ static void add_rotation_gain(double *X, int n, int r, const double *gain, const
  * g u+ + R lambda = t(q) stays satisfied, so with W = M_eff^-1 G^T and
  * S = G W + R, every column of Z = da/dx (Xq, Xu, Mi on entry) becomes
  * Z + W S^-1 ((dt/dx - G du/dx) / dt - G Z). The blocks are those of the
- * step just taken (w->native->blocks, untouched by the snapshot restore). Returns 1
+ * step just taken (nat->blocks, untouched by the snapshot restore). Returns 1
  * for a row it cannot differentiate (a saturated PD of a ball joint) or
  * dependent rows (S singular). */
 static int joint_rows(tl_world *w, tl_step_derivatives *ws, int i) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   tl_system *s = w->systems[i];
   const tl_model *m = s->m;
   const int n = m->nv;
@@ -416,7 +416,7 @@ static int analytic_system(tl_world *w, tl_step_derivatives *ws, int i, double *
 
 tl_status tl_world_step_derivatives(tl_world *w, tl_step_derivatives *ws, tl_deriv_mode mode, double *A,
                                     double *B, int nv, tl_deriv_mode *used, tl_error *err) {
-  tl_native *nat = w->native;
+  tl_native *nat = tl_native_of(w);
   if (!w || !ws || !A || !B)
     return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, !w ? "world" : !ws ? "ws" : !A ? "A" : "B",
                         "world, ws, A and B must not be NULL");

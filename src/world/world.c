@@ -23,7 +23,7 @@
 tl_status tl_world_create(tl_world **out, tl_error *err) {
   if (!out) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "out", "out must not be NULL");
   *out = NULL;
-  tl_world *w = calloc(1, sizeof(*w));
+  tl_world *w = calloc(1, tl_native_world_size()); /* the world, the native workspace behind it */
   if (!w) return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
   w->dt = 1e-3;
   tl_v3_set(w->gravity, 0, 0, -9.81);

@@ -4,14 +4,14 @@
  * dispatch through w->engine->op(...) and never test which engine it is.
  * Two implementations:
  *   src/native/native.c     tl_native_world_engine(): the native engine (its
- *                           workspace in w->native, struct tl_native of
- *                           src/native/native_internal.h)
+ *                           workspace struct tl_native, behind the world in
+ *                           its allocation: src/native/native_internal.h)
  *   src/engine/engine_link.c  a world bound to a plugin (w->engine_data: the
  *                           link to the plugin's world, talus/engine.h)
  * A world starts on the native engine (tl_world_create); tl_world_set_engine
  * (engine_link.c) swaps the table through tl_world_use_engine
  * (world_internal.h). Every operation gets the world; what an engine keeps
- * of its own hangs off w->native or w->engine_data. */
+ * of its own is the native workspace or hangs off w->engine_data. */
 #ifndef TALUS_WORLD_ENGINE_H
 #define TALUS_WORLD_ENGINE_H
 

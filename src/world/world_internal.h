@@ -3,8 +3,8 @@
  * static geoms, heightmaps, material pairs and ignore list, and the engine
  * serving the world (its table, world/world_engine.h, and what it keeps).
  * The native engine's workspace is not here: it is struct tl_native
- * (src/native/native_internal.h), reached as w->native by src/native and
- * src/contact only. This header includes no native-engine internal header
+ * (src/native/native_internal.h), behind this struct in the world's
+ * allocation, reached by src/native and src/contact only (tl_native_of). This header includes no native-engine internal header
  * (the test `layering` checks it).
  *
  *   world.c          tl_world_*: objects, settings, materials, filters, dispatch to the engine
@@ -119,8 +119,10 @@ struct tl_world {
   /* the engine serving the world (world/world_engine.h): its table, and what it keeps */
   const tl_world_engine *engine; /* never NULL: tl_native_world_engine() or a plugin link's */
   void *engine_data;     /* a plugin engine's link (src/engine/engine_link.c); NULL on the native one */
-  struct tl_native *native; /* the native engine's workspace (src/native/native_internal.h); NULL
-                               on a plugin engine */
+  /* The native engine's workspace (struct tl_native, src/native/native_internal.h) follows this
+     struct in the world's allocation (tl_world_create, tl_native_world_size): the native code
+     reaches it at a constant offset (tl_native_of); its arrays exist while the native engine
+     serves the world. */
 };
 
 /* Bring d's kinematics / M and h up to date with the state (lazy caches). */
