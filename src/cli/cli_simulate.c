@@ -211,7 +211,7 @@ static int sim_state_file(cli_sim *s, int save) {
   if (!path) return CLI_EXIT_OK;
   tl_error err;
   memset(&err, 0, sizeof(err));
-  tl_status st = save ? tl_world_save_state(s->world, path, &err) : tl_world_load_state(s->world, path, &err);
+  tl_status st = save ? tl_world_snapshot_save_file(s->world, path, &err) : tl_world_snapshot_restore_file(s->world, path, &err);
   if (st == TL_OK) return CLI_EXIT_OK;
   cli_errorf("%s: %s", save ? "--save-state" : "--load-state", err.message);
   return CLI_EXIT_FAIL;
