@@ -47,6 +47,9 @@ tl_status tl_world_create_with_engine(tl_world **out, const char *engine, tl_err
 tl_status tl_world_set_engine(tl_world *world, const char *engine, tl_error *err);
 /* Name of the world's engine as given ("talus" for the native engine). */
 const char *tl_world_engine_name(const tl_world *world);
+/* What the engine of a world approximates for its current scene (the
+ * plugin's notes; "" for the native engine or before the first step). */
+const char *tl_world_engine_notes(const tl_world *world);
 
 /* Time step in seconds, TL_DT_MIN .. TL_DT_MAX (1e-9 .. 1 s; talus/limits.h,
  * the rule the command line, world files and Python share). */

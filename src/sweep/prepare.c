@@ -8,6 +8,7 @@
 
 #include "base/error.h"
 #include "base/file.h"
+#include "talus/engine_plugin.h"
 #include "talus/limits.h"
 #include "sweep/sweep_internal.h"
 
