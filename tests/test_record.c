@@ -140,8 +140,8 @@ static void check_page(const char *robots) {
   tl_system *box = NULL, *quad = NULL;
   tl_world *w = make_world(robots, &box, &quad);
   if (!w) return;
-  tl_record_options o;
-  tl_record_options_default(&o);
+  tl_recorder_options o;
+  o = tl_recorder_options_default();
   o.fps = 50;
   o.main_system = 0; /* the box */
   tl_recorder *r = NULL;
@@ -251,8 +251,8 @@ static void check_schedule(const char *robots) {
   tl_system *box = NULL, *quad = NULL;
   tl_world *w = make_world(robots, &box, &quad);
   if (!w) return;
-  tl_record_options o;
-  tl_record_options_default(&o);
+  tl_recorder_options o;
+  o = tl_recorder_options_default();
   o.every = 7;
   tl_recorder *r = NULL;
   if (tl_recorder_create(w, &o, &r, &err) == TL_OK) {
@@ -262,7 +262,7 @@ static void check_schedule(const char *robots) {
   }
   tl_recorder_free(r);
   /* keep_frames 0: constant memory, frames still counted */
-  tl_record_options_default(&o);
+  o = tl_recorder_options_default();
   o.keep_frames = 0;
   o.fps = 100;
   r = NULL;
@@ -273,7 +273,7 @@ static void check_schedule(const char *robots) {
   }
   tl_recorder_free(r);
   /* memory: reserve_frames covers the run -> no allocation while stepping and recording */
-  tl_record_options_default(&o);
+  o = tl_recorder_options_default();
   o.reserve_frames = 200;
   r = NULL;
   if (tl_recorder_create(w, &o, &r, &err) == TL_OK) {
@@ -285,7 +285,7 @@ static void check_schedule(const char *robots) {
   }
   tl_recorder_free(r);
   /* without reserve: amortized growth, a handful of reallocations for 1200 frames */
-  tl_record_options_default(&o);
+  o = tl_recorder_options_default();
   o.every = 1;
   r = NULL;
   if (tl_recorder_create(w, &o, &r, &err) == TL_OK) {
@@ -305,8 +305,8 @@ static void check_schedule(const char *robots) {
 static void check_no_influence(const char *robots) {
   tl_system *b1, *q1, *b2, *q2;
   tl_world *w1 = make_world(robots, &b1, &q1), *w2 = make_world(robots, &b2, &q2);
-  tl_record_options o;
-  tl_record_options_default(&o);
+  tl_recorder_options o;
+  o = tl_recorder_options_default();
   o.every = 1;
   tl_recorder *r = NULL;
   if (w1 && w2 && tl_recorder_create(w1, &o, &r, &err) == TL_OK) {
@@ -330,13 +330,13 @@ static void check_errors(void) {
   tl_world *w = NULL;
   tl_world_create(&w, &err);
   tl_recorder *r = NULL;
-  tl_record_options o;
-  tl_record_options_default(&o);
+  tl_recorder_options o;
+  o = tl_recorder_options_default();
   TL_CHECK(tl_recorder_create(NULL, &o, &r, &err) == TL_ERR_ARGUMENT && !r, "NULL world refused");
   o.fps = -1;
   TL_CHECK(tl_recorder_create(w, &o, &r, &err) == TL_ERR_ARGUMENT && strstr(err.message, "fps"), "fps < 0: %s",
            err.message);
-  tl_record_options_default(&o);
+  o = tl_recorder_options_default();
   o.main_system = 3;
   TL_CHECK(tl_recorder_create(w, &o, &r, &err) == TL_ERR_ARGUMENT && strstr(err.message, "main_system"),
            "main_system out of range: %s", err.message);

@@ -17,12 +17,12 @@
  * Memory: everything is allocated by tl_recorder_create, except the frame
  * buffers, which grow geometrically (doubling) as frames are added, so a
  * recording costs amortized O(1) allocations per frame and none at all when
- * tl_record_options.reserve_frames covers the run (contacts: 16 per frame
+ * tl_recorder_options.reserve_frames covers the run (contacts: 16 per frame
  * reserved, then doubling). Frames are float32 (positions keep about 7
  * significant digits: 0.01 mm at 100 m).
  *
  * Use (C):
- *   tl_record_options o;  tl_record_options_default(&o);   o.fps = 60;
+ *   tl_recorder_options o = tl_recorder_options_default();  o.fps = 60;
  *   tl_recorder *rec;     tl_recorder_create(world, &o, &rec, &err);  // frame 0: the current state
  *   for (...) { tl_world_step(world, &err); tl_recorder_update(rec, &err); }
  *   tl_recorder_write_html(rec, "run.html", &err);  tl_recorder_free(rec);
@@ -43,12 +43,13 @@ extern "C" {
 
 typedef struct tl_recorder tl_recorder;
 
-typedef struct tl_record_options {
+typedef struct tl_recorder_options {
   /* Frames per second of simulated time taken by tl_recorder_update: a frame
    * when the world time reaches the next multiple of 1/fps (default 60).
    * 0: a frame at every update. */
   double fps;
-  /* > 0: instead, a frame at every `every`-th call of tl_recorder_update. */
+  /* > 0: instead, a frame at every `every`-th call of tl_recorder_update
+   * (default 0: by fps). */
   int every;
   /* The system whose base and joints are plotted: its index in the world,
    * or -1 (default) for the first system with joints (else system 0). */
@@ -56,17 +57,22 @@ typedef struct tl_record_options {
   /* Visual meshes with more triangles than this (per mesh file, default
    * 60000) are decimated by vertex clustering to at most this many. */
   int max_mesh_triangles;
-  /* Frames to allocate at creation (0: grow as needed). */
+  /* Frames to allocate at creation (default 0: grow as needed). */
   long long reserve_frames;
   /* 1 (default): keep every frame (a recording); 0: keep only the latest
    * (a live view of an endless run, constant memory). */
   int keep_frames;
   /* Title of the page (NULL: the main system's robot name). Copied. */
   const char *title;
-} tl_record_options;
+} tl_recorder_options;
 
-/* Fill *opt with the defaults above. */
-void tl_record_options_default(tl_record_options *opt);
+/* The defaults above, by value. */
+tl_recorder_options tl_recorder_options_default(void);
+/* Deprecated: the names before issue 22. tl_record_options is
+ * tl_recorder_options; tl_record_options_default fills *opt with
+ * tl_recorder_options_default(). */
+typedef tl_recorder_options tl_record_options;
+void tl_record_options_default(tl_recorder_options *opt);
 
 /* Attach a recorder to `world` (which must outlive it) and take frame 0 from
  * the current state. Reads every visual mesh file (a link whose visual mesh
@@ -75,7 +81,7 @@ void tl_record_options_default(tl_record_options *opt);
  * TL_ERR_ARGUMENT (NULL world / out, fps < 0 or not finite, every < 0,
  * main_system out of range, max_mesh_triangles < 4, reserve_frames < 0),
  * TL_ERR_MEMORY. */
-tl_status tl_recorder_create(tl_world *world, const tl_record_options *opt, tl_recorder **out,
+tl_status tl_recorder_create(tl_world *world, const tl_recorder_options *opt, tl_recorder **out,
                              tl_error *err);
 void tl_recorder_free(tl_recorder *rec);
 

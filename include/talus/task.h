@@ -16,7 +16,8 @@
  *   "urdf"              any URDF (urdf=PATH), floating or fixed base: stand in the
  *                       default pose, with the observation scheme of the locomotion task.
  *
- * Options are key=value strings (tl_task_option); numbers in C syntax,
+ * Creation takes a tl_vecenv_options (task, number of environments and
+ * threads, seed); the task's settings are key=value strings (tl_task_option); numbers in C syntax,
  * ranges and vectors comma-separated ("0.8,1.2"). An unknown key or a bad
  * value is refused with an error naming it and listing the task's keys.
  *
@@ -55,13 +56,31 @@ const char *tl_task_summary(int i);
 #define TL_VECENV_NONFINITE_ACTION 1 /* the action had a NaN or Inf: the episode was ended */
 #define TL_VECENV_DIVERGED 2         /* the simulation diverged: the episode was ended */
 
-/* Create `nenv` environments of `task` on `nthread` threads (0: all CPUs),
- * random streams seeded with `seed`, then reset them all. Errors:
- * TL_ERR_ARGUMENT (unknown task, unknown option, bad value, nenv < 1), the
- * error of loading the robot (TL_ERR_IO naming the places searched when the
- * default robot is not found), TL_ERR_MEMORY. */
-tl_status tl_vecenv_create(const char *task, const tl_task_option *opts, int nopt, int nenv, int nthread,
-                           uint64_t seed, tl_vecenv **out, tl_error *err);
+/* How to create a tl_vecenv (tl_vecenv_options_default gives the defaults
+ * below). The task's own settings stay key=value text (task_opts, checked
+ * against the task's keys: docs/tasks.md), so one struct serves every task. */
+typedef struct tl_vecenv_options {
+  const char *task;                /* task name (tl_task_name): "cartpole" (default),
+                                      "anymal-locomotion", "urdf" */
+  int nenv;                        /* environments, >= 1 (default 1) */
+  int nthread;                     /* threads of the batch, >= 0; 0 (default): the CPUs this
+                                      process may run on (tl_batch_cpu_count), at most nenv */
+  uint64_t seed;                   /* seed of the per-environment random streams: environment i
+                                      draws from stream (seed, i) (default 0) */
+  const tl_task_option *task_opts; /* ntask_opt key=value settings of the task (default NULL) */
+  int ntask_opt;                   /* >= 0, at most 64 (default 0) */
+} tl_vecenv_options;
+
+tl_vecenv_options tl_vecenv_options_default(void);
+
+/* Create opt->nenv environments of opt->task on opt->nthread threads,
+ * random streams seeded with opt->seed, then reset them all. opt NULL: the
+ * defaults. Errors: TL_ERR_ARGUMENT naming the field or key (unknown task,
+ * unknown task option, bad value, nenv < 1, nthread < 0, ntask_opt out of
+ * range or task_opts NULL with ntask_opt > 0), the error of loading the robot
+ * (TL_ERR_IO naming the places searched when the default robot is not
+ * found), TL_ERR_MEMORY. Nothing is left on failure (*out NULL). */
+tl_status tl_vecenv_create(const tl_vecenv_options *opt, tl_vecenv **out, tl_error *err);
 void tl_vecenv_free(tl_vecenv *v);
 
 const char *tl_vecenv_task(const tl_vecenv *v);

@@ -81,8 +81,8 @@ PyObject *tlpy_recording_new(PyObject *owner, tl_recorder **slot, const int *bus
     Py_XDECREF(p);
     return NULL;
   }
-  tl_record_options o;
-  tl_record_options_default(&o);
+  tl_recorder_options o;
+  o = tl_recorder_options_default();
   o.fps = fps;
   o.every = every;
   o.reserve_frames = reserve;

@@ -55,7 +55,14 @@ static PyObject *vecenv_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   tl_vecenv *env = NULL;
   tl_error err;
   tl_status st;
-  Py_BEGIN_ALLOW_THREADS st = tl_vecenv_create(task, opt, (int)nopt, nenv, nthread, seed, &env, &err);
+  tl_vecenv_options vo = tl_vecenv_options_default();
+  vo.task = task;
+  vo.task_opts = opt;
+  vo.ntask_opt = (int)nopt;
+  vo.nenv = nenv;
+  vo.nthread = nthread;
+  vo.seed = seed;
+  Py_BEGIN_ALLOW_THREADS st = tl_vecenv_create(&vo, &env, &err);
   Py_END_ALLOW_THREADS PyMem_Free(opt);
   if (st) return tlpy_raise(&err);
   tlpy_vecenv *self = (tlpy_vecenv *)type->tp_alloc(type, 0);

@@ -30,8 +30,8 @@ static int viewer_init(tlpy_viewer *self, PyObject *args, PyObject *kw) {
     return -1;
   viewer_close_c(self);
   Py_CLEAR(self->world);
-  tl_record_options o;
-  tl_record_options_default(&o);
+  tl_recorder_options o;
+  o = tl_recorder_options_default();
   o.fps = fps;
   o.keep_frames = 0;
   tl_error err;

@@ -449,8 +449,8 @@ int cli_rec_setup(cli_sim *s) {
   const cli_sim_options *o = s->opt;
   s->pace = o->pace < 0 ? o->view : o->pace;
   if (!o->record && !o->csv && !o->plot && !o->view) return CLI_EXIT_OK;
-  tl_record_options ro;
-  tl_record_options_default(&ro);
+  tl_recorder_options ro;
+  ro = tl_recorder_options_default();
   ro.fps = o->fps > 0 ? o->fps : CLI_RECORD_DEFAULT_FPS;
   ro.keep_frames = o->record || o->csv || o->plot;
   ro.main_system = s->sys_index >= 0 ? s->sys_index : -1;

@@ -53,10 +53,23 @@ void tl_vecenv_free(tl_vecenv *v) {
   free(v);
 }
 
-tl_status tl_vecenv_create(const char *task, const tl_task_option *opts, int nopt, int nenv, int nthread,
-                           uint64_t seed, tl_vecenv **out, tl_error *err) {
+tl_vecenv_options tl_vecenv_options_default(void) {
+  tl_vecenv_options o;
+  memset(&o, 0, sizeof o);
+  o.task = "cartpole";
+  o.nenv = 1;
+  return o;
+}
+
+tl_status tl_vecenv_create(const tl_vecenv_options *opt, tl_vecenv **out, tl_error *err) {
   if (!out) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "out", "out must not be NULL");
   *out = NULL;
+  const tl_vecenv_options def = tl_vecenv_options_default();
+  if (!opt) opt = &def;
+  const char *task = opt->task;
+  const tl_task_option *opts = opt->task_opts;
+  int nopt = opt->ntask_opt, nenv = opt->nenv, nthread = opt->nthread;
+  uint64_t seed = opt->seed;
   const tl_task_class *cls = NULL;
   for (int i = 0; i < NCLASS && task; i++)
     if (strcmp(classes[i]->name, task) == 0) cls = classes[i];
