@@ -243,8 +243,7 @@ static void test_csv(void) {
   char csv[] = "/tmp/talus_test_sweep_XXXXXX";
   int fd = mkstemp(csv);
   if (fd >= 0) close(fd);
-  tl_sweep_run_options opt;
-  memset(&opt, 0, sizeof opt);
+  tl_sweep_run_options opt = tl_sweep_run_options_default();
   opt.nthread = 1;
   opt.csv = csv;
   tl_sweep_results *a = NULL, *b = NULL;
@@ -296,8 +295,7 @@ static void test_physics(void) {
   tl_model_load_urdf(path, NULL, &m, NULL);
   double M = m ? tl_model_total_mass(m) : NAN, g = 9.81;
   tl_model_free(m);
-  tl_sweep_run_options opt;
-  memset(&opt, 0, sizeof opt);
+  tl_sweep_run_options opt = tl_sweep_run_options_default();
   opt.nthread = 3;
   tl_sweep_results *r = NULL, *r1 = NULL;
   tl_error err;
@@ -360,8 +358,7 @@ static void test_diverged(const char *tests_dir) {
   if (st == TL_OK) st = tl_sweep_prepare(sw, &err);
   TL_CHECK(st == TL_OK, "prepare: %s", err.message);
   tl_sweep_results *r = NULL;
-  tl_sweep_run_options opt;
-  memset(&opt, 0, sizeof opt);
+  tl_sweep_run_options opt = tl_sweep_run_options_default();
   opt.nthread = 2;
   if (st == TL_OK) TL_CHECK(tl_sweep_run(sw, &opt, &r, &err) == TL_OK, "run: %s", err.message);
   int ndiv = 0, nok = 0;

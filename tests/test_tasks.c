@@ -90,7 +90,7 @@ static void bufs_free(bufs *b) {
 }
 
 static int step(tl_vecenv *v, bufs *b) {
-  return TL_CHECK(tl_vecenv_step(v, b->act, (long)b->nenv * b->na, &b->out, &err) == TL_OK, "step: %s", err.message);
+  return TL_CHECK(tl_vecenv_step(v, b->act, b->nenv * b->na, &b->out, &err) == TL_OK, "step: %s", err.message);
 }
 
 /* tl_vecenv_create with the fields of tl_vecenv_options given in order. */
@@ -201,7 +201,7 @@ static void test_anymal_reset_and_reward(void) {
   bufs b;
   bufs_init(&b, v);
   TL_CHECK(b.no == 48 && b.na == 12, "anymal dims %d %d", b.no, b.na);
-  TL_CHECK(tl_vecenv_reset(v, NULL, b.obs, (long)3 * 48, &err) == TL_OK, "reset: %s", err.message);
+  TL_CHECK(tl_vecenv_reset(v, NULL, b.obs, 3 * 48, &err) == TL_OK, "reset: %s", err.message);
   tl_batch *batch = tl_vecenv_batch(v);
   for (int e = 0; e < 3; e++) {
     const float *ob = b.obs + e * 48;

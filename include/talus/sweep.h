@@ -176,16 +176,22 @@ typedef struct tl_sweep_progress {
 } tl_sweep_progress;
 
 typedef struct tl_sweep_run_options {
-  int nthread;         /* threads running samples (per MPI rank); 0: the CPUs this process may use */
-  const char *csv;     /* the CSV (NULL: the "out" setting; none if neither) */
-  int resume;          /* 1: keep the CSV's rows of this sweep, run only the missing samples */
-  /* called by the calling thread about 4 times a second and once at the end (may be NULL) */
+  int nthread;         /* threads running samples (per MPI rank), >= 0; 0 (default): the CPUs
+                          this process may use */
+  const char *csv;     /* the CSV (default NULL: the "out" setting; none if neither) */
+  int resume;          /* 1: keep the CSV's rows of this sweep, run only the missing samples
+                          (default 0: run every sample, the CSV written afresh) */
+  /* called by the calling thread about 4 times a second and once at the end
+     (default NULL: none) */
   void (*progress)(void *ctx, const tl_sweep_progress *p);
   /* polled by the calling thread about 10 times a second: nonzero stops the
-     run (running samples are abandoned, finished ones kept) */
+     run (running samples are abandoned, finished ones kept; default NULL: never) */
   int (*interrupted)(void *ctx);
-  void *ctx;
+  void *ctx;           /* passed to progress and interrupted (default NULL) */
 } tl_sweep_run_options;
+
+/* The defaults above, by value (every field zero / NULL). */
+tl_sweep_run_options tl_sweep_run_options_default(void);
 
 /* Run the samples without a row on nthread threads (a fixed pool, samples
  * handed out one at a time in increasing order to whichever thread is
@@ -195,7 +201,8 @@ typedef struct tl_sweep_run_options {
  * (a new file renamed over it). Resume reads the CSV back: its header must
  * be this sweep's and every row's spec hash this sweep's (TL_ERR_INVALID
  * otherwise, naming the file and line); a trailing partial line is dropped.
- * The result is bit-identical to an uninterrupted run. *out (may be NULL)
+ * The result is bit-identical to an uninterrupted run. opt NULL: the
+ * defaults. *out (may be NULL)
  * receives every row (tl_sweep_results_free). Errors: TL_ERR_INVALID (not
  * prepared, a CSV of another sweep), TL_ERR_IO (the CSV cannot be written,
  * naming it), TL_ERR_MEMORY. */

@@ -115,7 +115,7 @@ const double *tl_vecenv_terms(const tl_vecenv *v);
 /* Reset every environment (new episodes). seed: NULL continues each
  * environment's random stream; else every stream restarts from
  * (*seed, environment index). obs: nenv x obs_dim (n values). */
-tl_status tl_vecenv_reset(tl_vecenv *v, const uint64_t *seed, float *obs, long n, tl_error *err);
+tl_status tl_vecenv_reset(tl_vecenv *v, const uint64_t *seed, float *obs, int n, tl_error *err);
 
 /* Outputs of one step; arrays of nenv (obs, final_obs: nenv x obs_dim). */
 typedef struct tl_vecenv_result {
@@ -134,7 +134,7 @@ typedef struct tl_vecenv_result {
  * Inf ends that environment's episode (terminated, reward 0, flag
  * TL_VECENV_NONFINITE_ACTION) and never reaches the simulation. Errors:
  * TL_ERR_ARGUMENT (NULL or wrong lengths). */
-tl_status tl_vecenv_step(tl_vecenv *v, const double *actions, long n, const tl_vecenv_result *out,
+tl_status tl_vecenv_step(tl_vecenv *v, const double *actions, int n, const tl_vecenv_result *out,
                          tl_error *err);
 
 /* The batch underneath (its worlds, systems and random streams). */

@@ -164,8 +164,7 @@ PyObject *tlpy_sweep(PyObject *self, PyObject *args, PyObject *kw) {
     return tlpy_raise(&err);
   }
   sweep_ctx ctx = {show, 0};
-  tl_sweep_run_options opt;
-  memset(&opt, 0, sizeof opt);
+  tl_sweep_run_options opt = tl_sweep_run_options_default();
   opt.nthread = nthread;
   opt.csv = csv ? csv : "";
   opt.resume = resume;

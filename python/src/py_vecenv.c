@@ -100,7 +100,7 @@ static PyObject *vecenv_reset(tlpy_vecenv *self, PyObject *args, PyObject *kw) {
   tl_status st;
   self->busy = 1;
   Py_BEGIN_ALLOW_THREADS st =
-      tl_vecenv_reset(self->env, has ? &seed : NULL, PyArray_DATA(obs), (long)shape[0] * shape[1], &err);
+      tl_vecenv_reset(self->env, has ? &seed : NULL, PyArray_DATA(obs), (int)(shape[0] * shape[1]), &err);
   if (!st && self->rec) st = tl_recorder_update(self->rec, NULL, &err);
   Py_END_ALLOW_THREADS self->busy = 0;
   if (st) {
@@ -155,7 +155,7 @@ static PyObject *vecenv_step(tlpy_vecenv *self, PyObject *args) {
   tl_error err;
   tl_status st;
   const double *a = PyArray_DATA(act);
-  long na = (long)n * NA(self);
+  int na = (int)n * NA(self);
   self->busy = 1;
   Py_BEGIN_ALLOW_THREADS st = tl_vecenv_step(self->env, a, na, &out, &err);
   if (!st && self->rec) st = tl_recorder_update(self->rec, NULL, &err);

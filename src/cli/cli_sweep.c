@@ -235,8 +235,7 @@ static int run(int argc, char **argv, sweep_cli *c, tl_sweep *sw) {
   if (!ok) return st == TL_ERR_ARGUMENT || st == TL_ERR_INVALID || st == TL_OK ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
   signal(SIGINT, on_signal);
   signal(SIGTERM, on_signal);
-  tl_sweep_run_options opt;
-  memset(&opt, 0, sizeof opt);
+  tl_sweep_run_options opt = tl_sweep_run_options_default();
   opt.nthread = c->threads;
   opt.csv = c->out;
   opt.resume = c->resume;
