@@ -74,7 +74,7 @@ static void test_rng_known_answers(void) {
   }
   /* Random123's published answer for counter 0, key 0 */
   uint64_t zero_ctr[4] = {0, 0, 0, 0}, zero_key[2] = {0, 0}, out[4];
-  tl_philox4x64(zero_ctr, zero_key, out);
+  tl_rng_philox4x64(zero_ctr, zero_key, out);
   TL_CHECK(out[0] == 0x16554d9eca36314cull && out[3] == 0x7e68b68aec7ba23bull, "philox(0, 0) = %016llx ... %016llx",
            (unsigned long long)out[0], (unsigned long long)out[3]);
   /* carry: counter (2^64 - 1, 0, 0, 0) steps to (0, 1, 0, 0); NumPy's words for that block */

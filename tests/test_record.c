@@ -153,7 +153,7 @@ static void check_page(const char *robots) {
   TL_CHECK(step(w, r, 1000), "stepping: %s", err.message);
   TL_CHECK(tl_recorder_nframe(r) == 51, "fps 50 at dt 1 ms for 1 s: 51 frames (got %lld)", tl_recorder_nframe(r));
   TL_CHECK_NEAR(tl_recorder_time(r), 1.0, 1e-9, "time of the last frame");
-  if (!tl_record_have_viewer()) {
+  if (!tl_recorder_have_viewer()) {
     TL_CHECK(tl_recorder_write_html(r, "x.html", &err) == TL_ERR_UNSUPPORTED, "no viewer: TL_ERR_UNSUPPORTED");
     printf("NOTE: this build has no viewer page (web/node_modules missing at CMake time)\n");
   } else {
@@ -346,13 +346,13 @@ static void check_errors(void) {
 
   char path[600];
   snprintf(path, sizeof path, "%s/missing/run.html", tmpdir);
-  TL_CHECK(tl_record_check_path(path, "--record", &err) == TL_ERR_IO && strstr(err.message, path) &&
+  TL_CHECK(tl_recorder_check_path(path, "--record", &err) == TL_ERR_IO && strstr(err.message, path) &&
                strstr(err.message, "does not exist"),
            "missing folder: %s", err.message);
-  TL_CHECK(tl_record_check_path(tmpdir, "--record", &err) == TL_ERR_IO && strstr(err.message, "folder"),
+  TL_CHECK(tl_recorder_check_path(tmpdir, "--record", &err) == TL_ERR_IO && strstr(err.message, "folder"),
            "a folder: %s", err.message);
   snprintf(path, sizeof path, "%s/ok.html", tmpdir);
-  TL_CHECK(tl_record_check_path(path, "--record", &err) == TL_OK, "writable path: %s", err.message);
+  TL_CHECK(tl_recorder_check_path(path, "--record", &err) == TL_OK, "writable path: %s", err.message);
   struct stat st;
   TL_CHECK(stat(path, &st) != 0, "the check leaves no file behind");
 

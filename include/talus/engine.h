@@ -121,6 +121,57 @@ int tl_engine_list(char *buf, size_t len);
 /* The folders searched for plugins, ':'-separated, into buf. */
 void tl_engine_search_path(char *buf, size_t len);
 
+/* ------------------------------------------------------------ options */
+
+/* One engine-specific setting, KEY=VALUE (as text: each engine parses its own
+ * keys and names a bad one in its error; docs/engines.md lists them). */
+typedef struct tl_engine_option {
+  const char *key;   /* non-empty; no ',', ':', '=' or whitespace */
+  const char *value; /* no ',' (may be empty) */
+} tl_engine_option;
+
+/* Most settings tl_engine_options_parse reads. */
+#define TL_ENGINE_MAX_OPTIONS 32
+
+/* Which engine a world runs on, and its settings (tl_engine_options_default:
+ * the native engine, no settings). The text form "NAME[:KEY=VALUE,...]" that
+ * tl_world_create_with_engine / tl_world_set_engine, --engine and Python's
+ * engine= take is this struct written out by tl_engine_options_format. */
+typedef struct tl_engine_options {
+  const char *name;             /* "talus" (default: the native engine), "ode", "mujoco" or a
+                                   plugin's NAME (1 to 47 of a-z 0-9 _ -) */
+  const tl_engine_option *opts; /* nopt settings, in the order the engine reads them (default NULL) */
+  int nopt;                     /* 0 .. TL_ENGINE_MAX_OPTIONS (default 0) */
+} tl_engine_options;
+
+tl_engine_options tl_engine_options_default(void);
+
+/* Write opt as the text "NAME" or "NAME:KEY=VALUE,..." into buf (len bytes).
+ * opt NULL: the defaults ("talus"). TL_ERR_ARGUMENT naming the field or the
+ * key: an empty or malformed name, a key that is empty or holds ',', ':',
+ * '=' or whitespace, a value holding ',', nopt out of range, or text longer
+ * than len - 1. */
+tl_status tl_engine_options_format(const tl_engine_options *opt, char *buf, size_t len, tl_error *err);
+
+/* Parse the text "NAME[:KEY=VALUE,...]" (the parsing layer of the command
+ * line and Python) into *out. The strings are copied into buf (len bytes;
+ * strlen(text) + 1 is enough) and out->opts points at pairs (cap entries);
+ * both must outlive *out. Settings are separated by ',' (empty ones skipped);
+ * each needs a '='. Errors: TL_ERR_ARGUMENT naming the setting (a setting
+ * without '=' or with an empty key, more than cap settings, a malformed name,
+ * buf too small). Whether the engine knows the keys is checked when a world is
+ * put on it. */
+tl_status tl_engine_options_parse(const char *text, tl_engine_options *out, tl_engine_option *pairs, int cap,
+                                  char *buf, size_t len, tl_error *err);
+
+/* A new world on the engine of opt (NULL: the native engine): exactly
+ * tl_world_create_with_engine with tl_engine_options_format's text. Errors:
+ * those of tl_engine_options_format and tl_world_create_with_engine. */
+tl_status tl_engine_create_world(const tl_engine_options *opt, tl_world **out, tl_error *err);
+/* Put an existing world on the engine of opt (NULL: the native engine):
+ * tl_world_set_engine with the text of opt. */
+tl_status tl_engine_attach_world(tl_world *world, const tl_engine_options *opt, tl_error *err);
+
 /* The engine's name ("talus", "ode", "mujoco"), its version ("ODE 0.16.2")
  * and its one-paragraph description; "" when api is NULL. */
 const char *tl_engine_name(const tl_engine_api *api);

@@ -12,6 +12,7 @@
 #include "talus/engine.h"
 #include "talus/engine_plugin.h"
 #include "talus/record.h"
+#include "talus/viewer.h"
 #include "talus/rng.h"
 #include "talus/batch.h"
 #include "talus/task.h"

@@ -91,7 +91,7 @@ static int has_ext(const char *path, const char *ext) {
 static int check_path(const char *path, const char *opt) {
   tl_error err;
   memset(&err, 0, sizeof err);
-  if (tl_record_check_path(path, opt, &err) == TL_OK) return CLI_EXIT_OK;
+  if (tl_recorder_check_path(path, opt, &err) == TL_OK) return CLI_EXIT_OK;
   cli_errorf("%s", err.message);
   return CLI_EXIT_FAIL;
 }
@@ -109,7 +109,7 @@ int cli_rec_check(const cli_sim_options *o) {
     cli_errorf("option --plot: '%s' should end in .png, .svg or .pdf", o->plot);
     return CLI_EXIT_USAGE;
   }
-  if ((o->record || o->view) && !tl_record_have_viewer()) {
+  if ((o->record || o->view) && !tl_recorder_have_viewer()) {
     cli_errorf("%s needs the web viewer, and this talus was built without it (web/node_modules was missing "
                "when CMake ran): run scripts/setup.sh (or `npm ci` in web/), then CMake again",
                o->record ? "--record" : "the live view");

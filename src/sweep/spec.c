@@ -134,10 +134,10 @@ static tl_status keep_text(tl_sweep *sw, const char *key, const char *value, tl_
 
 /* ------------------------------------------------------------ numbers */
 
-/* Decimal only (talus/limits.h tl_parse_number: the command line's and the files' one parser). */
+/* Decimal only (talus/limits.h tl_limits_parse_number: the command line's and the files' one parser). */
 static int parse_number(const char *text, double *out) {
   double v;
-  if (tl_parse_number(text, &v) != 0 || !isfinite(v)) return -1;
+  if (tl_limits_parse_number(text, &v) != 0 || !isfinite(v)) return -1;
   *out = v;
   return 0;
 }
@@ -514,7 +514,7 @@ tl_status tl_sweep_set(tl_sweep *sw, const char *key_in, const char *value, tl_e
   if (strcmp(key, "dt") == 0) {
     sw->dt_given = 1;
     st = positive_arg(key, value, &sw->dt, err);
-    return st == TL_OK ? tl_check_timestep(sw->dt, err) : st; /* the one rule for dt (talus/limits.h) */
+    return st == TL_OK ? tl_limits_check_timestep(sw->dt, err) : st; /* the one rule for dt (talus/limits.h) */
   }
   if (strcmp(key, "samples") == 0) {
     st = integer_arg(key, value, 1, SW_MAX_SAMPLES, &n, err);
