@@ -10,6 +10,9 @@
  *       naming the field;
  *   include/talus/record.h, include/talus/sweep.h   tl_recorder_options_default and
  *       tl_sweep_run_options_default by value (and the deprecated fill function equal);
+ *   include/talus/sweep.h, src/sweep/spec.c   tl_sweep_options: a sweep made from the struct is
+ *       the sweep made from the same settings as text (same hash, same sample values), a bad
+ *       field refused naming its key;
  *   include/talus/limits.h, rng.h, system.h, record.h   the renamed functions reachable
  *       through their deprecated names. */
 #include <math.h>
@@ -170,10 +173,61 @@ static void test_other_defaults(void) {
   TL_CHECK(memcmp(o1, o2, sizeof o1) == 0, "philox alias");
 }
 
-int main(void) {
+static void test_sweep_options(const char *robots) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/pendulum/pendulum.urdf", robots);
+  static const char *const params[] = {"friction=uniform:0.2:1", "mass_scale=normal:1:0.05"};
+  tl_sweep_options o = tl_sweep_options_default();
+  o.robot = path;
+  o.controller = "none";
+  o.duration = 0.7;
+  o.dt = 2e-3;
+  o.samples = 5;
+  o.seed = 11;
+  o.params = params;
+  o.nparam = 2;
+  o.fall_tilt = 0.4;
+  o.worst = 3;
+  tl_sweep *a = NULL, *b = NULL;
+  TL_CHECK(tl_sweep_create(&o, &a, &err) == TL_OK && tl_sweep_prepare(a, &err) == TL_OK, "struct: %s", err.message);
+  const char *kv[] = {"robot", path, "controller", "none", "duration", "0.7", "dt", "0.002", "samples", "5",
+                      "seed", "11", "param", params[0], "param", params[1], "fall_tilt", "0.4", "worst", "3", NULL};
+  TL_CHECK(tl_sweep_create(NULL, &b, &err) == TL_OK, "create: %s", err.message);
+  for (int i = 0; b && kv[i]; i += 2) TL_CHECK(tl_sweep_set(b, kv[i], kv[i + 1], &err) == TL_OK, "%s: %s", kv[i], err.message);
+  TL_CHECK(b && tl_sweep_prepare(b, &err) == TL_OK, "text: %s", err.message);
+  if (a && b) {
+    TL_CHECK(tl_sweep_hash(a) == tl_sweep_hash(b) && tl_sweep_nsample(a) == 5 && tl_sweep_seed(a) == 11,
+             "struct and text: the same sweep (hash %llx vs %llx)", (unsigned long long)tl_sweep_hash(a),
+             (unsigned long long)tl_sweep_hash(b));
+    double va[2], vb[2];
+    TL_CHECK(tl_sweep_sample_values(a, 4, va, 2, &err) == TL_OK && tl_sweep_sample_values(b, 4, vb, 2, &err) == TL_OK &&
+                 memcmp(va, vb, sizeof va) == 0,
+             "sample 4's values agree");
+  }
+  tl_sweep_free(a);
+  tl_sweep_free(b);
+  tl_sweep *c = (tl_sweep *)&err;
+  o = tl_sweep_options_default();
+  o.duration = -1;
+  TL_CHECK(tl_sweep_create(&o, &c, &err) == TL_ERR_ARGUMENT && c == NULL && strstr(err.message, "duration"),
+           "a bad duration is named: '%s'", err.message);
+  o = tl_sweep_options_default();
+  const char *bad[] = {"friction=uniform:1:0"};
+  o.params = bad;
+  o.nparam = 1;
+  TL_CHECK(tl_sweep_create(&o, &c, &err) == TL_ERR_ARGUMENT && c == NULL && strstr(err.message, "friction"),
+           "a bad parameter is named: '%s'", err.message);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    printf("usage: test_api_options ROBOTS_DIR\n");
+    return 2;
+  }
   test_snapshot_names();
   test_engine_options();
   test_vecenv_options();
   test_other_defaults();
+  test_sweep_options(argv[1]);
   return tl_test_finish();
 }

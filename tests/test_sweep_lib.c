@@ -41,7 +41,7 @@ static tl_sweep *make(const char *robot, const char *const *kv) {
   tl_sweep *sw = NULL;
   tl_error err;
   memset(&err, 0, sizeof err);
-  if (!TL_CHECK(tl_sweep_create(&sw, &err) == TL_OK, "create: %s", err.message)) return NULL;
+  if (!TL_CHECK(tl_sweep_create(NULL, &sw, &err) == TL_OK, "create: %s", err.message)) return NULL;
   char path[1024];
   snprintf(path, sizeof path, "%s/%s", robots, robot);
   tl_sweep_set(sw, "robot", path, NULL);
@@ -163,7 +163,7 @@ static void test_grid(void) {
   tl_sweep *bad = NULL;
   tl_error err;
   memset(&err, 0, sizeof err);
-  tl_sweep_create(&bad, NULL);
+  tl_sweep_create(NULL, &bad, NULL);
   char path[1024];
   snprintf(path, sizeof path, "%s/pendulum/pendulum.urdf", robots);
   tl_sweep_set(bad, "robot", path, NULL);
@@ -190,7 +190,7 @@ static void test_wilson(void) {
 
 static void refused(const char *robot, const char *const *kv, tl_status want, const char *element, const char *text) {
   tl_sweep *sw = NULL;
-  tl_sweep_create(&sw, NULL);
+  tl_sweep_create(NULL, &sw, NULL);
   char path[1024];
   snprintf(path, sizeof path, "%s/%s", robots, robot);
   tl_sweep_set(sw, "robot", path, NULL);
@@ -346,7 +346,7 @@ static void test_physics(void) {
 
 static void test_diverged(const char *tests_dir) {
   tl_sweep *sw = NULL;
-  tl_sweep_create(&sw, NULL);
+  tl_sweep_create(NULL, &sw, NULL);
   char path[1024];
   snprintf(path, sizeof path, "%s/sweep/pendulum_continuous.urdf", tests_dir);
   static const char *const kv[] = {"controller", "impedance:k=1e4,zeta=0,d=0,gravity=0", "q", "0.3", "dt", "0.01",

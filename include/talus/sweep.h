@@ -13,7 +13,7 @@
  * outcome are the same whatever the number of threads or processes, or the
  * order in which samples run.
  *
- * Life cycle: tl_sweep_create; settings (tl_sweep_set, or a sweep file with
+ * Life cycle: tl_sweep_create (its tl_sweep_options); settings (tl_sweep_set, or a sweep file with
  * tl_sweep_load_file); tl_sweep_prepare loads the robot, checks every
  * parameter against it (names, links, joints, valid ranges of every
  * distribution) and builds one nominal sample's world and controller, so a
@@ -70,8 +70,36 @@ extern "C" {
 
 typedef struct tl_sweep tl_sweep;
 
-/* An empty sweep with the defaults above. TL_ERR_MEMORY. */
-tl_status tl_sweep_create(tl_sweep **out, tl_error *err);
+/* The settings above as a struct (tl_sweep_options_default: the defaults).
+ * A field left at its default is not set at all, so a sweep made from the
+ * struct is the sweep made from the same settings as text (same hash). */
+typedef struct tl_sweep_options {
+  const char *robot;      /* URDF or world file (default NULL: set it later with tl_sweep_set) */
+  const char *controller; /* NAME[:KEY=VALUE,...] (default NULL: "stand", or a world file's own) */
+  double duration;        /* s per sample, > 0 (default 5) */
+  double dt;              /* time step, s, > 0 (default NAN: 1e-3, or a world file's own) */
+  long samples;           /* >= 1 (default 0: 100, or the grid's size when every parameter is a grid) */
+  uint64_t seed;          /* (default 0) */
+  const char *const *params; /* nparam "NAME=DIST" texts, as the param setting (default NULL) */
+  int nparam;             /* >= 0 (default 0) */
+  double fall_height;     /* m, world z (default NAN: half the initial height) */
+  double fall_tilt;       /* rad, > 0 (default 1) */
+  tl_base_type base;      /* URDF base (default TL_BASE_AUTO) */
+  double kp, kd;          /* the controller's main gains (default NAN: the controller's own) */
+  double ground_friction; /* > 0 (default 0.8) */
+  double terrain_size;    /* m, > 0 (default 20) */
+  double terrain_spacing; /* m, > 0 (default 0.1) */
+  int worst;              /* samples listed as the worst in the summary, >= 0 (default 10) */
+} tl_sweep_options;
+
+tl_sweep_options tl_sweep_options_default(void);
+
+/* A sweep with the settings of opt (NULL: the defaults above; the settings
+ * q and var, and the outputs, are set with tl_sweep_set). Each field not at
+ * its default is set as tl_sweep_set would set its text (numbers written
+ * with 17 significant digits, read back exactly): TL_ERR_ARGUMENT naming the
+ * key for a bad value, TL_ERR_MEMORY. Nothing is left on failure. */
+tl_status tl_sweep_create(const tl_sweep_options *opt, tl_sweep **out, tl_error *err);
 void tl_sweep_free(tl_sweep *sw);
 
 /* Set one setting (key as above, value as text). Values are checked here

@@ -148,7 +148,7 @@ PyObject *tlpy_sweep(PyObject *self, PyObject *args, PyObject *kw) {
   tl_sweep *sw = NULL;
   tl_error err;
   memset(&err, 0, sizeof err);
-  if (tl_sweep_create(&sw, &err) != TL_OK) return tlpy_raise(&err);
+  if (tl_sweep_create(NULL, &sw, &err) != TL_OK) return tlpy_raise(&err);
   tl_status st = TL_OK;
   if (file) {
     Py_BEGIN_ALLOW_THREADS st = tl_sweep_load_file(sw, file, &err);

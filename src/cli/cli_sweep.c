@@ -293,7 +293,7 @@ int cli_sweep(int argc, char **argv) {
     rc = CLI_EXIT_OK;
   } else if (argc < 2 || argv[1][0] == '-') {
     rc = say(&c, CLI_EXIT_USAGE, "a URDF, world file or sweep file comes first (talus sweep --help)");
-  } else if (tl_sweep_create(&sw, &err) != TL_OK) {
+  } else if (tl_sweep_create(NULL, &sw, &err) != TL_OK) {
     rc = say(&c, CLI_EXIT_FAIL, "%s", err.message);
   } else {
     for (int i = 2; i < argc; ++i)
