@@ -44,6 +44,7 @@ typedef struct tl_batch_options {
   tl_base_type base;      /* URDF base type (default TL_BASE_AUTO) */
 } tl_batch_options;
 
+/* The defaults above, by value. Every tl_batch_create* takes opt NULL for them. */
 tl_batch_options tl_batch_options_default(void);
 
 /* Number of CPUs this process may run on (>= 1). */
