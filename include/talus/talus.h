@@ -16,6 +16,7 @@
 #include "talus/rng.h"
 #include "talus/batch.h"
 #include "talus/task.h"
+#include "talus/vecenv.h"
 #include "talus/metrics.h"
 #include "talus/limits.h"
 #include "talus/sweep.h"
