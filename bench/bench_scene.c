@@ -47,7 +47,7 @@ static void rng_quaternion(double *q) { /* uniform on SO(3): normalised Gaussian
 
 static double rng_joint(const tl_model *m, int dof) {
   double lo = -INFINITY, hi = INFINITY;
-  tl_model_dof_limits(m, dof, &lo, &hi);
+  tl_model_dof_limits(m, dof, &lo, &hi, NULL);
   if (!isfinite(lo) || !isfinite(hi) || !(hi > lo)) {
     lo = -1.0;
     hi = 1.0;

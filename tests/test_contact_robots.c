@@ -266,7 +266,7 @@ static double lowest_point(tl_system *s, int *nhull_missing) {
     tl_geom_type type;
     int body;
     double size[3], p[3], R[9];
-    tl_model_geom(m, g, &type, &body, size, p, R);
+    tl_model_geom(m, g, &type, &body, size, p, R, NULL);
     if (type != TL_GEOM_MESH) {
       double lo[3], hi[3];
       if (tl_system_geom_aabb(s, g, lo, hi, NULL) == TL_OK) minz = fmin(minz, lo[2]);
@@ -275,7 +275,7 @@ static double lowest_point(tl_system *s, int *nhull_missing) {
     int nv, nf;
     const double *v;
     const int *f;
-    if (tl_model_geom_hull(m, g, &nv, &v, &nf, &f) != 0) {
+    if (tl_model_geom_hull(m, g, &nv, &v, &nf, &f, NULL) != 0) {
       ++*nhull_missing;
       continue;
     }
@@ -437,10 +437,10 @@ static void solo12(const char *path) {
     double size[3], p[3], R[9];
     const double *v;
     const int *f;
-    tl_model_geom(m, g, &type, &body, size, p, R);
+    tl_model_geom(m, g, &type, &body, size, p, R, NULL);
     if (type != TL_GEOM_MESH) continue;
     nmesh++;
-    if (tl_model_geom_hull(m, g, &nv, &v, &nf, &f) == 0 && nv >= 4) nhull++;
+    if (tl_model_geom_hull(m, g, &nv, &v, &nf, &f, NULL) == 0 && nv >= 4) nhull++;
   }
   printf("solo12: %d geoms, %d meshes, %d with a convex hull, %.3f kg\n", tl_model_ngeom(m), nmesh,
          nhull, tl_model_total_mass(m));

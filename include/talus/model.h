@@ -47,8 +47,10 @@ int tl_model_body_parent(const tl_model *model, int body);         /* -1 for the
 int tl_model_joint_q_index(const tl_model *model, int body);       /* first index in q */
 int tl_model_joint_u_index(const tl_model *model, int body);       /* first index in u */
 double tl_model_body_mass(const tl_model *model, int body);        /* kg, fixed children merged */
-/* Position limits of DOF k (0 <= k < nv); +-INFINITY when unlimited. */
-int tl_model_dof_limits(const tl_model *model, int dof, double *lower, double *upper);
+/* Position limits of DOF k (0 <= k < nv) into *lower, *upper (either may be
+ * NULL); +-INFINITY when unlimited. TL_ERR_ARGUMENT for a bad index (nothing
+ * written). */
+tl_status tl_model_dof_limits(const tl_model *model, int dof, double *lower, double *upper, tl_error *err);
 
 /* Frames, 0 <= i < nframe. */
 const char *tl_model_frame_name(const tl_model *model, int frame);
@@ -66,10 +68,11 @@ int tl_model_frame_index(const tl_model *model, const char *name);
 /* Index of the body whose URDF link (or merged-in fixed link) has this name, or -1. */
 int tl_model_body_index(const tl_model *model, const char *link_name);
 
-/* Collision geoms, 0 <= i < ngeom. size: see tl_geom_type. pos / R: pose in
- * the body frame (R row-major 3x3). Returns -1 for a bad index. */
-int tl_model_geom(const tl_model *model, int geom, tl_geom_type *type, int *body,
-                  double size[3], double pos[3], double R[9]);
+/* Collision geoms, 0 <= i < ngeom. size: see tl_geom_type (m). pos / R: pose
+ * in the body frame (m; R row-major 3x3). Any output may be NULL.
+ * TL_ERR_ARGUMENT for a bad index (nothing written). */
+tl_status tl_model_geom(const tl_model *model, int geom, tl_geom_type *type, int *body,
+                        double size[3], double pos[3], double R[9], tl_error *err);
 const char *tl_model_geom_name(const tl_model *model, int geom);
 const char *tl_model_geom_link(const tl_model *model, int geom); /* URDF link it was declared on */
 
@@ -167,23 +170,24 @@ int tl_model_joint_safety_controller(const tl_model *model, int body, double *so
 
 /* Contact properties of collision geom `geom` from its link's <contact>
  * block: Coulomb friction (the geom's friction coefficient, default 0.8),
- * restitution, stiffness and damping (NAN when not given). Returns 0, or -1
- * for a bad index. */
-int tl_model_geom_contact(const tl_model *model, int geom, double *friction, double *restitution,
-                          double *stiffness, double *damping);
+ * restitution, stiffness and damping (NAN when not given); any output may be
+ * NULL. TL_ERR_ARGUMENT for a bad index. */
+tl_status tl_model_geom_contact(const tl_model *model, int geom, double *friction, double *restitution,
+                                double *stiffness, double *damping, tl_error *err);
 /* Material name of a geom ("" = the world's default material; the link name
  * when the link has a <contact> block, so a world material pair can name it). */
 const char *tl_model_geom_material(const tl_model *model, int geom);
 /* Mesh of a mesh geom: URI as written in the URDF, and the file it was
- * resolved to (NULL outputs allowed). Returns 0, or -1 for a bad index or a
- * geom that is not a mesh. */
-int tl_model_geom_mesh(const tl_model *model, int geom, const char **uri, const char **file);
+ * resolved to (NULL outputs allowed; strings point into the model).
+ * TL_ERR_ARGUMENT for a bad index or a geom that is not a mesh. */
+tl_status tl_model_geom_mesh(const tl_model *model, int geom, const char **uri, const char **file,
+                             tl_error *err);
 /* Convex hull of a mesh geom, in the geom frame with the URDF scale applied:
- * vertices [nvert*3] and outward counter-clockwise triangles [nface*3]
- * (pointers into the model, valid while it lives). Returns 0, or -1 when the
- * geom has no hull. */
-int tl_model_geom_hull(const tl_model *model, int geom, int *nvert, const double **vert, int *nface,
-                       const int **face);
+ * vertices [nvert*3] (m) and outward counter-clockwise triangles [nface*3]
+ * (pointers into the model, valid while it lives; NULL outputs allowed).
+ * TL_ERR_ARGUMENT for a bad index or a geom without a hull. */
+tl_status tl_model_geom_hull(const tl_model *model, int geom, int *nvert, const double **vert, int *nface,
+                             const int **face, tl_error *err);
 
 /* A <visual> element (not used by physics). Strings point into the model. */
 typedef struct tl_visual_info {
@@ -201,12 +205,14 @@ typedef struct tl_visual_info {
 } tl_visual_info;
 
 int tl_model_nvisual(const tl_model *model);
-/* Fill *out with visual i (0 <= i < nvisual). Returns 0, or -1 for a bad index. */
-int tl_model_visual(const tl_model *model, int i, tl_visual_info *out);
-/* Robot-level <material> elements: name, colour (NAN if none), texture ("" if none). */
+/* Fill *out with visual i (0 <= i < nvisual). TL_ERR_ARGUMENT for a bad
+ * index or a NULL out. */
+tl_status tl_model_visual(const tl_model *model, int i, tl_visual_info *out, tl_error *err);
+/* Robot-level <material> elements: name, colour (NAN if none), texture ("" if
+ * none); NULL outputs allowed. TL_ERR_ARGUMENT for a bad index. */
 int tl_model_nmaterial(const tl_model *model);
-int tl_model_material(const tl_model *model, int i, const char **name, double rgba[4],
-                      const char **texture);
+tl_status tl_model_material(const tl_model *model, int i, const char **name, double rgba[4],
+                            const char **texture, tl_error *err);
 
 #ifdef __cplusplus
 }

@@ -148,11 +148,17 @@ int tl_model_joint_q_index(const tl_model *m, int i) { return body_ok(m, i) ? m-
 int tl_model_joint_u_index(const tl_model *m, int i) { return body_ok(m, i) ? m->v_adr[i] : -1; }
 double tl_model_body_mass(const tl_model *m, int i) { return body_ok(m, i) ? m->body_mass[i] : NAN; }
 
-int tl_model_dof_limits(const tl_model *m, int k, double *lower, double *upper) {
-  if (!m || k < 0 || k >= m->nv) return -1;
+tl_status tl_model_index_error(const tl_model *m, const char *what, int i, int n, tl_error *err) {
+  if (!m) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "model", "model must not be NULL");
+  return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, what, "%s index %d out of range: the model '%s' has %d",
+                      what, i, m->name, n);
+}
+
+tl_status tl_model_dof_limits(const tl_model *m, int k, double *lower, double *upper, tl_error *err) {
+  if (!m || k < 0 || k >= m->nv) return tl_model_index_error(m, "dof", k, m ? m->nv : 0, err);
   if (lower) *lower = m->dof_lower[k];
   if (upper) *upper = m->dof_upper[k];
-  return 0;
+  return TL_OK;
 }
 
 static int frame_ok(const tl_model *m, int i) { return m && i >= 0 && i < m->nframe; }
@@ -180,15 +186,15 @@ int tl_model_body_index(const tl_model *m, const char *link) {
 }
 
 static int geom_ok(const tl_model *m, int i) { return m && i >= 0 && i < m->ngeom; }
-int tl_model_geom(const tl_model *m, int g, tl_geom_type *type, int *body, double size[3],
-                  double pos[3], double R[9]) {
-  if (!geom_ok(m, g)) return -1;
+tl_status tl_model_geom(const tl_model *m, int g, tl_geom_type *type, int *body, double size[3],
+                        double pos[3], double R[9], tl_error *err) {
+  if (!geom_ok(m, g)) return tl_model_index_error(m, "geom", g, m ? m->ngeom : 0, err);
   if (type) *type = m->geom_type[g];
   if (body) *body = m->geom_body[g];
   if (size) memcpy(size, m->geom_size + 3 * g, 3 * sizeof(double));
   if (pos) memcpy(pos, m->geom_pos + 3 * g, 3 * sizeof(double));
   if (R) memcpy(R, m->geom_rot + 9 * g, 9 * sizeof(double));
-  return 0;
+  return TL_OK;
 }
 const char *tl_model_geom_name(const tl_model *m, int g) { return geom_ok(m, g) ? m->geom_name[g] : NULL; }
 const char *tl_model_geom_link(const tl_model *m, int g) { return geom_ok(m, g) ? m->geom_link[g] : NULL; }

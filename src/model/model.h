@@ -70,4 +70,8 @@ void tl_model_free(tl_model *m);
  * then unchanged). */
 int tl_model_add_frame(tl_model *m, const char *name, int body, const double pos[3], const double rot[9]);
 
+/* TL_ERR_ARGUMENT for an index i of kind `what` ("geom", "dof", ...) outside
+ * [0, n), naming the model and the count (or for a NULL model). */
+tl_status tl_model_index_error(const tl_model *m, const char *what, int i, int n, tl_error *err);
+
 #endif
