@@ -6,7 +6,8 @@
  * (tl_engine_model_view); the tl_status convention of the model queries that
  * can fail (include/talus/model.h: tl_model_dof_limits, tl_model_geom,
  * tl_model_geom_contact, tl_model_geom_mesh, tl_model_geom_hull,
- * tl_model_visual, tl_model_material).
+ * tl_model_visual, tl_model_material, tl_model_dof_mimic,
+ * tl_model_joint_calibration, tl_model_joint_safety_controller).
  *
  * Robot: robots/talus_dae_arm (the project's own; mesh geoms with hulls,
  * visuals, robot-level materials), so every size of the list is non-zero. */
@@ -141,6 +142,14 @@ int main(int argc, char **argv) {
   TL_CHECK(tl_model_material(m, 0, &name, rgba, NULL, &err) == TL_OK && strcmp(name, m->material_name[0]) == 0,
            "material 0");
   check_error(tl_model_material(m, -2, &name, rgba, NULL, &err), &err, "material(-2)", "material index -2");
+  int followed = 5;
+  TL_CHECK(tl_model_dof_mimic(m, 0, &followed, NULL, NULL, &err) == TL_OK && followed == m->dof_mimic[0],
+           "dof_mimic of dof 0");
+  check_error(tl_model_dof_mimic(m, m->nv, NULL, NULL, NULL, &err), &err, "dof_mimic(nv)", "dof index");
+  check_error(tl_model_joint_calibration(m, m->nbody, NULL, NULL, &err), &err, "joint_calibration(nbody)",
+              "body index");
+  check_error(tl_model_joint_safety_controller(m, -1, NULL, NULL, NULL, NULL, &err), &err,
+              "joint_safety_controller(-1)", "body index -1");
 
   tl_model_free(m);
   return tl_test_finish();

@@ -266,7 +266,10 @@ static void check_corpus_file(const char *dir, const char *rel, const char *tree
       npri += m->jnt_type[b] == TL_JOINT_PRISMATIC;
       nsph += m->jnt_type[b] == TL_JOINT_SPHERICAL;
     }
-    for (int k = 0; k < m->nv; k++) nmimic += tl_model_dof_mimic(m, k, NULL, NULL, NULL) == 1;
+    for (int k = 0; k < m->nv; k++) {
+      int followed = -1;
+      nmimic += tl_model_dof_mimic(m, k, &followed, NULL, NULL, NULL) == TL_OK && followed >= 0;
+    }
     int floating = m->base == TL_BASE_FLOATING;
     TL_CHECK(m->nv == row->dof + 6 * floating && floating == !row->fixed, "%s: nv %d, README %d (+6 floating)",
              rel, m->nv, row->dof);
@@ -301,13 +304,13 @@ static void check_corpus_file(const char *dir, const char *rel, const char *tree
              "%s: lf_foot contact %g %g %g", rel, mu, k, c);
     double sl, su, kp, kv;
     int b = tl_model_body_index(m, "lf_hipassembly");
-    TL_CHECK(b > 0 && tl_model_joint_safety_controller(m, b, &sl, &su, &kp, &kv) == 1 && kp == 50 && kv == 10,
+    TL_CHECK(b > 0 && tl_model_joint_safety_controller(m, b, &sl, &su, &kp, &kv, NULL) == TL_OK && kp == 50 && kv == 10,
              "%s: lf_haa safety controller", rel);
   }
   if (has_suffix(rel, "panda.urdf")) {
     int b = tl_model_body_index(m, "panda_rightfinger"), f = -2;
     double mult = 0;
-    TL_CHECK(b > 0 && tl_model_dof_mimic(m, m->v_adr[b], &f, &mult, NULL) == 1 &&
+    TL_CHECK(b > 0 && tl_model_dof_mimic(m, m->v_adr[b], &f, &mult, NULL, NULL) == TL_OK &&
                  f == m->v_adr[tl_model_body_index(m, "panda_leftfinger")] && mult == 1,
              "%s: panda_finger_joint2 mimics panda_finger_joint1", rel);
   }
@@ -408,20 +411,21 @@ static void test_features(void) {
   TL_CHECK(m->base == TL_BASE_FIXED && m->nbody == 4 && m->nv == 3, "arm: nbody %d nv %d", m->nbody, m->nv);
   int f;
   double mult, off;
-  TL_CHECK(tl_model_dof_mimic(m, 0, &f, &mult, &off) == 0 && f == -1 && mult == 1 && off == 0, "j1 mimics none");
-  TL_CHECK(tl_model_dof_mimic(m, 1, &f, &mult, &off) == 1 && f == 0 && mult == -2 && off == 0.5,
+  TL_CHECK(tl_model_dof_mimic(m, 0, &f, &mult, &off, NULL) == TL_OK && f == -1 && mult == 1 && off == 0, "j1 mimics none");
+  TL_CHECK(tl_model_dof_mimic(m, 1, &f, &mult, &off, NULL) == TL_OK && f == 0 && mult == -2 && off == 0.5,
            "j2 mimics j1: %d %g %g", f, mult, off);
-  TL_CHECK(tl_model_dof_mimic(m, 2, &f, &mult, &off) == 1 && f == 1 && mult == 1 && off == 0,
+  TL_CHECK(tl_model_dof_mimic(m, 2, &f, &mult, &off, NULL) == TL_OK && f == 1 && mult == 1 && off == 0,
            "j3 mimics j2 (defaults 1, 0)");
-  TL_CHECK(tl_model_dof_mimic(m, 3, NULL, NULL, NULL) == -1, "bad DOF index");
+  TL_CHECK(tl_model_dof_mimic(m, 3, NULL, NULL, NULL, &err) == TL_ERR_ARGUMENT && strstr(err.message, "dof index 3"),
+           "bad DOF index: %s", err.message);
   TL_CHECK(m->q0[1] == 0.5 && m->q0[2] == 0.5, "q0 satisfies the mimics: %g %g", m->q0[1], m->q0[2]);
   double r, fl, sl, su, kp, kv;
-  TL_CHECK(tl_model_joint_calibration(m, 1, &r, &fl) == 1 && r == 0.1 && isnan(fl), "j1 calibration");
-  TL_CHECK(tl_model_joint_calibration(m, 2, &r, &fl) == 0 && isnan(r), "j2 no calibration");
-  TL_CHECK(tl_model_joint_safety_controller(m, 1, &sl, &su, &kp, &kv) == 1 && sl == -0.9 && su == 0.9 &&
+  TL_CHECK(tl_model_joint_calibration(m, 1, &r, &fl, NULL) == TL_OK && r == 0.1 && isnan(fl), "j1 calibration");
+  TL_CHECK(tl_model_joint_calibration(m, 2, &r, &fl, NULL) == TL_OK && isnan(r) && isnan(fl), "j2 no calibration");
+  TL_CHECK(tl_model_joint_safety_controller(m, 1, &sl, &su, &kp, &kv, NULL) == TL_OK && sl == -0.9 && su == 0.9 &&
                kp == 10 && kv == 2,
            "j1 safety controller");
-  TL_CHECK(tl_model_joint_safety_controller(m, 3, &sl, NULL, NULL, NULL) == 0 && isnan(sl), "j3 none");
+  TL_CHECK(tl_model_joint_safety_controller(m, 3, &sl, NULL, NULL, &kv, NULL) == TL_OK && isnan(sl) && isnan(kv), "j3 none");
   /* contact block: both geoms of base */
   double mu, e, k, c;
   TL_CHECK(m->ngeom == 3, "3 geoms");

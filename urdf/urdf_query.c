@@ -8,31 +8,32 @@
 #include "model/model.h"
 #include "talus/model.h"
 
-int tl_model_dof_mimic(const tl_model *m, int k, int *followed, double *mult, double *offset) {
-  if (!m || k < 0 || k >= m->nv) return -1;
+tl_status tl_model_dof_mimic(const tl_model *m, int k, int *followed, double *mult, double *offset,
+                             tl_error *err) {
+  if (!m || k < 0 || k >= m->nv) return tl_model_index_error(m, "dof", k, m ? m->nv : 0, err);
   if (followed) *followed = m->dof_mimic[k];
   if (mult) *mult = m->dof_mimic[k] >= 0 ? m->dof_mimic_mult[k] : 1.0;
   if (offset) *offset = m->dof_mimic[k] >= 0 ? m->dof_mimic_offset[k] : 0.0;
-  return m->dof_mimic[k] >= 0;
+  return TL_OK;
 }
 
-int tl_model_joint_calibration(const tl_model *m, int b, double *rising, double *falling) {
-  if (!m || b < 0 || b >= m->nbody) return -1;
+tl_status tl_model_joint_calibration(const tl_model *m, int b, double *rising, double *falling, tl_error *err) {
+  if (!m || b < 0 || b >= m->nbody) return tl_model_index_error(m, "body", b, m ? m->nbody : 0, err);
   const double *c = m->jnt_calibration + 2 * b;
   if (rising) *rising = c[0];
   if (falling) *falling = c[1];
-  return (isnan(c[0]) ? 0 : 1) | (isnan(c[1]) ? 0 : 2);
+  return TL_OK;
 }
 
-int tl_model_joint_safety_controller(const tl_model *m, int b, double *soft_lower, double *soft_upper,
-                                     double *k_position, double *k_velocity) {
-  if (!m || b < 0 || b >= m->nbody) return -1;
+tl_status tl_model_joint_safety_controller(const tl_model *m, int b, double *soft_lower, double *soft_upper,
+                                           double *k_position, double *k_velocity, tl_error *err) {
+  if (!m || b < 0 || b >= m->nbody) return tl_model_index_error(m, "body", b, m ? m->nbody : 0, err);
   const double *s = m->jnt_safety + 4 * b;
   if (soft_lower) *soft_lower = s[0];
   if (soft_upper) *soft_upper = s[1];
   if (k_position) *k_position = s[2];
   if (k_velocity) *k_velocity = s[3];
-  return !isnan(s[3]);
+  return TL_OK;
 }
 
 static int geom_ok(const tl_model *m, int g) { return m && g >= 0 && g < m->ngeom; }

@@ -8,7 +8,18 @@
  *
  * Index conventions (RaiSim's): body i == movable joint i; joint 0 is the
  * root joint (floating: 7 coordinates [x y z qw qx qy qz], 6 velocities
- * [v w] in the world frame; fixed: 0 / 0). */
+ * [v w] in the world frame; fixed: 0 / 0).
+ *
+ * Return convention (one for the whole API, as talus/system.h and
+ * talus/world.h): a query that writes its results through output pointers
+ * returns tl_status (TL_OK == 0) and, on failure (NULL model, index out of
+ * range, a geom without a mesh or hull), fills the tl_error naming the index
+ * and the model's count and writes nothing; pass NULL for err to only test the
+ * status. A query that returns one value of a model the caller holds (a count
+ * such as tl_model_nq, like tl_system_nq and tl_world_nsystem; a name, type
+ * or index of element i, like tl_world_system) returns that value directly,
+ * with the sentinel its comment gives (NULL, -1, TL_JOINT_FIXED, NAN) for an
+ * index out of range. No function returns an int status code. */
 #ifndef TALUS_MODEL_H
 #define TALUS_MODEL_H
 
@@ -39,7 +50,9 @@ int tl_model_nframe(const tl_model *model);
 int tl_model_ngeom(const tl_model *model);
 double tl_model_total_mass(const tl_model *model); /* kg */
 
-/* Bodies / movable joints, 0 <= i < nbody. Out-of-range indices return NULL / -1. */
+/* Bodies / movable joints, 0 <= i < nbody. An out-of-range index (or a NULL
+ * model) returns NULL for names, -1 for indices, TL_JOINT_FIXED for the type
+ * and NAN for the mass. */
 const char *tl_model_body_name(const tl_model *model, int body);   /* URDF link name */
 const char *tl_model_joint_name(const tl_model *model, int body);  /* URDF joint name; "ROOT" for body 0 */
 tl_joint_type tl_model_joint_type(const tl_model *model, int body);
@@ -52,7 +65,7 @@ double tl_model_body_mass(const tl_model *model, int body);        /* kg, fixed 
  * written). */
 tl_status tl_model_dof_limits(const tl_model *model, int dof, double *lower, double *upper, tl_error *err);
 
-/* Frames, 0 <= i < nframe. */
+/* Frames, 0 <= i < nframe; out of range: NULL, -1, TL_JOINT_FIXED as for bodies. */
 const char *tl_model_frame_name(const tl_model *model, int frame);
 int tl_model_frame_body(const tl_model *model, int frame);
 tl_joint_type tl_model_frame_joint_type(const tl_model *model, int frame);
@@ -73,8 +86,8 @@ int tl_model_body_index(const tl_model *model, const char *link_name);
  * TL_ERR_ARGUMENT for a bad index (nothing written). */
 tl_status tl_model_geom(const tl_model *model, int geom, tl_geom_type *type, int *body,
                         double size[3], double pos[3], double R[9], tl_error *err);
-const char *tl_model_geom_name(const tl_model *model, int geom);
-const char *tl_model_geom_link(const tl_model *model, int geom); /* URDF link it was declared on */
+const char *tl_model_geom_name(const tl_model *model, int geom); /* NULL for a bad index */
+const char *tl_model_geom_link(const tl_model *model, int geom); /* URDF link it was declared on; NULL: bad index */
 
 /* In-plane axes of a planar joint with unit normal n (its URDF axis, joint
  * frame): t1 perpendicular to n (n x x, or n x y when n is near x),
@@ -144,29 +157,34 @@ tl_status tl_model_integrate_jacobians(const tl_model *model, const double *q, c
 tl_status tl_model_difference_jacobians(const tl_model *model, const double *q0, const double *q1, int nq,
                                         double *J_q0, double *J_q1, int nv, tl_error *err);
 
-/* Warnings produced while loading (e.g. inertia breaking the triangle inequality). */
+/* Warnings produced while loading (e.g. inertia breaking the triangle
+ * inequality); the first 16 are kept, tl_model_warning is NULL past them. */
 int tl_model_nwarning(const tl_model *model);
 const char *tl_model_warning(const tl_model *model, int i);
 
 /* ---- URDF content beyond the dynamics (urdf/urdf_query.c) ---- */
 
 /* <mimic> of DOF `dof`: q[dof] = mult * q[followed] + offset, enforced by
- * the world as an equality constraint. Returns 1 and fills the outputs (any
- * may be NULL) if the DOF mimics another, 0 if not (followed = -1, mult = 1,
- * offset = 0), -1 for a bad index. `followed` is a DOF index. */
-int tl_model_dof_mimic(const tl_model *model, int dof, int *followed, double *mult, double *offset);
+ * the world as an equality constraint. `followed` is a DOF index, -1 when the
+ * DOF mimics none (then mult = 1, offset = 0); any output may be NULL.
+ * TL_ERR_ARGUMENT for a bad index. */
+tl_status tl_model_dof_mimic(const tl_model *model, int dof, int *followed, double *mult, double *offset,
+                             tl_error *err);
 
-/* <calibration rising falling> of the movable joint of `body` (NAN for an
- * absent value). Returns a bit set (1: rising given, 2: falling given), 0
- * when the joint has no calibration, -1 for a bad index. Calibration and
- * safety controllers of fixed joints are not kept. */
-int tl_model_joint_calibration(const tl_model *model, int body, double *rising, double *falling);
+/* <calibration rising falling> of the movable joint of `body` (rad or m; NAN
+ * for an absent value, so both NAN when the joint has no calibration).
+ * TL_ERR_ARGUMENT for a bad index. Calibration and safety controllers of
+ * fixed joints are not kept. */
+tl_status tl_model_joint_calibration(const tl_model *model, int body, double *rising, double *falling,
+                                     tl_error *err);
 
 /* <safety_controller> of the movable joint of `body`: soft limits (rad or m)
- * and gains. Returns 1 and fills the outputs (any may be NULL) if the joint
- * has one, 0 if not (outputs NAN), -1 for a bad index. */
-int tl_model_joint_safety_controller(const tl_model *model, int body, double *soft_lower,
-                                     double *soft_upper, double *k_position, double *k_velocity);
+ * and gains (any output may be NULL); all NAN when the joint has none
+ * (k_velocity is required by the URDF, so isnan(k_velocity) says "none").
+ * TL_ERR_ARGUMENT for a bad index. */
+tl_status tl_model_joint_safety_controller(const tl_model *model, int body, double *soft_lower,
+                                           double *soft_upper, double *k_position, double *k_velocity,
+                                           tl_error *err);
 
 /* Contact properties of collision geom `geom` from its link's <contact>
  * block: Coulomb friction (the geom's friction coefficient, default 0.8),
@@ -175,7 +193,8 @@ int tl_model_joint_safety_controller(const tl_model *model, int body, double *so
 tl_status tl_model_geom_contact(const tl_model *model, int geom, double *friction, double *restitution,
                                 double *stiffness, double *damping, tl_error *err);
 /* Material name of a geom ("" = the world's default material; the link name
- * when the link has a <contact> block, so a world material pair can name it). */
+ * when the link has a <contact> block, so a world material pair can name it);
+ * NULL for a bad index. */
 const char *tl_model_geom_material(const tl_model *model, int geom);
 /* Mesh of a mesh geom: URI as written in the URDF, and the file it was
  * resolved to (NULL outputs allowed; strings point into the model).
