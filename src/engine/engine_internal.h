@@ -17,7 +17,7 @@
 #ifndef TALUS_ENGINE_INTERNAL_H
 #define TALUS_ENGINE_INTERNAL_H
 
-#include "talus/engine.h"
+#include "talus/engine_plugin.h"
 #include "talus/world.h"
 
 /* Split "NAME[:OPTIONS]": NAME into name (cap bytes); returns the options

@@ -9,7 +9,7 @@
  *
  *   world.c          tl_world_*: objects, settings, materials, filters, dispatch to the engine
  *   system*.c        tl_system_*: state, control, parameters, queries, derivatives
- *   snapshot.c       tl_world_get_state / set_state: the state as bytes (engine section by hooks)
+ *   snapshot.c       tl_world_snapshot_save / restore: the state as bytes (engine section by hooks)
  *
  * The per-system step scratch below (force .. lambda_joint) is written by
  * the native step only; it is allocated with the system (system.c). */
