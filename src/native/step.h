@@ -1,8 +1,8 @@
 /* The native engine's step pipeline (step.c): integrate1, integrate2 and
  * the RK4 integrator, stage by stage as step.c's opening comment lists them.
  * Internal: the public entry points are tl_world_integrate1 / integrate2 /
- * tl_world_step (world.c), which call these for a world without a plugin
- * engine. */
+ * tl_world_step (world.c), which reach these through the native engine's
+ * table (native.c). */
 #ifndef TALUS_NATIVE_STEP_H
 #define TALUS_NATIVE_STEP_H
 
