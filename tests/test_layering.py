@@ -11,7 +11,10 @@ that reaches the forbidden header, when:
      solver_internal.h, lcp.h, collide_internal.h);
   3. src/world/world_internal.h (the world's description) reaches a native-engine internal header;
   4. the lower rooms (src/base, src/math, src/model, src/dynamics) reach a higher one (world, engine,
-     native, contact, batch, tasks, sweep, record, scene, cli).
+     native, contact, batch, tasks, sweep, record, scene, cli);
+  5. a file of the facade (src/world) tests which engine serves the world (w->engine as a condition
+     or compared: `if (w->engine)`, `&& w->engine`, `w->engine ?`, `w->engine == ...`) instead of
+     calling its table (w->engine->op(...)).
 Usage: test_layering.py SOURCE_DIR.  Exit 0: every rule holds; 1: the violations are printed.
 """
 import os
@@ -87,6 +90,24 @@ def check_file(root, path, cache):
     return errors
 
 
+ENGINE_BRANCH = re.compile(r'((\(|!|&&|\|\|)\s*\w+->engine\b(?!->|_)|\w+->engine\b(?!->|_)\s*(\?|==|!=|&&|\|\||\)))')
+
+
+def check_dispatch(root, path):
+    if not path.startswith('src/world/'):
+        return []
+    errors = []
+    with open(os.path.join(root, path), encoding='utf-8', errors='replace') as f:
+        for n, line in enumerate(f, 1):
+            code = line.split('//')[0]
+            if code.lstrip().startswith(('*', '/*')):
+                continue
+            if ENGINE_BRANCH.search(code):
+                errors.append(f'{path}:{n}: the facade must dispatch through w->engine->op, not branch on '
+                              f'the engine: {line.strip()}')
+    return errors
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__)
@@ -99,6 +120,7 @@ def main():
                 path = os.path.relpath(os.path.join(d, fn), root)
                 nfiles += 1
                 errors += check_file(root, path, cache)
+                errors += check_dispatch(root, path)
     if not os.path.isfile(os.path.join(root, 'src/world/world_internal.h')):
         errors.append('src/world/world_internal.h: missing (the rules name it)')
     for e in errors:
