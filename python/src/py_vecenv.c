@@ -83,19 +83,57 @@ static PyObject *vecenv_reset(tlpy_vecenv *self, PyObject *args, PyObject *kw) {
   PyObject *seed_obj = Py_None;
   if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:reset", names, &seed_obj)) return NULL;
   IDLE(self);
-  uint64_t seed = 0;
+  uint64_t seed = 0, *seeds = NULL;
+  unsigned char *reseed = NULL;
   int has = 0;
-  if (tlpy_seed(seed_obj, "seed", 1, &seed, &has)) return NULL;
+  if (seed_obj != Py_None && !PyLong_Check(seed_obj) && PySequence_Check(seed_obj)) {
+    /* one seed (or None: continue its stream) per environment */
+    Py_ssize_t n = PySequence_Size(seed_obj);
+    if (n < 0) return NULL;
+    if (n != N(self)) {
+      PyErr_Format(PyExc_ValueError, "seed: expected %d seeds (one per environment), got %zd", N(self), n);
+      return NULL;
+    }
+    seeds = PyMem_Calloc((size_t)n, sizeof(uint64_t));
+    reseed = PyMem_Calloc((size_t)n, 1);
+    if (!seeds || !reseed) {
+      PyMem_Free(seeds);
+      PyMem_Free(reseed);
+      return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+      PyObject *item = PySequence_GetItem(seed_obj, i);
+      char name[32];
+      snprintf(name, sizeof(name), "seed[%zd]", i);
+      int bad = !item || tlpy_seed(item, name, 1, &seeds[i], &has);
+      Py_XDECREF(item);
+      if (bad) {
+        PyMem_Free(seeds);
+        PyMem_Free(reseed);
+        return NULL;
+      }
+      reseed[i] = (unsigned char)has;
+    }
+  } else if (tlpy_seed(seed_obj, "seed", 1, &seed, &has)) {
+    return NULL;
+  }
   npy_intp shape[2] = {N(self), NO(self)};
   PyArrayObject *obs = tlpy_zeros(2, shape, NPY_FLOAT32);
-  if (!obs) return NULL;
+  if (!obs) {
+    PyMem_Free(seeds);
+    PyMem_Free(reseed);
+    return NULL;
+  }
   tl_error err;
   tl_status st;
   self->busy = 1;
-  Py_BEGIN_ALLOW_THREADS st =
-      tl_vecenv_reset(self->env, has ? &seed : NULL, PyArray_DATA(obs), (long)shape[0] * shape[1], &err);
+  Py_BEGIN_ALLOW_THREADS
+  if (seeds) st = tl_vecenv_reset_seeds(self->env, seeds, reseed, PyArray_DATA(obs), (long)shape[0] * shape[1], &err);
+  else st = tl_vecenv_reset(self->env, has ? &seed : NULL, PyArray_DATA(obs), (long)shape[0] * shape[1], &err);
   if (!st && self->rec) st = tl_recorder_update(self->rec, NULL, &err);
   Py_END_ALLOW_THREADS self->busy = 0;
+  PyMem_Free(seeds);
+  PyMem_Free(reseed);
   if (st) {
     Py_DECREF(obs);
     return tlpy_raise(&err);
@@ -232,7 +270,9 @@ static PyObject *get_info(tlpy_vecenv *self, void *c) {
 
 static PyMethodDef vecenv_methods[] = {
     {"reset", (PyCFunction)(void (*)(void))vecenv_reset, METH_VARARGS | METH_KEYWORDS,
-     "reset(seed=None) -> obs float32 (num_envs, obs_dim)"},
+     "reset(seed=None) -> obs float32 (num_envs, obs_dim); seed: None (continue the streams), an int\n"
+     "(env i's stream restarts from (seed, i)) or a sequence of num_envs ints or None (env i's stream\n"
+     "restarts from (seed[i], 0), as a one-env VecEnv reset with seed[i]; None: env i continues)"},
     {"step", (PyCFunction)vecenv_step, METH_VARARGS,
      "step(actions) -> (obs, reward, terminated, truncated, final_obs, flags, episode_return,\n"
      "episode_length, reward_terms)"},
