@@ -15,6 +15,7 @@
 #include "talus/batch.h"
 #include "talus/task.h"
 #include "talus/metrics.h"
+#include "talus/render.h"
 #include "talus/limits.h"
 
 #define TALUS_VERSION "0.1.0"
