@@ -13,6 +13,9 @@
  * (d) near-plane clipping: a box enclosing the camera (the camera inside it)
  *     draws without crashing and fills the image with its inner faces;
  * (e) the same state gives the same bytes (deterministic);
+ * (g) tl_renderer_set_world: a renderer moved to another world of the same
+ *     make (two spheres elsewhere) draws exactly what a renderer built on it
+ *     draws; a world of another make (one system) is refused, unchanged;
  * (f) errors: bad width / height / fovy / distance, a wrong buffer size,
  *     NULL world, each with TL_ERR_ARGUMENT and a message naming the value. */
 #include <stdio.h>
@@ -161,6 +164,26 @@ int main(void) {
   for (int i = 0; i < W * H; i++) orange += img[3 * i] > img[3 * i + 2];
   CHECK(orange == (long)W * H, "inside the box: %ld of %d pixels show it", orange, W * H);
   tl_renderer_free(r);
+
+  /* (g) */
+  tl_world *w3 = NULL;
+  tl_world_create(&w3, NULL);
+  tl_world_add_ground(w3, 0, 0.8, NULL);
+  double q1[3] = {1, 2, 0.5}, q2[3] = {1.5, 1.5, 0.6};
+  add_sphere(w3, 0.5, q1);
+  add_sphere(w3, 0.3, q2);
+  tl_renderer *ra = renderer(w, 3.0), *rb = renderer(w3, 3.0);
+  CHECK(tl_renderer_set_world(ra, w3, &err) == TL_OK, "set_world: %s", err.message);
+  draw(ra, img);
+  draw(rb, img2);
+  CHECK(memcmp(img, img2, sizeof img) == 0, "(g) a moved renderer draws another image than a new one");
+  CHECK(tl_renderer_set_world(ra, w2, &err) == TL_ERR_ARGUMENT && strstr(err.message, "1 systems, the renderer's 2"),
+        "set_world of another make: %s", err.message);
+  draw(ra, img);
+  CHECK(memcmp(img, img2, sizeof img) == 0, "(g) a refused set_world changed the renderer");
+  tl_renderer_free(ra);
+  tl_renderer_free(rb);
+  tl_world_free(w3);
 
   /* (f) */
   tl_render_options o;

@@ -58,6 +58,14 @@ void tl_render_options_default(tl_render_options *opt);
 tl_status tl_renderer_create(tl_world *world, const tl_render_options *opt, tl_renderer **out, tl_error *err);
 void tl_renderer_free(tl_renderer *r);
 
+/* Draw another world of the same make from now on: the same number of
+ * systems, each with the same model structure (bodies), e.g. another
+ * environment of a tl_batch or tl_vecenv, whose geometry is identical (the
+ * triangles built at creation are reused; the camera distance is kept).
+ * Errors: TL_ERR_ARGUMENT (NULL world, a different number of systems or of
+ * bodies in a system, naming it); the renderer is unchanged then. */
+tl_status tl_renderer_set_world(tl_renderer *r, tl_world *world, tl_error *err);
+
 /* Draw the world's current state into rgb (width x height x 3 uint8, n =
  * its size in bytes). Errors: TL_ERR_ARGUMENT (NULL rgb, wrong n). */
 tl_status tl_renderer_draw(tl_renderer *r, unsigned char *rgb, long n, tl_error *err);

@@ -233,6 +233,12 @@ static PyObject *vecenv_render(tlpy_vecenv *self, PyObject *args, PyObject *kw) 
     return NULL;
   }
   tl_error err;
+  tl_world *world = tl_batch_world(tl_vecenv_batch(self->env), env);
+  /* one renderer per image size: every environment has the same geometry, so it moves between them */
+  if (self->rnd && self->rnd_env != env && self->rnd_w == w && self->rnd_h == h) {
+    if (tl_renderer_set_world(self->rnd, world, &err)) return tlpy_raise(&err);
+    self->rnd_env = env;
+  }
   if (!self->rnd || self->rnd_env != env || self->rnd_w != w || self->rnd_h != h) {
     tl_renderer_free(self->rnd);
     self->rnd = NULL;
@@ -241,7 +247,6 @@ static PyObject *vecenv_render(tlpy_vecenv *self, PyObject *args, PyObject *kw) 
     o.width = w, o.height = h;
     tl_status st;
     tl_renderer *r = NULL;
-    tl_world *world = tl_batch_world(tl_vecenv_batch(self->env), env);
     self->busy = 1;
     Py_BEGIN_ALLOW_THREADS st = tl_renderer_create(world, &o, &r, &err);
     Py_END_ALLOW_THREADS self->busy = 0;

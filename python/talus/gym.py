@@ -4,7 +4,9 @@
 ``gymnasium`` package is importable, also subclasses ``gymnasium.vector.VectorEnv``: so
 ``isinstance(env, gymnasium.vector.VectorEnv)`` holds and Gymnasium's vector wrappers
 (``gymnasium.wrappers.vector.*``), CleanRL's scripts and anything typed against VectorEnv take it.
-Without Gymnasium it is a plain class with the same interface (the base is ``object``); which
+Its ``render()`` follows ``VectorEnv.render()``: a tuple of frames, one per environment
+(``talus.VecEnv.render()`` gives the one frame of ``render_env``). Without Gymnasium it is a plain
+class with the same interface (the base is ``object``); which
 one was chosen is ``talus.gym.HAVE_GYMNASIUM``. The base is decided when this module is first
 imported.
 
@@ -30,8 +32,14 @@ HAVE_GYMNASIUM = _gymnasium is not None
 
 
 class VecEnv(_vecenv.VecEnv, _VectorEnv):
-    __doc__ = ("talus.VecEnv as a gymnasium.vector.VectorEnv subclass (when Gymnasium is importable).\n\n"
+    __doc__ = ("talus.VecEnv as a gymnasium.vector.VectorEnv subclass (when Gymnasium is importable); its\n"
+               "render() returns a tuple of frames, one per environment, as VectorEnv.render does.\n\n"
                + (_vecenv.VecEnv.__doc__ or ""))
+
+    def render(self):
+        """A tuple of num_envs images (uint8 (H, W, 3)) in rgb_array mode, else None (Gymnasium's
+        ``VectorEnv.render()``: its RecordVideo and HumanRendering vector wrappers take it)."""
+        return self.render_frames()
 
 
 def register_envs():

@@ -19,8 +19,8 @@ importable, else it is a standalone class with the same methods. SB3's conventio
   environments: ``get_attr(name)`` gives its attribute once per requested index,
   ``env_method(name)`` calls the method once and gives the result per index, ``set_attr`` sets it
   for all environments (a strict subset of indices is refused with ValueError).
-- ``render()`` / ``get_images()``: with ``render_mode="rgb_array"`` the image of the talus
-  VecEnv's ``render_env``.
+- ``get_images()``: with ``render_mode="rgb_array"`` one image per environment (SB3's
+  ``render()`` tiles them).
 """
 import time
 import warnings
@@ -35,6 +35,19 @@ except ImportError:
     _SB3VecEnv = object
 
 HAVE_SB3 = _SB3VecEnv is not object
+
+
+def _tile(images):
+    """Images (N, H, W, 3) tiled into a near-square grid (ceil(sqrt N) columns, black filler)."""
+    imgs = np.asarray(images)
+    n, h, w, c = imgs.shape
+    cols = int(np.ceil(np.sqrt(n)))
+    rows = int(np.ceil(n / cols))
+    grid = np.zeros((rows * h, cols * w, c), dtype=imgs.dtype)
+    for i in range(n):
+        r, k = divmod(i, cols)
+        grid[r * h:(r + 1) * h, k * w:(k + 1) * w] = imgs[i]
+    return grid
 
 
 class VecEnv(_SB3VecEnv):
@@ -162,15 +175,18 @@ class VecEnv(_SB3VecEnv):
         return [bool(monitor) for _ in self._indices(indices)]
 
     def get_images(self):
-        return [self.env.render()]
+        """One image per environment (uint8 (H, W, 3)) in rgb_array mode (SB3's render() tiles them)."""
+        frames = self.env.render_frames()
+        return list(frames) if frames is not None else [None] * self.num_envs
 
     if not HAVE_SB3:
         def render(self, mode=None):
-            """The image of the talus VecEnv's render_env (uint8 (H, W, 3)) in rgb_array mode, else None."""
+            """The images of all environments tiled into one (uint8) in rgb_array mode, as SB3's
+            VecEnv.render does, else None with a warning."""
             if self.render_mode != "rgb_array" or mode not in (None, "rgb_array"):
                 warnings.warn("render(): create the VecEnv with render_mode='rgb_array'")
                 return None
-            return self.env.render()
+            return _tile(self.get_images())
 
         @property
         def unwrapped(self):

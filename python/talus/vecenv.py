@@ -149,8 +149,9 @@ class VecEnv:
 
     Rendering: ``render_mode="rgb_array"``: ``render()`` returns an RGB image (uint8, (H, W, 3),
     ``render_size=(H, W)``) of environment ``render_env`` drawn offscreen by the library's own
-    software rasterizer (no display, no OpenGL); ``render_mode=None`` (default): ``render()``
-    returns None.
+    software rasterizer (no display, no OpenGL); ``render_frames(envs=None)`` a tuple of them, one
+    per environment (Gymnasium's ``VectorEnv.render()`` contract, which ``talus.gym.VecEnv.render``
+    follows); ``render_mode=None`` (default): both return None.
 
     Task options are keyword arguments (numbers, bools, strings, paths; ranges and vectors as
     sequences, e.g. ``mass_scale=(0.8, 1.2)``); an unknown option raises talus.Error listing the
@@ -368,6 +369,18 @@ class VecEnv:
             return None
         h, w = self.render_size
         return self._core().render(self.render_env, w, h)
+
+    def render_frames(self, envs=None):
+        """A tuple of images (uint8 (H, W, 3)), one per environment of ``envs`` (default: all, in
+        order), when ``render_mode`` is "rgb_array", else None: what Gymnasium's
+        ``VectorEnv.render()`` returns (``talus.gym.VecEnv.render``). One renderer serves every
+        environment (they share their geometry), so each image costs one draw."""
+        if self.render_mode is None:
+            return None
+        h, w = self.render_size
+        core = self._core()
+        indices = range(self.num_envs) if envs is None else [int(i) for i in envs]
+        return tuple(core.render(i, w, h) for i in indices)
 
     def save_recording(self, path, csv=None):
         """Write the recording of ``record_env`` so far as one self-contained HTML page (and a CSV);

@@ -466,8 +466,20 @@ def test_render_rgb_array(cartpole_urdf, anymal_urdf, no_packages):
     small.reset(seed=0)
     frame = small.render()
     assert frame.shape == (60, 80, 3) and len(np.unique(frame.reshape(-1, 3), axis=0)) > 20
+    frames = env.render_frames()
+    assert len(frames) == 2 and np.array_equal(frames[1], env.render())
+    assert np.array_equal(frames[0], twin.render_frames([0])[0]) and not np.array_equal(frames[0], frames[1])
+    assert np.array_equal(env.render(), moved)  # env 0 drawn in between: env 1 still the same image
+    gym_env = talus.gym.VecEnv("cartpole", 3, num_threads=1, seed=4, render_mode="rgb_array")
+    gym_env.reset()
+    out = gym_env.render()  # Gymnasium's VectorEnv.render(): one frame per environment
+    assert isinstance(out, tuple) and len(out) == 3 and all(f.shape == (240, 320, 3) for f in out)
+    assert talus.gym.VecEnv("cartpole", 2).render() is None
     venv = talus.sb3.VecEnv(env)
-    assert venv.render_mode == "rgb_array" and np.array_equal(venv.get_images()[0], env.render())
+    images = venv.get_images()
+    assert venv.render_mode == "rgb_array" and len(images) == 2 and np.array_equal(images[1], env.render())
+    tiled = venv.render()  # SB3: the images tiled, 2 -> 2 columns x 1 row
+    assert tiled.shape == (240, 640, 3) and np.array_equal(tiled[:, 320:], images[1])
     with pytest.raises(ValueError, match="render_env"):
         talus.VecEnv("cartpole", 2, render_mode="rgb_array", render_env=2)
     env.close()

@@ -399,6 +399,23 @@ void tl_renderer_free(tl_renderer *r) {
   free(r);
 }
 
+tl_status tl_renderer_set_world(tl_renderer *r, tl_world *world, tl_error *err) {
+  if (!world) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "world", "world must not be NULL");
+  int n = tl_world_nsystem(r->world);
+  if (tl_world_nsystem(world) != n)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "world", "the world has %d systems, the renderer's %d",
+                        tl_world_nsystem(world), n);
+  for (int s = 0; s < n; s++) {
+    int a = tl_model_nbody(tl_system_model(tl_world_system(world, s)));
+    int b = tl_model_nbody(tl_system_model(tl_world_system(r->world, s)));
+    if (a != b)
+      return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "world", "system %d has %d bodies, the renderer's %d", s, a,
+                          b);
+  }
+  r->world = world;
+  return TL_OK;
+}
+
 long tl_renderer_ntriangle(const tl_renderer *r) {
   return r->ntri + 2L * r->nplane * (2L * GROUND_TILES) * (2L * GROUND_TILES);
 }
