@@ -28,6 +28,7 @@
 #define NEAR 0.02          /* m, near clipping plane */
 #define RD_PI 3.14159265358979323846
 #define BIG_SHAPE 4.0      /* m: shapes larger than this do not set the automatic camera distance */
+#define PT 6               /* floats per point record: camera x, y, z, then screen x, y, 1/z (z >= NEAR) */
 #define LATHE_SLICES 16
 #define LATHE_STACKS 8
 
@@ -48,7 +49,7 @@ struct tl_renderer {
   uint32_t *tri;
   long ntri, captri;
   long max_item_vert;
-  float *cam;      /* [3 max(max_item_vert, ground grid points)] camera-space scratch */
+  float *cam;      /* [PT max(max_item_vert, ground grid points)] point records (draw's scratch) */
   float *zbuf;     /* [width * height] 1/z of the nearest surface so far (0: none) */
   int nplane;
   double (*plane)[12]; /* ground planes: pos[3], R[9] */
@@ -356,7 +357,7 @@ tl_status tl_renderer_create(tl_world *world, const tl_render_options *opt, tl_r
   long grid = (2L * GROUND_TILES + 1) * (2L * GROUND_TILES + 1);
   long scratch = r->max_item_vert > grid ? r->max_item_vert : grid;
   if (!st) {
-    r->cam = malloc((size_t)scratch * 3 * sizeof(float));
+    r->cam = malloc((size_t)scratch * PT * sizeof(float));
     r->zbuf = malloc((size_t)o.width * o.height * sizeof(float));
     st = !r->cam || !r->zbuf;
   }
@@ -431,7 +432,8 @@ typedef struct rd_view {
   float *zbuf;
 } rd_view;
 
-/* Fill the screen-space triangle (x, y, 1/z) per vertex with colour c. */
+/* Fill the screen-space triangle (x, y, 1/z) per vertex with colour c (pixel centres inside or on
+ * an edge, nearer than what is there). */
 static void raster(const rd_view *v, const float *p0, const float *p1, const float *p2, const unsigned char c[3]) {
   float area = (p1[0] - p0[0]) * (p2[1] - p0[1]) - (p1[1] - p0[1]) * (p2[0] - p0[0]);
   if (!(fabsf(area) > 1e-9f)) return;
@@ -442,9 +444,11 @@ static void raster(const rd_view *v, const float *p0, const float *p1, const flo
   }
   float minx = fminf(p0[0], fminf(p1[0], p2[0])), maxx = fmaxf(p0[0], fmaxf(p1[0], p2[0]));
   float miny = fminf(p0[1], fminf(p1[1], p2[1])), maxy = fmaxf(p0[1], fmaxf(p1[1], p2[1]));
-  if (maxx < 0 || maxy < 0 || minx >= (float)v->w || miny >= (float)v->h) return;
-  int x0 = minx < 0 ? 0 : (int)minx, x1 = maxx >= (float)v->w ? v->w - 1 : (int)maxx;
-  int y0 = miny < 0 ? 0 : (int)miny, y1 = maxy >= (float)v->h ? v->h - 1 : (int)maxy;
+  /* the pixels whose centres x + 0.5 lie in the bounding box */
+  float fx0 = fmaxf(ceilf(minx - 0.5f), 0.0f), fx1 = fminf(floorf(maxx - 0.5f), (float)(v->w - 1));
+  float fy0 = fmaxf(ceilf(miny - 0.5f), 0.0f), fy1 = fminf(floorf(maxy - 0.5f), (float)(v->h - 1));
+  if (fx0 > fx1 || fy0 > fy1) return;
+  int x0 = (int)fx0, x1 = (int)fx1, y0 = (int)fy0, y1 = (int)fy1;
   /* edge functions e_i(x, y) = a_i x + b_i y + c_i, weight of vertex i (opposite edge) */
   const float *P[3] = {p0, p1, p2};
   float a[3], b[3], cc[3];
@@ -458,22 +462,55 @@ static void raster(const rd_view *v, const float *p0, const float *p1, const flo
   float za = (a[0] * p0[2] + a[1] * p1[2] + a[2] * p2[2]) * inv;
   float zb = (b[0] * p0[2] + b[1] * p1[2] + b[2] * p2[2]) * inv;
   float zc = (cc[0] * p0[2] + cc[1] * p1[2] + cc[2] * p2[2]) * inv;
+  if (x1 - x0 < 8) { /* narrow: test every pixel of the box */
+    for (int y = y0; y <= y1; y++) {
+      float py = (float)y + 0.5f, px = (float)x0 + 0.5f;
+      float e0 = a[0] * px + b[0] * py + cc[0], e1 = a[1] * px + b[1] * py + cc[1], e2 = a[2] * px + b[2] * py + cc[2];
+      float z = za * px + zb * py + zc;
+      float *zrow = v->zbuf + (long)y * v->w;
+      unsigned char *row = v->rgb + 3L * y * v->w;
+      for (int x = x0; x <= x1; x++) {
+        if (e0 >= 0 && e1 >= 0 && e2 >= 0 && z > zrow[x]) {
+          zrow[x] = z;
+          row[3 * x] = c[0], row[3 * x + 1] = c[1], row[3 * x + 2] = c[2];
+        }
+        e0 += a[0], e1 += a[1], e2 += a[2], z += za;
+      }
+    }
+    return;
+  }
+  /* wide: per row, the span of pixel centres where every e_i >= 0, from e_i's root along x */
+  float ia[3];
+  for (int i = 0; i < 3; i++) ia[i] = a[i] != 0 ? 1.0f / a[i] : 0.0f;
   for (int y = y0; y <= y1; y++) {
-    float py = (float)y + 0.5f, px = (float)x0 + 0.5f;
-    float e0 = a[0] * px + b[0] * py + cc[0], e1 = a[1] * px + b[1] * py + cc[1], e2 = a[2] * px + b[2] * py + cc[2];
-    float z = za * px + zb * py + zc;
+    float py = (float)y + 0.5f, lo = (float)x0, hi = (float)x1;
+    int empty = 0;
+    for (int i = 0; i < 3; i++) {
+      float rest = b[i] * py + cc[i];
+      if (a[i] > 0) lo = fmaxf(lo, ceilf(-rest * ia[i] - 0.5f));
+      else if (a[i] < 0) hi = fminf(hi, floorf(-rest * ia[i] - 0.5f));
+      else empty |= rest < 0;
+    }
+    if (empty || lo > hi) continue;
+    int xl = (int)lo, xr = (int)hi;
+    /* the root is rounded: trim a pixel at either end whose centre is outside after all */
+    float pl = (float)xl + 0.5f, pr = (float)xr + 0.5f;
+    for (int i = 0; i < 3 && xl <= xr; i++) {
+      if (a[i] * pl + b[i] * py + cc[i] < 0) xl++, pl += 1.0f;
+      if (a[i] * pr + b[i] * py + cc[i] < 0) xr--, pr -= 1.0f;
+    }
+    float z = za * ((float)xl + 0.5f) + zb * py + zc;
     float *zrow = v->zbuf + (long)y * v->w;
     unsigned char *row = v->rgb + 3L * y * v->w;
-    for (int x = x0; x <= x1; x++) {
-      if (e0 >= 0 && e1 >= 0 && e2 >= 0 && z > zrow[x]) {
+    for (int x = xl; x <= xr; x++, z += za)
+      if (z > zrow[x]) {
         zrow[x] = z;
         row[3 * x] = c[0], row[3 * x + 1] = c[1], row[3 * x + 2] = c[2];
       }
-      e0 += a[0], e1 += a[1], e2 += a[2], z += za;
-    }
   }
 }
 
+/* A camera-space point (x, y, z) to the screen (x, y, 1/z) (z >= NEAR). */
 static void project(const rd_view *v, const float *c, float out[3]) {
   float iz = 1.0f / c[2];
   out[0] = v->cx + v->f * c[0] * iz;
@@ -481,11 +518,27 @@ static void project(const rd_view *v, const float *c, float out[3]) {
   out[2] = iz;
 }
 
-/* One camera-space triangle: near-plane clip, flat Lambert shade, fill. */
+static void point(const rd_view *v, float *p) {
+  if (p[2] >= NEAR) project(v, p, p + 3);
+}
+
+/* Does the screen triangle cover a pixel centre's bounding box on the image with a non-zero area?
+ * (Most triangles of a detailed mesh are smaller than a pixel and end here, before shading.) */
+static int visible(const rd_view *v, const float *p0, const float *p1, const float *p2) {
+  float minx = fminf(p0[0], fminf(p1[0], p2[0])), maxx = fmaxf(p0[0], fmaxf(p1[0], p2[0]));
+  float miny = fminf(p0[1], fminf(p1[1], p2[1])), maxy = fmaxf(p0[1], fmaxf(p1[1], p2[1]));
+  if (fmaxf(ceilf(minx - 0.5f), 0.0f) > fminf(floorf(maxx - 0.5f), (float)(v->w - 1))) return 0;
+  if (fmaxf(ceilf(miny - 0.5f), 0.0f) > fminf(floorf(maxy - 0.5f), (float)(v->h - 1))) return 0;
+  float area = (p1[0] - p0[0]) * (p2[1] - p0[1]) - (p1[1] - p0[1]) * (p2[0] - p0[0]);
+  return fabsf(area) > 1e-9f;
+}
+
+/* One triangle of point records: near-plane clip, flat Lambert shade, fill. */
 static void triangle(const rd_view *v, const float *a, const float *b, const float *c, const float rgb[3]) {
   const float *in[3] = {a, b, c};
   int behind = (a[2] < NEAR) + (b[2] < NEAR) + (c[2] < NEAR);
   if (behind == 3) return;
+  if (behind == 0 && !visible(v, a + 3, b + 3, c + 3)) return;
   float e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
   float n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
   float len = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
@@ -495,11 +548,13 @@ static void triangle(const rd_view *v, const float *a, const float *b, const flo
   float shade = 0.35f + 0.65f * (d > 0 ? d : 0);
   unsigned char col[3];
   for (int k = 0; k < 3; k++) col[k] = (unsigned char)(255.0f * fminf(rgb[k] * shade, 1.0f) + 0.5f);
+  if (behind == 0) {
+    raster(v, a + 3, b + 3, c + 3, col);
+    return;
+  }
   float poly[4][3];
   int np = 0;
-  if (behind == 0) {
-    for (int i = 0; i < 3; i++) memcpy(poly[np++], in[i], sizeof(poly[0]));
-  } else { /* Sutherland-Hodgman against z >= NEAR */
+  { /* Sutherland-Hodgman against z >= NEAR */
     for (int i = 0; i < 3; i++) {
       const float *p = in[i], *q = in[(i + 1) % 3];
       int pin = p[2] >= NEAR, qin = q[2] >= NEAR;
@@ -533,12 +588,14 @@ static void draw_ground(tl_renderer *r, const rd_view *v, const double *plane, c
     for (int i = 0; i < n; i++) {
       double x[3] = {(ix0 + i) * GROUND_TILE, (iy0 + j) * GROUND_TILE, 0}, w[3];
       for (int k = 0; k < 3; k++) w[k] = pos[k] + R[3 * k] * x[0] + R[3 * k + 1] * x[1] + R[3 * k + 2] * x[2];
-      to_cam(v, w, r->cam + 3L * (j * n + i));
+      float *pt = r->cam + (long)PT * (j * n + i);
+      to_cam(v, w, pt);
+      point(v, pt);
     }
   static const float light_tile[3] = {0.78f, 0.78f, 0.76f}, dark_tile[3] = {0.55f, 0.56f, 0.58f};
   for (int j = 0; j + 1 < n; j++)
     for (int i = 0; i + 1 < n; i++) {
-      const float *a = r->cam + 3L * (j * n + i), *b = a + 3, *c = a + 3L * n, *e = c + 3;
+      const float *a = r->cam + (long)PT * (j * n + i), *b = a + PT, *c = a + (long)PT * n, *e = c + PT;
       const float *col = ((ix0 + i + iy0 + j) & 1) ? dark_tile : light_tile;
       triangle(v, a, b, c, col);
       triangle(v, b, e, c, col);
@@ -591,13 +648,15 @@ tl_status tl_renderer_draw(tl_renderer *r, unsigned char *rgb, long n, tl_error 
     float Mf[9], tf[3] = {(float)tc[0], (float)tc[1], (float)tc[2]};
     for (int k = 0; k < 9; k++) Mf[k] = (float)M[k];
     const float *x = r->vert + 3 * it->v0;
-    for (long k = 0; k < it->nv; k++, x += 3)
-      for (int a = 0; a < 3; a++)
-        r->cam[3 * k + a] = Mf[3 * a] * x[0] + Mf[3 * a + 1] * x[1] + Mf[3 * a + 2] * x[2] + tf[a];
+    for (long k = 0; k < it->nv; k++, x += 3) {
+      float *pt = r->cam + PT * k;
+      for (int a = 0; a < 3; a++) pt[a] = Mf[3 * a] * x[0] + Mf[3 * a + 1] * x[1] + Mf[3 * a + 2] * x[2] + tf[a];
+      point(&v, pt);
+    }
     const uint32_t *tri = r->tri + 3 * it->t0;
     for (long k = 0; k < it->nt; k++, tri += 3) {
       if (tri[0] >= it->nv || tri[1] >= it->nv || tri[2] >= it->nv) continue;
-      triangle(&v, r->cam + 3 * tri[0], r->cam + 3 * tri[1], r->cam + 3 * tri[2], it->rgb);
+      triangle(&v, r->cam + PT * tri[0], r->cam + PT * tri[1], r->cam + PT * tri[2], it->rgb);
     }
   }
   return TL_OK;
