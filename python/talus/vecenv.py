@@ -259,7 +259,9 @@ class VecEnv:
             raise ValueError(f"render_size: expected (height, width) >= 1, got {render_size!r}")
         kwargs = dict(task=self.task, num_threads=num_threads, seed=seed, **task_options)
         if render_mode is not None:
-            kwargs["render_mode"] = render_mode
+            kwargs.update(render_mode=render_mode, render_env=self.render_env, render_size=self.render_size)
+        if not self.episode_statistics:
+            kwargs["episode_statistics"] = False
         self.spec = _make_spec(self.task, self.max_episode_steps, kwargs)
         self._pending_seed = seed
         self._set_np_random(seed)

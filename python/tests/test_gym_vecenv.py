@@ -1,5 +1,5 @@
 # Guards: python/talus/vecenv.py, python/talus/gym.py, python/talus/sb3.py, python/talus/spaces.py,
-# python/src/py_vecenv.c (seeds, render), src/tasks/vecenv.c (tl_vecenv_reset_seeds), src/render/.
+# python/src/py_vecenv.c (seeds, render), src/tasks/vecenv.c (tl_vecenv_reset_seeds), src/record/render.c.
 """Issue 25 section 4: talus.VecEnv under Gymnasium 1.x's conventions (final_obs / final_info,
 the episode statistics of RecordEpisodeStatistics, metadata, spec, np_random, close/closed,
 SyncVectorEnv's per-environment seeds), talus.gym.VecEnv as a gymnasium.vector.VectorEnv
@@ -255,6 +255,8 @@ def test_plain_path_metadata_spec_close(cartpole_urdf, no_packages):
     assert env.spec.id == "talus/cartpole-v0" and env.spec.max_episode_steps == 77 == env.max_episode_steps
     assert env.spec.vector_entry_point == "talus.gym:VecEnv" and env.spec.kwargs["max_episode_steps"] == 77
     assert env.render_mode is None and env.render() is None and env.unwrapped is env
+    again = talus.gym.VecEnv(num_envs=2, **env.spec.kwargs)  # the spec's kwargs rebuild the same env
+    assert again.max_episode_steps == 77 and np.array_equal(again.reset()[0], env.reset()[0])
     with pytest.raises(ImportError, match="gymnasium"):
         env.single_action_space.to_gymnasium()
     with pytest.raises(ImportError, match="gymnasium"):
