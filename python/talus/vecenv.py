@@ -173,8 +173,10 @@ class VecEnv:
       info of its last step is ``infos["final_info"]`` (a dict of (num_envs,) arrays: the
       ``reward_terms``, ``nonfinite_action``, ``diverged``, the randomized parameters of the
       ENDED episode and its ``episode`` statistics; each key k with its mask ``_k``), valid
-      where ``infos["_final_info"]``. ``final_observation`` / ``_final_observation`` are the
-      pre-Gymnasium-1.0 names of ``final_obs`` / ``_final_obs``, kept as aliases for one release.
+      where ``infos["_final_info"]``. As in Gymnasium's SyncVectorEnv these four keys are there
+      only on a step where some episode ended. ``final_observation`` / ``_final_observation``
+      (the names before Gymnasium 1.0, there on every step as before) are kept as aliases for one
+      release.
     - Episode statistics as Gymnasium's ``RecordEpisodeStatistics`` writes them: on a step where
       some episode ended, ``infos["episode"] = {"r": float64 return, "l": int64 length in control
       steps, "t": float64 wall-clock seconds since the episode began, rounded to 1 us}`` (0 for
@@ -339,9 +341,8 @@ class VecEnv:
         nonfinite = (flags & NONFINITE_ACTION) != 0
         diverged = (flags & DIVERGED) != 0
         reward_terms = {name: terms[:, k] for k, name in enumerate(self.reward_term_names)}
+        ended = bool(done.any())
         infos = {
-            "final_obs": final_obs,
-            "_final_obs": done,
             "final_observation": final_obs,
             "_final_observation": done,
             "episode_return": ret,
@@ -350,18 +351,18 @@ class VecEnv:
             "diverged": diverged,
             "reward_terms": reward_terms,
         }
-        final_info = {"reward_terms": reward_terms, "nonfinite_action": nonfinite, "diverged": diverged}
-        self._param_infos(final_info, ended_params)
-        if self.episode_statistics and done.any():
+        if ended:  # as SyncVectorEnv: these keys only on a step where some episode ended
+            final_info = {"reward_terms": reward_terms, "nonfinite_action": nonfinite, "diverged": diverged}
+            self._param_infos(final_info, ended_params)
             now = time.perf_counter()
-            episode = {"r": np.where(done, ret, 0.0), "l": np.where(done, length, 0).astype(np.int64),
-                       "t": np.where(done, np.round(now - self._episode_start, 6), 0.0)}
+            if self.episode_statistics:
+                episode = {"r": np.where(done, ret, 0.0), "l": np.where(done, length, 0).astype(np.int64),
+                           "t": np.where(done, np.round(now - self._episode_start, 6), 0.0)}
+                infos["episode"], infos["_episode"] = episode, done
+                final_info["episode"] = episode
             self._episode_start[done] = now
-            infos["episode"], infos["_episode"] = episode, done
-            final_info["episode"] = episode
-        elif done.any():
-            self._episode_start[done] = time.perf_counter()
-        infos["final_info"], infos["_final_info"] = _masked(final_info, done), done
+            infos["final_obs"], infos["_final_obs"] = final_obs, done
+            infos["final_info"], infos["_final_info"] = _masked(final_info, done), done
         return obs, rew, term, trunc, self._param_infos(infos, params)
 
     def render(self):

@@ -208,12 +208,16 @@ def test_final_obs_final_info_and_episode_statistics(cartpole_urdf, no_packages)
         done = term | trunc
         returns += rew
         lengths += 1
-        for key in ("_final_obs", "_final_observation", "_final_info"):
-            assert np.array_equal(infos[key], done), key
-        assert np.array_equal(infos["final_obs"], infos["final_observation"])
-        fi = infos["final_info"]
-        assert set(fi) >= {"reward_terms", "nonfinite_action", "diverged", *env.param_names}
-        assert all(np.array_equal(fi["_" + key], done) for key in fi if not key.startswith("_"))
+        assert np.array_equal(infos["_final_observation"], done)  # the old name: on every step
+        if not done.any():  # Gymnasium's keys only on a step where an episode ended (SyncVectorEnv)
+            assert not {"final_obs", "_final_obs", "final_info", "_final_info"} & set(infos)
+        else:
+            for key in ("_final_obs", "_final_info"):
+                assert np.array_equal(infos[key], done), key
+            assert np.array_equal(infos["final_obs"], infos["final_observation"])
+            fi = infos["final_info"]
+            assert set(fi) >= {"reward_terms", "nonfinite_action", "diverged", *env.param_names}
+            assert all(np.array_equal(fi["_" + key], done) for key in fi if not key.startswith("_"))
         if done.any():
             ep = infos["episode"]
             assert np.array_equal(infos["_episode"], done) and set(ep) == {"r", "l", "t"}
@@ -241,10 +245,13 @@ def test_final_obs_final_info_and_episode_statistics(cartpole_urdf, no_packages)
 def test_episode_statistics_off(cartpole_urdf, no_packages):
     env = talus.VecEnv("cartpole", 3, num_threads=1, episode_statistics=False)
     env.reset(seed=0)
+    ended = 0
     for _ in range(200):
         _, _, term, trunc, infos = env.step(np.ones((3, 1)))
-        assert "episode" not in infos
-    assert "final_obs" in infos
+        assert "episode" not in infos and ("final_info" in infos) == bool(np.any(term | trunc))
+        ended += "final_info" in infos
+        assert "episode" not in infos.get("final_info", {})
+    assert ended >= 3
 
 
 def test_plain_path_metadata_spec_close(cartpole_urdf, no_packages):
@@ -289,7 +296,7 @@ def test_gymnasium_path(cartpole_urdf, fake_gymnasium):
     assert isinstance(box, gym.spaces.Box) and box.dtype == np.float64 and list(box.high) == [1, 2]
     obs, infos = env.reset()
     obs2, _, _, _, infos = env.step(np.zeros((3, 1)))
-    assert obs2.shape == (3, 4) and "final_obs" in infos
+    assert obs2.shape == (3, 4) and "final_observation" in infos
     env.close()  # talus's close, through Gymnasium's close/close_extras protocol
     assert env.closed and env._env is None
     ids = talus.gym.register_envs()
@@ -308,7 +315,7 @@ def _trace(env, actions):
     out = []
     for a in actions:
         obs, rew, term, trunc, infos = env.step(a)
-        out.append((obs.copy(), rew.copy(), term.copy(), trunc.copy(), infos["final_obs"].copy()))
+        out.append((obs.copy(), rew.copy(), term.copy(), trunc.copy(), infos["final_observation"].copy()))
     return out
 
 
