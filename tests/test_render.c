@@ -13,6 +13,8 @@
  * (d) near-plane clipping: a box enclosing the camera (the camera inside it)
  *     draws without crashing and fills the image with its inner faces;
  * (e) the same state gives the same bytes (deterministic);
+ * (h) static geoms: a static box (grey-blue) between the camera and the
+ *     sphere covers the centre;
  * (g) tl_renderer_set_world: a renderer moved to another world of the same
  *     make (two spheres elsewhere) draws exactly what a renderer built on it
  *     draws; a world of another make (one system) is refused, unchanged;
@@ -184,6 +186,23 @@ int main(void) {
   tl_renderer_free(ra);
   tl_renderer_free(rb);
   tl_world_free(w3);
+
+  /* (h) */
+  tl_world *w4 = NULL;
+  tl_world_create(&w4, NULL);
+  tl_world_add_ground(w4, 0, 0.8, NULL);
+  add_sphere(w4, 0.5, p0);
+  double bsize[3] = {0.4, 0.4, 0.4};
+  if (tl_world_add_static_geom(w4, TL_GEOM_BOX, bsize, front, NULL, NULL, NULL, &err)) {
+    printf("static box: %s\n", err.message);
+    return 1;
+  }
+  r = renderer(w4, 3.0);
+  draw(r, img);
+  c = px(img, W / 2, H / 2);
+  CHECK(c[2] >= c[0] && c[0] > 40, "centre (%d %d %d): expected the grey-blue static box", c[0], c[1], c[2]);
+  tl_renderer_free(r);
+  tl_world_free(w4);
 
   /* (f) */
   tl_render_options o;
