@@ -85,7 +85,7 @@ static tl_renderer *renderer(tl_world *w, double distance) {
 
 static void draw(tl_renderer *r, unsigned char *img) {
   tl_error err;
-  if (tl_renderer_draw(r, img, 3L * W * H, &err)) {
+  if (tl_renderer_draw(r, img, 3 * W * H, &err)) {
     printf("draw: %s\n", err.message);
     exit(1);
   }

@@ -68,7 +68,7 @@ tl_status tl_renderer_set_world(tl_renderer *r, tl_world *world, tl_error *err);
 
 /* Draw the world's current state into rgb (width x height x 3 uint8, n =
  * its size in bytes). Errors: TL_ERR_ARGUMENT (NULL rgb, wrong n). */
-tl_status tl_renderer_draw(tl_renderer *r, unsigned char *rgb, long n, tl_error *err);
+tl_status tl_renderer_draw(tl_renderer *r, unsigned char *rgb, int n, tl_error *err);
 
 /* Triangles drawn per image at most (shapes plus ground tiles). */
 long tl_renderer_ntriangle(const tl_renderer *r);

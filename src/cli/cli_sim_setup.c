@@ -62,7 +62,7 @@ static int build_link_table(cli_sim *s) {
       tl_geom_type type;
       int body = -1;
       double size[3], pos[3], R[9];
-      tl_model_geom(s->model, g, &type, &body, size, pos, R);
+      tl_model_geom(s->model, g, &type, &body, size, pos, R, NULL);
       name = tl_model_body_name(s->model, body);
     }
     s->geom_link[g] = link_id(s, name ? name : "?");
@@ -258,7 +258,7 @@ int cli_sim_setup(cli_sim *s, const cli_sim_options *opt) {
   s->nsteps = LLONG_MAX;
   tl_error err;
   memset(&err, 0, sizeof err);
-  if (rc == CLI_EXIT_OK && !isinf(opt->duration) && tl_steps_for_duration(opt->duration, s->dt, &s->nsteps, &err) != TL_OK)
+  if (rc == CLI_EXIT_OK && !isinf(opt->duration) && tl_limits_steps_for_duration(opt->duration, s->dt, &s->nsteps, &err) != TL_OK)
     rc = engine_error(opt->world && !opt->dt_given ? "the world file's <timestep> with --duration" : "--duration", &err);
   return rc;
 }

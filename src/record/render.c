@@ -164,12 +164,12 @@ static int add_geom(tl_renderer *r, int s, const tl_model *m, int g, const doubl
   tl_geom_type type;
   int body;
   double size[3], pos[3], R[9];
-  if (tl_model_geom(m, g, &type, &body, size, pos, R) != 0) return 0;
+  if (tl_model_geom(m, g, &type, &body, size, pos, R, NULL) != TL_OK) return 0;
   if (type != TL_GEOM_MESH) return add_primitive(r, s, body, type, size, pos, R, rgb);
   int nv, nf;
   const double *vert;
   const int *face;
-  if (tl_model_geom_hull(m, g, &nv, &vert, &nf, &face) != 0 || nv < 3 || nf < 1) return 0;
+  if (tl_model_geom_hull(m, g, &nv, &vert, &nf, &face, NULL) != TL_OK || nv < 3 || nf < 1) return 0;
   float *v = malloc((size_t)nv * 3 * sizeof(float));
   uint32_t *t = malloc((size_t)nf * 3 * sizeof(uint32_t));
   int st = -1;
@@ -220,7 +220,7 @@ static int add_system(tl_renderer *r, int s) {
   int st = 0;
   for (int i = 0; !st && i < nvis; i++) {
     tl_visual_info v;
-    if (tl_model_visual(m, i, &v) != 0) continue;
+    if (tl_model_visual(m, i, &v, NULL) != TL_OK) continue;
     double grey[3] = {0.6, 0.6, 0.62};
     const double *rgb = isfinite(v.rgba[0]) && isfinite(v.rgba[3]) ? v.rgba : NULL;
     int missing = 0;
@@ -602,11 +602,11 @@ static void draw_ground(tl_renderer *r, const rd_view *v, const double *plane, c
     }
 }
 
-tl_status tl_renderer_draw(tl_renderer *r, unsigned char *rgb, long n, tl_error *err) {
+tl_status tl_renderer_draw(tl_renderer *r, unsigned char *rgb, int n, tl_error *err) {
   long need = 3L * r->opt.width * r->opt.height;
-  if (!rgb || n != need)
-    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "rgb", "image buffer of %ld bytes, expected %d x %d x 3 = %ld",
-                        rgb ? n : 0L, r->opt.width, r->opt.height, need);
+  if (!rgb || (long)n != need)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "rgb", "image buffer of %d bytes, expected %d x %d x 3 = %ld",
+                        rgb ? n : 0, r->opt.width, r->opt.height, need);
   rd_view v;
   v.w = r->opt.width, v.h = r->opt.height, v.rgb = rgb, v.zbuf = r->zbuf;
   double t[3];

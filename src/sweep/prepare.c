@@ -8,6 +8,7 @@
 
 #include "base/error.h"
 #include "base/file.h"
+#include "talus/engine_plugin.h"
 #include "talus/limits.h"
 #include "sweep/sweep_internal.h"
 
@@ -125,11 +126,11 @@ static tl_status check_settings(tl_sweep *sw, tl_error *err) {
                           sw->grid_size);
   }
   long long steps = 0; /* the library's one rule per quantity (talus/limits.h) */
-  tl_status st = tl_steps_for_duration(sw->duration, sw->dt, &steps, err);
+  tl_status st = tl_limits_steps_for_duration(sw->duration, sw->dt, &steps, err);
   for (int p = 0; p < sw->nparam && st == TL_OK; ++p) {
     int nx = 0;
     if (sw->param[p].kind == SW_P_TERRAIN)
-      st = tl_grid_points(sw->terrain_size, sw->terrain_spacing, SW_MAX_TERRAIN_POINTS, "terrain_size / terrain_spacing",
+      st = tl_limits_grid_points(sw->terrain_size, sw->terrain_spacing, SW_MAX_TERRAIN_POINTS, "terrain_size / terrain_spacing",
                           &nx, err);
   }
   return st;
@@ -149,7 +150,7 @@ static tl_status hash_meshes(tl_sweep *sw, tl_world *world, tl_error *err) {
     const tl_model *m = tl_system_model(tl_world_system(world, i));
     for (int g = 0; g < tl_model_ngeom(m); ++g) {
       const char *file = NULL;
-      if (tl_model_geom_mesh(m, g, NULL, &file) != 0 || !file || !file[0]) continue;
+      if (tl_model_geom_mesh(m, g, NULL, &file, NULL) != 0 || !file || !file[0]) continue;
       char *bytes = NULL;
       size_t len = 0;
       tl_status st = tl_read_file(file, (size_t)1 << 31, &bytes, &len, err);
