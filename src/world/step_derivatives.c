@@ -53,6 +53,8 @@ struct tl_step_derivatives {
   double *G, *T, *Wt;  /* [row_cap nv_max] active rows, d target / d dq, M_eff^-1 G^T (transposed) */
   double *S, *Rr, *y;  /* [row_cap^2], [row_cap], [row_cap] */
   int *sys_v, *sys_q;  /* [nsystem + 1] offsets of each system in x's halves and in q */
+  double *F, *K, *Jp;  /* [row_cap nv_max] equation rows, [row_cap^2] their matrix, [3 nv_max] point Jacobian */
+  int *piv, *path;     /* [row_cap], [nv_max] */
 };
 
 tl_status tl_step_derivatives_create(const tl_world *w, tl_step_derivatives **out, tl_error *err) {
@@ -84,8 +86,14 @@ tl_status tl_step_derivatives_create(const tl_world *w, tl_step_derivatives **ou
   ws->cp = malloc(4 * nv * sizeof(double));
   ws->e = malloc(2 * nm * sizeof(double));
   ws->Xq = malloc(3 * nm * nm * sizeof(double));
-  ws->row_cap = 5 * (int)nm + 1;
+  ws->row_cap = 5 * (int)nm + 1 + 3 * w->cap_contact;
   size_t rc = (size_t)ws->row_cap;
+  ws->F = malloc((rc * nm + rc * rc + 3 * nm) * sizeof(double));
+  ws->piv = malloc((rc + nm) * sizeof(int));
+  if (!ws->F || !ws->piv) goto nomem;
+  ws->K = ws->F + rc * nm;
+  ws->Jp = ws->K + rc * rc;
+  ws->path = ws->piv + rc;
   ws->G = malloc((3 * rc * nm + rc * rc + 2 * rc) * sizeof(double));
   if (!ws->snap || !ws->qn || !ws->un || !ws->cp || !ws->e || !ws->Xq || !ws->G) goto nomem;
   ws->T = ws->G + rc * nm;
@@ -115,6 +123,8 @@ void tl_step_derivatives_free(tl_step_derivatives *ws) {
   free(ws->e);
   free(ws->Xq);
   free(ws->G);
+  free(ws->F);
+  free(ws->piv);
   free(ws->sys_v);
   free(ws->sys_q);
   free(ws);
@@ -307,6 +317,301 @@ static int joint_rows(tl_world *w, tl_step_derivatives *ws, int i) {
   return 0;
 }
 
+/* ---------------- contacts (analytic) ---------------- */
+
+/* Radius of curvature of geom g of a contact point: the point is c - rho n
+ * with c fixed to the body (the centre of a sphere or of a capsule's cap);
+ * 0 for corners (box, mesh vertices); -1 for shapes not covered (cylinder:
+ * its rim rolls; heightmaps). */
+static double contact_rho(const tl_model *m, int g) {
+  switch (m->geom_type[g]) {
+  case TL_GEOM_SPHERE:
+  case TL_GEOM_CAPSULE: return m->geom_size[3 * g];
+  case TL_GEOM_BOX:
+  case TL_GEOM_MESH: return 0.0;
+  default: return -1.0;
+  }
+}
+
+/* 1 if contact block b can be differentiated analytically: a system's geom
+ * (sphere, capsule, box, mesh) against static geometry whose normal is fixed
+ * to first order (a plane, or a face of a static box: n along a face normal),
+ * with no restitution impulse, solved on the exact cone (TL_SOLVER_PER_CONTACT). */
+static int contact_analytic(const tl_world *w, const tl_block *b) {
+  const tl_wcontact *con = w->contacts; /* native state: renamed at the facade merge */
+  const tl_static_geom *stat = w->statics;
+  if (b->kind != TL_ROW_CONTACT) return 1;
+  if (w->solver != TL_SOLVER_PER_CONTACT || b->sb >= 0) return 0;
+  const tl_wcontact *c = &con[b->contact];
+  if (c->sb >= 0 || c->impact[0] != 0 || c->impact[1] != 0 || c->impact[2] != 0) return 0;
+  if (contact_rho(w->systems[c->sa]->m, c->ga) < 0) return 0;
+  const tl_static_geom *g = &stat[c->gb];
+  if (g->type == TL_GEOM_PLANE) return 1;
+  if (g->type != TL_GEOM_BOX) return 0;
+  const double *n = c->frame + 6;
+  for (int k = 0; k < 3; k++) {
+    double a[3] = {g->rot[k], g->rot[3 + k], g->rot[6 + k]};
+    if (fabs(fabs(tl_v3_dot(a, n)) - 1.0) < 1e-12) return 1;
+  }
+  return 0;
+}
+
+/* DOF path of contact c's body a into ws->path (leaf first, descending) and
+ * the point Jacobian columns Jp_k = w_k x p + v_k (world, 3 per DOF) into
+ * ws->Jp. Returns the path length. */
+static int contact_path(const tl_system *s, tl_step_derivatives *ws, const tl_wcontact *c) {
+  const tl_model *m = s->m;
+  int body = c->ba;
+  while (body > 0 && m->jnt_nv[body] == 0) body = m->parent[body];
+  int np = 0;
+  for (int k = m->jnt_nv[body] ? m->v_adr[body] + m->jnt_nv[body] - 1 : -1; k >= 0; k = m->dof_parent[k]) {
+    const double *S = s->d.cdof + 6 * k;
+    double *J = ws->Jp + 3 * np;
+    tl_v3_cross(J, S, c->pos);
+    tl_v3_add(J, J, S + 3);
+    ws->path[np++] = k;
+  }
+  return np;
+}
+
+/* d Jp_k / d dq_l for path entries i (DOF k) and j (DOF l): with S = (w, v)
+ * the twists of the DOFs and the point p = c - rho n (c fixed to the body, n
+ * fixed), a perturbation of l moves l's subtree by S_l: if l is an ancestor
+ * of k (or k itself) and moves k's axis, D = w_l x Jp_k + rho w_k x (w_l x n);
+ * else (k above l, or both in one ball / free rotation, whose axes stay fixed
+ * in the parent frame) D = w_k x Jp_l + rho w_k x (w_l x n). */
+static void contact_D(const tl_model *m, const tl_sysdata *d, const tl_step_derivatives *ws, int i, int j,
+                      double rho, const double n[3], double D[3]) {
+  int k = ws->path[i], l = ws->path[j];
+  const double *wk = d->cdof + 6 * k, *wl = d->cdof + 6 * l;
+  int bk = m->dof_body[k], bl = m->dof_body[l], r = rotation_dof(m, bk);
+  int same_rot = bk == bl && r >= 0 && k >= r && l >= r && k < r + 3 && l < r + 3;
+  double t[3], t2[3];
+  if (l <= k && !same_rot) tl_v3_cross(D, wl, ws->Jp + 3 * i);
+  else tl_v3_cross(D, wk, ws->Jp + 3 * j);
+  if (rho != 0) {
+    tl_v3_cross(t, wl, n);
+    tl_v3_cross(t2, wk, t);
+    for (int a = 0; a < 3; a++) D[a] += rho * t2[a];
+  }
+}
+
+/* Xq -= d(J^T lambda)/dq / dt for the contact impulses on system i (the
+ * impulse as a force fixed in the world at the contact point): the part of
+ * da/dq at fixed impulses that the contact Jacobian's q dependence adds. */
+static void contact_force_derivative(tl_world *w, tl_step_derivatives *ws, int i, double *Xq) {
+  const tl_block *blk = w->blocks;
+  const tl_wcontact *con = w->contacts;
+  const int nb = w->nblock;
+  tl_system *s = w->systems[i];
+  const tl_model *m = s->m;
+  const int n = m->nv;
+  for (int bi = 0; bi < nb; bi++) {
+    const tl_block *b = &blk[bi];
+    if (b->kind != TL_ROW_CONTACT || b->sa != i) continue;
+    const tl_wcontact *c = &con[b->contact];
+    if (b->lambda[0] == 0 && b->lambda[1] == 0 && b->lambda[2] == 0) continue;
+    double f[3] = {0, 0, 0}, D[3];
+    for (int r = 0; r < 3; r++)
+      for (int a = 0; a < 3; a++) f[a] += c->frame[3 * r + a] * b->lambda[r];
+    double rho = contact_rho(m, c->ga);
+    int np = contact_path(s, ws, c);
+    for (int a = 0; a < np; a++)
+      for (int bb = 0; bb < np; bb++) {
+        contact_D(m, &s->d, ws, a, bb, rho, c->frame + 6, D);
+        Xq[(size_t)ws->path[a] * n + ws->path[bb]] -= tl_v3_dot(f, D) / w->dt;
+      }
+  }
+}
+
+/* LU with partial pivoting of K (m x m, row-major) in place; 1 if singular. */
+static int lu_factor(int m, double *K, int *piv) {
+  for (int c = 0; c < m; c++) {
+    int p = c;
+    for (int r = c + 1; r < m; r++)
+      if (fabs(K[r * m + c]) > fabs(K[p * m + c])) p = r;
+    piv[c] = p;
+    if (!(fabs(K[p * m + c]) > 1e-300)) return 1;
+    if (p != c)
+      for (int k = 0; k < m; k++) {
+        double t = K[c * m + k];
+        K[c * m + k] = K[p * m + k];
+        K[p * m + k] = t;
+      }
+    for (int r = c + 1; r < m; r++) {
+      double f = K[r * m + c] /= K[c * m + c];
+      for (int k = c + 1; k < m; k++) K[r * m + k] -= f * K[c * m + k];
+    }
+  }
+  return 0;
+}
+
+static void lu_solve(int m, const double *K, const int *piv, double *y) {
+  for (int c = 0; c < m; c++) {
+    double t = y[piv[c]];
+    y[piv[c]] = y[c];
+    y[c] = t;
+    for (int r = c + 1; r < m; r++) y[r] -= K[r * m + c] * y[c];
+  }
+  for (int c = m - 1; c >= 0; c--) {
+    for (int k = c + 1; k < m; k++) y[c] -= K[c * m + k] * y[k];
+    y[c] /= K[c * m + c];
+  }
+}
+
+/* The active rows of system i with contacts among them, by the implicit
+ * function theorem on the solve's active set. Unknowns: the changes mu of
+ * the active impulse components (force directions Jf: the rows G of
+ * joint_rows, a contact's t1, t2, n rows); equations E mu + F du+ = H dq
+ * with du+ = U + M_eff^-1 Jf^T mu (U: the change at fixed impulses, dt Z or
+ * 1 + dt Z). Joint rows as in joint_rows (F = g, E = R, H = dtarget/dq).
+ * Sticking contact (lambda_n > 0, |lambda_t| < mu lambda_n): rows t1, t2, n:
+ * F = J_r, E = R on the normal, H = dtarget_r/dq - d(J_r u+)/dq. Sliding
+ * (on the cone, |v_t| > 0): the normal row as above, and lambda_t = mu
+ * lambda_n d with d = -v_t / |v_t| (maximal dissipation, v_t = J_t u+):
+ * mu_t - mu d mu_n + mu lambda_n P (J_t du+ + d(J_t u+)/dq dq) = 0,
+ * P = (1 - d d^T) / |v_t|. Open contacts (lambda_n = 0) are dropped. Then
+ * mu = K^-1 (H dq - F U), K = E + F M_eff^-1 Jf^T (LU), Z += W mu / dt.
+ * Returns 1 when it cannot (see joint_rows; K singular). */
+static int contact_rows(tl_world *w, tl_step_derivatives *ws, int i) {
+  const tl_block *blk = w->blocks;
+  const tl_wcontact *con = w->contacts;
+  const double *pool = w->pool;
+  const int *ipool = w->ipool;
+  const int nb = w->nblock;
+  tl_system *s = w->systems[i];
+  const tl_model *m = s->m;
+  const int n = m->nv, o = ws->sys_v[i];
+  const double dt = w->dt, *up = ws->un + o;
+  double *Jf = ws->G, *H = ws->T, *Wt = ws->Wt, *F = ws->F, *K = ws->K, *y = ws->y;
+  const int cap = ws->row_cap;
+  int na = 0;
+  memset(K, 0, (size_t)cap * (size_t)cap * sizeof(double));
+  /* K holds E (row stride cap) until the rows are known, then K = E + F W (stride na) */
+#define ROW(X, r) ((X) + (size_t)(r) * (size_t)n)
+  for (int bi = 0; bi < nb; bi++) {
+    const tl_block *b = &blk[bi];
+    if (b->sa != i) continue;
+    if (b->kind != TL_ROW_CONTACT) {
+      double l = b->lambda[0];
+      int active = b->kind == TL_ROW_EQUALITY || (b->kind == TL_ROW_LIMIT && l > 0) ||
+                   (b->kind == TL_ROW_BOX && l > b->lo && l < b->hi);
+      if (!active) continue;
+      if (na >= cap) return 1;
+      double *g = ROW(Jf, na), *t = ROW(H, na);
+      memset(g, 0, (size_t)n * sizeof(double));
+      memset(t, 0, (size_t)n * sizeof(double));
+      for (int k = 0; k < b->nsup[0]; k++) g[ipool[b->sup[0] + k]] = pool[b->adr[0] + k];
+      int k = b->dof, body = k >= 0 ? m->dof_body[k] : -1;
+      if (b->kind == TL_ROW_LIMIT && (b->slot == 0 || b->slot == 1)) {
+        double q = s->d.q[m->q_adr[body]], bound = b->slot ? m->dof_upper[k] : m->dof_lower[k];
+        double gap = b->slot ? bound - q : q - bound, dgap = b->slot ? -1.0 : 1.0;
+        if (gap > 0) t[k] = -dgap / dt;
+        else if (w->erp * (-gap) / dt < w->max_recovery_speed) t[k] = -w->erp * dgap / dt;
+      } else if (b->kind == TL_ROW_BOX && b->slot == 3) {
+        if (m->jnt_type[body] == TL_JOINT_SPHERICAL) return 1;
+        t[k] = -s->kp[k] / (dt * s->kp[k] + s->kd[k]);
+      } else if (b->kind == TL_ROW_EQUALITY) {
+        for (int c = 0; c < n; c++) t[c] = -w->erp / dt * g[c];
+      }
+      memcpy(ROW(F, na), g, (size_t)n * sizeof(double));
+      K[(size_t)na * cap + na] = b->R;
+      na++;
+      continue;
+    }
+    const tl_wcontact *c = &con[b->contact];
+    const double *l = b->lambda, mu = b->mu;
+    if (!(l[2] > 0)) continue; /* open: dropped */
+    if (na + 3 > cap) return 1;
+    double *Jrow[3];
+    for (int r = 0; r < 3; r++) {
+      Jrow[r] = ROW(Jf, na + r);
+      memset(Jrow[r], 0, (size_t)n * sizeof(double));
+      memset(ROW(H, na + r), 0, (size_t)n * sizeof(double));
+    }
+    const int *sup = ipool + b->sup[0];
+    const double *J = pool + b->adr[0];
+    for (int k = 0; k < b->nsup[0]; k++)
+      for (int r = 0; r < 3; r++) Jrow[r][sup[k]] = J[3 * k + r];
+    /* C_r = d(J_r u+)/dq (3 x n, into H rows negated) */
+    double rho = contact_rho(m, c->ga), D[3];
+    int np = contact_path(s, ws, c);
+    for (int jb = 0; jb < np; jb++) {
+      double cr[3] = {0, 0, 0};
+      for (int ia = 0; ia < np; ia++) {
+        contact_D(m, &s->d, ws, ia, jb, rho, c->frame + 6, D);
+        double uk = up[ws->path[ia]];
+        for (int r = 0; r < 3; r++) cr[r] += uk * tl_v3_dot(c->frame + 3 * r, D);
+      }
+      for (int r = 0; r < 3; r++) ROW(H, na + r)[ws->path[jb]] = -cr[r];
+    }
+    /* normal target: depth' = -J_n; gap: target depth / dt; penetration: erp (depth - slop) / dt below the cap */
+    double dtn = 0;
+    if (c->depth < 0) dtn = 1.0 / dt;
+    else if (c->depth - w->slop > 0 && c->erp * (c->depth - w->slop) / dt < w->max_recovery_speed) dtn = c->erp / dt;
+    for (int k = 0; k < n; k++) ROW(H, na + 2)[k] -= dtn * Jrow[2][k];
+    double lt = sqrt(l[0] * l[0] + l[1] * l[1]);
+    double vt[2] = {0, 0};
+    for (int k = 0; k < n; k++) vt[0] += Jrow[0][k] * up[k], vt[1] += Jrow[1][k] * up[k];
+    double vn = sqrt(vt[0] * vt[0] + vt[1] * vt[1]);
+    int sliding = lt >= mu * l[2] * (1 - 1e-9) && vn > 1e-9;
+    K[(size_t)(na + 2) * cap + na + 2] = b->R;
+    if (!sliding) {
+      for (int r = 0; r < 3; r++) memcpy(ROW(F, na + r), Jrow[r], (size_t)n * sizeof(double));
+    } else {
+      double dd[2] = {-vt[0] / vn, -vt[1] / vn}, P[4], cl = mu * l[2];
+      P[0] = (1 - dd[0] * dd[0]) / vn, P[1] = P[2] = -dd[0] * dd[1] / vn, P[3] = (1 - dd[1] * dd[1]) / vn;
+      memcpy(ROW(F, na + 2), Jrow[2], (size_t)n * sizeof(double));
+      for (int k = 0; k < n; k++) {
+        double j0 = Jrow[0][k], j1 = Jrow[1][k], c0 = -ROW(H, na)[k], c1 = -ROW(H, na + 1)[k];
+        ROW(F, na)[k] = cl * (P[0] * j0 + P[1] * j1);
+        ROW(F, na + 1)[k] = cl * (P[2] * j0 + P[3] * j1);
+        ROW(H, na)[k] = -cl * (P[0] * c0 + P[1] * c1);
+        ROW(H, na + 1)[k] = -cl * (P[2] * c0 + P[3] * c1);
+      }
+      for (int r = 0; r < 2; r++) {
+        K[(size_t)(na + r) * cap + na + r] = 1.0;
+        K[(size_t)(na + r) * cap + na + 2] = -mu * dd[r];
+      }
+    }
+    na += 3;
+  }
+  if (na == 0) return 0;
+  /* K = E + F W, W = M_eff^-1 Jf^T; compact K to stride na */
+  for (int r = 0; r < na; r++) {
+    memcpy(ROW(Wt, r), ROW(Jf, r), (size_t)n * sizeof(double));
+    tl_dyn_solve(&s->d, ROW(Wt, r));
+  }
+  for (int r = 0; r < na; r++)
+    for (int c = 0; c < na; c++) {
+      double a = K[(size_t)r * cap + c];
+      for (int k = 0; k < n; k++) a += ROW(F, r)[k] * ROW(Wt, c)[k];
+      K[(size_t)r * cap + c] = a;
+    }
+  for (int r = 0; r < na; r++) memmove(K + (size_t)r * na, K + (size_t)r * cap, (size_t)na * sizeof(double));
+  if (lu_factor(na, K, ws->piv)) return 1;
+  double *Z[3] = {ws->Xq, ws->Xu, ws->Mi};
+  for (int kind = 0; kind < 3; kind++) {
+    double *X = Z[kind];
+    for (int c = 0; c < n; c++) {
+      for (int r = 0; r < na; r++) { /* (H dq - F U) / dt with U = dt Z (+ the identity for u) */
+        const double *f = ROW(F, r);
+        double a = kind == 0 ? ROW(H, r)[c] / dt : kind == 1 ? -f[c] / dt : 0.0;
+        for (int k = 0; k < n; k++) a -= f[k] * X[(size_t)k * n + c];
+        y[r] = a;
+      }
+      lu_solve(na, K, ws->piv, y);
+      for (int k = 0; k < n; k++) {
+        double a = 0;
+        for (int r = 0; r < na; r++) a += Wt[(size_t)r * n + k] * y[r];
+        X[(size_t)k * n + c] += a;
+      }
+    }
+  }
+#undef ROW
+  return 0;
+}
+
 /* The derivatives of system i's step into A and B (zeroed by the caller);
  * its state is x (restored), its x+ in ws->qn, ws->un. Returns 1 (and
  * nothing else done that matters) when it cannot: finite differences then;
@@ -352,6 +657,9 @@ static int analytic_system(tl_world *w, tl_step_derivatives *ws, int i, double *
       add_rotation_gain(Xq, n, r, m->dof_stiffness, e);
     }
   }
+  int has_contact = 0;
+  for (int bi = 0; bi < w->nblock; bi++) has_contact |= w->blocks[bi].kind == TL_ROW_CONTACT && w->blocks[bi].sa == i;
+  if (has_contact) contact_force_derivative(w, ws, i, Xq);
   if (tl_dyn_factor(d, diag)) {
     tl_error_set(err, TL_ERR_DIVERGED, m->source, 0, NULL,
                  "system %d ('%s'): the effective mass matrix is not positive definite", i, m->name);
@@ -359,7 +667,7 @@ static int analytic_system(tl_world *w, tl_step_derivatives *ws, int i, double *
   }
   tl_dyn_solve_rows_neg(d, Xq, Xu); /* da/dq = -M_eff^-1 (dRNEA/dq - df/dq), da/du likewise */
   tl_dyn_inverse(d, Mi);            /* da/dtau = M_eff^-1 */
-  int st = joint_rows(w, ws, i);
+  int st = has_contact ? contact_rows(w, ws, i) : joint_rows(w, ws, i);
   if (st) return st;
   /* velocity rows: du+/dx = [dt da/dq, 1 + dt da/du], du+/dtau = dt M_eff^-1 */
   for (int a = 0; a < n; a++) {
@@ -440,9 +748,9 @@ tl_status tl_world_step_derivatives(tl_world *w, tl_step_derivatives *ws, tl_der
   tl_status st = tl_world_snapshot_save(w, ws->snap, ws->snap_cap, &ws->snap_n, err);
   if (st) return st;
   st = step_into(w, ws, ws->qn, ws->un, err);
-  int analytic = !st && mode == TL_DERIV_ANALYTIC && w->ncontact == 0;
+  int analytic = !st && mode == TL_DERIV_ANALYTIC;
   for (int i = 0; analytic && i < w->nsystem; i++) analytic = w->systems[i]->integrator == TL_INTEGRATOR_EULER;
-  for (int b = 0; analytic && b < w->nblock; b++) analytic = w->blocks[b].kind != TL_ROW_CONTACT && w->blocks[b].sb < 0;
+  for (int b = 0; analytic && b < w->nblock; b++) analytic = w->blocks[b].sb < 0 && contact_analytic(w, &w->blocks[b]);
   tl_error e2;
   if (st) {
     restore(w, ws, &e2);
