@@ -54,7 +54,8 @@ struct tl_step_derivatives {
   double *S, *Rr, *y;  /* [row_cap^2], [row_cap], [row_cap] */
   int *sys_v, *sys_q;  /* [nsystem + 1] offsets of each system in x's halves and in q */
   double *F, *K, *Jp;  /* [row_cap nv_max] equation rows, [row_cap^2] their matrix, [3 nv_max] point Jacobian */
-  int *piv, *path;     /* [row_cap], [nv_max] */
+  double *Ed, *Eo;     /* [row_cap] each: E's diagonal, its one off-diagonal entry per row (at column Ec) */
+  int *piv, *Ec, *path; /* [row_cap], [row_cap], [nv_max] */
 };
 
 tl_status tl_step_derivatives_create(const tl_world *w, tl_step_derivatives **out, tl_error *err) {
@@ -86,14 +87,18 @@ tl_status tl_step_derivatives_create(const tl_world *w, tl_step_derivatives **ou
   ws->cp = malloc(4 * nv * sizeof(double));
   ws->e = malloc(2 * nm * sizeof(double));
   ws->Xq = malloc(3 * nm * nm * sizeof(double));
-  ws->row_cap = 5 * (int)nm + 1 + 3 * w->cap_contact;
+  /* joint rows, and 3 rows for each of at most 4 nv_max contacts with an impulse on one system */
+  ws->row_cap = 5 * (int)nm + 1 + 12 * (int)nm;
   size_t rc = (size_t)ws->row_cap;
-  ws->F = malloc((rc * nm + rc * rc + 3 * nm) * sizeof(double));
-  ws->piv = malloc((rc + nm) * sizeof(int));
+  ws->F = malloc((rc * nm + rc * rc + 3 * nm + 2 * rc) * sizeof(double));
+  ws->piv = malloc((2 * rc + nm) * sizeof(int));
   if (!ws->F || !ws->piv) goto nomem;
   ws->K = ws->F + rc * nm;
   ws->Jp = ws->K + rc * rc;
-  ws->path = ws->piv + rc;
+  ws->Ed = ws->Jp + 3 * nm;
+  ws->Eo = ws->Ed + rc;
+  ws->Ec = ws->piv + rc;
+  ws->path = ws->Ec + rc;
   ws->G = malloc((3 * rc * nm + rc * rc + 2 * rc) * sizeof(double));
   if (!ws->snap || !ws->qn || !ws->un || !ws->cp || !ws->e || !ws->Xq || !ws->G) goto nomem;
   ws->T = ws->G + rc * nm;
@@ -386,14 +391,15 @@ static void contact_D(const tl_model *m, const tl_sysdata *d, const tl_step_deri
   const double *wk = d->cdof + 6 * k, *wl = d->cdof + 6 * l;
   int bk = m->dof_body[k], bl = m->dof_body[l], r = rotation_dof(m, bk);
   int same_rot = bk == bl && r >= 0 && k >= r && l >= r && k < r + 3 && l < r + 3;
-  double t[3], t2[3];
+  double e[3], t[3];
   if (l <= k && !same_rot) tl_v3_cross(D, wl, ws->Jp + 3 * i);
   else tl_v3_cross(D, wk, ws->Jp + 3 * j);
-  if (rho != 0) {
-    tl_v3_cross(t, wl, n);
-    tl_v3_cross(t2, wk, t);
-    for (int a = 0; a < 3; a++) D[a] += rho * t2[a];
-  }
+  /* e_l: the point's motion beyond a body-fixed one, rho w_l x n - (n . Jp_l) n / 2 */
+  const double *Jl = ws->Jp + 3 * j, hn = 0.5 * tl_v3_dot(n, Jl);
+  tl_v3_cross(e, wl, n);
+  for (int a = 0; a < 3; a++) e[a] = rho * e[a] - hn * n[a];
+  tl_v3_cross(t, wk, e);
+  for (int a = 0; a < 3; a++) D[a] += t[a];
 }
 
 /* Xq -= d(J^T lambda)/dq / dt for the contact impulses on system i (the
@@ -414,7 +420,7 @@ static void contact_force_derivative(tl_world *w, tl_step_derivatives *ws, int i
     double f[3] = {0, 0, 0}, D[3];
     for (int r = 0; r < 3; r++)
       for (int a = 0; a < 3; a++) f[a] += c->frame[3 * r + a] * b->lambda[r];
-    double rho = contact_rho(m, c->ga);
+    double rho = contact_rho(m, c->ga) - 0.5 * c->depth;
     int np = contact_path(s, ws, c);
     for (int a = 0; a < np; a++)
       for (int bb = 0; bb < np; bb++) {
@@ -447,12 +453,13 @@ static int lu_factor(int m, double *K, int *piv) {
 }
 
 static void lu_solve(int m, const double *K, const int *piv, double *y) {
-  for (int c = 0; c < m; c++) {
+  for (int c = 0; c < m; c++) { /* the row interchanges first: lu_factor swapped whole rows, multipliers included */
     double t = y[piv[c]];
     y[piv[c]] = y[c];
     y[c] = t;
-    for (int r = c + 1; r < m; r++) y[r] -= K[r * m + c] * y[c];
   }
+  for (int c = 0; c < m; c++)
+    for (int r = c + 1; r < m; r++) y[r] -= K[r * m + c] * y[c];
   for (int c = m - 1; c >= 0; c--) {
     for (int k = c + 1; k < m; k++) y[c] -= K[c * m + k] * y[k];
     y[c] /= K[c * m + c];
@@ -486,8 +493,8 @@ static int contact_rows(tl_world *w, tl_step_derivatives *ws, int i) {
   double *Jf = ws->G, *H = ws->T, *Wt = ws->Wt, *F = ws->F, *K = ws->K, *y = ws->y;
   const int cap = ws->row_cap;
   int na = 0;
-  memset(K, 0, (size_t)cap * (size_t)cap * sizeof(double));
-  /* K holds E (row stride cap) until the rows are known, then K = E + F W (stride na) */
+  double *Ed = ws->Ed, *Eo = ws->Eo;
+  int *Ec = ws->Ec;
 #define ROW(X, r) ((X) + (size_t)(r) * (size_t)n)
   for (int bi = 0; bi < nb; bi++) {
     const tl_block *b = &blk[bi];
@@ -515,7 +522,7 @@ static int contact_rows(tl_world *w, tl_step_derivatives *ws, int i) {
         for (int c = 0; c < n; c++) t[c] = -w->erp / dt * g[c];
       }
       memcpy(ROW(F, na), g, (size_t)n * sizeof(double));
-      K[(size_t)na * cap + na] = b->R;
+      Ed[na] = b->R, Eo[na] = 0, Ec[na] = na;
       na++;
       continue;
     }
@@ -534,7 +541,7 @@ static int contact_rows(tl_world *w, tl_step_derivatives *ws, int i) {
     for (int k = 0; k < b->nsup[0]; k++)
       for (int r = 0; r < 3; r++) Jrow[r][sup[k]] = J[3 * k + r];
     /* C_r = d(J_r u+)/dq (3 x n, into H rows negated) */
-    double rho = contact_rho(m, c->ga), D[3];
+    double rho = contact_rho(m, c->ga) - 0.5 * c->depth, D[3];
     int np = contact_path(s, ws, c);
     for (int jb = 0; jb < np; jb++) {
       double cr[3] = {0, 0, 0};
@@ -555,7 +562,8 @@ static int contact_rows(tl_world *w, tl_step_derivatives *ws, int i) {
     for (int k = 0; k < n; k++) vt[0] += Jrow[0][k] * up[k], vt[1] += Jrow[1][k] * up[k];
     double vn = sqrt(vt[0] * vt[0] + vt[1] * vt[1]);
     int sliding = lt >= mu * l[2] * (1 - 1e-9) && vn > 1e-9;
-    K[(size_t)(na + 2) * cap + na + 2] = b->R;
+    for (int r = 0; r < 3; r++) Ed[na + r] = 0, Eo[na + r] = 0, Ec[na + r] = na + r;
+    Ed[na + 2] = b->R;
     if (!sliding) {
       for (int r = 0; r < 3; r++) memcpy(ROW(F, na + r), Jrow[r], (size_t)n * sizeof(double));
     } else {
@@ -569,10 +577,7 @@ static int contact_rows(tl_world *w, tl_step_derivatives *ws, int i) {
         ROW(H, na)[k] = -cl * (P[0] * c0 + P[1] * c1);
         ROW(H, na + 1)[k] = -cl * (P[2] * c0 + P[3] * c1);
       }
-      for (int r = 0; r < 2; r++) {
-        K[(size_t)(na + r) * cap + na + r] = 1.0;
-        K[(size_t)(na + r) * cap + na + 2] = -mu * dd[r];
-      }
+      for (int r = 0; r < 2; r++) Ed[na + r] = 1.0, Eo[na + r] = -mu * dd[r], Ec[na + r] = na + 2;
     }
     na += 3;
   }
@@ -584,11 +589,10 @@ static int contact_rows(tl_world *w, tl_step_derivatives *ws, int i) {
   }
   for (int r = 0; r < na; r++)
     for (int c = 0; c < na; c++) {
-      double a = K[(size_t)r * cap + c];
+      double a = (c == r ? Ed[r] : 0.0) + (c == Ec[r] && c != r ? Eo[r] : 0.0);
       for (int k = 0; k < n; k++) a += ROW(F, r)[k] * ROW(Wt, c)[k];
-      K[(size_t)r * cap + c] = a;
+      K[(size_t)r * na + c] = a;
     }
-  for (int r = 0; r < na; r++) memmove(K + (size_t)r * na, K + (size_t)r * cap, (size_t)na * sizeof(double));
   if (lu_factor(na, K, ws->piv)) return 1;
   double *Z[3] = {ws->Xq, ws->Xu, ws->Mi};
   for (int kind = 0; kind < 3; kind++) {
