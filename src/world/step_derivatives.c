@@ -55,6 +55,7 @@ struct tl_step_derivatives {
   int *sys_v, *sys_q;  /* [nsystem + 1] offsets of each system in x's halves and in q */
   double *F, *K, *Jp;  /* [row_cap nv_max] equation rows, [row_cap^2] their matrix, [3 nv_max] point Jacobian */
   double *Ed, *Eo;     /* [row_cap] each: E's diagonal, its one off-diagonal entry per row (at column Ec) */
+  double *Xm, *ub, *wn; /* [2 nv_max^2] d(M w)/dq scratch, [nv_max] saved u, [nv_max] M_eff^-1 J_n^T */
   int *piv, *Ec, *path; /* [row_cap], [row_cap], [nv_max] */
 };
 
@@ -90,13 +91,16 @@ tl_status tl_step_derivatives_create(const tl_world *w, tl_step_derivatives **ou
   /* joint rows, and 3 rows for each of at most 4 nv_max contacts with an impulse on one system */
   ws->row_cap = 5 * (int)nm + 1 + 12 * (int)nm;
   size_t rc = (size_t)ws->row_cap;
-  ws->F = malloc((rc * nm + rc * rc + 3 * nm + 2 * rc) * sizeof(double));
+  ws->F = malloc((rc * nm + rc * rc + 3 * nm + 2 * rc + 2 * nm * nm + 2 * nm) * sizeof(double));
   ws->piv = malloc((2 * rc + nm) * sizeof(int));
   if (!ws->F || !ws->piv) goto nomem;
   ws->K = ws->F + rc * nm;
   ws->Jp = ws->K + rc * rc;
   ws->Ed = ws->Jp + 3 * nm;
   ws->Eo = ws->Ed + rc;
+  ws->Xm = ws->Eo + rc;
+  ws->ub = ws->Xm + 2 * nm * nm;
+  ws->wn = ws->ub + nm;
   ws->Ec = ws->piv + rc;
   ws->path = ws->Ec + rc;
   ws->G = malloc((3 * rc * nm + rc * rc + 2 * rc) * sizeof(double));
@@ -495,6 +499,17 @@ static int contact_rows(tl_world *w, tl_step_derivatives *ws, int i) {
   int na = 0;
   double *Ed = ws->Ed, *Eo = ws->Eo;
   int *Ec = ws->Ec;
+  /* the relative compliance R = cfm + c G_nn(q) of a contact normal depends on q: its derivative needs
+   * w^T dM/dq w, from the RNEA derivatives at zero velocity and gravity: d's kinematics at u = 0 meanwhile */
+  const double crel = w->contact_compliance, g0[3] = {0, 0, 0};
+  int zero_u = 0;
+  for (int bi = 0; bi < nb && crel != 0; bi++) zero_u |= blk[bi].kind == TL_ROW_CONTACT && blk[bi].sa == i && blk[bi].lambda[2] > 0;
+  if (zero_u) {
+    memcpy(ws->ub, s->d.u, (size_t)n * sizeof(double));
+    memset(s->d.u, 0, (size_t)n * sizeof(double));
+    tl_dyn_kinematics(&s->d);
+  }
+  int fail = 0;
 #define ROW(X, r) ((X) + (size_t)(r) * (size_t)n)
   for (int bi = 0; bi < nb; bi++) {
     const tl_block *b = &blk[bi];
@@ -504,7 +519,10 @@ static int contact_rows(tl_world *w, tl_step_derivatives *ws, int i) {
       int active = b->kind == TL_ROW_EQUALITY || (b->kind == TL_ROW_LIMIT && l > 0) ||
                    (b->kind == TL_ROW_BOX && l > b->lo && l < b->hi);
       if (!active) continue;
-      if (na >= cap) return 1;
+      if (na >= cap) {
+        fail = 1;
+        break;
+      }
       double *g = ROW(Jf, na), *t = ROW(H, na);
       memset(g, 0, (size_t)n * sizeof(double));
       memset(t, 0, (size_t)n * sizeof(double));
@@ -516,7 +534,10 @@ static int contact_rows(tl_world *w, tl_step_derivatives *ws, int i) {
         if (gap > 0) t[k] = -dgap / dt;
         else if (w->erp * (-gap) / dt < w->max_recovery_speed) t[k] = -w->erp * dgap / dt;
       } else if (b->kind == TL_ROW_BOX && b->slot == 3) {
-        if (m->jnt_type[body] == TL_JOINT_SPHERICAL) return 1;
+        if (m->jnt_type[body] == TL_JOINT_SPHERICAL) {
+          fail = 1;
+          break;
+        }
         t[k] = -s->kp[k] / (dt * s->kp[k] + s->kd[k]);
       } else if (b->kind == TL_ROW_EQUALITY) {
         for (int c = 0; c < n; c++) t[c] = -w->erp / dt * g[c];
@@ -529,7 +550,10 @@ static int contact_rows(tl_world *w, tl_step_derivatives *ws, int i) {
     const tl_wcontact *c = &con[b->contact];
     const double *l = b->lambda, mu = b->mu;
     if (!(l[2] > 0)) continue; /* open: dropped */
-    if (na + 3 > cap) return 1;
+    if (na + 3 > cap) {
+      fail = 1;
+      break;
+    }
     double *Jrow[3];
     for (int r = 0; r < 3; r++) {
       Jrow[r] = ROW(Jf, na + r);
@@ -557,6 +581,25 @@ static int contact_rows(tl_world *w, tl_step_derivatives *ws, int i) {
     if (c->depth < 0) dtn = 1.0 / dt;
     else if (c->depth - w->slop > 0 && c->erp * (c->depth - w->slop) / dt < w->max_recovery_speed) dtn = c->erp / dt;
     for (int k = 0; k < n; k++) ROW(H, na + 2)[k] -= dtn * Jrow[2][k];
+    if (crel != 0) { /* - lambda_n dR/dq, dG_nn/dq_l = 2 (dJ_n/dq_l) w - w^T dM/dq_l w, w = M_eff^-1 J_n^T */
+      double *wn = ws->wn, *Xm = ws->Xm, *hn = ROW(H, na + 2), cl = l[2] * crel;
+      memcpy(wn, Jrow[2], (size_t)n * sizeof(double));
+      tl_dyn_solve(&s->d, wn);
+      tl_dyn_rnea_derivatives(&s->d, g0, wn, Xm, Xm + (size_t)n * n); /* (dM/dq_l) w at u = 0, no gravity */
+      for (int c = 0; c < n; c++) {
+        double a = 0;
+        for (int k = 0; k < n; k++) a += wn[k] * Xm[(size_t)k * n + c];
+        hn[c] += cl * a;
+      }
+      for (int jb = 0; jb < np; jb++) {
+        double a = 0;
+        for (int ia = 0; ia < np; ia++) {
+          contact_D(m, &s->d, ws, ia, jb, rho, c->frame + 6, D);
+          a += wn[ws->path[ia]] * tl_v3_dot(c->frame + 6, D);
+        }
+        hn[ws->path[jb]] -= 2 * cl * a;
+      }
+    }
     double lt = sqrt(l[0] * l[0] + l[1] * l[1]);
     double vt[2] = {0, 0};
     for (int k = 0; k < n; k++) vt[0] += Jrow[0][k] * up[k], vt[1] += Jrow[1][k] * up[k];
@@ -581,6 +624,11 @@ static int contact_rows(tl_world *w, tl_step_derivatives *ws, int i) {
     }
     na += 3;
   }
+  if (zero_u) { /* d's kinematics back at the state's u */
+    memcpy(s->d.u, ws->ub, (size_t)n * sizeof(double));
+    tl_dyn_kinematics(&s->d);
+  }
+  if (fail) return 1;
   if (na == 0) return 0;
   /* K = E + F W, W = M_eff^-1 Jf^T; compact K to stride na */
   for (int r = 0; r < na; r++) {
