@@ -731,6 +731,15 @@ int main(int argc, char **argv) {
     tl_world *w = standing(path, &s, 1.0, 80, 2);
     if (w) contact_vs_fd(w, "(a) anymal_c standing, PD", 1e-6, 4, 0);
     tl_world_free(w);
+    /* the DeepMimic humanoid standing on its box feet (8 corner contacts, redundant: solved to convergence).
+     * eps 1e-8: a corner sits within 1e-6 m of the depth where its target's regime changes (gap: slope 1 / dt,
+     * penetration: erp / dt), and a base rotation of 1e-6 rad moves it across: centred differences with eps
+     * 1e-6 average the two sides there (A 0.45 off), with 1e-8 they see the state's side (1e-7) */
+    snprintf(path, sizeof path, "%s/robots/deepmimic_humanoid/humanoid.urdf", shared);
+    w = standing(path, &s, 1.0, 300, 10);
+    if (w && tl_world_set_solver_params(w, 100000, 1e-15, 1, NULL) == TL_OK)
+      contact_vs_fd(w, "deepmimic_humanoid standing, PD", 1e-8, 4, 0);
+    tl_world_free(w);
   }
   speed(shared);
   return tl_test_finish();
