@@ -11,8 +11,11 @@
  *   largest entry of A, of B) below 1e-4; the analytic mode must not fall
  *   back on them. Two systems in one world: the stacking of x, analytic
  *   against FD, no cross-system entries.
- * - Finite differences on the project quadruped standing on four sticking
- *   feet with PD on: the analytic mode falls back and says so; A and B
+ * - Contacts, analytic against centred FD: (a) the project quadruped and
+ *   ANYmal C standing on four sticking feet with PD, the DeepMimic humanoid
+ *   on its box feet; (b) an arm pressing its sphere tip on a static box
+ *   table (sticking); (c) the project ball and box sliding on the ground.
+ * - The project quadruped standing on four sticking feet with PD: A and B
  *   predict the stepped state to first order: x+(x (+) s dx, tau + s dtau) -
  *   (x+_0 + s (A dx + B dtau)) shrinks like s^2 (a ratio of at least 3 when s
  *   halves) and is far below the first-order change; A's structure (dq+/dq

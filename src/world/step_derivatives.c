@@ -7,9 +7,12 @@
  * perturbed through q (+) eps e_j, u and tau by +-eps e_j; the tangent part
  * of x+ is taken as q+_0 (-) q+_+- against the unperturbed step.
  *
- * TL_DERIV_ANALYTIC, for a step without contacts, every system on
- * semi-implicit Euler (src/native/step.c, free_velocity and integrate2); its joint
- * rows by the implicit function theorem (joint_rows below):
+ * TL_DERIV_ANALYTIC, every system on semi-implicit Euler (src/native/step.c,
+ * free_velocity and integrate2); its joint rows by the implicit function
+ * theorem (joint_rows below), and with contacts against static planes and box
+ * faces the contact and joint rows together (contact_rows below: sticking,
+ * sliding and open contacts; Le Lidec et al., RA-L 2021; Werling et al.,
+ * RSS 2021):
  *   M_eff a = f(q, u) - h(q, u),  M_eff = M(q) + diag(dt (Kd + D) + dt^2 (Kp + K)),
  *   f = tau_ff + Kp (e(q) - dt u) + Kd (u_t - u) - D u + K (e_s(q) - dt u) + ext + tau,
  *   u+ = u + dt a,  q+ = q (+) dt u+.
