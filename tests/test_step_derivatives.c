@@ -533,6 +533,58 @@ static void contact_vs_fd(tl_world *w, const char *label, double eps, int want_s
   tl_step_derivatives_free(ws);
 }
 
+/* What the analytic mode does not cover falls back and says so: the standing
+ * quadruped under the PGS solver (friction pyramid), and two project balls
+ * resting on each other (a contact between two systems). */
+static void contact_fallbacks(const char *robots) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/talus_quadruped/talus_quadruped.urdf", robots);
+  tl_system *s = NULL, *s2 = NULL;
+  tl_world *w = standing(path, &s, 0.3, 300, 10);
+  tl_error err;
+  memset(&err, 0, sizeof err);
+  for (int k = 0; k < 2 && w; k++) {
+    if (k == 1) { /* two balls, one on the other, on the ground */
+      tl_world_free(w);
+      w = NULL;
+      snprintf(path, sizeof path, "%s/ball/ball.urdf", robots);
+      tl_load_options opt = tl_load_options_default();
+      tl_model *m = NULL;
+      double q1[7] = {0, 0, 0.1, 1, 0, 0, 0}, q2[7] = {0, 0, 0.2999, 1, 0, 0, 0};
+      int ok = tl_model_load_urdf(path, &opt, &m, &err) == TL_OK && tl_world_create(&w, &err) == TL_OK &&
+               tl_world_add_ground(w, 0, 0.8, &err) == TL_OK && tl_world_add_system(w, m, &s, &err) == TL_OK &&
+               tl_world_add_system(w, m, &s2, &err) == TL_OK &&
+               tl_system_set_state(s, q1, 7, NULL, 0, &err) == TL_OK &&
+               tl_system_set_state(s2, q2, 7, NULL, 0, &err) == TL_OK && tl_world_step(w, &err) == TL_OK;
+      tl_model_free(m);
+      int between = 0;
+      for (int c = 0; ok && c < tl_world_ncontact(w); c++) {
+        tl_contact_info ci;
+        tl_world_contact(w, c, &ci, NULL);
+        between += ci.other_system >= 0;
+      }
+      TL_CHECK(between >= 1, "fallbacks: the two balls do not touch");
+      if (!TL_CHECK(ok, "fallbacks: two balls: %s", err.message)) break;
+    } else if (!TL_CHECK(tl_world_set_solver(w, TL_SOLVER_PGS, &err) == TL_OK, "PGS: %s", err.message)) {
+      break;
+    }
+    tl_step_derivatives *ws = NULL;
+    if (!TL_CHECK(tl_step_derivatives_create(w, &ws, &err) == TL_OK, "fallbacks: %s", err.message)) break;
+    int nv = tl_step_derivatives_nv(ws);
+    double *A = malloc(4 * (size_t)nv * nv * sizeof(double)), *B = malloc(2 * (size_t)nv * nv * sizeof(double));
+    tl_deriv_mode used = TL_DERIV_ANALYTIC;
+    TL_CHECK(tl_world_step_derivatives(w, ws, TL_DERIV_ANALYTIC, A, B, nv, &used, &err) == TL_OK, "fallbacks: %s",
+             err.message);
+    TL_CHECK(used == TL_DERIV_FD_CENTRED, "%s: the analytic mode did not fall back (%d contacts)",
+             k ? "two balls in contact" : "quadruped under PGS", tl_world_ncontact(w));
+    printf("%s (%d contacts): the analytic mode falls back to FD, as documented\n",
+           k ? "two balls resting on each other" : "quadruped standing under PGS", tl_world_ncontact(w));
+    free(A), free(B);
+    tl_step_derivatives_free(ws);
+  }
+  tl_world_free(w);
+}
+
 /* (c) The project's 0.2 m box sliding on the ground at 1.5 m/s along x
  * (and 0.5 along y), mu 0.8: four corner contacts on the cone, 0.05 s after
  * its release (settled on its face). */
@@ -702,6 +754,7 @@ int main(int argc, char **argv) {
   box_sliding(robots, "ball/ball.urdf", 0.1 - 1e-4, 1);
   box_sliding(robots, "box/box.urdf", 0.1 - 1e-4, 4);
   arm_table();
+  contact_fallbacks(robots);
   char probe[4096];
   snprintf(probe, sizeof probe, "%s/robots/talos/robots/talos_full_v2.urdf", shared ? shared : "");
   FILE *f = shared ? fopen(probe, "r") : NULL;
