@@ -1,4 +1,4 @@
-# Guards: python/src/py_world.c (World.step_derivatives), src/world/step_derivatives.c.
+# Guards: python/src/py_world.c (World.step_derivatives), src/native/step_derivatives.c.
 """World.step_derivatives (issue 24 §3): the analytic mode against the centred finite differences on
 the project humanoid floating in the air with a small PD (relative error below 1e-4), the mode used
 (info=True: "analytic" on the project quadruped standing on four sticking feet, against "fd"),
