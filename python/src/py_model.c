@@ -14,7 +14,7 @@ static int parse_base(PyObject *floating, tl_base_type *base) {
 
 int tlpy_warn_model(const tl_model *m) {
   for (int i = 0; i < tl_model_nwarning(m) && tl_model_warning(m, i); i++)
-    if (PyErr_WarnEx(tlpy_urdf_warning, tl_model_warning(m, i), 2) < 0) return -1;
+    if (PyErr_WarnEx(tlpy_urdf_warning, tl_model_warning(m, i), 1) < 0) return -1;
   return 0;
 }
 
