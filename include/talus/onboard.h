@@ -71,8 +71,11 @@ typedef struct tl_standing_result {
  * residual kept. With the default height, a height that leaves a residual
  * above 1 mm is lowered by 10 % up to 8 times. q: nq values out (the whole
  * configuration; a fixed base is welded at (0, 0, height) by the caller).
- * Errors: TL_ERR_ARGUMENT (NULL model or q, wrong nq, a foot name that is
- * not a link, no feet, a joint that is not scalar), TL_ERR_MEMORY. */
+ * opt NULL: the defaults; result may be NULL. Errors: TL_ERR_ARGUMENT (NULL
+ * model or q, wrong nq, a foot name that is not a link below the base, no
+ * feet, a joint that is not revolute or prismatic, height_fraction outside
+ * (0, 1] without a height, max_iter or tolerance < 0, damping <= 0),
+ * TL_ERR_MEMORY. Nothing is written to q on failure. */
 tl_status tl_find_standing_pose(const tl_model *model, const tl_standing_options *opt, double *q, int nq,
                                 tl_standing_result *result, tl_error *err);
 

@@ -22,7 +22,7 @@ def find_standing_pose(urdf, height=None, feet=None, base="floating", height_fra
     Levenberg-Marquardt damping on the feet's point Jacobians, joints clamped to their limits
     after each step, three starting poses, the best kept.
 
-    - ``urdf``: a path or a ``talus.Model``.
+    - ``urdf``: a path, or a ``talus.Model`` (used as loaded: ``base`` is then ignored).
     - ``height``: base height in m; None: ``height_fraction`` of the mean leg length (sum of the
       segment lengths from the leg's first joint to the foot), lowered by 10 % steps (up to 8)
       while the feet cannot reach.

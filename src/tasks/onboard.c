@@ -554,6 +554,13 @@ tl_status tl_find_standing_pose(const tl_model *m, const tl_standing_options *op
                           tl_model_joint_name(m, b), tl_joint_type_name(t));
   }
   if (s.nj < 1) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "robot", "robot '%s' has no joint", tl_model_name(m));
+  if (!(o->height_fraction > 0 && o->height_fraction <= 1) && !(isfinite(o->height) && o->height > 0))
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "height_fraction", "height_fraction is %g: expected (0, 1]",
+                        o->height_fraction);
+  if (o->max_iter < 0 || !(o->tolerance >= 0) || !(o->damping > 0))
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "options",
+                        "max_iter %d, tolerance %g, damping %g: expected >= 0, >= 0, > 0", o->max_iter, o->tolerance,
+                        o->damping);
   tl_world *w = NULL;
   tl_status st = tl_world_create(&w, err);
   if (!st) st = tl_world_add_system(w, m, &s.sys, err);
