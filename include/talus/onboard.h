@@ -34,10 +34,12 @@ int tl_model_leaf_bodies(const tl_model *model, int *bodies, int cap);
 double tl_support_margin(const double *xy, int n, const double p[2]);
 
 typedef struct tl_standing_options {
-  double height;          /* base height above the ground, m; NAN or <= 0 (default): height_fraction
-                             of the mean leg length above the feet's contact height */
+  double height;          /* base height above the ground, m; NAN or <= 0 (default): the hips
+                             height_fraction of the mean leg length above the feet's points */
   double height_fraction; /* default 0.7 */
-  const char *const *feet; /* nfeet URDF link names of the feet; NULL (default): the leaf bodies */
+  const char *const *feet; /* nfeet URDF link names of the feet; NULL (default): the leaf bodies whose
+                              foot point lies in the lowest quarter of the depth below the base at the
+                              reference pose (a humanoid's feet, not its hands) */
   int nfeet;
   int max_iter;           /* Gauss-Newton iterations per start (default 200) */
   double tolerance;       /* m: stop when every foot is this close to its target (default 1e-5) */
@@ -52,7 +54,7 @@ typedef struct tl_standing_result {
   double com_margin;    /* m: COM ground projection vs the feet's support polygon (tl_support_margin) */
   int nfeet;
   int iterations;       /* Gauss-Newton iterations of the start kept */
-  int height_reduced;   /* 1: the default height was out of reach and was lowered (x 0.9 steps) */
+  int height_adjusted;  /* 1: the default height was out of reach and another was used */
 } tl_standing_result;
 
 /* A standing pose of `model` by damped least-squares inverse kinematics:
@@ -66,9 +68,10 @@ typedef struct tl_standing_result {
  * (dq = (J^T J + lambda^2 I)^-1 J^T (target - p), J the feet's stacked 3 x
  * nv point Jacobians, tl_system_point_jacobian, base columns left out),
  * steps capped at 0.5 rad (m), the joints clamped to their limits after each
- * step; three starts (tl_model_default_q, and with the legs' second and
- * third joints bent by +-(0.4, -0.8) rad), the one with the smallest
- * residual kept. With the default height, a height that leaves a residual
+ * step; four starts (tl_model_default_q; the leg's first three joints with
+ * an axis near the base's y (hip, knee, ankle pitch) bent by (b, -2 b, b),
+ * b = +-0.4 rad; the knee and ankle pitch at mid-range), the one with the
+ * smallest residual kept. With the default height, a height that leaves a residual
  * above 1 mm is lowered by 10 % up to 8 times. q: nq values out (the whole
  * configuration; a fixed base is welded at (0, 0, height) by the caller).
  * opt NULL: the defaults; result may be NULL. Errors: TL_ERR_ARGUMENT (NULL

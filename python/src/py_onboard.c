@@ -73,6 +73,6 @@ PyObject *tlpy_find_standing_pose(PyObject *self, PyObject *args, PyObject *kw) 
     return tlpy_raise(&err);
   }
   return Py_BuildValue("(N{s:d,s:d,s:d,s:i,s:i,s:O})", q, "height", r.height, "residual", r.residual, "com_margin",
-                       r.com_margin, "nfeet", r.nfeet, "iterations", r.iterations, "height_reduced",
-                       r.height_reduced ? Py_True : Py_False);
+                       r.com_margin, "nfeet", r.nfeet, "iterations", r.iterations, "height_adjusted",
+                       r.height_adjusted ? Py_True : Py_False);
 }

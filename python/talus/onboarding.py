@@ -24,8 +24,8 @@ def find_standing_pose(urdf, height=None, feet=None, base="floating", height_fra
 
     - ``urdf``: a path, or a ``talus.Model`` (used as loaded: ``base`` is then ignored).
     - ``height``: base height in m; None: ``height_fraction`` of the mean leg length (sum of the
-      segment lengths from the leg's first joint to the foot), lowered by 10 % steps (up to 8)
-      while the feet cannot reach.
+      segment lengths from the leg's first joint to the foot) for the hips above the feet; while
+      the feet cannot reach (residual > 1 mm), 0.9, 1.1, 0.8, 1.2, ..., 0.4 times it are tried.
     - ``feet``: URDF link names of the feet; None: the leaf links of the tree (a foot link fixed
       to a shank counts as the shank). The foot point is the centre of the foot body's collision
       geom farthest from its origin; its target is one foot radius above the ground.
@@ -38,7 +38,7 @@ def find_standing_pose(urdf, height=None, feet=None, base="floating", height_fra
     name: angle}), ``q`` (the whole configuration, base at (0, 0, height)), ``height``,
     ``residual`` (m, the largest distance of a foot from its target: check it), ``com_margin``
     (m, signed distance of the COM's ground projection inside the feet's support polygon; > 0
-    inside), ``feet`` (number of feet), ``iterations``, ``height_reduced``. Raises talus.Error for
+    inside), ``feet`` (number of feet), ``iterations``, ``height_adjusted``. Raises talus.Error for
     a foot name that is not a link or a robot without feet; URDF load warnings are issued as
     talus.URDFWarning.
     """

@@ -172,3 +172,28 @@ def test_standing_pose_on_held_out_robots(robot):
         assert not term[0]
     # projected gravity (obs 6..8) still points down in the base frame: the base is level
     assert obs[0, 8] < -0.95
+
+
+def test_standing_pose_biped_keeps_feet_flat():
+    """The project's talus_humanoid (6-joint legs, box feet, arms that are leaves too): the default
+    feet are the two feet (not the hands), the soles stay level, and it stands for 1 s."""
+    path = ROBOTS / "talus_humanoid" / "talus_humanoid.urdf"
+    pose = talus.find_standing_pose(path)
+    assert pose["feet"] == 2 and pose["residual"] < 1e-3
+    assert pose["com_margin"] > 0.03  # inside the polygon of the two soles
+    model = talus.Model.from_urdf(path)
+    world = talus.World()
+    sys = world.add_system(model)
+    sys.set_state(pose["q"])
+    for foot in ("l_foot", "r_foot"):
+        _, R = sys.body_pose(foot)
+        assert R[2, 2] > 0.9999  # the sole is level (its z axis within 0.8 degrees of vertical)
+    env, caught = quiet_env(urdf=path, default_joint_pos=pose["default_joint_pos"], joint_noise=0.0,
+                            base_vel_noise=0.0)
+    assert kinds(caught) == []
+    env.reset(seed=0)
+    zero = np.zeros((1, env.single_action_space.shape[0]))
+    for _ in range(int(round(1.0 / env.control_dt))):
+        obs, r, term, trunc, info = env.step(zero)
+        assert not term[0]
+    assert obs[0, 8] < -0.99

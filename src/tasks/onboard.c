@@ -151,7 +151,7 @@ static int geom_npoints(const tl_model *m, int g) {
   return type == TL_GEOM_CYLINDER ? 2 * CYL_SAMPLES : 8;
 }
 
-static void foot_point(const tl_model *m, int b, double p[3], double *r);
+static int foot_point(const tl_model *m, int b, double p[3], double *r);
 static void body_point(tl_system *sys, int b, const double p[3], double out[3]);
 
 /* ---------------- the urdf task's creation warnings ---------------- */
@@ -204,9 +204,9 @@ tl_status tl_onboard_check(tl_vecenv *v, const tl_model *m, tl_system *sys, cons
   if (cap == 0) return TL_OK;
   double *q = malloc(sizeof(double) * (size_t)nq), *pts = malloc(sizeof(double) * 3 * (size_t)cap);
   double *xy = malloc(sizeof(double) * 2 * (size_t)cap);
-  int *body = malloc(sizeof(int) * (size_t)cap);
-  if (!q || !pts || !xy || !body) {
-    free(q), free(pts), free(xy), free(body);
+  int *body = malloc(sizeof(int) * (size_t)cap), *geom = malloc(sizeof(int) * (size_t)cap);
+  if (!q || !pts || !xy || !body || !geom) {
+    free(q), free(pts), free(xy), free(body), free(geom);
     return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
   }
   memcpy(q, q0, sizeof(double) * (size_t)nq);
@@ -224,7 +224,7 @@ tl_status tl_onboard_check(tl_vecenv *v, const tl_model *m, tl_system *sys, cons
     int b = -1;
     tl_model_geom(m, g, NULL, &b, NULL, NULL, NULL, NULL);
     int k = geom_points(sys, m, g, pts + 3 * n, cap - n);
-    for (int i = 0; i < k; i++) body[n + i] = b, zmin = fmin(zmin, pts[3 * (n + i) + 2]);
+    for (int i = 0; i < k; i++) body[n + i] = b, geom[n + i] = g, zmin = fmin(zmin, pts[3 * (n + i) + 2]);
     n += k > 0 ? k : 0;
   }
   double com[3] = {0, 0, 0};
@@ -234,14 +234,15 @@ tl_status tl_onboard_check(tl_vecenv *v, const tl_model *m, tl_system *sys, cons
     char feet[256] = "";
     for (int i = 0; i < n; i++) {
       if (pts[3 * i + 2] > zmin + SUPPORT_TOL) continue;
-      /* a foot point: on a leaf body, near its foot point (a shin or knee on the ground is not a foot) */
+      /* a foot point: on a leaf body, of its foot geom or near its foot point (a shin or knee on the
+       * ground is not a foot) */
       int foot = is_leaf(m, body[i]);
       if (foot) {
         double fp[3], fr, fw[3];
-        foot_point(m, body[i], fp, &fr);
+        int fg = foot_point(m, body[i], fp, &fr);
         body_point(sys, body[i], fp, fw);
         double d[3] = {pts[3 * i] - fw[0], pts[3 * i + 1] - fw[1], pts[3 * i + 2] - fw[2]};
-        foot = tl_v3_norm(d) <= 2 * fr + 0.02;
+        foot = geom[i] == fg || tl_v3_norm(d) <= 2 * fr + 0.02;
       }
       if (foot) {
         xy[2 * nfoot] = pts[3 * i], xy[2 * nfoot + 1] = pts[3 * i + 1], nfoot++;
@@ -278,7 +279,7 @@ tl_status tl_onboard_check(tl_vecenv *v, const tl_model *m, tl_system *sys, cons
           com[0], com[1], margin < 0 ? "outside" : "on the edge of", feet_bodies,
           feet_bodies ? feet : "none", isfinite(margin) ? -margin : INFINITY);
   }
-  free(q), free(pts), free(xy), free(body);
+  free(q), free(pts), free(xy), free(body), free(geom);
   return st;
 }
 
@@ -296,14 +297,21 @@ void tl_standing_options_default(tl_standing_options *o) {
 typedef struct leg {
   int body;          /* the foot body */
   double p[3], r;    /* foot point (body frame) and radius */
+  int geom;          /* the foot's collision geom (-1: none) */
   int hip_body;      /* the body whose joint origin is the hip */
   double target[3];
   double length;     /* sum of the segment lengths from the leg's first joint to the foot point */
+  int pitch[3], npitch; /* the first three DOFs (from the base) whose axis is near the base's y axis */
+  int flat;          /* 1: keep the foot's tilt of the reference pose (a flat foot on a leg of >= 5 joints) */
+  double Rref[9];    /* the foot body's rotation at the reference pose, base level */
 } leg;
 
-/* Foot point of body b: the centre of its geom farthest from the body origin. */
-static void foot_point(const tl_model *m, int b, double p[3], double *r) {
+#define TILT_WEIGHT 0.1 /* m per rad: a flat foot's tilt error counts as this much position error */
+
+/* Foot point of body b: the centre of its geom farthest from the body origin (returned; -1: none). */
+static int foot_point(const tl_model *m, int b, double p[3], double *r) {
   double best = -1;
+  int foot = -1;
   p[0] = p[1] = p[2] = 0;
   *r = 0;
   for (int g = 0; g < tl_model_ngeom(m); g++) {
@@ -328,8 +336,9 @@ static void foot_point(const tl_model *m, int b, double p[3], double *r) {
       for (int a = 0; a < 3; a++) c[a] += w[a];
     } else continue;
     double d = tl_v3_norm(c);
-    if (d > best) best = d, memcpy(p, c, sizeof(c)), *r = rad;
+    if (d > best) best = d, memcpy(p, c, sizeof(c)), *r = rad, foot = g;
   }
+  return foot;
 }
 
 static void body_point(tl_system *sys, int b, const double p[3], double out[3]) {
@@ -388,30 +397,49 @@ static void set_base(ik *s, double *q, double h) {
   }
 }
 
-static double residual(ik *s, double *r) {
-  double worst = 0;
+/* Residual rows, 5 per leg: target - foot point (m), then for a flat foot TILT_WEIGHT times the x, y
+ * of the rotation vector from the foot's rotation to its reference one (0.5 sum_i R e_i x Rref e_i,
+ * world frame; 0 for other feet). Returns the largest foot position error; *all the largest row
+ * norm of either kind. */
+static double residual(ik *s, double *r, double *all) {
+  double worst = 0, tilt = 0;
   for (int l = 0; l < s->nleg; l++) {
-    double x[3];
-    body_point(s->sys, s->legs[l].body, s->legs[l].p, x);
-    for (int a = 0; a < 3; a++) r[3 * l + a] = s->legs[l].target[a] - x[a];
-    worst = fmax(worst, tl_v3_norm(r + 3 * l));
+    const leg *L = &s->legs[l];
+    double x[3], pos[3], R[9], e[3] = {0, 0, 0};
+    body_point(s->sys, L->body, L->p, x);
+    for (int a = 0; a < 3; a++) r[5 * l + a] = L->target[a] - x[a];
+    worst = fmax(worst, tl_v3_norm(r + 5 * l));
+    if (L->flat) {
+      tl_system_body_pose(s->sys, L->body, pos, R, NULL);
+      for (int i = 0; i < 3; i++) {
+        double c[3] = {R[i], R[3 + i], R[6 + i]}, d[3] = {L->Rref[i], L->Rref[3 + i], L->Rref[6 + i]}, x3[3];
+        tl_v3_cross(x3, c, d);
+        for (int a = 0; a < 3; a++) e[a] += 0.5 * x3[a];
+      }
+    }
+    r[5 * l + 3] = TILT_WEIGHT * e[0];
+    r[5 * l + 4] = TILT_WEIGHT * e[1];
+    tilt = fmax(tilt, hypot(r[5 * l + 3], r[5 * l + 4]));
   }
+  *all = fmax(worst, tilt);
   return worst;
 }
 
 /* Gauss-Newton / Levenberg-Marquardt from q (in place). Returns the residual; *iters the iterations. */
 static double solve_ik(ik *s, double *q, double h, const tl_standing_options *o, int *iters) {
-  int nr = 3 * s->nleg, nj = s->nj, nv = s->nv;
-  double lam2 = o->damping * o->damping, res = INFINITY;
+  int nr = 5 * s->nleg, nj = s->nj, nv = s->nv;
+  double lam2 = o->damping * o->damping, res = INFINITY, all = INFINITY;
+  double *Jr = s->J + (size_t)nr * nv; /* 3 x nv scratch */
   int it = 0;
   for (;; it++) {
     set_base(s, q, h);
-    res = residual(s, s->r);
-    if (res < o->tolerance || it >= o->max_iter) break;
+    res = residual(s, s->r, &all);
+    if (all < o->tolerance || it >= o->max_iter) break;
     for (int l = 0; l < s->nleg; l++) {
-      double x[3];
+      double x[3], *rows = s->J + (size_t)5 * l * nv;
       body_point(s->sys, s->legs[l].body, s->legs[l].p, x);
-      tl_system_point_jacobian(s->sys, s->legs[l].body, x, s->J + (size_t)3 * l * nv, NULL, nv, NULL);
+      tl_system_point_jacobian(s->sys, s->legs[l].body, x, rows, Jr, nv, NULL);
+      for (int c = 0; c < 2 * nv; c++) rows[3 * nv + c] = s->legs[l].flat ? TILT_WEIGHT * Jr[c] : 0.0;
     }
     for (int i = 0; i < nr; i++)
       for (int j = 0; j < nj; j++) s->Jsel[i * nj + j] = s->J[i * nv + s->j0 + j];
@@ -457,7 +485,26 @@ static tl_status ik_setup(ik *s, const tl_standing_options *o, tl_error *err) {
       feet[nf++] = b;
     }
   } else {
-    nf = tl_model_leaf_bodies(m, feet, nb);
+    /* the leaf bodies whose foot point hangs in the lowest quarter of the depth below the base at
+     * the reference pose (a humanoid's feet, not its hands) */
+    int nl = tl_model_leaf_bodies(m, feet, nb);
+    double *qr = calloc((size_t)s->nq, sizeof(double)), *z = calloc((size_t)nl + 1, sizeof(double)), zmin = 0;
+    if (!qr || !z) {
+      free(qr), free(z), free(feet);
+      return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
+    }
+    tl_model_reference_q(m, qr, s->nq, NULL);
+    set_base(s, qr, 0.0);
+    for (int i = 0; i < nl; i++) {
+      double p[3], r, x[3];
+      foot_point(m, feet[i], p, &r);
+      body_point(s->sys, feet[i], p, x);
+      z[i] = x[2];
+      zmin = fmin(zmin, z[i]);
+    }
+    for (int i = 0; i < nl; i++)
+      if (z[i] <= 0.75 * zmin || zmin == 0) feet[nf++] = feet[i];
+    free(qr), free(z);
   }
   if (nf == 0) {
     free(feet);
@@ -472,7 +519,7 @@ static tl_status ik_setup(ik *s, const tl_standing_options *o, tl_error *err) {
   }
   for (int l = 0; l < nf; l++) {
     s->legs[l].body = feet[l];
-    foot_point(m, feet[l], s->legs[l].p, &s->legs[l].r);
+    s->legs[l].geom = foot_point(m, feet[l], s->legs[l].p, &s->legs[l].r);
   }
   free(feet);
   return TL_OK;
@@ -489,6 +536,7 @@ static void ik_legs(ik *s) {
     /* chain[n - 1] is the leg's first body; the hip: the first joint (from the base) with axis near y */
     L->hip_body = chain[n - 1];
     double y = 0;
+    L->npitch = 0;
     for (int i = n - 1; i >= 0; i--) {
       int b = chain[i];
       if (tl_joint_nv(tl_model_joint_type(m, b)) != 1) continue;
@@ -497,11 +545,9 @@ static void ik_legs(ik *s) {
       tl_system_point_jacobian(s->sys, b, o, NULL, Jr, s->nv, NULL);
       int d = tl_model_joint_u_index(m, b);
       double ay = fabs(Jr[1 * s->nv + d]);
-      if (ay > 0.7 && ay > y) {
-        y = ay;
-        L->hip_body = b;
-        break;
-      }
+      if (!(ay > 0.7)) continue;
+      if (L->npitch == 0 && ay > y) y = ay, L->hip_body = b;
+      if (L->npitch < 3) L->pitch[L->npitch++] = d;
     }
     double prev[3], R[9], foot[3];
     tl_system_body_pose(s->sys, chain[n - 1], prev, R, NULL);
@@ -516,6 +562,11 @@ static void ik_legs(ik *s) {
     body_point(s->sys, L->body, L->p, foot);
     double d[3] = {foot[0] - prev[0], foot[1] - prev[1], foot[2] - prev[2]};
     L->length += tl_v3_norm(d);
+    double o[3];
+    tl_system_body_pose(s->sys, L->body, o, L->Rref, NULL);
+    tl_geom_type type = TL_GEOM_SPHERE;
+    if (L->geom >= 0) tl_model_geom(m, L->geom, &type, NULL, NULL, NULL, NULL, NULL);
+    L->flat = n >= 5 && type != TL_GEOM_SPHERE && type != TL_GEOM_CAPSULE;
   }
 }
 
@@ -565,7 +616,7 @@ tl_status tl_find_standing_pose(const tl_model *m, const tl_standing_options *op
   tl_status st = tl_world_create(&w, err);
   if (!st) st = tl_world_add_system(w, m, &s.sys, err);
   if (!st) st = ik_setup(&s, o, err);
-  size_t nv = (size_t)s.nv, nr = 3 * (size_t)s.nleg, nj = (size_t)s.nj;
+  size_t nv = (size_t)s.nv, nr = 5 * (size_t)s.nleg, nj = (size_t)s.nj;
   double *qs = NULL, *best = NULL, *q0 = NULL;
   if (!st) {
     s.qi = calloc(nv, sizeof(int));
@@ -602,23 +653,26 @@ tl_status tl_find_standing_pose(const tl_model *m, const tl_standing_options *op
     }
     int given = isfinite(o->height) && o->height > 0;
     double h = given ? o->height : rmean - hipz + o->height_fraction * len;
-    double bestres = INFINITY;
-    int reduced = 0;
-    for (int attempt = 0; attempt < 9; attempt++) {
+    /* heights tried (default height only) until the feet reach: h0 times these factors */
+    static const double factors[] = {1.0, 0.9, 1.1, 0.8, 1.2, 0.7, 1.3, 0.6, 0.5, 0.4};
+    const int nfactor = (int)(sizeof(factors) / sizeof(factors[0]));
+    double h0 = h, bestres = INFINITY;
+    int adjusted = 0;
+    for (int attempt = 0;; attempt++) {
       set_base(&s, q0, 0.0);
       ik_targets(&s);
-      for (int start = 0; start < 3; start++) {
+      for (int start = 0; start < 4; start++) {
+        /* starts: the default pose; the pitch joints (hip, knee, ankle) bent by (b, -2 b, b) either
+         * way, so a straight leg's singularity is left; the knee and ankle at mid-range */
         memcpy(qs, q0, sizeof(double) * (size_t)nq);
-        double bend = start == 0 ? 0 : start == 1 ? 0.4 : -0.4;
-        for (int l = 0; l < s.nleg && bend != 0; l++) {
-          int chain[256], n = 0;
-          for (int b = s.legs[l].body; b > 0 && n < 256; b = tl_model_body_parent(m, b)) chain[n++] = b;
-          for (int i = n - 2, k = 1; i >= 0; i--, k++) { /* second, third, ... joint of the leg */
-            int d = tl_model_joint_u_index(m, chain[i]), qk = s.qi[d];
-            double x = qs[qk] + (k == 1 ? bend : k == 2 ? -2 * bend : 0);
+        double bend = start == 1 ? 0.4 : start == 2 ? -0.4 : 0;
+        for (int l = 0; l < s.nleg && start > 0; l++)
+          for (int k = 0; k < s.legs[l].npitch; k++) {
+            int d = s.legs[l].pitch[k], qk = s.qi[d];
+            double x = qs[qk] + (k == 1 ? -2 * bend : bend);
+            if (start == 3 && k > 0 && isfinite(s.lo[d]) && isfinite(s.hi[d])) x = 0.5 * (s.lo[d] + s.hi[d]);
             qs[qk] = fmin(fmax(x, s.lo[d]), s.hi[d]);
           }
-        }
         int it = 0;
         double r = solve_ik(&s, qs, h, o, &it);
         if (r < bestres) {
@@ -627,26 +681,37 @@ tl_status tl_find_standing_pose(const tl_model *m, const tl_standing_options *op
           if (res) res->iterations = it;
         }
       }
-      if (given || bestres <= 1e-3) break;
-      h *= 0.9;
-      reduced = 1;
+      if (given || bestres <= 1e-3 || attempt == nfactor - 1) break;
+      h = h0 * factors[attempt + 1];
+      adjusted = 1;
       bestres = INFINITY;
     }
     set_base(&s, best, h);
     if (s.floating) best[2] = h;
-    double *xy = s.r, com[3] = {0, 0, 0};
-    for (int l = 0; l < s.nleg; l++) {
-      double x[3];
-      body_point(s.sys, s.legs[l].body, s.legs[l].p, x);
-      xy[2 * l] = x[0], xy[2 * l + 1] = x[1];
+    /* the support polygon: the foot geoms' points within SUPPORT_TOL of the lowest (a flat foot's
+     * sole corners), the foot points where a foot has no geom */
+    int cap = 0, n = 0;
+    for (int l = 0; l < s.nleg; l++) cap += s.legs[l].geom >= 0 ? geom_npoints(m, s.legs[l].geom) : 1;
+    double *pts = calloc(3 * (size_t)cap + 3, sizeof(double)), *xy = calloc(2 * (size_t)cap + 2, sizeof(double));
+    double com[3] = {0, 0, 0}, margin = -INFINITY, zmin = INFINITY;
+    for (int l = 0; pts && xy && l < s.nleg; l++) {
+      int k = s.legs[l].geom >= 0 ? geom_points(s.sys, m, s.legs[l].geom, pts + 3 * n, cap - n) : -1;
+      if (k < 0) body_point(s.sys, s.legs[l].body, s.legs[l].p, pts + 3 * n), k = 1;
+      n += k;
     }
+    for (int i = 0; i < n; i++) zmin = fmin(zmin, pts[3 * i + 2]);
+    int nxy = 0;
+    for (int i = 0; pts && xy && i < n; i++)
+      if (pts[3 * i + 2] <= zmin + SUPPORT_TOL) xy[2 * nxy] = pts[3 * i], xy[2 * nxy + 1] = pts[3 * i + 1], nxy++;
     tl_system_com(s.sys, com, NULL);
+    if (pts && xy) margin = tl_support_margin(xy, nxy, com);
+    free(pts), free(xy);
     if (res) {
       res->height = h;
       res->residual = bestres;
-      res->com_margin = tl_support_margin(xy, s.nleg, com);
+      res->com_margin = margin;
       res->nfeet = s.nleg;
-      res->height_reduced = reduced;
+      res->height_adjusted = adjusted;
     }
     memcpy(q, best, sizeof(double) * (size_t)nq);
   }
