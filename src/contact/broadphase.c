@@ -322,7 +322,7 @@ static void refresh_filters(tl_world *w) {
     tl_geom_ref *g = &w->geomrefs[i];
     double *u = w->unit_box + 6 * i;
     tl_world_geom_shape(w, g, &w->shapes[i]);
-    tl_shape_aabb(&w->shapes[i], w->contact_margin, g->box, g->box + 3);
+    tl_shape_aabb(&w->shapes[i], w->opt.contact_margin, g->box, g->box + 3);
     if (w->geom_act0[i]) {
       w->geom_act0[i] = 2;
       memcpy(u, g->box, 6 * sizeof(double));
@@ -345,7 +345,7 @@ static const double *geom_box(tl_world *w, int i) {
   tl_geom_ref *g = &w->geomrefs[i];
   if (w->geom_active[i] == 1) {
     tl_world_geom_shape(w, g, &w->shapes[i]);
-    tl_shape_aabb(&w->shapes[i], w->contact_margin, g->box, g->box + 3);
+    tl_shape_aabb(&w->shapes[i], w->opt.contact_margin, g->box, g->box + 3);
     w->geom_active[i] = 2;
   }
   return g->box;
@@ -356,7 +356,7 @@ static const double *geom_box_at(tl_world *w, const tl_system *s, int i, const d
   tl_geom_ref *g = &w->geomrefs[i];
   if (w->geom_active[i] == 1) {
     system_shape(s, g->geom, x, R, &w->shapes[i]);
-    tl_shape_aabb(&w->shapes[i], w->contact_margin, g->box, g->box + 3);
+    tl_shape_aabb(&w->shapes[i], w->opt.contact_margin, g->box, g->box + 3);
     w->geom_active[i] = 2;
   }
   return g->box;
@@ -365,7 +365,7 @@ static const double *geom_box_at(tl_world *w, const tl_system *s, int i, const d
 /* Boxes of the bodies and systems (units after the statics, whose boxes are
  * set by refresh_filters) with active geoms; inactive units get lo[0] = +inf. */
 static void unit_boxes(tl_world *w) {
-  const double margin = w->contact_margin;
+  const double margin = w->opt.contact_margin;
   for (int si = 0; si < w->nsystem; si++) {
     const tl_system *s = w->systems[si];
     double *u = w->unit_box + 6 * (w->nstatic + si);
@@ -410,7 +410,7 @@ static inline void push_pair(tl_world *w, int a, int b) {
 static inline int sphere_overlap(const tl_world *w, const tl_model *m, int g, const double x[3], const double R[9],
                                  const double *other) {
   if (w->geom_active[g] == 2) return box_overlap(w->geomrefs[g].box, other);
-  double c[3], box[6], r = w->gradius[g] + w->contact_margin;
+  double c[3], box[6], r = w->gradius[g] + w->opt.contact_margin;
   tl_m3_mulv(c, R, m->geom_pos + 3 * w->geomrefs[g].geom);
   tl_v3_add(c, c, x);
   for (int i = 0; i < 3; i++) box[i] = c[i] - r, box[3 + i] = c[i] + r;
@@ -490,9 +490,9 @@ void tl_world_broadphase(tl_world *w) {
   if (w->filters_stale) refresh_filters(w);
   if (w->ngeomref) memcpy(w->geom_active, w->geom_act0, (size_t)w->ngeomref); /* NULL when no geom: no memcpy */
   w->npair_c = 0;
-  double g = tl_v3_norm(w->gravity);
+  double g = tl_v3_norm(w->opt.gravity);
   if (g > 0)
-    tl_v3_scale(w->up, w->gravity, -1.0 / g);
+    tl_v3_scale(w->up, w->opt.gravity, -1.0 / g);
   else
     tl_v3_set(w->up, 0, 0, 1);
   unit_boxes(w);

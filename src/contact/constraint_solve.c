@@ -80,7 +80,7 @@ static void finish_velocities(tl_world *w) {
 /* The solver of the world on blocks [0, nblock), from z = 0 plus the impact
  * impulses, warm-started from the blocks' lambda; leaves the impulses in z. */
 static void run_solver(tl_world *w) {
-  if (w->solver == TL_SOLVER_DANTZIG) {
+  if (w->opt.solver == TL_SOLVER_DANTZIG) {
     tl_solver_dantzig(w);
     return;
   }
@@ -96,7 +96,7 @@ static void run_solver(tl_world *w) {
     apply_impulse(w, b, b->lambda);
   }
   tl_solver_factor_eqgroups(w);
-  tl_solver_gauss_seidel(w, w->solver == TL_SOLVER_PGS);
+  tl_solver_gauss_seidel(w, w->opt.solver == TL_SOLVER_PGS);
   if (w->dense) { /* the impulses into z */
     w->dense = 0;
     for (int i = 0; i < w->nblock; i++) apply_impulse(w, &w->blocks[i], w->blocks[i].lambda);
@@ -116,7 +116,7 @@ static int deferred_hold(tl_world *w, int first) {
     block_velocity_u(w, b, v);
     if (!(b->target[2] - v[2] > 0)) continue;
     if (!b->finished) tl_block_finish(w, b);
-    if (b->target[2] - v[2] > w->solver_tol * (b->G[8] + b->R)) return 0;
+    if (b->target[2] - v[2] > w->opt.solver_tol * (b->G[8] + b->R)) return 0;
   }
   return 1;
 }

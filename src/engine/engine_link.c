@@ -82,10 +82,10 @@ static void hash_system(hasher *x, const tl_system *s) {
 
 static uint64_t fingerprint(const tl_world *w) {
   hasher x = {0xcbf29ce484222325ull};
-  double settings[] = {w->dt, w->gravity[0], w->gravity[1], w->gravity[2], (double)w->solver,
-                       (double)w->solver_max_iter, w->solver_tol, w->sor, w->erp, w->cfm,
-                       w->contact_margin, w->contact_compliance, w->max_recovery_speed, w->default_mu,
-                       w->default_restitution, w->default_threshold, (double)w->velocity_limits};
+  double settings[] = {w->opt.dt, w->opt.gravity[0], w->opt.gravity[1], w->opt.gravity[2], (double)w->opt.solver,
+                       (double)w->opt.solver_max_iter, w->opt.solver_tol, w->opt.sor, w->opt.erp, w->opt.cfm,
+                       w->opt.contact_margin, w->opt.contact_compliance, w->opt.max_recovery_speed, w->opt.default_mu,
+                       w->opt.default_restitution, w->opt.default_threshold, (double)w->opt.velocity_limits};
   hash_doubles(&x, settings, (int)(sizeof(settings) / sizeof(settings[0])));
   hash_int(&x, w->nstatic);
   for (int i = 0; i < w->nstatic; i++) {
@@ -154,7 +154,7 @@ tl_status tl_engine_link_check_feature(const tl_world *w, unsigned feature, tl_e
 /* Build the plugin's world from the description and push every state. */
 static tl_status build(tl_world *w, uint64_t fp, tl_error *err) {
   tl_engine_link *l = w->engine;
-  if (w->velocity_limits) { /* a world setting the scene does not carry: checked here */
+  if (w->opt.velocity_limits) { /* a world setting the scene does not carry: checked here */
     tl_status vs = tl_engine_link_check_feature(w, TL_ENGINE_VELOCITY_LIMITS, err);
     if (vs) return vs;
   }
@@ -283,7 +283,7 @@ tl_status tl_engine_link_integrate2(tl_world *w, tl_error *err) {
     if (l->api->applied_generalized_force(l->ew, i, s->tau_applied, NULL) != TL_OK)
       memset(s->tau_applied, 0, (size_t)s->m->nv * sizeof(double));
   }
-  w->time += w->dt;
+  w->time += w->opt.dt;
   return TL_OK;
 }
 
@@ -365,20 +365,20 @@ tl_status tl_world_set_engine(tl_world *w, const char *engine, tl_error *err) {
   tl_engine_caps caps;
   memset(&caps, 0, sizeof(caps));
   api->capabilities(&caps);
-  tl_solver solver = caps.solvers & (1u << w->solver) ? w->solver : caps.default_solver;
+  tl_solver solver = caps.solvers & (1u << w->opt.solver) ? w->opt.solver : caps.default_solver;
   tl_engine_link *l = calloc(1, sizeof(*l));
   if (!l) return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
   l->api = api;
   snprintf(l->engine, sizeof(l->engine), "%s", engine);
   l->options = l->engine + (options - engine);
   tl_engine_link *old = w->engine;
-  tl_solver old_solver = w->solver;
+  tl_solver old_solver = w->opt.solver;
   w->engine = l;
-  w->solver = solver;
+  w->opt.solver = solver;
   if (w->nsystem > 0 && (st = build(w, fingerprint(w), err)) != TL_OK) { /* refuse now, not at the first step */
     tl_engine_link_free(l);
     w->engine = old;
-    w->solver = old_solver;
+    w->opt.solver = old_solver;
     return st;
   }
   tl_engine_link_free(old);

@@ -240,7 +240,7 @@ static int joint_rows(tl_world *w, tl_step_derivatives *ws, int i) {
   tl_system *s = w->systems[i];
   const tl_model *m = s->m;
   const int n = m->nv;
-  const double dt = w->dt;
+  const double dt = w->opt.dt;
   double *G = ws->G, *T = ws->T, *Wt = ws->Wt, *S = ws->S, *R = ws->Rr, *y = ws->y;
   int na = 0;
   for (int bi = 0; bi < w->nblock; bi++) {
@@ -260,12 +260,12 @@ static int joint_rows(tl_world *w, tl_step_derivatives *ws, int i) {
       double q = s->d.q[m->q_adr[body]], bound = b->slot ? m->dof_upper[k] : m->dof_lower[k];
       double gap = b->slot ? bound - q : q - bound, dgap = b->slot ? -1.0 : 1.0;
       if (gap > 0) t[k] = -dgap / dt;
-      else if (w->erp * (-gap) / dt < w->max_recovery_speed) t[k] = -w->erp * dgap / dt;
+      else if (w->opt.erp * (-gap) / dt < w->opt.max_recovery_speed) t[k] = -w->opt.erp * dgap / dt;
     } else if (b->kind == TL_ROW_BOX && b->slot == 3) { /* saturated PD: target (Kp e + Kd u_t) / (dt Kp + Kd) */
       if (m->jnt_type[body] == TL_JOINT_SPHERICAL) return 1;
       t[k] = -s->kp[k] / (dt * s->kp[k] + s->kd[k]);
     } else if (b->kind == TL_ROW_EQUALITY) { /* mimic: -erp (q_k - mult q_j - offset) / dt */
-      for (int c = 0; c < n; c++) t[c] = -w->erp / dt * g[c];
+      for (int c = 0; c < n; c++) t[c] = -w->opt.erp / dt * g[c];
     } /* friction, velocity limits: constant targets */
     R[na] = b->R;
     na++;
@@ -317,12 +317,12 @@ static int analytic_system(tl_world *w, tl_step_derivatives *ws, int i, double *
   const tl_model *m = s->m;
   tl_sysdata *d = &s->d;
   const int n = m->nv, o = ws->sys_v[i], N = ws->nv, N2 = 2 * N;
-  const double dt = w->dt;
+  const double dt = w->opt.dt;
   double *Xq = ws->Xq, *Xu = ws->Xu, *Mi = ws->Mi, *diag = ws->e, *acc = ws->acc;
   if (n == 0) return 0;
   for (int k = 0; k < n; k++) acc[k] = (ws->un[o + k] - d->u[k]) / dt;
   tl_system_update_dynamics(s);
-  tl_dyn_rnea_derivatives(d, w->gravity, acc, Xq, Xu); /* d(M a + h)/dq, d(M a + h)/du at the step's a */
+  tl_dyn_rnea_derivatives(d, w->opt.gravity, acc, Xq, Xu); /* d(M a + h)/dq, d(M a + h)/du at the step's a */
   /* X <- dRNEA - df: -df/du = diag(dt Kp + Kd + D + dt K), -df/dq = Kp, K or their rotation blocks */
   for (int v = 0; v < n; v++) { /* a PD that saturated is a constraint row of the step, not in f and M_eff */
     int pd = tl_system_pd_implicit(s, v);

@@ -69,8 +69,9 @@ typedef struct tl_material_pair {
 } tl_material_pair;
 
 struct tl_world {
-  double dt, time;
-  double gravity[3];
+  tl_world_options opt; /* every setting (talus/world.h): tl_world_set_options and the
+                           single setters write it, nothing else (src/world/world_options.c) */
+  double time;
   int nsystem, cap_system;
   tl_system **systems;
 
@@ -80,8 +81,7 @@ struct tl_world {
   int nheightmap, cap_heightmap;
   tl_heightmap *heightmaps; /* heights owned by the world */
 
-  /* materials */
-  double default_mu, default_restitution, default_threshold;
+  /* materials (the default material: opt) */
   int npair, cap_pair;
   tl_material_pair *pairs;
   int *pair_slot;       /* [pair_slots] open-addressing index of pairs by unordered name pair
@@ -124,8 +124,7 @@ struct tl_world {
   int ignore_n, ignore_cap;
   int *ignore;          /* pairs (system, body, system, body) never collided */
 
-  /* constraint solve */
-  tl_solver solver;
+  /* constraint solve (solver, parameters, ERP / CFM, margins: opt) */
   int nblock, cap_block; /* cap_block: blocks a solve may use (contacts + 6 per DOF; defer_contacts' limit) */
   int alloc_block;      /* blocks allocated (>= cap_block; geometric growth) */
   /* per-system terms of the reservation summed over systems [0, rc_nsystem) (contact/constraint_rows.c) */
@@ -158,18 +157,6 @@ struct tl_world {
   double *lcp_A, *lcp_b, *lcp_lo, *lcp_hi, *lcp_mu, *lcp_x;
   int *lcp_findex, *lcp_row_block;
   tl_solver_stats stats;
-
-  double contact_margin; /* m: speculative contacts closer than this are solved */
-  double erp;            /* fraction of penetration beyond `slop` removed per step */
-  double cfm;            /* constraint force mixing of contact normals (m/s per N s) */
-  double contact_compliance; /* normal compliance relative to the Delassus diagonal */
-  double slop;           /* m: penetration tolerated without correction */
-  double max_recovery_speed; /* m/s: cap of the penetration-recovery velocity */
-  double limit_margin;   /* rad or m: joint limits closer than this become rows */
-  int velocity_limits;   /* 1: URDF <limit velocity> enforced as constraint rows (default 0) */
-  int solver_max_iter;
-  double solver_tol;     /* N s */
-  double sor;            /* over-relaxation of the PGS solver */
 
   struct tl_engine_link *engine; /* NULL: the native engine; else the plugin serving this world
                                     (src/engine/engine_link.c) */
