@@ -220,7 +220,7 @@ static tl_system *ode_world(const tl_model *model, const double *q, const double
     tl_engine_find("ode", &api, NULL);
     snprintf(ode_doc, sizeof ode_doc, "%s through Talus's engine interface (plugin talus-engine-ode: %s; "
              "its notes for this scene: %s); the PD's kp, kd as in the step column",
-             api ? api->version : "ODE", api ? api->description : "", tl_world_engine_notes(os->world));
+             api ? tl_engine_version(api) : "ODE", api ? tl_engine_description(api) : "", tl_world_engine_notes(os->world));
     for (char *c = ode_doc; *c; ++c)
       if (*c == '\n') *c = ';';
   }

@@ -35,10 +35,10 @@ static double now(void) {
 /* FNV-1a hash of the world's snapshot: equal hashes, the same trajectory bit
  * for bit (the snapshot holds everything that influences the next step). */
 static unsigned long long state_hash(const tl_world *w) {
-  size_t n = tl_world_state_size(w), got = 0;
+  size_t n = tl_world_snapshot_size(w), got = 0;
   unsigned char *buf = malloc(n ? n : 1);
   unsigned long long h = 1469598103934665603ull;
-  if (buf && tl_world_get_state(w, buf, n, &got, NULL) == TL_OK)
+  if (buf && tl_world_snapshot_save(w, buf, n, &got, NULL) == TL_OK)
     for (size_t i = 0; i < got; i++) h = (h ^ buf[i]) * 1099511628211ull;
   free(buf);
   return h;

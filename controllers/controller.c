@@ -128,7 +128,7 @@ static tl_status bad_value(tl_error *err, const char *ctrl, const tl_controller_
 
 /* Decimal only: the command line's and the files' one number parser (talus/limits.h). */
 static int number(const tl_controller_param *p, double *v) {
-  return tl_parse_number(p->value, v) == 0 && isfinite(*v) ? 0 : -1;
+  return tl_limits_parse_number(p->value, v) == 0 && isfinite(*v) ? 0 : -1;
 }
 
 static tl_status init_error(tl_error *err, const char *ctrl, tl_status st) {

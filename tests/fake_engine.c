@@ -5,7 +5,7 @@
  * nothing but the fields the check reads. */
 #include <string.h>
 
-#include "talus/engine.h"
+#include "talus/engine_plugin.h"
 
 static tl_engine_api fake_api;
 

@@ -76,7 +76,7 @@ static void test_rng_known_answers(void) {
   }
   /* Random123's published answer for counter 0, key 0 */
   uint64_t zero_ctr[4] = {0, 0, 0, 0}, zero_key[2] = {0, 0}, out[4];
-  tl_philox4x64(zero_ctr, zero_key, out);
+  tl_rng_philox4x64(zero_ctr, zero_key, out);
   TL_CHECK(out[0] == 0x16554d9eca36314cull && out[3] == 0x7e68b68aec7ba23bull, "philox(0, 0) = %016llx ... %016llx",
            (unsigned long long)out[0], (unsigned long long)out[3]);
   /* carry: counter (2^64 - 1, 0, 0, 0) steps to (0, 1, 0, 0); NumPy's words for that block */
@@ -191,9 +191,9 @@ static tl_batch *make_batch(tl_model *m, int nthread, uint64_t seed) {
       kd[e * nv + k] = 10;
     }
   }
-  int ok = tl_batch_set_state(b, q, (long)NENV * nq, u, (long)NENV * nv, &err) == TL_OK &&
-           tl_batch_set_pd_gains(b, kp, kd, (long)NENV * nv, &err) == TL_OK &&
-           tl_batch_set_pd_targets(b, qt, (long)NENV * nq, NULL, 0, &err) == TL_OK;
+  int ok = tl_batch_set_state(b, q, NENV * nq, u, NENV * nv, &err) == TL_OK &&
+           tl_batch_set_pd_gains(b, kp, kd, NENV * nv, &err) == TL_OK &&
+           tl_batch_set_pd_targets(b, qt, NENV * nq, NULL, 0, &err) == TL_OK;
   TL_CHECK(ok, "setters: %s", err.message);
   free(q), free(u), free(qt), free(kp), free(kd);
   return b;
@@ -287,22 +287,22 @@ static void test_setters(tl_model *m) {
   memcpy(before, tl_batch_q(b), bytes);
   memcpy(q, before, bytes);
   for (int i = 0; i < NENV * nq; i++) q[i] += 0.01; /* a change that would be visible */
-  TL_CHECK(tl_batch_set_state(b, q, (long)NENV * nq - 1, NULL, 0, &err) == TL_ERR_ARGUMENT &&
+  TL_CHECK(tl_batch_set_state(b, q, NENV * nq - 1, NULL, 0, &err) == TL_ERR_ARGUMENT &&
                strstr(err.message, "expected") != NULL,
            "a short q was not refused: %s", err.message);
   q[3 * nq + 9] = NAN;
-  tl_status st = tl_batch_set_state(b, q, (long)NENV * nq, NULL, 0, &err);
+  tl_status st = tl_batch_set_state(b, q, NENV * nq, NULL, 0, &err);
   TL_CHECK(st == TL_ERR_ARGUMENT && strstr(err.message, "q[3, 9]") != NULL, "NaN in env 3: status %d, '%s'", st,
            err.message);
   q[3 * nq + 9] = 0;
   for (int k = 3; k < 7; k++) q[5 * nq + k] = 0;
-  st = tl_batch_set_state(b, q, (long)NENV * nq, NULL, 0, &err);
+  st = tl_batch_set_state(b, q, NENV * nq, NULL, 0, &err);
   TL_CHECK(st == TL_ERR_ARGUMENT && strstr(err.message, "q[5, 3:7]") != NULL, "zero quaternion: status %d, '%s'", st,
            err.message);
   TL_CHECK(memcmp(before, tl_batch_q(b), bytes) == 0, "a refused set_state changed the state");
   double *kp = calloc((size_t)NENV * nv, sizeof(double));
   kp[2 * nv + 7] = -1;
-  st = tl_batch_set_pd_gains(b, kp, kp, (long)NENV * nv, &err);
+  st = tl_batch_set_pd_gains(b, kp, kp, NENV * nv, &err);
   TL_CHECK(st == TL_ERR_ARGUMENT && strstr(err.message, "kp[2, 7]") != NULL, "negative gain: '%s'", err.message);
   TL_CHECK(tl_batch_step(b, -1, &err) == TL_ERR_ARGUMENT, "nstep -1 accepted");
   TL_CHECK(tl_batch_system(b, NENV, 0) == NULL && tl_batch_world(b, -1) == NULL && tl_batch_rng(b, NENV) == NULL,
@@ -315,9 +315,9 @@ static void test_setters(tl_model *m) {
   memset(&c, 0, sizeof(c));
   __atomic_store_n(&nalloc, 0, __ATOMIC_RELAXED);
   __atomic_store_n(&counting, 1, __ATOMIC_RELAXED);
-  int ok = tl_batch_step(b, 50, &err) == TL_OK && tl_batch_set_state(b, q, (long)NENV * nq, NULL, 0, &err) == TL_OK &&
-           tl_batch_set_pd_targets(b, q, (long)NENV * nq, NULL, 0, &err) == TL_OK &&
-           tl_batch_set_generalized_force(b, kp, (long)NENV * nv, &err) == TL_OK &&
+  int ok = tl_batch_step(b, 50, &err) == TL_OK && tl_batch_set_state(b, q, NENV * nq, NULL, 0, &err) == TL_OK &&
+           tl_batch_set_pd_targets(b, q, NENV * nq, NULL, 0, &err) == TL_OK &&
+           tl_batch_set_generalized_force(b, kp, NENV * nv, &err) == TL_OK &&
            tl_batch_step(b, 50, &err) == TL_OK;
   tl_batch_parallel_for(b, visit, &c);
   __atomic_store_n(&counting, 0, __ATOMIC_RELAXED);

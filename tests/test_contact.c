@@ -927,15 +927,15 @@ static void filters(void) {
   double r[3] = {0.1, 0, 0}, p0[3] = {0, 0, 0.1}, p1[3] = {0, 0, 0.3};
   tl_system *lo = add_body(w, TL_GEOM_SPHERE, r, 1.0, p0, NULL, NULL, NULL);
   tl_system *hi = add_body(w, TL_GEOM_SPHERE, r, 1.0, p1, NULL, NULL, NULL);
-  size_t cap = tl_world_state_size(w) + 4096, size = 0;
+  size_t cap = tl_world_snapshot_size(w) + 4096, size = 0;
   unsigned char *snap = malloc(cap);
-  int n0 = contacts_after_step(w), ok = snap && tl_world_get_state(w, snap, cap, &size, &err) == TL_OK;
+  int n0 = contacts_after_step(w), ok = snap && tl_world_snapshot_save(w, snap, cap, &size, &err) == TL_OK;
   tl_system_set_collision_filter(hi, 0, 2u, 1u, NULL); /* hi: group 2, sees group 1 (the ground); lo is group 1 */
   tl_system_set_collision_filter(lo, 0, 1u, 1u, NULL); /* lo sees group 1 only: not hi */
   int n1 = contacts_after_step(w);
   tl_system_set_integrator(lo, TL_INTEGRATOR_RK4, NULL);
   int n2 = contacts_after_step(w);
-  ok = ok && tl_world_set_state(w, snap, size, &err) == TL_OK; /* Euler again, the filters as they are */
+  ok = ok && tl_world_snapshot_restore(w, snap, size, &err) == TL_OK; /* Euler again, the filters as they are */
   int n3 = contacts_after_step(w);
   tl_system_set_collision_filter(hi, 0, 1u, ~0u, NULL);
   tl_system_set_collision_filter(lo, 0, 1u, ~0u, NULL);

@@ -206,8 +206,8 @@ static void check_viewer(void) {
   memset(&err, 0, sizeof err);
   tl_viewer_event ev;
   TL_CHECK(tl_viewer_poll(NULL, &ev) == 0, "poll(NULL): no event");
-  tl_record_options o;
-  tl_record_options_default(&o);
+  tl_recorder_options o;
+  o = tl_recorder_options_default();
   o.keep_frames = 0;
   tl_recorder *rec = NULL;
   tl_viewer *v = NULL;

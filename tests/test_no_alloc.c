@@ -71,8 +71,8 @@ static void scene(const char *robots, tl_solver solver, const char *label) {
     size_t len = 0;
     nalloc = 0;
     counting = 1;
-    int snap_ok = tl_world_get_state(w, buf, sizeof buf, &len, &err) == TL_OK &&
-                  tl_world_set_state(w, buf, len, &err) == TL_OK;
+    int snap_ok = tl_world_snapshot_save(w, buf, sizeof buf, &len, &err) == TL_OK &&
+                  tl_world_snapshot_restore(w, buf, len, &err) == TL_OK;
     counting = 0;
     TL_CHECK(snap_ok && nalloc == 0, "%s: snapshot get/set: %s, %d allocations", label, err.message, nalloc);
   }

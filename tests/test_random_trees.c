@@ -717,8 +717,8 @@ static void check_jacobians(ctx *c, const double *q, const double *u) {
     }
     rel_check("sparse J == dense J columns", dsp, fmax(1.0, maxabs(Jp, 3 * nv)), TOL_EXACT, "max");
     TL_CHECK(nonzero == 0.0, "tree %d body %d: dense J has non-zero non-ancestor columns (%g)", cur_tree, b, nonzero);
-    tl_sparse_jacobian_velocity(idx, n, Js, u, v2);
-    tl_sparse_jacobian_velocity(idx, n, Jrs, u, w2);
+    tl_system_sparse_jacobian_velocity(idx, n, Js, u, v2);
+    tl_system_sparse_jacobian_velocity(idx, n, Jrs, u, w2);
     rel_check("sparse J u == J u", fmax(maxdiff(v, v2, 3), maxdiff(w, w2, 3)), fmax(vs, ws), TOL_EXACT, "v, w");
 
     /* finite differences of the body-fixed point and of the rotation */

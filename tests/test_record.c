@@ -142,8 +142,8 @@ static void check_page(const char *robots) {
   tl_system *box = NULL, *quad = NULL;
   tl_world *w = make_world(robots, &box, &quad);
   if (!w) return;
-  tl_record_options o;
-  tl_record_options_default(&o);
+  tl_recorder_options o;
+  o = tl_recorder_options_default();
   o.fps = 50;
   o.main_system = 0; /* the box */
   tl_recorder *r = NULL;
@@ -155,7 +155,7 @@ static void check_page(const char *robots) {
   TL_CHECK(step(w, r, 1000), "stepping: %s", err.message);
   TL_CHECK(tl_recorder_nframe(r) == 51, "fps 50 at dt 1 ms for 1 s: 51 frames (got %lld)", tl_recorder_nframe(r));
   TL_CHECK_NEAR(tl_recorder_time(r), 1.0, 1e-9, "time of the last frame");
-  if (!tl_record_have_viewer()) {
+  if (!tl_recorder_have_viewer()) {
     TL_CHECK(tl_recorder_write_html(r, "x.html", &err) == TL_ERR_UNSUPPORTED, "no viewer: TL_ERR_UNSUPPORTED");
     printf("NOTE: this build has no viewer page (web/node_modules missing at CMake time)\n");
   } else {
@@ -253,8 +253,8 @@ static void check_schedule(const char *robots) {
   tl_system *box = NULL, *quad = NULL;
   tl_world *w = make_world(robots, &box, &quad);
   if (!w) return;
-  tl_record_options o;
-  tl_record_options_default(&o);
+  tl_recorder_options o;
+  o = tl_recorder_options_default();
   o.every = 7;
   tl_recorder *r = NULL;
   if (tl_recorder_create(w, &o, &r, &err) == TL_OK) {
@@ -264,7 +264,7 @@ static void check_schedule(const char *robots) {
   }
   tl_recorder_free(r);
   /* keep_frames 0: constant memory, frames still counted */
-  tl_record_options_default(&o);
+  o = tl_recorder_options_default();
   o.keep_frames = 0;
   o.fps = 100;
   r = NULL;
@@ -275,7 +275,7 @@ static void check_schedule(const char *robots) {
   }
   tl_recorder_free(r);
   /* memory: reserve_frames covers the run -> no allocation while stepping and recording */
-  tl_record_options_default(&o);
+  o = tl_recorder_options_default();
   o.reserve_frames = 200;
   r = NULL;
   if (tl_recorder_create(w, &o, &r, &err) == TL_OK) {
@@ -287,7 +287,7 @@ static void check_schedule(const char *robots) {
   }
   tl_recorder_free(r);
   /* without reserve: amortized growth, a handful of reallocations for 1200 frames */
-  tl_record_options_default(&o);
+  o = tl_recorder_options_default();
   o.every = 1;
   r = NULL;
   if (tl_recorder_create(w, &o, &r, &err) == TL_OK) {
@@ -307,8 +307,8 @@ static void check_schedule(const char *robots) {
 static void check_no_influence(const char *robots) {
   tl_system *b1, *q1, *b2, *q2;
   tl_world *w1 = make_world(robots, &b1, &q1), *w2 = make_world(robots, &b2, &q2);
-  tl_record_options o;
-  tl_record_options_default(&o);
+  tl_recorder_options o;
+  o = tl_recorder_options_default();
   o.every = 1;
   tl_recorder *r = NULL;
   if (w1 && w2 && tl_recorder_create(w1, &o, &r, &err) == TL_OK) {
@@ -332,13 +332,13 @@ static void check_errors(void) {
   tl_world *w = NULL;
   tl_world_create(&w, &err);
   tl_recorder *r = NULL;
-  tl_record_options o;
-  tl_record_options_default(&o);
+  tl_recorder_options o;
+  o = tl_recorder_options_default();
   TL_CHECK(tl_recorder_create(NULL, &o, &r, &err) == TL_ERR_ARGUMENT && !r, "NULL world refused");
   o.fps = -1;
   TL_CHECK(tl_recorder_create(w, &o, &r, &err) == TL_ERR_ARGUMENT && strstr(err.message, "fps"), "fps < 0: %s",
            err.message);
-  tl_record_options_default(&o);
+  o = tl_recorder_options_default();
   o.main_system = 3;
   TL_CHECK(tl_recorder_create(w, &o, &r, &err) == TL_ERR_ARGUMENT && strstr(err.message, "main_system"),
            "main_system out of range: %s", err.message);
@@ -348,13 +348,13 @@ static void check_errors(void) {
 
   char path[600];
   snprintf(path, sizeof path, "%s/missing/run.html", tmpdir);
-  TL_CHECK(tl_record_check_path(path, "--record", &err) == TL_ERR_IO && strstr(err.message, path) &&
+  TL_CHECK(tl_recorder_check_path(path, "--record", &err) == TL_ERR_IO && strstr(err.message, path) &&
                strstr(err.message, "does not exist"),
            "missing folder: %s", err.message);
-  TL_CHECK(tl_record_check_path(tmpdir, "--record", &err) == TL_ERR_IO && strstr(err.message, "folder"),
+  TL_CHECK(tl_recorder_check_path(tmpdir, "--record", &err) == TL_ERR_IO && strstr(err.message, "folder"),
            "a folder: %s", err.message);
   snprintf(path, sizeof path, "%s/ok.html", tmpdir);
-  TL_CHECK(tl_record_check_path(path, "--record", &err) == TL_OK, "writable path: %s", err.message);
+  TL_CHECK(tl_recorder_check_path(path, "--record", &err) == TL_OK, "writable path: %s", err.message);
   struct stat st;
   TL_CHECK(stat(path, &st) != 0, "the check leaves no file behind");
 

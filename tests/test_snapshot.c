@@ -1,5 +1,5 @@
-/* Guards: src/world/snapshot.c (tl_world_get_state / set_state: the whole state, bit for bit). */
-/* Snapshots (issue 11): tl_world_get_state / tl_world_set_state restore the
+/* Guards: src/world/snapshot.c (tl_world_snapshot_save / _restore: the whole state, bit for bit). */
+/* Snapshots (issue 11): tl_world_snapshot_save / tl_world_snapshot_restore restore the
  * whole simulation state bit for bit.
  *
  *   trot   ANYmal C (../shared; robots/talus_quadruped when absent, said so)
@@ -16,7 +16,7 @@
  *          one bouncing) and a pile of 40 boxes dropped on each other, 1000
  *          steps, snapshot after 300, restored into the same world and a fresh
  *          one: every q bit for bit; also through a file
- *          (tl_world_save_state / tl_world_load_state).
+ *          (tl_world_snapshot_save_file / tl_world_snapshot_restore_file).
  *   pd     robots/talus_small_quadruped standing with PD gains and targets set
  *          once before the snapshot: restored into a fresh world whose PD
  *          gains are zero, it replays without any command bit for bit (the
@@ -46,10 +46,10 @@
 static tl_error err;
 
 static void *snapshot(const tl_world *w, size_t *n) {
-  *n = tl_world_state_size(w);
+  *n = tl_world_snapshot_size(w);
   void *buf = malloc(*n);
   size_t written = 0;
-  if (!TL_CHECK(buf && tl_world_get_state(w, buf, *n, &written, &err) == TL_OK && written == *n, "get_state: %s",
+  if (!TL_CHECK(buf && tl_world_snapshot_save(w, buf, *n, &written, &err) == TL_OK && written == *n, "get_state: %s",
                 err.message)) {
     free(buf);
     return NULL;
@@ -156,12 +156,12 @@ static void check_trot(const char *robots, const char *shared) {
            NSTEP, nsnap, SNAP_AT, tl_world_ncontact(t.w));
     TL_CHECK(qs[(NSTEP - SNAP_AT - 1) * 64] > qs[0] + 0.01, "trot: the robot did not walk (x %.4f -> %.4f)", qs[0],
              qs[(NSTEP - SNAP_AT - 1) * 64]);
-    int d = tl_world_set_state(t.w, snap, nsnap, &err) == TL_OK ? replay(&t, cmd, qs, us) : -1;
+    int d = tl_world_snapshot_restore(t.w, snap, nsnap, &err) == TL_OK ? replay(&t, cmd, qs, us) : -1;
     printf("trot: restored into the same world, %d of %d replayed steps differ\n", d, NSTEP - SNAP_AT);
     TL_CHECK(d == 0, "trot, same world: %d steps differ (%s)", d, err.message);
     trot_world f;
     if (trot_world_build(&f, urdf)) {
-      d = tl_world_set_state(f.w, snap, nsnap, &err) == TL_OK ? replay(&f, cmd, qs, us) : -1;
+      d = tl_world_snapshot_restore(f.w, snap, nsnap, &err) == TL_OK ? replay(&f, cmd, qs, us) : -1;
       printf("trot: restored into a fresh world, %d of %d replayed steps differ\n", d, NSTEP - SNAP_AT);
       TL_CHECK(d == 0, "trot, fresh world: %d steps differ (%s)", d, err.message);
       trot_world_free(&f);
@@ -216,14 +216,14 @@ static void check_scene(const char *path, const char *label) {
   void *snap = ok ? snapshot(s.w, &nsnap) : NULL;
   ok = ok && snap && run_scene(&s, SNAP_AT, orig);
   size_t bytes = (size_t)(NSTEP - SNAP_AT) * per * sizeof(double);
-  if (ok && TL_CHECK(tl_world_set_state(s.w, snap, nsnap, &err) == TL_OK, "%s: set_state: %s", label, err.message)) {
+  if (ok && TL_CHECK(tl_world_snapshot_restore(s.w, snap, nsnap, &err) == TL_OK, "%s: set_state: %s", label, err.message)) {
     run_scene(&s, SNAP_AT, again);
     TL_CHECK(memcmp(orig, again, bytes) == 0, "%s: same world: the replay differs", label);
   }
   scene f;
   if (ok && scene_load(&f, path)) {
     memset(again, 0, bytes);
-    if (TL_CHECK(tl_world_set_state(f.w, snap, nsnap, &err) == TL_OK, "%s: fresh set_state: %s", label, err.message)) {
+    if (TL_CHECK(tl_world_snapshot_restore(f.w, snap, nsnap, &err) == TL_OK, "%s: fresh set_state: %s", label, err.message)) {
       run_scene(&f, SNAP_AT, again);
       TL_CHECK(memcmp(orig, again, bytes) == 0, "%s: fresh world: the replay differs", label);
     }
@@ -234,8 +234,8 @@ static void check_scene(const char *path, const char *label) {
   if (ok && fd >= 0 && scene_load(&f, path)) {
     close(fd);
     memset(again, 0, bytes);
-    int io = tl_world_set_state(s.w, snap, nsnap, &err) == TL_OK && tl_world_save_state(s.w, file, &err) == TL_OK &&
-             tl_world_load_state(f.w, file, &err) == TL_OK;
+    int io = tl_world_snapshot_restore(s.w, snap, nsnap, &err) == TL_OK && tl_world_snapshot_save_file(s.w, file, &err) == TL_OK &&
+             tl_world_snapshot_restore_file(f.w, file, &err) == TL_OK;
     if (TL_CHECK(io, "%s: file round trip: %s", label, err.message)) {
       run_scene(&f, SNAP_AT, again);
       TL_CHECK(memcmp(orig, again, bytes) == 0, "%s: through a file: the replay differs", label);
@@ -287,7 +287,7 @@ static void check_pd(const char *robots) {
   void *snap = ok ? snapshot(a.w, &n) : NULL;
   for (int k = SNAP_AT; ok && k < NSTEP; k++) ok = tl_world_step(a.w, &err) == TL_OK;
   ok = ok && snap && tl_system_get_state(a.s, qa, a.nq, ua, a.nv, &err) == TL_OK;
-  ok = ok && tl_world_set_state(b.w, snap, n, &err) == TL_OK;
+  ok = ok && tl_world_snapshot_restore(b.w, snap, n, &err) == TL_OK;
   for (int k = SNAP_AT; ok && k < NSTEP; k++) ok = tl_world_step(b.w, &err) == TL_OK;
   ok = ok && tl_system_get_state(b.s, q, b.nq, u, b.nv, &err) == TL_OK;
   if (TL_CHECK(ok, "pd: %s", err.message)) {
@@ -312,7 +312,7 @@ static void refused(tl_world *w, const void *buf, size_t n, tl_status status, co
   size_t n0;
   void *before = snapshot(w, &n0);
   memset(&err, 0, sizeof err);
-  tl_status st = tl_world_set_state(w, buf, n, &err);
+  tl_status st = tl_world_snapshot_restore(w, buf, n, &err);
   printf("%s: %s\n", label, err.message);
   TL_CHECK(st == status && strstr(err.message, needle), "%s: status %d, message '%s' (want %d, '%s')", label, (int)st,
            err.message, (int)status, needle);
@@ -351,9 +351,9 @@ static void check_errors(const char *robots) {
   refused(a.w, c, n, TL_ERR_INVALID, "not finite", "NaN in q");
   free(c);
   memset(&err, 0, sizeof err);
-  TL_CHECK(tl_world_get_state(a.w, snap, n - 1, NULL, &err) == TL_ERR_ARGUMENT && strstr(err.message, "needs"),
+  TL_CHECK(tl_world_snapshot_save(a.w, snap, n - 1, NULL, &err) == TL_ERR_ARGUMENT && strstr(err.message, "needs"),
            "get_state into a short buffer: %s", err.message);
-  TL_CHECK(tl_world_load_state(a.w, "/nonexistent/talus.state", &err) == TL_ERR_IO &&
+  TL_CHECK(tl_world_snapshot_restore_file(a.w, "/nonexistent/talus.state", &err) == TL_ERR_IO &&
                strstr(err.message, "/nonexistent/talus.state"),
            "load_state of a missing file: %s", err.message);
   free(snap);

@@ -61,16 +61,16 @@ int main(int argc, char **argv) {
                tl_system_set_pd_targets(s, q, nq, u, nv, &err) == TL_OK,
            "state: %s", err.message);
   for (int i = 0; i < 200; ++i) tl_world_step(w, NULL);
-  size_t n = tl_world_state_size(w);
+  size_t n = tl_world_snapshot_size(w);
   unsigned char *before = malloc(n), *snap = malloc(n), *bad = malloc(n), *after = malloc(n);
-  TL_CHECK(tl_world_get_state(w, snap, n, NULL, &err) == TL_OK, "get_state: %s", err.message);
+  TL_CHECK(tl_world_snapshot_save(w, snap, n, NULL, &err) == TL_OK, "get_state: %s", err.message);
   uint32_t ncontact;
   memcpy(&ncontact, snap + 36, 4);
   if (!TL_CHECK(ncontact >= 2, "the standing quadruped has >= 2 contacts in its snapshot (%u)", ncontact))
     return tl_test_finish();
   /* the world moves on, so a wrongly applied snapshot would show */
   for (int i = 0; i < 10; ++i) tl_world_step(w, NULL);
-  TL_CHECK(tl_world_get_state(w, before, n, NULL, &err) == TL_OK, "get_state: %s", err.message);
+  TL_CHECK(tl_world_snapshot_save(w, before, n, NULL, &err) == TL_OK, "get_state: %s", err.message);
 
   size_t c0 = HEADER, c1 = HEADER + CONTACT, f0 = c0 + 24; /* contact 0's doubles */
   size_t sys = HEADER + (size_t)ncontact * CONTACT + SYSTEM_HEAD;
@@ -106,17 +106,17 @@ int main(int argc, char **argv) {
       put_f64(bad, c->at, c->value);
     }
     memset(&err, 0, sizeof err);
-    tl_status st = tl_world_set_state(w, bad, n, &err);
+    tl_status st = tl_world_snapshot_restore(w, bad, n, &err);
     TL_CHECK(st == TL_ERR_INVALID && strstr(err.message, c->expect) != NULL,
              "%s: refused naming '%s' (status %d: %s)", c->name, c->expect, (int)st, err.message);
     if (!strcmp(c->name, "NaN time"))
       TL_CHECK(strstr(err.message, "systems") == NULL, "NaN time: the message is not about system counts (%s)",
                err.message);
-    TL_CHECK(tl_world_get_state(w, after, n, NULL, &err) == TL_OK && memcmp(before, after, n) == 0,
+    TL_CHECK(tl_world_snapshot_save(w, after, n, NULL, &err) == TL_OK && memcmp(before, after, n) == 0,
              "%s: the world's state is byte-identical after the refusal", c->name);
   }
-  TL_CHECK(tl_world_set_state(w, snap, n, &err) == TL_OK, "the uncorrupted snapshot is accepted: %s", err.message);
-  TL_CHECK(tl_world_get_state(w, after, n, NULL, &err) == TL_OK && memcmp(snap, after, n) == 0,
+  TL_CHECK(tl_world_snapshot_restore(w, snap, n, &err) == TL_OK, "the uncorrupted snapshot is accepted: %s", err.message);
+  TL_CHECK(tl_world_snapshot_save(w, after, n, NULL, &err) == TL_OK && memcmp(snap, after, n) == 0,
            "the uncorrupted snapshot is restored byte for byte");
   /* the setter refuses what the snapshot refuses */
   q[8] = 1e308;

@@ -62,7 +62,7 @@ static uint64_t hash_bytes(const unsigned char *p, size_t n) {
 static uint64_t world_hash(tl_world *w) {
   static unsigned char buf[1 << 22];
   size_t n = 0;
-  if (tl_world_get_state(w, buf, sizeof buf, &n, NULL) != TL_OK) return 0;
+  if (tl_world_snapshot_save(w, buf, sizeof buf, &n, NULL) != TL_OK) return 0;
   return hash_bytes(buf, n);
 }
 
@@ -301,7 +301,7 @@ static void stepped_change(tl_world *w, tl_system *s, const unsigned char *snap,
                            const double *dtau, double sc, const double *qn, const double *un, double *c) {
   const tl_model *m = s->m;
   int nv = m->nv;
-  tl_world_set_state(w, snap, n, NULL);
+  tl_world_snapshot_restore(w, snap, n, NULL);
   double *v = malloc((size_t)nv * sizeof(double));
   for (int k = 0; k < nv; k++) v[k] = sc * dx[k];
   tl_model_integrate(m, s->d.q, m->nq, v, nv, s->d.q, NULL);
@@ -321,7 +321,7 @@ static void stepped_change(tl_world *w, tl_system *s, const unsigned char *snap,
   tl_model_difference(m, qn, s->d.q, m->nq, c, nv, NULL);
   for (int k = 0; k < nv; k++) c[nv + k] = s->d.u[k] - un[k];
   free(v);
-  tl_world_set_state(w, snap, n, NULL);
+  tl_world_snapshot_restore(w, snap, n, NULL);
 }
 
 static double norm(const double *x, int n) {
@@ -392,16 +392,16 @@ static void quadruped_fd(const char *robots) {
          tl_world_ncontact(w), sticking, worst_stick);
   TL_CHECK(worst_stick < 0.05, "quadruped: a velocity perturbation moves a sticking foot (%.3g)", worst_stick);
   /* prediction to first order */
-  size_t n = tl_world_state_size(w);
+  size_t n = tl_world_snapshot_size(w);
   unsigned char *snap = malloc(n);
-  tl_world_get_state(w, snap, n, &n, NULL);
+  tl_world_snapshot_save(w, snap, n, &n, NULL);
   double *qn = malloc((size_t)nq * sizeof(double)), *un = malloc((size_t)nv * sizeof(double)),
          *dx = malloc((size_t)N2 * sizeof(double)), *dtau = malloc((size_t)nv * sizeof(double)),
          *pred = malloc((size_t)N2 * sizeof(double)), *c = malloc((size_t)N2 * sizeof(double));
   tl_world_step(w, NULL);
   memcpy(qn, s->d.q, (size_t)nq * sizeof(double));
   memcpy(un, s->d.u, (size_t)nv * sizeof(double));
-  tl_world_set_state(w, snap, n, NULL);
+  tl_world_snapshot_restore(w, snap, n, NULL);
   rng r = {12345};
   double worst_ratio = INFINITY, worst_rel = 0;
   for (int trial = 0; trial < 3; trial++) {
@@ -429,18 +429,18 @@ static void quadruped_fd(const char *robots) {
   TL_CHECK(worst_rel < 1e-2, "quadruped: first-order prediction off by %.3g relative", worst_rel);
   TL_CHECK(worst_ratio > 1.6, "quadruped: prediction error does not shrink with s (ratio %.3g)", worst_ratio);
   /* a run with derivative calls ends bit for bit like one without */
-  unsigned char *end0 = malloc(tl_world_state_size(w) + 4096);
+  unsigned char *end0 = malloc(tl_world_snapshot_size(w) + 4096);
   for (int pass = 0; pass < 2; pass++) {
-    tl_world_set_state(w, snap, n, NULL);
+    tl_world_snapshot_restore(w, snap, n, NULL);
     for (int i = 0; i < 300; i++) {
       if (pass && i % 7 == 0)
         tl_world_step_derivatives(w, ws, i % 14 ? TL_DERIV_ANALYTIC : TL_DERIV_FD_CENTRED, A, B, nv, NULL, NULL);
       tl_world_step(w, NULL);
     }
-    size_t ne = tl_world_state_size(w);
+    size_t ne = tl_world_snapshot_size(w);
     if (!pass) {
       end0 = realloc(end0, ne);
-      tl_world_get_state(w, end0, ne, NULL, NULL);
+      tl_world_snapshot_save(w, end0, ne, NULL, NULL);
       h0 = hash_bytes(end0, ne);
     } else {
       TL_CHECK(world_hash(w) == h0, "quadruped: a run with derivative calls differs from one without");
@@ -486,12 +486,12 @@ static void speed(const char *shared) {
   if (w && tl_step_derivatives_create(w, &ws, NULL) == TL_OK) {
     tl_deriv_mode used;
     double t_step = 0, t0 = now_us();
-    size_t n = tl_world_state_size(w);
+    size_t n = tl_world_snapshot_size(w);
     unsigned char *snap = malloc(n);
-    tl_world_get_state(w, snap, n, &n, NULL);
+    tl_world_snapshot_save(w, snap, n, &n, NULL);
     for (int i = 0; i < 200; i++) tl_world_step(w, NULL);
     t_step = (now_us() - t0) / 200;
-    tl_world_set_state(w, snap, n, NULL);
+    tl_world_snapshot_restore(w, snap, n, NULL);
     double fd = time_call(w, ws, TL_DERIV_FD_CENTRED, 20, &used);
     printf("speed: ANYmal C standing (nv %d, %d contacts): step %.1f us, step_derivatives FD %.0f us "
            "(%d steps: %.1f steps' time)\n",
@@ -511,12 +511,12 @@ static void speed(const char *shared) {
       random_state(w, s, &r, 5.0, 0.5);
       tl_deriv_mode used = TL_DERIV_FD_CENTRED;
       double t0 = now_us();
-      size_t n = tl_world_state_size(w);
+      size_t n = tl_world_snapshot_size(w);
       unsigned char *snap = malloc(n);
-      tl_world_get_state(w, snap, n, &n, NULL);
+      tl_world_snapshot_save(w, snap, n, &n, NULL);
       for (int i = 0; i < 200; i++) tl_world_step(w, NULL);
       double t_step = (now_us() - t0) / 200;
-      tl_world_set_state(w, snap, n, NULL);
+      tl_world_snapshot_restore(w, snap, n, NULL);
       free(snap);
       double an = time_call(w, ws, TL_DERIV_ANALYTIC, 50, &used);
       double fd = time_call(w, ws, TL_DERIV_FD_CENTRED, 5, NULL);

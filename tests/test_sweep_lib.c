@@ -42,7 +42,7 @@ static tl_sweep *make(const char *robot, const char *const *kv) {
   tl_sweep *sw = NULL;
   tl_error err;
   memset(&err, 0, sizeof err);
-  if (!TL_CHECK(tl_sweep_create(&sw, &err) == TL_OK, "create: %s", err.message)) return NULL;
+  if (!TL_CHECK(tl_sweep_create(NULL, &sw, &err) == TL_OK, "create: %s", err.message)) return NULL;
   char path[1024];
   snprintf(path, sizeof path, "%s/%s", robots, robot);
   tl_sweep_set(sw, "robot", path, NULL);
@@ -164,7 +164,7 @@ static void test_grid(void) {
   tl_sweep *bad = NULL;
   tl_error err;
   memset(&err, 0, sizeof err);
-  tl_sweep_create(&bad, NULL);
+  tl_sweep_create(NULL, &bad, NULL);
   char path[1024];
   snprintf(path, sizeof path, "%s/pendulum/pendulum.urdf", robots);
   tl_sweep_set(bad, "robot", path, NULL);
@@ -191,7 +191,7 @@ static void test_wilson(void) {
 
 static void refused(const char *robot, const char *const *kv, tl_status want, const char *element, const char *text) {
   tl_sweep *sw = NULL;
-  tl_sweep_create(&sw, NULL);
+  tl_sweep_create(NULL, &sw, NULL);
   char path[1024];
   snprintf(path, sizeof path, "%s/%s", robots, robot);
   tl_sweep_set(sw, "robot", path, NULL);
@@ -244,8 +244,7 @@ static void test_csv(void) {
   char csv[] = "/tmp/talus_test_sweep_XXXXXX";
   int fd = mkstemp(csv);
   if (fd >= 0) close(fd);
-  tl_sweep_run_options opt;
-  memset(&opt, 0, sizeof opt);
+  tl_sweep_run_options opt = tl_sweep_run_options_default();
   opt.nthread = 1;
   opt.csv = csv;
   tl_sweep_results *a = NULL, *b = NULL;
@@ -297,8 +296,7 @@ static void test_physics(void) {
   tl_model_load_urdf(path, NULL, &m, NULL);
   double M = m ? tl_model_total_mass(m) : NAN, g = 9.81;
   tl_model_free(m);
-  tl_sweep_run_options opt;
-  memset(&opt, 0, sizeof opt);
+  tl_sweep_run_options opt = tl_sweep_run_options_default();
   opt.nthread = 3;
   tl_sweep_results *r = NULL, *r1 = NULL;
   tl_error err;
@@ -349,7 +347,7 @@ static void test_physics(void) {
 
 static void test_diverged(const char *tests_dir) {
   tl_sweep *sw = NULL;
-  tl_sweep_create(&sw, NULL);
+  tl_sweep_create(NULL, &sw, NULL);
   char path[1024];
   snprintf(path, sizeof path, "%s/sweep/pendulum_continuous.urdf", tests_dir);
   static const char *const kv[] = {"controller", "impedance:k=1e4,zeta=0,d=0,gravity=0", "q", "0.3", "dt", "0.01",
@@ -361,8 +359,7 @@ static void test_diverged(const char *tests_dir) {
   if (st == TL_OK) st = tl_sweep_prepare(sw, &err);
   TL_CHECK(st == TL_OK, "prepare: %s", err.message);
   tl_sweep_results *r = NULL;
-  tl_sweep_run_options opt;
-  memset(&opt, 0, sizeof opt);
+  tl_sweep_run_options opt = tl_sweep_run_options_default();
   opt.nthread = 2;
   if (st == TL_OK) TL_CHECK(tl_sweep_run(sw, &opt, &r, &err) == TL_OK, "run: %s", err.message);
   int ndiv = 0, nok = 0;

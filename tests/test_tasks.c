@@ -92,7 +92,20 @@ static void bufs_free(bufs *b) {
 }
 
 static int step(tl_vecenv *v, bufs *b) {
-  return TL_CHECK(tl_vecenv_step(v, b->act, (long)b->nenv * b->na, &b->out, &err) == TL_OK, "step: %s", err.message);
+  return TL_CHECK(tl_vecenv_step(v, b->act, b->nenv * b->na, &b->out, &err) == TL_OK, "step: %s", err.message);
+}
+
+/* tl_vecenv_create with the fields of tl_vecenv_options given in order. */
+static tl_status vcreate(const char *task, const tl_task_option *o, int nopt, int nenv, int nthread, uint64_t seed,
+                         tl_vecenv **v, tl_error *e) {
+  tl_vecenv_options opt = tl_vecenv_options_default();
+  opt.task = task;
+  opt.task_opts = o;
+  opt.ntask_opt = nopt;
+  opt.nenv = nenv;
+  opt.nthread = nthread;
+  opt.seed = seed;
+  return tl_vecenv_create(&opt, v, e);
 }
 
 static tl_vecenv *make(const char *task, const tl_task_option *opt, int nopt, int nenv, int nthread, uint64_t seed) {
@@ -100,7 +113,7 @@ static tl_vecenv *make(const char *task, const tl_task_option *opt, int nopt, in
   if (nopt > 0) memcpy(all, opt, (size_t)nopt * sizeof(*opt));
   all[nopt++] = (tl_task_option){"robots_dir", shared};
   tl_vecenv *v = NULL;
-  TL_CHECK(tl_vecenv_create(task, all, nopt, nenv, nthread, seed, &v, &err) == TL_OK, "%s: %s", task, err.message);
+  TL_CHECK(vcreate(task, all, nopt, nenv, nthread, seed, &v, &err) == TL_OK, "%s: %s", task, err.message);
   return v;
 }
 
@@ -190,7 +203,7 @@ static void test_anymal_reset_and_reward(void) {
   bufs b;
   bufs_init(&b, v);
   TL_CHECK(b.no == 48 && b.na == 12, "anymal dims %d %d", b.no, b.na);
-  TL_CHECK(tl_vecenv_reset(v, NULL, b.obs, (long)3 * 48, &err) == TL_OK, "reset: %s", err.message);
+  TL_CHECK(tl_vecenv_reset(v, NULL, b.obs, 3 * 48, &err) == TL_OK, "reset: %s", err.message);
   tl_batch *batch = tl_vecenv_batch(v);
   for (int e = 0; e < 3; e++) {
     const float *ob = b.obs + e * 48;
@@ -387,7 +400,7 @@ static void test_urdf(const char *robots) {
   snprintf(path, sizeof(path), "%s/talus_quadruped/talus_quadruped.urdf", robots);
   tl_task_option o[] = {{"urdf", path}};
   tl_vecenv *v = NULL;
-  if (TL_CHECK(tl_vecenv_create("urdf", o, 1, 2, 1, 0, &v, &err) == TL_OK, "urdf quadruped: %s", err.message)) {
+  if (TL_CHECK(vcreate("urdf", o, 1, 2, 1, 0, &v, &err) == TL_OK, "urdf quadruped: %s", err.message)) {
     bufs b;
     bufs_init(&b, v);
     TL_CHECK(b.no == 48 && b.na == 12, "quadruped dims %d %d", b.no, b.na);
@@ -404,7 +417,7 @@ static void test_urdf(const char *robots) {
   }
   snprintf(path, sizeof(path), "%s/double_pendulum/double_pendulum.urdf", robots);
   o[0].value = path;
-  if (TL_CHECK(tl_vecenv_create("urdf", o, 1, 2, 1, 0, &v, &err) == TL_OK, "urdf pendulum: %s", err.message)) {
+  if (TL_CHECK(vcreate("urdf", o, 1, 2, 1, 0, &v, &err) == TL_OK, "urdf pendulum: %s", err.message)) {
     TL_CHECK(tl_vecenv_obs_dim(v) == 18 && tl_vecenv_act_dim(v) == 2, "pendulum dims %d %d", tl_vecenv_obs_dim(v),
              tl_vecenv_act_dim(v));
     tl_vecenv_free(v);
@@ -414,25 +427,25 @@ static void test_urdf(const char *robots) {
 static void test_options(void) {
   tl_vecenv *v = (tl_vecenv *)&err;
   tl_task_option o[] = {{"robots_dir", shared}, {"mass_scal", "1"}};
-  tl_status st = tl_vecenv_create("cartpole", o, 2, 1, 1, 0, &v, &err);
+  tl_status st = vcreate("cartpole", o, 2, 1, 1, 0, &v, &err);
   TL_CHECK(st == TL_ERR_ARGUMENT && v == NULL && strstr(err.message, "'mass_scal'") && strstr(err.message, "mass_scale"),
            "unknown option: status %d, '%s'", st, err.message);
   o[1] = (tl_task_option){"force_scale", "lots"};
-  st = tl_vecenv_create("cartpole", o, 2, 1, 1, 0, &v, &err);
+  st = vcreate("cartpole", o, 2, 1, 1, 0, &v, &err);
   TL_CHECK(st == TL_ERR_ARGUMENT && strstr(err.message, "force_scale=lots"), "bad value: '%s'", err.message);
   o[1] = (tl_task_option){"mass_scale", "1.2,0.8"};
-  st = tl_vecenv_create("cartpole", o, 2, 1, 1, 0, &v, &err);
+  st = vcreate("cartpole", o, 2, 1, 1, 0, &v, &err);
   TL_CHECK(st == TL_ERR_ARGUMENT && strstr(err.message, "LO <= HI"), "reversed range: '%s'", err.message);
   o[1] = (tl_task_option){"friction", "0.5,1"};
-  st = tl_vecenv_create("cartpole", o, 2, 1, 1, 0, &v, &err);
+  st = vcreate("cartpole", o, 2, 1, 1, 0, &v, &err);
   TL_CHECK(st == TL_ERR_ARGUMENT && strstr(err.message, "'friction'"), "cartpole has no friction: '%s'", err.message);
-  st = tl_vecenv_create("walker", NULL, 0, 1, 1, 0, &v, &err);
+  st = vcreate("walker", NULL, 0, 1, 1, 0, &v, &err);
   TL_CHECK(st == TL_ERR_ARGUMENT && strstr(err.message, "walker"), "unknown task: '%s'", err.message);
-  st = tl_vecenv_create("urdf", NULL, 0, 1, 1, 0, &v, &err);
+  st = vcreate("urdf", NULL, 0, 1, 1, 0, &v, &err);
   TL_CHECK(st == TL_ERR_ARGUMENT && strstr(err.message, "urdf=PATH"), "urdf without a path: '%s'", err.message);
   tl_task_option none[] = {{"robots_dir", "/nonexistent/robots"}};
   unsetenv("TALUS_SHARED_ROBOTS");
-  st = tl_vecenv_create("cartpole", none, 1, 1, 1, 0, &v, &err);
+  st = vcreate("cartpole", none, 1, 1, 1, 0, &v, &err);
   TL_CHECK(st == TL_ERR_IO && strstr(err.message, "/nonexistent/robots/cartpole/cartpole.urdf"),
            "missing robot: '%s'", err.message);
   TL_CHECK(tl_task_count() == 3 && !strcmp(tl_task_name(1), "anymal-locomotion") && tl_task_name(3) == NULL,

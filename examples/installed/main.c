@@ -33,12 +33,12 @@ int main(int argc, char **argv) {
   int nq = tl_batch_nq(b), nv = tl_batch_nv(b);
   double *q = calloc((size_t)NENV * nq, sizeof(double)), *kp = calloc((size_t)NENV * nv, sizeof(double));
   double *kd = calloc((size_t)NENV * nv, sizeof(double));
-  tl_batch_get_state(b, q, (long)NENV * nq, NULL, 0, &err);
+  tl_batch_get_state(b, q, NENV * nq, NULL, 0, &err);
   for (int e = 0; e < NENV; e++) {
     q[e * nq + 2] = 0.6; /* then lowered onto the ground by the first steps */
     for (int k = 6; k < nv; k++) kp[e * nv + k] = 300, kd[e * nv + k] = 10;
   }
-  int ok = tl_batch_set_state(b, q, (long)NENV * nq, NULL, 0, &err) == TL_OK;
+  int ok = tl_batch_set_state(b, q, NENV * nq, NULL, 0, &err) == TL_OK;
 #ifdef USE_STAND_CONTROLLER
   for (int e = 0; e < NENV && ok; e++) {
     tl_stand_controller stand;
@@ -46,8 +46,8 @@ int main(int argc, char **argv) {
     tl_stand_free(&stand); /* the system keeps the gains and targets */
   }
 #else
-  ok = ok && tl_batch_set_pd_gains(b, kp, kd, (long)NENV * nv, &err) == TL_OK &&
-       tl_batch_set_pd_targets(b, q, (long)NENV * nq, NULL, 0, &err) == TL_OK;
+  ok = ok && tl_batch_set_pd_gains(b, kp, kd, NENV * nv, &err) == TL_OK &&
+       tl_batch_set_pd_targets(b, q, NENV * nq, NULL, 0, &err) == TL_OK;
 #endif
   ok = ok && tl_batch_step(b, 1000, &err) == TL_OK;
   if (!ok) fprintf(stderr, "error: %s\n", err.message);

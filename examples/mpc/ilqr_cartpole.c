@@ -127,7 +127,7 @@ static double terminal_cost(const planner *pl, const double *x) {
  * returns the cost, or INFINITY when a step failed. */
 static double rollout(planner *pl, const double *xbar, const double *wbar, const double *kff, const double *K,
                       double alpha, double *xs, double *w_out, tl_error *err) {
-  if (tl_world_set_state(pl->world, pl->snap, pl->snap_len, err) != TL_OK) return INFINITY;
+  if (tl_world_snapshot_restore(pl->world, pl->snap, pl->snap_len, err) != TL_OK) return INFINITY;
   double cost = 0.0;
   for (int k = 0; k < pl->n; ++k) {
     double *x = xs + k * NX;
@@ -149,7 +149,7 @@ static double rollout(planner *pl, const double *xbar, const double *wbar, const
 /* A (4x4) and the cart column of B (4) of each step along (xs, w): the
  * analytic step derivatives at every state with its force applied. */
 static int linearize(planner *pl, const double *w, double *As, double *Bs, int *nfallback, tl_error *err) {
-  if (tl_world_set_state(pl->world, pl->snap, pl->snap_len, err) != TL_OK) return 1;
+  if (tl_world_snapshot_restore(pl->world, pl->snap, pl->snap_len, err) != TL_OK) return 1;
   double B[NX * 2];
   for (int k = 0; k < pl->n; ++k) {
     tl_deriv_mode used;
@@ -374,7 +374,7 @@ static int mpc_resolve(planner *pl, int k0, const double x0[NX], double *mu, tl_
   pl->n = H;
   double q[2] = {x0[0], x0[1]}, u[2] = {x0[2], x0[3]};
   if (tl_system_set_state(pl->sys, q, 2, u, 2, err) != TL_OK ||
-      tl_world_get_state(pl->world, pl->snap, sizeof pl->snap, &pl->snap_len, err) != TL_OK)
+      tl_world_snapshot_save(pl->world, pl->snap, sizeof pl->snap, &pl->snap_len, err) != TL_OK)
     return 1;
   /* warm start: the global plan with its gains from the measured state */
   double cost = 0.0;
@@ -454,7 +454,7 @@ int main(int argc, char **argv) {
   /* The start: hanging down at rest. */
   const double q_start[2] = {0.0, PI}, u_start[2] = {0.0, 0.0};
   if (tl_system_set_state(pl.sys, q_start, 2, u_start, 2, &err) != TL_OK ||
-      tl_world_get_state(pl.world, pl.snap, sizeof pl.snap, &pl.snap_len, &err) != TL_OK)
+      tl_world_snapshot_save(pl.world, pl.snap, sizeof pl.snap, &pl.snap_len, &err) != TL_OK)
     return fail(&err);
 
   /* Initial guess: a small push-pull at about the pendulum's period, which

@@ -77,7 +77,7 @@ class Planner:
         return np.array([x[0], wrap(x[1]), x[2], x[3]])
 
     def rollout(self, wbar, xbar=None, kff=None, K=None, alpha=0.0):
-        self.world.set_state(self.snap)
+        self.world.snapshot_restore(self.snap)
         n = self.n
         xs, ws, cost = np.empty((n + 1, 4)), np.empty(n), 0.0
         for k in range(n):
@@ -95,7 +95,7 @@ class Planner:
         return xs, ws, cost + 0.5 * e @ self.P @ e
 
     def linearize(self, ws):
-        self.world.set_state(self.snap)
+        self.world.snapshot_restore(self.snap)
         As, Bs, fallback = np.empty((self.n, 4, 4)), np.empty((self.n, 4)), 0
         for k in range(self.n):
             self.force(F_MAX * np.tanh(ws[k]))
@@ -142,7 +142,7 @@ class Planner:
 
     def solve(self, x0, max_iter):
         self.sys.set_state(x0[:2], x0[2:])
-        self.snap = self.world.get_state()
+        self.snap = self.world.snapshot_save()
         t = np.arange(self.n) * self.dt
         xs, ws, cost = self.rollout(W0 * np.sin(2 * np.pi * t / PERIOD0))
         mu, nfallback, it = 1e-6, 0, 0

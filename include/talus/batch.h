@@ -44,6 +44,7 @@ typedef struct tl_batch_options {
   tl_base_type base;      /* URDF base type (default TL_BASE_AUTO) */
 } tl_batch_options;
 
+/* The defaults above, by value. Every tl_batch_create* takes opt NULL for them. */
 tl_batch_options tl_batch_options_default(void);
 
 /* Number of CPUs this process may run on (>= 1). */
@@ -103,16 +104,17 @@ void tl_batch_sync_env(tl_batch *b, int env);
 /* Batched setters, n = nenv x (nq or nv) values row-major. All values are
  * checked (finite; for set_state every quaternion non-zero) before any
  * environment is changed: on an error nothing changes and the message names
- * the environment and the index. u, u_target may be NULL (zeros). */
-tl_status tl_batch_set_state(tl_batch *b, const double *q, long nq, const double *u, long nv,
+ * the environment and the index. u, u_target may be NULL (zeros). Lengths
+ * are int, as in talus/system.h (nenv x nq must fit in an int). */
+tl_status tl_batch_set_state(tl_batch *b, const double *q, int nq, const double *u, int nv,
                              tl_error *err);
-tl_status tl_batch_get_state(const tl_batch *b, double *q, long nq, double *u, long nv,
+tl_status tl_batch_get_state(const tl_batch *b, double *q, int nq, double *u, int nv,
                              tl_error *err);
-tl_status tl_batch_set_pd_gains(tl_batch *b, const double *kp, const double *kd, long nv,
+tl_status tl_batch_set_pd_gains(tl_batch *b, const double *kp, const double *kd, int nv,
                                 tl_error *err);
-tl_status tl_batch_set_pd_targets(tl_batch *b, const double *q_target, long nq,
-                                  const double *u_target, long nv, tl_error *err);
-tl_status tl_batch_set_generalized_force(tl_batch *b, const double *tau, long nv, tl_error *err);
+tl_status tl_batch_set_pd_targets(tl_batch *b, const double *q_target, int nq,
+                                  const double *u_target, int nv, tl_error *err);
+tl_status tl_batch_set_generalized_force(tl_batch *b, const double *tau, int nv, tl_error *err);
 
 /* Step every world nstep (>= 0) times (tl_world_step), on the pool. A world
  * whose step fails (TL_ERR_DIVERGED) stops there, its state as before that

@@ -41,29 +41,19 @@
  * world frame), ball joints: quaternion (w x y z) and angular velocity in the
  * parent joint frame; SI units; rotation matrices row-major.
  *
- * Plugins: a shared library named talus-engine-NAME.so exporting
- *   const tl_engine_api *tl_engine_plugin_entry(int host_abi_version);
- * It includes this header (and the headers it includes) and its engine's
- * own headers and calls no function of the Talus library (tl_engine_error
- * below is static inline; the project's own plugins also use the
- * header-only src/math/tl_math.h and plugins/common/). Found in, in this order: each folder of
- * TALUS_PLUGIN_PATH (':'-separated), then the folders next to the program or
- * library that contains Talus (DIR, DIR/plugins, DIR/../plugins,
- * DIR/../lib/talus/plugins, DIR/../../plugins, DIR/../../../talus/plugins,
- * where DIR is that file's folder: a build tree puts the plugins in
- * build/plugins, an install in PREFIX/lib/talus/plugins; the last two serve
- * the Python extension in build/python/talus and in
- * PREFIX/lib/pythonX.Y/site-packages/talus).
- * Its table's abi_version and api_size must equal this header's; a missing
- * or mismatched plugin is an error that lists the engines found and every
- * folder searched. Loaded plugins stay loaded until the process ends. */
+ *
+ * This header holds the user-facing calls: finding and listing engines, what
+ * an engine supports, its name, version and description. A world is put on an
+ * engine with tl_world_create_with_engine / tl_world_set_engine (world.h,
+ * "NAME" or "NAME:KEY=VALUE,..."), and tl_world_engine_notes (world.h) says what the engine
+ * approximates. The plugin ABI (the function table tl_engine_api, the scene
+ * an engine builds its world from, the model view, TL_ENGINE_ABI_VERSION and
+ * the plugin entry point) is in talus/engine_plugin.h, as MuJoCo keeps
+ * mjplugin.h apart: only engines and the library's engine layer include it. */
 #ifndef TALUS_ENGINE_H
 #define TALUS_ENGINE_H
 
-#include <stdarg.h>
 #include <stddef.h>
-#include <stdio.h>
-#include <string.h>
 
 #include "talus/contact.h"
 #include "talus/types.h"
@@ -72,19 +62,10 @@
 extern "C" {
 #endif
 
-/* Version of this interface (structs and table). A plugin built against
- * another version is refused. */
-#define TL_ENGINE_ABI_VERSION 1
-/* Length of the fixed-size name arrays of tl_engine_model (incl. the NUL). */
-#define TL_ENGINE_NAME_MAX 128
-/* Name of the function a plugin exports. */
-#define TL_ENGINE_PLUGIN_ENTRY "tl_engine_plugin_entry"
-/* File name of plugin NAME: TL_ENGINE_PLUGIN_PREFIX NAME TL_ENGINE_PLUGIN_SUFFIX. */
-#define TL_ENGINE_PLUGIN_PREFIX "talus-engine-"
-#define TL_ENGINE_PLUGIN_SUFFIX ".so"
-
 typedef struct tl_model tl_model;
 typedef struct tl_world tl_world;
+/* An engine: its function table (defined in talus/engine_plugin.h). */
+typedef struct tl_engine_api tl_engine_api;
 
 /* ------------------------------------------------------------ capabilities */
 
@@ -118,195 +99,6 @@ typedef struct tl_engine_caps {
 /* Name of one feature bit ("rotor inertia", ...), "?" if not one bit. */
 const char *tl_engine_feature_name(unsigned feature);
 
-/* ------------------------------------------------------------ the scene */
-
-/* A compiled model as plain arrays (pointers into the tl_model, valid while
- * it lives and is not changed). Shapes and meanings are those of the
- * internal model (src/model/model.h): bodies in depth-first order, body i
- * carried by movable joint i, parent[i] < i, body 0 the base.
- * - jnt_pos / jnt_rot: joint frame in the parent body frame (for body 0 of a
- *   fixed base: the pose at which it is welded to the world);
- * - joint transforms: revolute Rot(axis, q); prismatic translation axis q;
- *   spherical the quaternion q; universal Rot(axis, q0) Rot(axis2, q1);
- *   the body frame is the joint frame after the joint transform;
- * - body_com / body_inertia: COM and inertia about it in the body frame,
- *   fixed children merged;
- * - per DOF: dof_body, rotor inertia, damping, Coulomb friction, stiffness
- *   and spring mount, position limits (+-INFINITY: none), effort (INFINITY:
- *   none), velocity limit, mimic (dof_mimic -1: none; q = mult q_leader +
- *   offset); spherical springs rest at jnt_spring_quat (w x y z) per body;
- * - geoms: body, type, size (tl_geom_type), pose in the body frame, Coulomb
- *   friction, ODE-style group / mask, material name, convex hull (geom_hull
- *   >= 0: hull index; vertices hull_vert[3 * (hull_vert_adr[h] + i)] in the
- *   geom frame, triangles hull_face[3 * (hull_face_adr[h] + j)], indices
- *   into the hull's own vertices).
- * Names: fixed-size, NUL-terminated (TL_ENGINE_NAME_MAX). */
-typedef struct tl_engine_model {
-  const char *name;
-  tl_base_type base;
-  int nbody, nq, nv, ngeom, nhull;
-  const char (*body_name)[TL_ENGINE_NAME_MAX];
-  const char (*joint_name)[TL_ENGINE_NAME_MAX];
-  const int *parent;
-  const tl_joint_type *jnt_type;
-  const int *q_adr, *v_adr, *jnt_nq, *jnt_nv;
-  const double *jnt_pos, *jnt_rot, *jnt_axis, *jnt_axis2; /* [nbody*3], [nbody*9], [nbody*3] x2 */
-  const double *body_mass, *body_com, *body_inertia;      /* [nbody], [nbody*3], [nbody*9] */
-  const double *jnt_spring_quat;                          /* [nbody*4] */
-  const int *dof_body;                                    /* [nv] */
-  const double *dof_rotor_inertia, *dof_damping, *dof_friction, *dof_stiffness, *dof_spring_mount;
-  const double *dof_lower, *dof_upper, *dof_effort, *dof_velocity;
-  const int *dof_mimic;
-  const double *dof_mimic_mult, *dof_mimic_offset;
-  const char (*geom_name)[TL_ENGINE_NAME_MAX];
-  const char (*geom_material)[TL_ENGINE_NAME_MAX];
-  const int *geom_body;
-  const tl_geom_type *geom_type;
-  const double *geom_size, *geom_pos, *geom_rot;          /* [ngeom*3], [ngeom*3], [ngeom*9] */
-  const double *geom_friction;
-  const unsigned *geom_group, *geom_mask;
-  const int *geom_hull;
-  const int *hull_vert_adr, *hull_nvert, *hull_face_adr, *hull_nface;
-  const double *hull_vert;
-  const int *hull_face;
-} tl_engine_model;
-
-/* View a compiled model (any tl_model, e.g. tl_system_model(sys)) as
- * tl_engine_model. TL_ERR_ARGUMENT if model or out is NULL. */
-tl_status tl_engine_model_view(const tl_model *model, tl_engine_model *out, tl_error *err);
-
-/* One articulated system of the scene. */
-typedef struct tl_engine_system {
-  tl_engine_model model;
-  const tl_model *source;  /* the compiled model itself: for engines inside the Talus library */
-  int self_collision;      /* collide its bodies with each other (never a body with its parent) */
-  tl_integrator integrator;
-} tl_engine_system;
-
-/* Static geometry: plane (z = 0 of its frame), sphere, box, capsule,
- * cylinder at pos, R; or a heightmap (heightmap >= 0: index into
- * tl_engine_scene.heightmaps; pos, R unused). */
-typedef struct tl_engine_static {
-  tl_geom_type type;
-  double size[3], pos[3], R[9];
-  const char *material;
-  double friction;
-  unsigned group, mask;
-  int heightmap;
-} tl_engine_static;
-
-/* Heights heights[iy * nx + ix] (m) at (x0 + ix dx, y0 + iy dy); each grid
- * cell two triangles. */
-typedef struct tl_engine_heightmap {
-  int nx, ny;
-  double x0, y0, dx, dy;
-  const double *heights;
-} tl_engine_heightmap;
-
-/* Contacts between geoms of materials a and b (either order): friction mu,
- * restitution and its threshold (m/s), ERP / CFM (NAN: the world's). Pairs
- * not listed: the smaller of the two geoms' friction coefficients, the
- * world's default restitution and threshold. */
-typedef struct tl_engine_material_pair {
-  const char *a, *b;
-  double mu, restitution, threshold, erp, cfm;
-} tl_engine_material_pair;
-
-/* Everything an engine builds its world from. erp, cfm: Talus's contact
- * ERP (fraction of penetration removed per step) and CFM (m/s per N s of
- * normal impulse); contact_margin: Talus's speculative-contact distance (m);
- * ignore: nignore entries of 4 ints (system a, body a, system b, body b;
- * system -1 with body -1: all static geometry) never collided. options:
- * the text after ':' in the engine name ("mujoco:cone=elliptic" ->
- * "cone=elliptic"), engine-specific key=value pairs separated by ',', or "". */
-typedef struct tl_engine_scene {
-  double dt, gravity[3];
-  tl_solver solver;
-  int solver_max_iter;
-  double solver_tol, sor;
-  double erp, cfm, contact_margin, contact_compliance, max_recovery_speed;
-  double default_mu, default_restitution, default_threshold;
-  int nsystem;
-  const tl_engine_system *systems;
-  int nstatic;
-  const tl_engine_static *statics;
-  int nheightmap;
-  const tl_engine_heightmap *heightmaps;
-  int npair;
-  const tl_engine_material_pair *pairs;
-  int nignore;
-  const int *ignore;
-  const char *options;
-} tl_engine_scene;
-
-/* Fill *out with the scene of a Talus world as it is now (pointers into the
- * world, valid until the world changes); the arrays of systems, statics,
- * heightmaps and pairs are allocated and freed with tl_engine_scene_free. */
-tl_status tl_engine_scene_of_world(const tl_world *world, tl_engine_scene *out, tl_error *err);
-void tl_engine_scene_free(tl_engine_scene *scene);
-
-/* ------------------------------------------------------------ the engine */
-
-typedef struct tl_engine_world tl_engine_world; /* an engine's own world */
-
-/* The function table every engine implements. sys: index of a system in the
- * scene (0 .. nsystem - 1); arrays have the system's nq / nv entries; every
- * function that can fail fills err (tl_engine_error below) and returns a
- * status. Functions are called from one thread at a time per world. */
-typedef struct tl_engine_api {
-  int abi_version;   /* TL_ENGINE_ABI_VERSION of the header it was built with */
-  size_t api_size;   /* sizeof(tl_engine_api) of that header */
-  const char *name;  /* "talus", "ode", "mujoco" */
-  const char *version;     /* the engine and its version, e.g. "ODE 0.16.2" */
-  const char *description; /* one paragraph: how it builds the scene, what it maps how */
-  void (*capabilities)(tl_engine_caps *caps);
-  /* Build a world from the scene; systems start at their model's default
-   * configuration at rest (the link sets the state right after). A scene
-   * that needs what the engine lacks: TL_ERR_UNSUPPORTED naming it. */
-  tl_status (*create)(const tl_engine_scene *scene, tl_engine_world **out, tl_error *err);
-  void (*destroy)(tl_engine_world *world);
-  /* State in Talus's coordinates (quaternions unit). */
-  tl_status (*set_state)(tl_engine_world *world, int sys, const double *q, const double *u,
-                         tl_error *err);
-  tl_status (*get_state)(const tl_engine_world *world, int sys, double *q, double *u,
-                         tl_error *err);
-  /* The implicit PD of talus/system.h (tl_system_set_pd_gains / _targets):
-   * tau = Kp (q_target - q+) + Kd (u_target - u+) + tau_ff at the end-of-step
-   * state, bounded by the effort limits; how the engine realises it is in its
-   * description. Gains nv, q_target nq, u_target nv. */
-  tl_status (*set_pd_gains)(tl_engine_world *world, int sys, const double *kp, const double *kd,
-                            tl_error *err);
-  tl_status (*set_pd_targets)(tl_engine_world *world, int sys, const double *q_target,
-                              const double *u_target, tl_error *err);
-  /* Feedforward actuator force tau_ff (nv), kept until changed. */
-  tl_status (*set_generalized_force)(tl_engine_world *world, int sys, const double *tau,
-                                     tl_error *err);
-  /* Generalized force of the external forces (nv, J^T of the wrenches at the
-   * state of the step's start), applied during the next step only. */
-  tl_status (*set_external_force)(tl_engine_world *world, int sys, const double *f,
-                                  tl_error *err);
-  /* The two phases: integrate1 detects contacts at the current state;
-   * integrate2 applies control and steps by dt. TL_ERR_DIVERGED if the
-   * state became non-finite (the engine is then set back by the link). */
-  tl_status (*integrate1)(tl_engine_world *world, tl_error *err);
-  tl_status (*integrate2)(tl_engine_world *world, tl_error *err);
-  /* Contacts found by the last integrate1 (forces of the last integrate2),
-   * in tl_contact_info's conventions: impulse over the step (N s, world) on
-   * the system's body; normal from the other object into it. */
-  int (*ncontact)(const tl_engine_world *world);
-  tl_status (*contact)(const tl_engine_world *world, int k, tl_contact_info *out, tl_error *err);
-  /* Actuator force applied over the last step (nv): PD + feedforward. */
-  tl_status (*applied_generalized_force)(const tl_engine_world *world, int sys, double *tau,
-                                         tl_error *err);
-  /* Statistics of the last solve; NULL when the engine has none. */
-  tl_status (*solver_stats)(const tl_engine_world *world, tl_solver_stats *out, tl_error *err);
-  /* What this world approximates (one line per item, "" if nothing). */
-  const char *(*notes)(const tl_engine_world *world);
-} tl_engine_api;
-
-/* A plugin's exported entry point (TL_ENGINE_PLUGIN_ENTRY). */
-typedef const tl_engine_api *(*tl_engine_plugin_entry_fn)(int host_abi_version);
-
 /* ------------------------------------------------------------ registry */
 
 /* The native Talus engine's table (src/engine/engine_native.c): a Talus
@@ -329,37 +121,64 @@ int tl_engine_list(char *buf, size_t len);
 /* The folders searched for plugins, ':'-separated, into buf. */
 void tl_engine_search_path(char *buf, size_t len);
 
-/* What the engine of a world approximates for its current scene (the
- * plugin's notes; "" for the native engine or before the first step). */
-const char *tl_world_engine_notes(const tl_world *world);
+/* ------------------------------------------------------------ options */
 
-/* ------------------------------------------------------------ for plugins */
+/* One engine-specific setting, KEY=VALUE (as text: each engine parses its own
+ * keys and names a bad one in its error; docs/engines.md lists them). */
+typedef struct tl_engine_option {
+  const char *key;   /* non-empty; no ',', ':', '=' or whitespace */
+  const char *value; /* no ',' (may be empty) */
+} tl_engine_option;
 
-/* Fill err like tl_error_set (message "ELEMENT: TEXT", element may be NULL)
- * without calling into the Talus library. Returns status. */
-static inline tl_status tl_engine_error(tl_error *err, tl_status status, const char *element,
-                                        const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-static inline tl_status tl_engine_error(tl_error *err, tl_status status, const char *element,
-                                        const char *fmt, ...) {
-  if (!err) return status;
-  memset(err, 0, sizeof(*err));
-  err->status = status;
-  if (element) snprintf(err->element, sizeof(err->element), "%s", element);
-  char text[900];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(text, sizeof(text), fmt, ap);
-  va_end(ap);
-  if (element)
-    snprintf(err->message, sizeof(err->message), "<%s>: %s", element, text);
-  else
-    snprintf(err->message, sizeof(err->message), "%s", text);
-  return status;
-}
+/* Most settings tl_engine_options_parse reads. */
+#define TL_ENGINE_MAX_OPTIONS 32
+
+/* Which engine a world runs on, and its settings (tl_engine_options_default:
+ * the native engine, no settings). The text form "NAME[:KEY=VALUE,...]" that
+ * tl_world_create_with_engine / tl_world_set_engine, --engine and Python's
+ * engine= take is this struct written out by tl_engine_options_format. */
+typedef struct tl_engine_options {
+  const char *name;             /* "talus" (default: the native engine), "ode", "mujoco" or a
+                                   plugin's NAME (1 to 47 of a-z 0-9 _ -) */
+  const tl_engine_option *opts; /* nopt settings, in the order the engine reads them (default NULL) */
+  int nopt;                     /* 0 .. TL_ENGINE_MAX_OPTIONS (default 0) */
+} tl_engine_options;
+
+tl_engine_options tl_engine_options_default(void);
+
+/* Write opt as the text "NAME" or "NAME:KEY=VALUE,..." into buf (len bytes).
+ * opt NULL: the defaults ("talus"). TL_ERR_ARGUMENT naming the field or the
+ * key: an empty or malformed name, a key that is empty or holds ',', ':',
+ * '=' or whitespace, a value holding ',', nopt out of range, or text longer
+ * than len - 1. */
+tl_status tl_engine_options_format(const tl_engine_options *opt, char *buf, size_t len, tl_error *err);
+
+/* Parse the text "NAME[:KEY=VALUE,...]" (the parsing layer of the command
+ * line and Python) into *out. The strings are copied into buf (len bytes;
+ * strlen(text) + 1 is enough) and out->opts points at pairs (cap entries);
+ * both must outlive *out. Settings are separated by ',' (empty ones skipped);
+ * each needs a '='. Errors: TL_ERR_ARGUMENT naming the setting (a setting
+ * without '=' or with an empty key, more than cap settings, a malformed name,
+ * buf too small). Whether the engine knows the keys is checked when a world is
+ * put on it. */
+tl_status tl_engine_options_parse(const char *text, tl_engine_options *out, tl_engine_option *pairs, int cap,
+                                  char *buf, size_t len, tl_error *err);
+
+/* A new world on the engine of opt (NULL: the native engine): exactly
+ * tl_world_create_with_engine with tl_engine_options_format's text. Errors:
+ * those of tl_engine_options_format and tl_world_create_with_engine. */
+tl_status tl_engine_create_world(const tl_engine_options *opt, tl_world **out, tl_error *err);
+/* Put an existing world on the engine of opt (NULL: the native engine):
+ * tl_world_set_engine with the text of opt. */
+tl_status tl_engine_attach_world(tl_world *world, const tl_engine_options *opt, tl_error *err);
+
+/* The engine's name ("talus", "ode", "mujoco"), its version ("ODE 0.16.2")
+ * and its one-paragraph description; "" when api is NULL. */
+const char *tl_engine_name(const tl_engine_api *api);
+const char *tl_engine_version(const tl_engine_api *api);
+const char *tl_engine_description(const tl_engine_api *api);
+/* What it supports (all zero when api is NULL). */
+void tl_engine_capabilities(const tl_engine_api *api, tl_engine_caps *caps);
 
 #ifdef __cplusplus
 }

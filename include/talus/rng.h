@@ -31,7 +31,7 @@ typedef struct tl_rng {
 } tl_rng;
 
 /* The Philox4x64-10 bijection: out = philox(counter, key). */
-void tl_philox4x64(const uint64_t counter[4], const uint64_t key[2], uint64_t out[4]);
+void tl_rng_philox4x64(const uint64_t counter[4], const uint64_t key[2], uint64_t out[4]);
 
 /* Start stream `stream` of seed `seed` (counter 0, no words drawn). */
 void tl_rng_init(tl_rng *r, uint64_t seed, uint64_t stream);
@@ -45,6 +45,9 @@ double tl_rng_range(tl_rng *r, double lo, double hi);
  * two uniforms; one value per call (no cached second value, so the number
  * of words drawn per call is always 2). */
 double tl_rng_normal(tl_rng *r);
+
+/* Deprecated: the name before issue 22 (one prefix per header: tl_rng_*). */
+#define tl_philox4x64 tl_rng_philox4x64
 
 #ifdef __cplusplus
 }

@@ -13,7 +13,7 @@
  * outcome are the same whatever the number of threads or processes, or the
  * order in which samples run.
  *
- * Life cycle: tl_sweep_create; settings (tl_sweep_set, or a sweep file with
+ * Life cycle: tl_sweep_create (its tl_sweep_options); settings (tl_sweep_set, or a sweep file with
  * tl_sweep_load_file); tl_sweep_prepare loads the robot, checks every
  * parameter against it (names, links, joints, valid ranges of every
  * distribution) and builds one nominal sample's world and controller, so a
@@ -70,8 +70,36 @@ extern "C" {
 
 typedef struct tl_sweep tl_sweep;
 
-/* An empty sweep with the defaults above. TL_ERR_MEMORY. */
-tl_status tl_sweep_create(tl_sweep **out, tl_error *err);
+/* The settings above as a struct (tl_sweep_options_default: the defaults).
+ * A field left at its default is not set at all, so a sweep made from the
+ * struct is the sweep made from the same settings as text (same hash). */
+typedef struct tl_sweep_options {
+  const char *robot;      /* URDF or world file (default NULL: set it later with tl_sweep_set) */
+  const char *controller; /* NAME[:KEY=VALUE,...] (default NULL: "stand", or a world file's own) */
+  double duration;        /* s per sample, > 0 (default 5) */
+  double dt;              /* time step, s, > 0 (default NAN: 1e-3, or a world file's own) */
+  long samples;           /* >= 1 (default 0: 100, or the grid's size when every parameter is a grid) */
+  uint64_t seed;          /* (default 0) */
+  const char *const *params; /* nparam "NAME=DIST" texts, as the param setting (default NULL) */
+  int nparam;             /* >= 0 (default 0) */
+  double fall_height;     /* m, world z (default NAN: half the initial height) */
+  double fall_tilt;       /* rad, > 0 (default 1) */
+  tl_base_type base;      /* URDF base (default TL_BASE_AUTO) */
+  double kp, kd;          /* the controller's main gains (default NAN: the controller's own) */
+  double ground_friction; /* > 0 (default 0.8) */
+  double terrain_size;    /* m, > 0 (default 20) */
+  double terrain_spacing; /* m, > 0 (default 0.1) */
+  int worst;              /* samples listed as the worst in the summary, >= 0 (default 10) */
+} tl_sweep_options;
+
+tl_sweep_options tl_sweep_options_default(void);
+
+/* A sweep with the settings of opt (NULL: the defaults above; the settings
+ * q and var, and the outputs, are set with tl_sweep_set). Each field not at
+ * its default is set as tl_sweep_set would set its text (numbers written
+ * with 17 significant digits, read back exactly): TL_ERR_ARGUMENT naming the
+ * key for a bad value, TL_ERR_MEMORY. Nothing is left on failure. */
+tl_status tl_sweep_create(const tl_sweep_options *opt, tl_sweep **out, tl_error *err);
 void tl_sweep_free(tl_sweep *sw);
 
 /* Set one setting (key as above, value as text). Values are checked here
@@ -176,16 +204,22 @@ typedef struct tl_sweep_progress {
 } tl_sweep_progress;
 
 typedef struct tl_sweep_run_options {
-  int nthread;         /* threads running samples (per MPI rank); 0: the CPUs this process may use */
-  const char *csv;     /* the CSV (NULL: the "out" setting; none if neither) */
-  int resume;          /* 1: keep the CSV's rows of this sweep, run only the missing samples */
-  /* called by the calling thread about 4 times a second and once at the end (may be NULL) */
+  int nthread;         /* threads running samples (per MPI rank), >= 0; 0 (default): the CPUs
+                          this process may use */
+  const char *csv;     /* the CSV (default NULL: the "out" setting; none if neither) */
+  int resume;          /* 1: keep the CSV's rows of this sweep, run only the missing samples
+                          (default 0: run every sample, the CSV written afresh) */
+  /* called by the calling thread about 4 times a second and once at the end
+     (default NULL: none) */
   void (*progress)(void *ctx, const tl_sweep_progress *p);
   /* polled by the calling thread about 10 times a second: nonzero stops the
-     run (running samples are abandoned, finished ones kept) */
+     run (running samples are abandoned, finished ones kept; default NULL: never) */
   int (*interrupted)(void *ctx);
-  void *ctx;
+  void *ctx;           /* passed to progress and interrupted (default NULL) */
 } tl_sweep_run_options;
+
+/* The defaults above, by value (every field zero / NULL). */
+tl_sweep_run_options tl_sweep_run_options_default(void);
 
 /* Run the samples without a row on nthread threads (a fixed pool, samples
  * handed out one at a time in increasing order to whichever thread is
@@ -195,7 +229,8 @@ typedef struct tl_sweep_run_options {
  * (a new file renamed over it). Resume reads the CSV back: its header must
  * be this sweep's and every row's spec hash this sweep's (TL_ERR_INVALID
  * otherwise, naming the file and line); a trailing partial line is dropped.
- * The result is bit-identical to an uninterrupted run. *out (may be NULL)
+ * The result is bit-identical to an uninterrupted run. opt NULL: the
+ * defaults. *out (may be NULL)
  * receives every row (tl_sweep_results_free). Errors: TL_ERR_INVALID (not
  * prepared, a CSV of another sweep), TL_ERR_IO (the CSV cannot be written,
  * naming it), TL_ERR_MEMORY. */

@@ -109,7 +109,7 @@ int tl_system_sparse_jacobian_size(const tl_system *sys, int body);
 tl_status tl_system_sparse_point_jacobian(tl_system *sys, int body, const double point[3], int *idx,
                                           double *Jp, double *Jr, int cap, int *n, tl_error *err);
 /* v = J u for a sparse 3 x n block J with column indices idx. */
-void tl_sparse_jacobian_velocity(const int *idx, int n, const double *J, const double *u,
+void tl_system_sparse_jacobian_velocity(const int *idx, int n, const double *J, const double *u,
                                  double v[3]);
 /* The velocity-product terms dJp/dt u (acc, m/s^2) and dJr/dt u (alpha,
  * rad/s^2) of the point `point` (world) on `body`: the point's classical
@@ -340,6 +340,9 @@ tl_status tl_system_set_collision_filter(tl_system *sys, int geom, unsigned grou
 /* Collide geoms on different bodies of this system (never a body with its
  * parent). Off by default. */
 void tl_system_set_self_collision(tl_system *sys, int on);
+
+/* Deprecated: the name before issue 22 (one prefix per header: tl_system_*). */
+#define tl_sparse_jacobian_velocity tl_system_sparse_jacobian_velocity
 
 #ifdef __cplusplus
 }

@@ -10,12 +10,16 @@
 #include "talus/world.h"
 #include "talus/scene.h"
 #include "talus/engine.h"
+#include "talus/engine_plugin.h"
 #include "talus/record.h"
+#include "talus/viewer.h"
 #include "talus/rng.h"
 #include "talus/batch.h"
 #include "talus/task.h"
+#include "talus/vecenv.h"
 #include "talus/metrics.h"
 #include "talus/limits.h"
+#include "talus/sweep.h"
 
 #define TALUS_VERSION "0.1.0"
 

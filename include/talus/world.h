@@ -120,6 +120,9 @@ tl_status tl_world_create_with_engine(tl_world **out, const char *engine, tl_err
 tl_status tl_world_set_engine(tl_world *world, const char *engine, tl_error *err);
 /* Name of the world's engine as given ("talus" for the native engine). */
 const char *tl_world_engine_name(const tl_world *world);
+/* What the engine of a world approximates for its current scene (the
+ * plugin's notes; "" for the native engine or before the first step). */
+const char *tl_world_engine_notes(const tl_world *world);
 
 /* Time step in seconds, TL_DT_MIN .. TL_DT_MAX (1e-9 .. 1 s; talus/limits.h,
  * the rule the command line, world files and Python share). */
@@ -239,7 +242,8 @@ tl_status tl_world_integrate1(tl_world *world, tl_error *err);
 tl_status tl_world_integrate2(tl_world *world, tl_error *err);
 tl_status tl_world_step(tl_world *world, tl_error *err);
 
-/* ---- snapshots: save and restore the whole simulation state ----
+/* ---- snapshots: save and restore the whole simulation state as bytes ----
+ * ("state" alone, as in tl_system_set_state, means q and u.)
  * A snapshot holds everything that influences the next step: the time; each
  * system's q, u, PD gains and targets, feedforward force, pending external
  * forces, last applied force, integrator and joint-row impulses (warm
@@ -258,11 +262,11 @@ tl_status tl_world_step(tl_world *world, tl_error *err);
 
 /* Bytes of a snapshot of the world's current state (changes with the number
  * of contacts). */
-size_t tl_world_state_size(const tl_world *world);
-/* Write the snapshot into buf (size bytes, at least tl_world_state_size);
+size_t tl_world_snapshot_size(const tl_world *world);
+/* Write the snapshot into buf (size bytes, at least tl_world_snapshot_size);
  * *written (may be NULL) receives its length. TL_ERR_ARGUMENT if buf is
  * too small. */
-tl_status tl_world_get_state(const tl_world *world, void *buf, size_t size, size_t *written, tl_error *err);
+tl_status tl_world_snapshot_save(const tl_world *world, void *buf, size_t size, size_t *written, tl_error *err);
 /* Restore a snapshot of exactly `size` bytes. Everything is checked before
  * anything changes (header, version, byte order, length, finite numbers,
  * and each system's model structure against a fingerprint: joint types,
@@ -274,14 +278,27 @@ tl_status tl_world_get_state(const tl_world *world, void *buf, size_t size, size
  * another world or model, or one that breaks a rule, is refused with
  * TL_ERR_INVALID saying what is wrong, and the world is left byte for byte as
  * it was. */
-tl_status tl_world_set_state(tl_world *world, const void *buf, size_t size, tl_error *err);
+tl_status tl_world_snapshot_restore(tl_world *world, const void *buf, size_t size, tl_error *err);
 /* The same through a file (errors name the file). Saving follows the output
  * rules of tl_recorder_write_html (a regular file replaced atomically, a
  * device or FIFO written through, never replaced). Loading takes a regular
  * file only, refused unread if it is larger than any snapshot of this world
  * can be. */
-tl_status tl_world_save_state(const tl_world *world, const char *path, tl_error *err);
-tl_status tl_world_load_state(tl_world *world, const char *path, tl_error *err);
+tl_status tl_world_snapshot_save_file(const tl_world *world, const char *path, tl_error *err);
+tl_status tl_world_snapshot_restore_file(tl_world *world, const char *path, tl_error *err);
+
+/* Deprecated: the names before issue 22 ("state" now means (q, u) only; byte
+ * snapshots are tl_world_snapshot_*). Thin functions calling the ones above,
+ * kept so that existing programs still build and link. */
+size_t tl_world_state_size(const tl_world *world);             /* = tl_world_snapshot_size */
+tl_status tl_world_get_state(const tl_world *world, void *buf, size_t size, size_t *written,
+                             tl_error *err);                   /* = tl_world_snapshot_save */
+tl_status tl_world_set_state(tl_world *world, const void *buf, size_t size,
+                             tl_error *err);                   /* = tl_world_snapshot_restore */
+tl_status tl_world_save_state(const tl_world *world, const char *path,
+                              tl_error *err);                  /* = tl_world_snapshot_save_file */
+tl_status tl_world_load_state(tl_world *world, const char *path,
+                              tl_error *err);                  /* = tl_world_snapshot_restore_file */
 
 /* ---- derivatives of the step (docs/derivatives.md, "Derivatives of the step") ----
  * The world's state is x = (dq, u): dq the tangent coordinates of every

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stddef.h>
 
-#include "talus/engine.h"
+#include "talus/engine_plugin.h"
 
 /* Body poses and velocities at (q, u): for each body b, the world position
  * xpos[3b] of its frame origin, its rotation xrot[9b] (world from body),

@@ -48,7 +48,7 @@
 
 #include <mujoco/mujoco.h>
 
-#include "talus/engine.h"
+#include "talus/engine_plugin.h"
 
 typedef struct tlmj_options {
   int contacts;        /* 1: geoms, static geometry and pairs; 0: no geoms, contacts disabled */

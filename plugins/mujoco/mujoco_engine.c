@@ -44,7 +44,7 @@
 
 #include "math/tl_math.h"
 #include "mj_build.h"
-#include "talus/engine.h"
+#include "talus/engine_plugin.h"
 #include "tlp_util.h"
 
 #define NOTES_LEN 2048

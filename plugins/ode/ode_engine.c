@@ -88,7 +88,7 @@
 #include <ode/ode.h>
 
 #include "math/tl_math.h"
-#include "talus/engine.h"
+#include "talus/engine_plugin.h"
 #include "tlp_util.h"
 
 #define MAX_POINTS 8   /* contact points per geom pair */

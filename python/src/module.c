@@ -67,7 +67,7 @@ PyMODINIT_FUNC PyInit__talus(void) {
     goto fail;
   if (PyModule_AddStringConstant(m, "__version__", TALUS_VERSION) < 0) goto fail;
   /* 1 when the web viewer is embedded (World.record(path) and VecEnv(record_path=) need it) */
-  if (PyModule_AddObject(m, "have_viewer", PyBool_FromLong(tl_record_have_viewer())) < 0) goto fail;
+  if (PyModule_AddObject(m, "have_viewer", PyBool_FromLong(tl_recorder_have_viewer())) < 0) goto fail;
   return m;
 fail:
   Py_DECREF(m);

@@ -108,7 +108,7 @@ static PyObject *batch_set_state(tlpy_batch *self, PyObject *args, PyObject *kw)
   if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:set_state", names, &q, &u)) return NULL;
   IDLE(self);
   int nq = tl_batch_nq(self->batch), nv = tl_batch_nv(self->batch);
-  long n = tl_batch_nenv(self->batch);
+  int n = tl_batch_nenv(self->batch);
   PyArrayObject *qa = rows(self, q, "q", nq, 0), *ua = !qa || u == Py_None ? NULL : rows(self, u, "u", nv, 0);
   PyObject *r = NULL;
   tl_error err;
@@ -125,7 +125,7 @@ static PyObject *batch_set_pd_gains(tlpy_batch *self, PyObject *args, PyObject *
   if (!PyArg_ParseTupleAndKeywords(args, kw, "OO:set_pd_gains", names, &kp, &kd)) return NULL;
   IDLE(self);
   int nv = tl_batch_nv(self->batch);
-  long n = tl_batch_nenv(self->batch);
+  int n = tl_batch_nenv(self->batch);
   PyArrayObject *a = rows(self, kp, "kp", nv, 1), *b = a ? rows(self, kd, "kd", nv, 1) : NULL;
   PyObject *r = NULL;
   tl_error err;
@@ -140,7 +140,7 @@ static PyObject *batch_set_pd_targets(tlpy_batch *self, PyObject *args, PyObject
   if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:set_pd_targets", names, &q, &u)) return NULL;
   IDLE(self);
   int nq = tl_batch_nq(self->batch), nv = tl_batch_nv(self->batch);
-  long n = tl_batch_nenv(self->batch);
+  int n = tl_batch_nenv(self->batch);
   PyArrayObject *qa = rows(self, q, "q_ref", nq, 1), *ua = !qa || u == Py_None ? NULL : rows(self, u, "u_ref", nv, 1);
   PyObject *r = NULL;
   tl_error err;
@@ -161,7 +161,7 @@ static PyObject *batch_set_generalized_force(tlpy_batch *self, PyObject *args) {
   if (!a) return NULL;
   tl_error err;
   PyObject *r = result(
-      tl_batch_set_generalized_force(self->batch, PyArray_DATA(a), (long)tl_batch_nenv(self->batch) * nv, &err), &err);
+      tl_batch_set_generalized_force(self->batch, PyArray_DATA(a), tl_batch_nenv(self->batch) * nv, &err), &err);
   Py_DECREF(a);
   return r;
 }

@@ -29,7 +29,7 @@ static int check_path(PyObject *obj, const char *what, PyObject **out) {
   if (!obj || obj == Py_None) return 0;
   if (!PyUnicode_FSConverter(obj, out)) return -1;
   tl_error err;
-  if (strcmp(what, "path") == 0 && !tl_record_have_viewer()) { /* the page needs the embedded viewer */
+  if (strcmp(what, "path") == 0 && !tl_recorder_have_viewer()) { /* the page needs the embedded viewer */
     Py_CLEAR(*out);
     PyErr_SetString(tlpy_error, "cannot record an HTML page: this Talus was built without the web viewer "
                                 "(web/node_modules was missing when CMake ran: run scripts/setup.sh, or "
@@ -48,7 +48,7 @@ static int check_path(PyObject *obj, const char *what, PyObject **out) {
     Py_CLEAR(*out);
     return -1;
   }
-  if (tl_record_check_path(PyBytes_AS_STRING(*out), what, &err)) {
+  if (tl_recorder_check_path(PyBytes_AS_STRING(*out), what, &err)) {
     Py_CLEAR(*out);
     tlpy_raise(&err);
     return -1;
@@ -81,8 +81,8 @@ PyObject *tlpy_recording_new(PyObject *owner, tl_recorder **slot, const int *bus
     Py_XDECREF(p);
     return NULL;
   }
-  tl_record_options o;
-  tl_record_options_default(&o);
+  tl_recorder_options o;
+  o = tl_recorder_options_default();
   o.fps = fps;
   o.every = every;
   o.reserve_frames = reserve;

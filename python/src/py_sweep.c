@@ -148,7 +148,7 @@ PyObject *tlpy_sweep(PyObject *self, PyObject *args, PyObject *kw) {
   tl_sweep *sw = NULL;
   tl_error err;
   memset(&err, 0, sizeof err);
-  if (tl_sweep_create(&sw, &err) != TL_OK) return tlpy_raise(&err);
+  if (tl_sweep_create(NULL, &sw, &err) != TL_OK) return tlpy_raise(&err);
   tl_status st = TL_OK;
   if (file) {
     Py_BEGIN_ALLOW_THREADS st = tl_sweep_load_file(sw, file, &err);
@@ -164,8 +164,7 @@ PyObject *tlpy_sweep(PyObject *self, PyObject *args, PyObject *kw) {
     return tlpy_raise(&err);
   }
   sweep_ctx ctx = {show, 0};
-  tl_sweep_run_options opt;
-  memset(&opt, 0, sizeof opt);
+  tl_sweep_run_options opt = tl_sweep_run_options_default();
   opt.nthread = nthread;
   opt.csv = csv ? csv : "";
   opt.resume = resume;

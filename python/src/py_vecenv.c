@@ -55,7 +55,14 @@ static PyObject *vecenv_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   tl_vecenv *env = NULL;
   tl_error err;
   tl_status st;
-  Py_BEGIN_ALLOW_THREADS st = tl_vecenv_create(task, opt, (int)nopt, nenv, nthread, seed, &env, &err);
+  tl_vecenv_options vo = tl_vecenv_options_default();
+  vo.task = task;
+  vo.task_opts = opt;
+  vo.ntask_opt = (int)nopt;
+  vo.nenv = nenv;
+  vo.nthread = nthread;
+  vo.seed = seed;
+  Py_BEGIN_ALLOW_THREADS st = tl_vecenv_create(&vo, &env, &err);
   Py_END_ALLOW_THREADS PyMem_Free(opt);
   if (st) return tlpy_raise(&err);
   tlpy_vecenv *self = (tlpy_vecenv *)type->tp_alloc(type, 0);
@@ -93,7 +100,7 @@ static PyObject *vecenv_reset(tlpy_vecenv *self, PyObject *args, PyObject *kw) {
   tl_status st;
   self->busy = 1;
   Py_BEGIN_ALLOW_THREADS st =
-      tl_vecenv_reset(self->env, has ? &seed : NULL, PyArray_DATA(obs), (long)shape[0] * shape[1], &err);
+      tl_vecenv_reset(self->env, has ? &seed : NULL, PyArray_DATA(obs), (int)(shape[0] * shape[1]), &err);
   if (!st && self->rec) st = tl_recorder_update(self->rec, NULL, &err);
   Py_END_ALLOW_THREADS self->busy = 0;
   if (st) {
@@ -148,7 +155,7 @@ static PyObject *vecenv_step(tlpy_vecenv *self, PyObject *args) {
   tl_error err;
   tl_status st;
   const double *a = PyArray_DATA(act);
-  long na = (long)n * NA(self);
+  int na = (int)n * NA(self);
   self->busy = 1;
   Py_BEGIN_ALLOW_THREADS st = tl_vecenv_step(self->env, a, na, &out, &err);
   if (!st && self->rec) st = tl_recorder_update(self->rec, NULL, &err);

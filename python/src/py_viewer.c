@@ -30,8 +30,8 @@ static int viewer_init(tlpy_viewer *self, PyObject *args, PyObject *kw) {
     return -1;
   viewer_close_c(self);
   Py_CLEAR(self->world);
-  tl_record_options o;
-  tl_record_options_default(&o);
+  tl_recorder_options o;
+  o = tl_recorder_options_default();
   o.fps = fps;
   o.keep_frames = 0;
   tl_error err;
@@ -210,7 +210,7 @@ static PyMethodDef viewer_methods[] = {
      "publish(now=False)\n\nAfter a step: a frame to the page when one is due (fps of simulated time);\n"
      "now=True: a frame of the current state at once (when pausing: the page shows where it stopped)."},
     {"rewind", (PyCFunction)viewer_rewind, METH_NOARGS,
-     "rewind()\n\nThe world's time went back (set_state): a frame now, the schedule restarting from it."},
+     "rewind()\n\nThe world's time went back (snapshot_restore): a frame now, the schedule restarting from it."},
     {"set_status", (PyCFunction)(void (*)(void))viewer_set_status, METH_VARARGS | METH_KEYWORDS,
      "set_status(time, steps, paused=False, speed=1.0, rtf=nan, snapshots=None)\n\nThe status the page shows "
      "(with the world's solver statistics); snapshots: the saved states' times (at most 8)."},

@@ -241,11 +241,11 @@ static PyObject *world_record(tlpy_world *self, PyObject *args, PyObject *kw) {
 static PyObject *world_get_state(tlpy_world *self, PyObject *unused) {
   (void)unused;
   IDLE(self);
-  size_t n = tl_world_state_size(self->world);
+  size_t n = tl_world_snapshot_size(self->world);
   PyObject *b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)n);
   if (!b) return NULL;
   tl_error err;
-  if (tl_world_get_state(self->world, PyBytes_AS_STRING(b), n, NULL, &err)) {
+  if (tl_world_snapshot_save(self->world, PyBytes_AS_STRING(b), n, NULL, &err)) {
     Py_DECREF(b);
     return tlpy_raise(&err);
   }
@@ -254,13 +254,13 @@ static PyObject *world_get_state(tlpy_world *self, PyObject *unused) {
 
 static PyObject *world_set_state(tlpy_world *self, PyObject *args) {
   Py_buffer buf;
-  if (!PyArg_ParseTuple(args, "y*:set_state", &buf)) return NULL;
+  if (!PyArg_ParseTuple(args, "y*:snapshot_restore", &buf)) return NULL;
   if (tlpy_check_idle(self->busy, "this World")) {
     PyBuffer_Release(&buf);
     return NULL;
   }
   tl_error err;
-  tl_status st = tl_world_set_state(self->world, buf.buf, (size_t)buf.len, &err);
+  tl_status st = tl_world_snapshot_restore(self->world, buf.buf, (size_t)buf.len, &err);
   PyBuffer_Release(&buf);
   if (st) return tlpy_raise(&err);
   Py_RETURN_NONE;
@@ -421,13 +421,17 @@ static PyMethodDef world_methods[] = {
      "time series. Paths are checked now:\na folder that does not exist raises talus.Error before any step; path must end "
      "in\n.html and csv in .csv (ValueError), as --record and --csv. One open\n"
      "recording per world. reserve_frames: frames allocated now (stepping then\nallocates nothing)."},
+    {"snapshot_save", (PyCFunction)world_get_state, METH_NOARGS,
+     "snapshot_save() -> bytes\n\nA snapshot of everything that influences the next step (every system's q, u, PD\n"
+     "gains and targets, forces, warm-start impulses, contacts, time; tl_world_snapshot_save).\n"
+     "snapshot_restore(snapshot) and stepping reproduce the original trajectory bit for bit."},
+    {"snapshot_restore", (PyCFunction)world_set_state, METH_VARARGS,
+     "snapshot_restore(snapshot)\n\nRestore a snapshot of snapshot_save (bytes). A snapshot of another world or\n"
+     "model is refused with talus.Error and the world is left unchanged."},
     {"get_state", (PyCFunction)world_get_state, METH_NOARGS,
-     "get_state() -> bytes\n\nA snapshot of everything that influences the next step (every system's q, u, PD\n"
-     "gains and targets, forces, warm-start impulses, contacts, time; tl_world_get_state).\nset_state(snapshot) and "
-     "stepping reproduce the original trajectory bit for bit."},
+     "get_state() -> bytes\n\nDeprecated: the name before issue 22 of snapshot_save (\"state\" means q, u)."},
     {"set_state", (PyCFunction)world_set_state, METH_VARARGS,
-     "set_state(snapshot)\n\nRestore a snapshot of get_state (bytes). A snapshot of another world or model is\n"
-     "refused with talus.Error and the world is left unchanged."},
+     "set_state(snapshot)\n\nDeprecated: the name before issue 22 of snapshot_restore."},
     {"add_ground", (PyCFunction)(void (*)(void))world_add_ground, METH_VARARGS | METH_KEYWORDS,
      "add_ground(friction=0.8, height=0.0)\n\nThe horizontal ground plane z = height (m), Coulomb friction "
      "coefficient `friction`."},

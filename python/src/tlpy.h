@@ -79,7 +79,7 @@ typedef struct tlpy_system {
 /* A new talus.Recording of `world` owned by `owner` (kept alive by it): *slot
  * is the owner's recorder pointer (set here, cleared at close), busy its busy
  * flag; path / csv (None or path-like) are checked now and written at close;
- * fps, every, reserve as in tl_record_options. */
+ * fps, every, reserve as in tl_recorder_options. */
 PyObject *tlpy_recording_new(PyObject *owner, tl_recorder **slot, const int *busy, tl_world *world,
                              PyObject *path, PyObject *csv, double fps, int every, long long reserve);
 

@@ -64,7 +64,7 @@ class Viewer:
         w = self.world
         if params:
             self.set_params(params)
-        start = w.get_state()
+        start = w.snapshot_save()
         t_end = None if duration is None else w.time + duration
         paused, budget, steps, pushes, saved = False, 0, 0, [], []
         wall0, sim0 = time.monotonic(), w.time
@@ -84,13 +84,13 @@ class Viewer:
                     elif k == "speed":
                         speed = e["factor"]
                     elif k == "reset":
-                        w.set_state(start)
+                        w.snapshot_restore(start)
                         steps, pushes, budget = 0, [], 0
                         self._v.rewind()
                     elif k == "snapshot":
-                        saved = (saved + [(w.get_state(), steps, w.time)])[-8:]
+                        saved = (saved + [(w.snapshot_save(), steps, w.time)])[-8:]
                     elif k == "restore" and e["index"] < len(saved):
-                        w.set_state(saved[e["index"]][0])
+                        w.snapshot_restore(saved[e["index"]][0])
                         steps, pushes, budget = saved[e["index"]][1], [], 0
                         self._v.rewind()
                     elif k == "force":

@@ -1,7 +1,7 @@
 # Guards: python/src/py_record.c, python/src/py_world.c (engine=, get_state / set_state),
 # python/talus/vecenv.py (record_env).
 """World.record / VecEnv(record_env=...) (issue 13), World(engine=...) (issue 15) and world
-snapshots get_state / set_state (issue 11) from Python."""
+snapshots snapshot_save / snapshot_restore (issue 11; get_state / set_state before issue 22) from Python."""
 import csv
 import subprocess
 import sys
@@ -182,16 +182,16 @@ def test_world_engine_errors():
 def test_snapshot_replays_bit_for_bit():
     w, s = standing_world()
     w.step(200)
-    snap = w.get_state()
+    snap = w.snapshot_save()
     assert isinstance(snap, bytes) and len(snap) > 100
     w.step(300)
     q, u, t = s.q.copy(), s.u.copy(), w.time
-    w.set_state(snap)
+    w.snapshot_restore(snap)
     assert w.time == pytest.approx(0.2)
     w.step(300)
     assert np.array_equal(q, s.q) and np.array_equal(u, s.u) and w.time == t
     fresh, fs = standing_world()  # restored into another world built the same way
-    fresh.set_state(snap)
+    fresh.snapshot_restore(snap)
     fresh.step(300)
     assert np.array_equal(q, fs.q)
 
@@ -200,11 +200,25 @@ def test_snapshot_of_another_model_is_refused():
     w, s = standing_world()
     other = talus.World()
     other.add_system(talus.Model.from_urdf(str(BALL), floating_base=True))
-    before = other.get_state()
+    before = other.snapshot_save()
     with pytest.raises(talus.Error, match="another"):
-        other.set_state(w.get_state())
-    assert other.get_state() == before
+        other.snapshot_restore(w.snapshot_save())
+    assert other.snapshot_save() == before
     with pytest.raises(talus.Error, match="snapshot"):
-        w.set_state(b"not a snapshot")
+        w.snapshot_restore(b"not a snapshot")
     with pytest.raises(TypeError):
-        w.set_state("text")
+        w.snapshot_restore("text")
+
+
+def test_snapshot_old_names_are_aliases():
+    """get_state / set_state (before issue 22) still save and restore the same bytes."""
+    w, s = standing_world()
+    w.step(100)
+    snap = w.snapshot_save()
+    assert w.get_state() == snap
+    w.step(100)
+    q, u = s.q.copy(), s.u.copy()
+    w.set_state(snap)
+    assert w.snapshot_save() == snap
+    w.step(100)
+    assert np.array_equal(q, s.q) and np.array_equal(u, s.u)

@@ -40,13 +40,13 @@ def humanoid_in_air():
 def test_analytic_matches_fd_and_world_unchanged():
     world, sys = humanoid_in_air()
     nv = sys.nv
-    before = world.get_state()
+    before = world.snapshot_save()
     A, B, used = world.step_derivatives(mode="analytic", info=True)
     assert used == "analytic"
     assert A.shape == (2 * nv, 2 * nv) and B.shape == (2 * nv, nv) and A.dtype == np.float64
     Af, Bf, used_fd = world.step_derivatives(mode="fd", info=True)
     assert used_fd == "fd"
-    assert world.get_state() == before
+    assert world.snapshot_save() == before
     assert rel(A, Af) < 1e-4
     assert rel(B, Bf) < 1e-4
     # B predicts the step with a changed feedforward force (first order)
@@ -55,7 +55,7 @@ def test_analytic_matches_fd_and_world_unchanged():
     s = 1e-3
     world.step()
     u0 = sys.u
-    world.set_state(before)
+    world.snapshot_restore(before)
     sys.set_generalized_force(s * dtau)
     world.step()
     du = sys.u - u0
@@ -76,8 +76,8 @@ def test_standing_quadruped_falls_back_to_fd():
     sys.set_pd_targets(sys.q)
     world.step(500)
     assert world.ncontact >= 4
-    before = world.get_state()
+    before = world.snapshot_save()
     A, B, used = world.step_derivatives(info=True)
     assert used == "fd"
-    assert world.get_state() == before
+    assert world.snapshot_save() == before
     assert np.all(np.isfinite(A)) and np.all(np.isfinite(B))

@@ -7,15 +7,15 @@
 
 #include "base/error.h"
 
-tl_status tl_check_timestep(double dt, tl_error *err) {
+tl_status tl_limits_check_timestep(double dt, tl_error *err) {
   if (!(dt >= TL_DT_MIN && dt <= TL_DT_MAX))
     return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "dt", "time step %g s: expected a number from %g to %g s", dt,
                         TL_DT_MIN, TL_DT_MAX);
   return TL_OK;
 }
 
-tl_status tl_steps_for_duration(double duration, double dt, long long *steps, tl_error *err) {
-  tl_status st = tl_check_timestep(dt, err);
+tl_status tl_limits_steps_for_duration(double duration, double dt, long long *steps, tl_error *err) {
+  tl_status st = tl_limits_check_timestep(dt, err);
   if (st) return st;
   if (!(duration >= 0) || !isfinite(duration))
     return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "duration", "duration %g s: expected a finite number >= 0",
@@ -29,7 +29,7 @@ tl_status tl_steps_for_duration(double duration, double dt, long long *steps, tl
   return TL_OK;
 }
 
-tl_status tl_grid_points(double size, double spacing, int max_points, const char *what, int *n, tl_error *err) {
+tl_status tl_limits_grid_points(double size, double spacing, int max_points, const char *what, int *n, tl_error *err) {
   if (!what) what = "grid";
   if (!(size > 0) || !isfinite(size) || !(spacing > 0) || !isfinite(spacing))
     return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, what, "%s: size %g m and spacing %g m must be finite and > 0",
@@ -43,7 +43,7 @@ tl_status tl_grid_points(double size, double spacing, int max_points, const char
   return TL_OK;
 }
 
-int tl_parse_number(const char *text, double *out) {
+int tl_limits_parse_number(const char *text, double *out) {
   if (!text) return -1;
   const char *p = text;
   while (isspace((unsigned char)*p)) p++;

@@ -4,6 +4,7 @@
 
 #include "talus/batch.h"
 
+#include <limits.h>
 #include <math.h>
 #include <sched.h>
 #include <stdio.h>
@@ -87,6 +88,9 @@ static tl_status take_layout(tl_batch *b, tl_error *err) {
   }
   b->nq = b->sys_q[b->nsystem];
   b->nv = b->sys_v[b->nsystem];
+  if ((long long)b->nenv * (b->nq > b->nv ? b->nq : b->nv) > INT_MAX)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "nenv",
+                        "%d envs x %d coordinates do not fit the batched arrays' int length", b->nenv, b->nq);
   b->quat = calloc((size_t)nquat + 1, sizeof(int));
   if (!b->quat) return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
   for (int s = 0; s < b->nsystem; s++) {
@@ -345,13 +349,13 @@ tl_status tl_batch_env_status(const tl_batch *b, int env) {
 /* ---------------- batched setters ---------------- */
 
 /* p has nenv x width values (NULL allowed if allow_null). */
-static tl_status check_len(const tl_batch *b, tl_error *err, const char *name, const void *p, long n, int width,
+static tl_status check_len(const tl_batch *b, tl_error *err, const char *name, const void *p, int n, int width,
                            int allow_null) {
   if (!p && allow_null) return TL_OK;
   if (!p) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, name, "%s must not be NULL", name);
   long expected = (long)b->nenv * width;
-  if (n != expected)
-    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, name, "%s has %ld values, expected %ld (%d envs x %d)", name, n,
+  if ((long)n != expected)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, name, "%s has %d values, expected %ld (%d envs x %d)", name, n,
                         expected, b->nenv, width);
   return TL_OK;
 }
@@ -387,7 +391,7 @@ static tl_status apply_error(tl_error *err, int e, int s, const tl_error *inner)
   return prefix_error(err, inner, prefix);
 }
 
-tl_status tl_batch_set_state(tl_batch *b, const double *q, long nq, const double *u, long nv, tl_error *err) {
+tl_status tl_batch_set_state(tl_batch *b, const double *q, int nq, const double *u, int nv, tl_error *err) {
   tl_status st;
   if ((st = check_len(b, err, "q", q, nq, b->nq, 0)) || (st = check_len(b, err, "u", u, nv, b->nv, 1)) ||
       (st = check_values(err, "q", q, b->nenv, b->nq, 0)) || (st = check_values(err, "u", u, b->nenv, b->nv, 0)) ||
@@ -407,7 +411,7 @@ tl_status tl_batch_set_state(tl_batch *b, const double *q, long nq, const double
   return TL_OK;
 }
 
-tl_status tl_batch_get_state(const tl_batch *b, double *q, long nq, double *u, long nv, tl_error *err) {
+tl_status tl_batch_get_state(const tl_batch *b, double *q, int nq, double *u, int nv, tl_error *err) {
   tl_status st;
   if ((st = check_len(b, err, "q", q, nq, b->nq, 1)) || (st = check_len(b, err, "u", u, nv, b->nv, 1)))
     return st;
@@ -416,7 +420,7 @@ tl_status tl_batch_get_state(const tl_batch *b, double *q, long nq, double *u, l
   return TL_OK;
 }
 
-tl_status tl_batch_set_pd_gains(tl_batch *b, const double *kp, const double *kd, long nv, tl_error *err) {
+tl_status tl_batch_set_pd_gains(tl_batch *b, const double *kp, const double *kd, int nv, tl_error *err) {
   tl_status st;
   if ((st = check_len(b, err, "kp", kp, nv, b->nv, 0)) || (st = check_len(b, err, "kd", kd, nv, b->nv, 0)) ||
       (st = check_values(err, "kp", kp, b->nenv, b->nv, 1)) || (st = check_values(err, "kd", kd, b->nenv, b->nv, 1)))
@@ -432,7 +436,7 @@ tl_status tl_batch_set_pd_gains(tl_batch *b, const double *kp, const double *kd,
   return TL_OK;
 }
 
-tl_status tl_batch_set_pd_targets(tl_batch *b, const double *q_target, long nq, const double *u_target, long nv,
+tl_status tl_batch_set_pd_targets(tl_batch *b, const double *q_target, int nq, const double *u_target, int nv,
                                   tl_error *err) {
   tl_status st;
   if ((st = check_len(b, err, "q_target", q_target, nq, b->nq, 0)) ||
@@ -452,7 +456,7 @@ tl_status tl_batch_set_pd_targets(tl_batch *b, const double *q_target, long nq, 
   return TL_OK;
 }
 
-tl_status tl_batch_set_generalized_force(tl_batch *b, const double *tau, long nv, tl_error *err) {
+tl_status tl_batch_set_generalized_force(tl_batch *b, const double *tau, int nv, tl_error *err) {
   tl_status st;
   if ((st = check_len(b, err, "tau", tau, nv, b->nv, 0)) ||
       (st = check_values(err, "tau", tau, b->nenv, b->nv, 0)))

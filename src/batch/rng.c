@@ -24,7 +24,7 @@ static uint64_t mulhilo(uint64_t a, uint64_t b, uint64_t *hi) {
   return a * b;
 }
 
-void tl_philox4x64(const uint64_t counter[4], const uint64_t key[2], uint64_t out[4]) {
+void tl_rng_philox4x64(const uint64_t counter[4], const uint64_t key[2], uint64_t out[4]) {
   uint64_t c0 = counter[0], c1 = counter[1], c2 = counter[2], c3 = counter[3];
   uint64_t k0 = key[0], k1 = key[1];
   for (int round = 0; round < 10; round++) {
@@ -56,7 +56,7 @@ uint64_t tl_rng_next(tl_rng *r) {
     /* next counter value (256-bit increment), then its block */
     for (int i = 0; i < 4 && ++r->counter[i] == 0; i++) {
     }
-    tl_philox4x64(r->counter, r->key, r->block);
+    tl_rng_philox4x64(r->counter, r->key, r->block);
     r->pos = 0;
   }
   return r->block[r->pos++];

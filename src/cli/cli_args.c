@@ -59,7 +59,7 @@ static int parse_span(const char *text, const char *end, double *out) {
   memcpy(buf, text, len);
   buf[len] = '\0';
   double v; /* decimal only, as in world and sweep files (talus/limits.h): "0x50" is not 80 */
-  if (tl_parse_number(buf, &v) != 0 || !isfinite(v)) return -1;
+  if (tl_limits_parse_number(buf, &v) != 0 || !isfinite(v)) return -1;
   *out = v;
   return 0;
 }

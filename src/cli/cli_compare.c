@@ -80,7 +80,7 @@ static void run_engine(const cli_sim_options *base, cmp_result *r) {
     set_error(r, "engine", &err, st);
     return;
   }
-  snprintf(r->version, sizeof r->version, "%s", api->version);
+  snprintf(r->version, sizeof r->version, "%s", tl_engine_version(api));
   cli_sim s;
   int rc = cli_sim_setup(&s, &o);
   if (rc == CLI_EXIT_OK) rc = cli_sim_controllers(&s);

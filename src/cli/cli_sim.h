@@ -42,7 +42,7 @@ typedef struct cli_sim_options {
   double kp, kd;
   int json;
   int verbose;
-  const char *save_state; /* --save-state FILE: snapshot at the end (tl_world_save_state), or NULL */
+  const char *save_state; /* --save-state FILE: snapshot at the end (tl_world_snapshot_save_file), or NULL */
   const char *load_state; /* --load-state FILE: snapshot restored before the first step, or NULL */
   const char *engine; /* --engine NAME[:OPTIONS] (talus/engine.h), NULL: the native engine */
   /* recordings, plots and the live view (cli_sim_record.c) */

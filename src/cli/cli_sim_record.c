@@ -91,7 +91,7 @@ static int has_ext(const char *path, const char *ext) {
 static int check_path(const char *path, const char *opt) {
   tl_error err;
   memset(&err, 0, sizeof err);
-  if (tl_record_check_path(path, opt, &err) == TL_OK) return CLI_EXIT_OK;
+  if (tl_recorder_check_path(path, opt, &err) == TL_OK) return CLI_EXIT_OK;
   cli_errorf("%s", err.message);
   return CLI_EXIT_FAIL;
 }
@@ -109,7 +109,7 @@ int cli_rec_check(const cli_sim_options *o) {
     cli_errorf("option --plot: '%s' should end in .png, .svg or .pdf", o->plot);
     return CLI_EXIT_USAGE;
   }
-  if ((o->record || o->view) && !tl_record_have_viewer()) {
+  if ((o->record || o->view) && !tl_recorder_have_viewer()) {
     cli_errorf("%s needs the web viewer, and this talus was built without it (web/node_modules was missing "
                "when CMake ran): run scripts/setup.sh (or `npm ci` in web/), then CMake again",
                o->record ? "--record" : "the live view");
@@ -173,7 +173,7 @@ struct cli_live {
   long long budget;     /* steps still to take while paused (step messages) */
   double speed;         /* real-time factor; 0: as fast as possible */
   long long steps;      /* steps since the initial state */
-  unsigned char *snap;  /* the initial state (tl_world_get_state), NULL if unavailable */
+  unsigned char *snap;  /* the initial state (tl_world_snapshot_save), NULL if unavailable */
   size_t snap_len;
   cli_push push[CLI_LIVE_MAX_PUSH];
   int npush;
@@ -241,9 +241,9 @@ static int live_setup(cli_sim *s) {
   L->rtf_sim = tl_world_time(s->world);
   tl_viewer_set_shared_control(s->viewer, s->opt->shared_control);
   /* the initial state, for reset (a plugin engine has no snapshots: reset is then refused) */
-  size_t n = tl_world_state_size(s->world);
+  size_t n = tl_world_snapshot_size(s->world);
   L->snap = n ? malloc(n) : NULL;
-  if (L->snap && tl_world_get_state(s->world, L->snap, n, &L->snap_len, NULL) != TL_OK) {
+  if (L->snap && tl_world_snapshot_save(s->world, L->snap, n, &L->snap_len, NULL) != TL_OK) {
     free(L->snap);
     L->snap = NULL;
   }
@@ -265,7 +265,7 @@ static void live_reset(cli_sim *s, long long *k) {
     cli_errorf("warning: live view: reset: this engine has no snapshots");
     return;
   }
-  if (tl_world_set_state(s->world, L->snap, L->snap_len, &err) != TL_OK) return live_warn("reset", &err);
+  if (tl_world_snapshot_restore(s->world, L->snap, L->snap_len, &err) != TL_OK) return live_warn("reset", &err);
   if (s->ctrl.active && s->sys) { /* rebuilt from the initial state: its parameters too */
     tl_controller_free(&s->ctrl);
     if (tl_system_get_state(s->sys, s->q, s->nq, s->u, s->nv, &err) != TL_OK) return live_warn("reset", &err);
@@ -286,9 +286,9 @@ static void live_snapshot(cli_sim *s) {
   struct cli_live *L = s->live;
   tl_error err;
   memset(&err, 0, sizeof err);
-  size_t n = tl_world_state_size(s->world), len = 0;
+  size_t n = tl_world_snapshot_size(s->world), len = 0;
   unsigned char *buf = n ? malloc(n) : NULL;
-  if (!buf || tl_world_get_state(s->world, buf, n, &len, &err) != TL_OK) {
+  if (!buf || tl_world_snapshot_save(s->world, buf, n, &len, &err) != TL_OK) {
     free(buf);
     if (!err.message[0]) snprintf(err.message, sizeof err.message, "out of memory");
     return live_warn("snapshot", &err);
@@ -317,7 +317,7 @@ static void live_restore(cli_sim *s, long long i, long long *k) {
     cli_errorf("warning: live view: restore: no saved state %lld", i);
     return;
   }
-  if (tl_world_set_state(s->world, L->saved[i], L->saved_len[i], &err) != TL_OK) return live_warn("restore", &err);
+  if (tl_world_snapshot_restore(s->world, L->saved[i], L->saved_len[i], &err) != TL_OK) return live_warn("restore", &err);
   L->npush = 0;
   L->budget = 0;
   L->steps = L->saved_steps[i];
@@ -449,8 +449,8 @@ int cli_rec_setup(cli_sim *s) {
   const cli_sim_options *o = s->opt;
   s->pace = o->pace < 0 ? o->view : o->pace;
   if (!o->record && !o->csv && !o->plot && !o->view) return CLI_EXIT_OK;
-  tl_record_options ro;
-  tl_record_options_default(&ro);
+  tl_recorder_options ro;
+  ro = tl_recorder_options_default();
   ro.fps = o->fps > 0 ? o->fps : CLI_RECORD_DEFAULT_FPS;
   ro.keep_frames = o->record || o->csv || o->plot;
   ro.main_system = s->sys_index >= 0 ? s->sys_index : -1;

@@ -258,7 +258,7 @@ int cli_sim_setup(cli_sim *s, const cli_sim_options *opt) {
   s->nsteps = LLONG_MAX;
   tl_error err;
   memset(&err, 0, sizeof err);
-  if (rc == CLI_EXIT_OK && !isinf(opt->duration) && tl_steps_for_duration(opt->duration, s->dt, &s->nsteps, &err) != TL_OK)
+  if (rc == CLI_EXIT_OK && !isinf(opt->duration) && tl_limits_steps_for_duration(opt->duration, s->dt, &s->nsteps, &err) != TL_OK)
     rc = engine_error(opt->world && !opt->dt_given ? "the world file's <timestep> with --duration" : "--duration", &err);
   return rc;
 }

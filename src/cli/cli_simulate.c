@@ -125,12 +125,12 @@ static int check_ranges(const cli_sim_options *o) {
   tl_error err; /* the library's one rule per quantity (talus/limits.h) */
   memset(&err, 0, sizeof err);
   long long steps = 0;
-  if (tl_check_timestep(o->dt, &err) != TL_OK) {
+  if (tl_limits_check_timestep(o->dt, &err) != TL_OK) {
     cli_errorf("option --dt: %s", err.message);
     return -1;
   }
   if (isinf(o->duration) && o->duration > 0 && o->view_cmd) return 0; /* `talus view`: until Ctrl-C */
-  if (tl_steps_for_duration(o->duration, o->dt, &steps, &err) != TL_OK) {
+  if (tl_limits_steps_for_duration(o->duration, o->dt, &steps, &err) != TL_OK) {
     cli_errorf("option --duration: %s", err.message);
     return -1;
   }
@@ -200,7 +200,7 @@ static int check_save_path(const char *path) {
   if (!path) return 0;
   tl_error err; /* the output rules of every file Talus writes (base/file.h): nothing created here */
   memset(&err, 0, sizeof err);
-  if (tl_record_check_path(path, "--save-state", &err) == TL_OK) return 0;
+  if (tl_recorder_check_path(path, "--save-state", &err) == TL_OK) return 0;
   cli_errorf("%s", err.message);
   return -1;
 }
@@ -211,7 +211,7 @@ static int sim_state_file(cli_sim *s, int save) {
   if (!path) return CLI_EXIT_OK;
   tl_error err;
   memset(&err, 0, sizeof(err));
-  tl_status st = save ? tl_world_save_state(s->world, path, &err) : tl_world_load_state(s->world, path, &err);
+  tl_status st = save ? tl_world_snapshot_save_file(s->world, path, &err) : tl_world_snapshot_restore_file(s->world, path, &err);
   if (st == TL_OK) return CLI_EXIT_OK;
   cli_errorf("%s: %s", save ? "--save-state" : "--load-state", err.message);
   return CLI_EXIT_FAIL;

@@ -235,8 +235,7 @@ static int run(int argc, char **argv, sweep_cli *c, tl_sweep *sw) {
   if (!ok) return st == TL_ERR_ARGUMENT || st == TL_ERR_INVALID || st == TL_OK ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
   signal(SIGINT, on_signal);
   signal(SIGTERM, on_signal);
-  tl_sweep_run_options opt;
-  memset(&opt, 0, sizeof opt);
+  tl_sweep_run_options opt = tl_sweep_run_options_default();
   opt.nthread = c->threads;
   opt.csv = c->out;
   opt.resume = c->resume;
@@ -294,7 +293,7 @@ int cli_sweep(int argc, char **argv) {
     rc = CLI_EXIT_OK;
   } else if (argc < 2 || argv[1][0] == '-') {
     rc = say(&c, CLI_EXIT_USAGE, "a URDF, world file or sweep file comes first (talus sweep --help)");
-  } else if (tl_sweep_create(&sw, &err) != TL_OK) {
+  } else if (tl_sweep_create(NULL, &sw, &err) != TL_OK) {
     rc = say(&c, CLI_EXIT_FAIL, "%s", err.message);
   } else {
     for (int i = 2; i < argc; ++i)

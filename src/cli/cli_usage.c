@@ -134,7 +134,7 @@ const char cli_usage_simulate[] =
     "                       (mesh hulls included) is C m above the ground (>= 0;\n"
     "                       default 0.01; replaces the z of --base-pos)\n"
     "  --save-state FILE    write a snapshot of the whole world state at the end\n"
-    "                       (tl_world_save_state; checked writable before the run)\n"
+    "                       (tl_world_snapshot_save_file; checked writable before the run)\n"
     "  --load-state FILE    restore a snapshot (of the same robot or world file)\n"
     "                       before the first step; the run continues from its time\n"
     "                       (the controller is built afresh from the restored\n"

@@ -12,7 +12,7 @@
 #ifndef TALUS_ENGINE_INTERNAL_H
 #define TALUS_ENGINE_INTERNAL_H
 
-#include "talus/engine.h"
+#include "talus/engine_plugin.h"
 #include "talus/world.h"
 
 typedef struct tl_engine_link tl_engine_link;

@@ -219,3 +219,16 @@ tl_status tl_engine_find(const char *engine, const tl_engine_api **out, tl_error
                       " (engines found: %s; folders searched: %s; set TALUS_PLUGIN_PATH to add folders)",
                       name, why, name, found, dirs);
 }
+
+/* ---------------- the user-facing view of a table (talus/engine.h) ---------------- */
+
+const char *tl_engine_name(const tl_engine_api *api) { return api && api->name ? api->name : ""; }
+const char *tl_engine_version(const tl_engine_api *api) { return api && api->version ? api->version : ""; }
+const char *tl_engine_description(const tl_engine_api *api) {
+  return api && api->description ? api->description : "";
+}
+void tl_engine_capabilities(const tl_engine_api *api, tl_engine_caps *caps) {
+  if (!caps) return;
+  memset(caps, 0, sizeof *caps);
+  if (api && api->capabilities) api->capabilities(caps);
+}

@@ -53,7 +53,7 @@ typedef struct tl_rec_sys_plot {
 
 struct tl_recorder {
   tl_world *world;
-  tl_record_options opt;
+  tl_recorder_options opt;
   char *title;
   int nsys, nstatic;
   int *body0;        /* [nsys + 1] first pose slot of each system */

@@ -714,7 +714,7 @@ tl_status tl_viewer_create(const tl_recorder *rec, const char *host, int port, t
     return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, rec ? "out" : "rec", "%s must not be NULL", rec ? "out" : "rec");
   if (port < 0 || port > 65535)
     return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "port", "port %d: expected 0 (any free port) .. 65535", port);
-  if (!tl_record_have_viewer())
+  if (!tl_recorder_have_viewer())
     return tl_error_set(err, TL_ERR_UNSUPPORTED, NULL, 0, NULL,
                         "the live view needs the web viewer, and this Talus was built without it (web/node_modules "
                         "was missing when CMake ran: run scripts/setup.sh, then CMake again)");

@@ -64,7 +64,7 @@ char *tl_rec_json_print(const cJSON *root, size_t *len) {
   return out;
 }
 
-int tl_record_have_viewer(void) { return tl_viewer_page_len > 0; }
+int tl_recorder_have_viewer(void) { return tl_viewer_page_len > 0; }
 
 /* ------------------------------------------------------------ files */
 
@@ -129,7 +129,7 @@ static int write_page(FILE *f, const char *scene, size_t scene_len, const char *
 
 char *tl_rec_page_from_frames(const char *scene, size_t scene_len, const float *frames, long long nframe, int F,
                               const uint32_t *cstart, const float *contacts, long long ncontact, size_t *len) {
-  if (!tl_record_have_viewer()) return NULL;
+  if (!tl_recorder_have_viewer()) return NULL;
   char *buf = NULL;
   size_t n = 0;
   FILE *f = open_memstream(&buf, &n);
@@ -146,7 +146,7 @@ char *tl_rec_page_from_frames(const char *scene, size_t scene_len, const float *
 
 tl_status tl_recorder_write_html(const tl_recorder *r, const char *path, tl_error *err) {
   if (!r) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "rec", "rec must not be NULL");
-  if (!tl_record_have_viewer())
+  if (!tl_recorder_have_viewer())
     return tl_error_set(err, TL_ERR_UNSUPPORTED, NULL, 0, NULL,
                         "cannot write '%s': this Talus was built without the web viewer (web/node_modules was "
                         "missing when CMake ran: run scripts/setup.sh, or `npm ci` in web/, then CMake again)",
@@ -211,6 +211,6 @@ tl_status tl_recorder_write_csv(const tl_recorder *r, const char *path, tl_error
 
 /* ------------------------------------------------------------ path check */
 
-tl_status tl_record_check_path(const char *path, const char *what, tl_error *err) {
+tl_status tl_recorder_check_path(const char *path, const char *what, tl_error *err) {
   return tl_out_check(path, what ? what : "output", err);
 }

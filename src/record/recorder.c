@@ -17,15 +17,21 @@
 #define TL_REC_DEFAULT_MAX_TRI 60000
 #define TL_REC_CONTACTS_PER_FRAME 16
 
-void tl_record_options_default(tl_record_options *opt) {
-  memset(opt, 0, sizeof(*opt));
-  opt->fps = TL_REC_DEFAULT_FPS;
-  opt->every = 0;
-  opt->main_system = -1;
-  opt->max_mesh_triangles = TL_REC_DEFAULT_MAX_TRI;
-  opt->reserve_frames = 0;
-  opt->keep_frames = 1;
-  opt->title = NULL;
+tl_recorder_options tl_recorder_options_default(void) {
+  tl_recorder_options o;
+  memset(&o, 0, sizeof(o));
+  o.fps = TL_REC_DEFAULT_FPS;
+  o.every = 0;
+  o.main_system = -1;
+  o.max_mesh_triangles = TL_REC_DEFAULT_MAX_TRI;
+  o.reserve_frames = 0;
+  o.keep_frames = 1;
+  o.title = NULL;
+  return o;
+}
+
+void tl_record_options_default(tl_recorder_options *opt) {
+  if (opt) *opt = tl_recorder_options_default();
 }
 
 void tl_rec_warn(tl_recorder *rec, const char *fmt, ...) {
@@ -39,7 +45,7 @@ void tl_rec_warn(tl_recorder *rec, const char *fmt, ...) {
   if (s) rec->warn[rec->nwarn++] = s;
 }
 
-static tl_status check_options(const tl_world *world, const tl_record_options *o, tl_error *err) {
+static tl_status check_options(const tl_world *world, const tl_recorder_options *o, tl_error *err) {
   if (!(o->fps >= 0) || !isfinite(o->fps))
     return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "fps", "fps is %g: expected a finite number >= 0", o->fps);
   if (o->every < 0)
@@ -278,7 +284,7 @@ static tl_status create_fail(tl_recorder *r, tl_status st, tl_error *err) {
   return st;
 }
 
-static tl_status alloc_parts(tl_recorder *r, const tl_record_options *o) {
+static tl_status alloc_parts(tl_recorder *r, const tl_recorder_options *o) {
   r->body0 = calloc((size_t)r->nsys + 1, sizeof(int));
   if (!r->body0) return TL_ERR_MEMORY;
   for (int s = 0; s < r->nsys; ++s)
@@ -306,14 +312,14 @@ static tl_status alloc_parts(tl_recorder *r, const tl_record_options *o) {
   return TL_OK;
 }
 
-tl_status tl_recorder_create(tl_world *world, const tl_record_options *opt, tl_recorder **out, tl_error *err) {
+tl_status tl_recorder_create(tl_world *world, const tl_recorder_options *opt, tl_recorder **out, tl_error *err) {
   if (out) *out = NULL;
   if (!world || !out)
     return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, world ? "out" : "world", "%s must not be NULL",
                         world ? "out" : "world");
-  tl_record_options o;
+  tl_recorder_options o;
   if (opt) o = *opt;
-  else tl_record_options_default(&o);
+  else o = tl_recorder_options_default();
   tl_status st = check_options(world, &o, err);
   if (st) return st;
   tl_recorder *r = calloc(1, sizeof(*r));

@@ -216,9 +216,7 @@ static void worker_coordinate(sw_run *R) {
 tl_status tl_sweep_run_mpi(tl_sweep *sw, const tl_sweep_run_options *opt_in, tl_sweep_results **out, tl_error *err) {
   if (out) *out = NULL;
   if (!mpi_inited) return sw_error(err, TL_ERR_INVALID, NULL, 0, "mpi", "tl_sweep_mpi_init was not called");
-  tl_sweep_run_options opt;
-  memset(&opt, 0, sizeof opt);
-  if (opt_in) opt = *opt_in;
+  tl_sweep_run_options opt = opt_in ? *opt_in : tl_sweep_run_options_default();
   /* every rank must run the same prepared sweep */
   unsigned long long hash = sw && sw->prepared ? (unsigned long long)sw->hash : 0, root = hash;
   MPI_Bcast(&root, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);

@@ -8,6 +8,7 @@
 
 #include "base/error.h"
 #include "base/file.h"
+#include "talus/engine_plugin.h"
 #include "talus/limits.h"
 #include "sweep/sweep_internal.h"
 
@@ -125,11 +126,11 @@ static tl_status check_settings(tl_sweep *sw, tl_error *err) {
                           sw->grid_size);
   }
   long long steps = 0; /* the library's one rule per quantity (talus/limits.h) */
-  tl_status st = tl_steps_for_duration(sw->duration, sw->dt, &steps, err);
+  tl_status st = tl_limits_steps_for_duration(sw->duration, sw->dt, &steps, err);
   for (int p = 0; p < sw->nparam && st == TL_OK; ++p) {
     int nx = 0;
     if (sw->param[p].kind == SW_P_TERRAIN)
-      st = tl_grid_points(sw->terrain_size, sw->terrain_spacing, SW_MAX_TERRAIN_POINTS, "terrain_size / terrain_spacing",
+      st = tl_limits_grid_points(sw->terrain_size, sw->terrain_spacing, SW_MAX_TERRAIN_POINTS, "terrain_size / terrain_spacing",
                           &nx, err);
   }
   return st;

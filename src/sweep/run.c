@@ -188,13 +188,17 @@ static void local_coordinate(sw_run *R) {
   }
 }
 
+tl_sweep_run_options tl_sweep_run_options_default(void) {
+  tl_sweep_run_options o;
+  memset(&o, 0, sizeof o);
+  return o;
+}
+
 tl_status tl_sweep_run(tl_sweep *sw, const tl_sweep_run_options *opt_in, tl_sweep_results **out, tl_error *err) {
   if (out) *out = NULL;
   if (!sw || !sw->prepared)
     return sw_error(err, TL_ERR_INVALID, NULL, 0, "sw", "the sweep is not prepared (tl_sweep_prepare)");
-  tl_sweep_run_options opt;
-  memset(&opt, 0, sizeof opt);
-  if (opt_in) opt = *opt_in;
+  tl_sweep_run_options opt = opt_in ? *opt_in : tl_sweep_run_options_default();
   if (opt.nthread < 0) return sw_error(err, TL_ERR_ARGUMENT, NULL, 0, "threads", "threads must be >= 0");
   sw_run R;
   int nworker = opt.nthread > 0 ? opt.nthread : tl_batch_cpu_count();

@@ -99,7 +99,7 @@ static tl_status terrain(const tl_sweep *sw, const double *values, long sample, 
     double amp = values[P->col];
     if (!(amp > 0)) return TL_OK;
     int nx = 0; /* the one grid rule (talus/limits.h): no wrap through an int */
-    tl_status gs = tl_grid_points(sw->terrain_size, sw->terrain_spacing, SW_MAX_TERRAIN_POINTS,
+    tl_status gs = tl_limits_grid_points(sw->terrain_size, sw->terrain_spacing, SW_MAX_TERRAIN_POINTS,
                                   "terrain_size / terrain_spacing", &nx, err);
     if (gs != TL_OK) return gs;
     w->heights = malloc((size_t)nx * (size_t)nx * sizeof(double));
@@ -319,7 +319,7 @@ static void simulate(const tl_sweep *sw, sw_world *w, sw_record *rec, atomic_int
   long long nsteps = 0;
   tl_error serr;
   memset(&serr, 0, sizeof serr);
-  if (tl_steps_for_duration(sw->duration, dt, &nsteps, &serr) != TL_OK) { /* a world file's own dt */
+  if (tl_limits_steps_for_duration(sw->duration, dt, &nsteps, &serr) != TL_OK) { /* a world file's own dt */
     rec->status = TL_SWEEP_ERROR;
     set_message(rec, serr.message);
     return;

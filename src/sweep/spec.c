@@ -72,8 +72,73 @@ const char *tl_sweep_status_name(tl_sweep_status s) {
   return "?";
 }
 
-tl_status tl_sweep_create(tl_sweep **out, tl_error *err) {
+tl_sweep_options tl_sweep_options_default(void) {
+  tl_sweep_options o;
+  memset(&o, 0, sizeof o);
+  o.duration = SW_DEFAULT_DURATION;
+  o.dt = NAN;
+  o.fall_height = NAN;
+  o.fall_tilt = SW_DEFAULT_FALL_TILT;
+  o.base = TL_BASE_AUTO;
+  o.kp = NAN;
+  o.kd = NAN;
+  o.ground_friction = SW_DEFAULT_GROUND_FRICTION;
+  o.terrain_size = SW_DEFAULT_TERRAIN_SIZE;
+  o.terrain_spacing = SW_DEFAULT_TERRAIN_SPACING;
+  o.worst = SW_DEFAULT_WORST;
+  return o;
+}
+
+/* Set key to a number (17 significant digits: the double read back is the same). */
+static tl_status set_number(tl_sweep *sw, const char *key, double v, tl_error *err) {
+  char text[64];
+  snprintf(text, sizeof text, "%.17g", v);
+  return tl_sweep_set(sw, key, text, err);
+}
+
+/* The fields of opt that differ from the defaults, through tl_sweep_set. */
+static tl_status apply_options(tl_sweep *sw, const tl_sweep_options *o, tl_error *err) {
+  const tl_sweep_options d = tl_sweep_options_default();
+  char text[64];
+  tl_status st = TL_OK;
+  if (o->robot) st = tl_sweep_set(sw, "robot", o->robot, err);
+  if (!st && o->controller) st = tl_sweep_set(sw, "controller", o->controller, err);
+  if (!st && o->duration != d.duration) st = set_number(sw, "duration", o->duration, err);
+  if (!st && !isnan(o->dt)) st = set_number(sw, "dt", o->dt, err);
+  if (!st && o->samples != d.samples) {
+    snprintf(text, sizeof text, "%ld", o->samples);
+    st = tl_sweep_set(sw, "samples", text, err);
+  }
+  if (!st && o->seed != d.seed) {
+    snprintf(text, sizeof text, "%llu", (unsigned long long)o->seed);
+    st = tl_sweep_set(sw, "seed", text, err);
+  }
+  if (!st && (o->nparam < 0 || (o->nparam > 0 && !o->params)))
+    st = sw_error(err, TL_ERR_ARGUMENT, NULL, 0, "param", "nparam is %d: expected >= 0 with a params array", o->nparam);
+  for (int i = 0; !st && i < o->nparam; i++)
+    st = o->params[i] ? tl_sweep_set(sw, "param", o->params[i], err)
+                      : sw_error(err, TL_ERR_ARGUMENT, NULL, 0, "param", "params[%d] is NULL", i);
+  if (!st && !isnan(o->fall_height)) st = set_number(sw, "fall_height", o->fall_height, err);
+  if (!st && o->fall_tilt != d.fall_tilt) st = set_number(sw, "fall_tilt", o->fall_tilt, err);
+  if (!st && o->base != d.base)
+    st = o->base == TL_BASE_FLOATING ? tl_sweep_set(sw, "base", "floating", err)
+         : o->base == TL_BASE_FIXED  ? tl_sweep_set(sw, "base", "fixed", err)
+                                     : sw_error(err, TL_ERR_ARGUMENT, NULL, 0, "base", "base %d: expected auto, floating or fixed", (int)o->base);
+  if (!st && !isnan(o->kp)) st = set_number(sw, "kp", o->kp, err);
+  if (!st && !isnan(o->kd)) st = set_number(sw, "kd", o->kd, err);
+  if (!st && o->ground_friction != d.ground_friction) st = set_number(sw, "ground_friction", o->ground_friction, err);
+  if (!st && o->terrain_size != d.terrain_size) st = set_number(sw, "terrain_size", o->terrain_size, err);
+  if (!st && o->terrain_spacing != d.terrain_spacing) st = set_number(sw, "terrain_spacing", o->terrain_spacing, err);
+  if (!st && o->worst != d.worst) {
+    snprintf(text, sizeof text, "%d", o->worst);
+    st = tl_sweep_set(sw, "worst", text, err);
+  }
+  return st;
+}
+
+tl_status tl_sweep_create(const tl_sweep_options *opt, tl_sweep **out, tl_error *err) {
   if (!out) return sw_error(err, TL_ERR_ARGUMENT, NULL, 0, "out", "out must not be NULL");
+  *out = NULL;
   tl_sweep *sw = calloc(1, sizeof(*sw));
   if (!sw) return sw_error(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
   sw->ctrl = tl_controller_spec_default();
@@ -89,6 +154,7 @@ tl_status tl_sweep_create(tl_sweep **out, tl_error *err) {
   sw->worst = SW_DEFAULT_WORST;
   sw->grid_size = 1;
   tl_status st = sw_layout(sw, err);
+  if (st == TL_OK && opt) st = apply_options(sw, opt, err);
   if (st != TL_OK) {
     tl_sweep_free(sw);
     return st;
@@ -134,10 +200,10 @@ static tl_status keep_text(tl_sweep *sw, const char *key, const char *value, tl_
 
 /* ------------------------------------------------------------ numbers */
 
-/* Decimal only (talus/limits.h tl_parse_number: the command line's and the files' one parser). */
+/* Decimal only (talus/limits.h tl_limits_parse_number: the command line's and the files' one parser). */
 static int parse_number(const char *text, double *out) {
   double v;
-  if (tl_parse_number(text, &v) != 0 || !isfinite(v)) return -1;
+  if (tl_limits_parse_number(text, &v) != 0 || !isfinite(v)) return -1;
   *out = v;
   return 0;
 }
@@ -514,7 +580,7 @@ tl_status tl_sweep_set(tl_sweep *sw, const char *key_in, const char *value, tl_e
   if (strcmp(key, "dt") == 0) {
     sw->dt_given = 1;
     st = positive_arg(key, value, &sw->dt, err);
-    return st == TL_OK ? tl_check_timestep(sw->dt, err) : st; /* the one rule for dt (talus/limits.h) */
+    return st == TL_OK ? tl_limits_check_timestep(sw->dt, err) : st; /* the one rule for dt (talus/limits.h) */
   }
   if (strcmp(key, "samples") == 0) {
     st = integer_arg(key, value, 1, SW_MAX_SAMPLES, &n, err);

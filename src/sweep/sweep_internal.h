@@ -10,7 +10,7 @@
 #ifndef TALUS_SWEEP_INTERNAL_H
 #define TALUS_SWEEP_INTERNAL_H
 
-/* Terrain grid points per side at most (tl_grid_points). */
+/* Terrain grid points per side at most (tl_limits_grid_points). */
 #define SW_MAX_TERRAIN_POINTS 20001
 
 #include <stdatomic.h>

@@ -5,6 +5,7 @@
  * touching the simulation), clip it to the bounds, the task's control step
  * (observation, reward terms, failure), the time limit, and the automatic
  * reset of an ended episode (its last observation goes to final_obs). */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,10 +54,23 @@ void tl_vecenv_free(tl_vecenv *v) {
   free(v);
 }
 
-tl_status tl_vecenv_create(const char *task, const tl_task_option *opts, int nopt, int nenv, int nthread,
-                           uint64_t seed, tl_vecenv **out, tl_error *err) {
+tl_vecenv_options tl_vecenv_options_default(void) {
+  tl_vecenv_options o;
+  memset(&o, 0, sizeof o);
+  o.task = "cartpole";
+  o.nenv = 1;
+  return o;
+}
+
+tl_status tl_vecenv_create(const tl_vecenv_options *opt, tl_vecenv **out, tl_error *err) {
   if (!out) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "out", "out must not be NULL");
   *out = NULL;
+  const tl_vecenv_options def = tl_vecenv_options_default();
+  if (!opt) opt = &def;
+  const char *task = opt->task;
+  const tl_task_option *opts = opt->task_opts;
+  int nopt = opt->ntask_opt, nenv = opt->nenv, nthread = opt->nthread;
+  uint64_t seed = opt->seed;
   const tl_task_class *cls = NULL;
   for (int i = 0; i < NCLASS && task; i++)
     if (strcmp(classes[i]->name, task) == 0) cls = classes[i];
@@ -80,6 +94,9 @@ tl_status tl_vecenv_create(const char *task, const tl_task_option *opts, int nop
   o.opt = opts;
   o.nopt = nopt;
   tl_status st = cls->init(v, &o, nenv, nthread, seed, err);
+  if (!st && (long long)nenv * (v->obs_dim > v->act_dim ? v->obs_dim : v->act_dim) > INT_MAX)
+    st = tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "num_envs",
+                      "%d envs x %d observations do not fit the batched arrays' int length", nenv, v->obs_dim);
   if (!st) st = tl_opts_finish(&o, err);
   if (!st) st = tl_vecenv_reset(v, NULL, NULL, 0, err);
   if (st) {
@@ -139,9 +156,9 @@ static void to_float(float *dst, const double *src, size_t n) {
   for (size_t i = 0; i < n; i++) dst[i] = (float)src[i];
 }
 
-tl_status tl_vecenv_reset(tl_vecenv *v, const uint64_t *seed, float *obs, long n, tl_error *err) {
-  if (obs && n != (long)v->nenv * v->obs_dim)
-    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "obs", "obs has %ld values, expected %d envs x %d", n, v->nenv,
+tl_status tl_vecenv_reset(tl_vecenv *v, const uint64_t *seed, float *obs, int n, tl_error *err) {
+  if (obs && (long)n != (long)v->nenv * v->obs_dim)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "obs", "obs has %d values, expected %d envs x %d", n, v->nenv,
                         v->obs_dim);
   if (seed) tl_batch_seed(v->batch, *seed);
   tl_batch_parallel_for(v->batch, reset_job, v);
@@ -199,10 +216,10 @@ static void step_job(void *vv, int e, int t) {
   to_float(out->obs + e * no, obs, no);
 }
 
-tl_status tl_vecenv_step(tl_vecenv *v, const double *actions, long n, const tl_vecenv_result *out, tl_error *err) {
-  if (!actions || n != (long)v->nenv * v->act_dim)
-    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "actions", "actions has %ld values, expected %d envs x %d",
-                        actions ? n : 0L, v->nenv, v->act_dim);
+tl_status tl_vecenv_step(tl_vecenv *v, const double *actions, int n, const tl_vecenv_result *out, tl_error *err) {
+  if (!actions || (long)n != (long)v->nenv * v->act_dim)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "actions", "actions has %d values, expected %d envs x %d",
+                        actions ? n : 0, v->nenv, v->act_dim);
   if (!out || !out->obs || !out->reward || !out->terminated || !out->truncated)
     return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "out", "obs, reward, terminated and truncated are required");
   v->job_actions = actions;

@@ -1,5 +1,5 @@
 /* World snapshots: the whole state that influences the next step, as a
- * versioned byte buffer (talus/world.h, tl_world_get_state).
+ * versioned byte buffer (talus/world.h, tl_world_snapshot_save).
  *
  * Layout (version 2; every number in the byte order of the machine that
  * wrote it, which the header's order mark records; doubles IEEE-754):
@@ -67,7 +67,7 @@ static size_t system_bytes(const tl_system *s) {
   return 8 + 4 * 4 + 8 * (2 * nq + (7 + TL_JOINT_SLOTS) * nv);
 }
 
-size_t tl_world_state_size(const tl_world *w) {
+size_t tl_world_snapshot_size(const tl_world *w) {
   if (!w) return 0;
   size_t n = SNAP_HEADER + SNAP_CONTACT * (size_t)w->ncontact;
   for (int i = 0; i < w->nsystem; i++) n += system_bytes(w->systems[i]);
@@ -140,14 +140,14 @@ static tl_status plugin_refused(const tl_world *w, tl_error *err) {
                       "with tl_system_set_state instead)", tl_world_engine_name(w));
 }
 
-tl_status tl_world_get_state(const tl_world *w, void *buf, size_t size, size_t *written, tl_error *err) {
+tl_status tl_world_snapshot_save(const tl_world *w, void *buf, size_t size, size_t *written, tl_error *err) {
   if (written) *written = 0;
   if (!w || !buf) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "buf", "world and buffer must not be NULL");
   if (w->engine) return plugin_refused(w, err);
-  size_t need = tl_world_state_size(w);
+  size_t need = tl_world_snapshot_size(w);
   if (size < need)
     return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "size",
-                        "snapshot buffer of %zu bytes, the world's state needs %zu (tl_world_state_size)", size, need);
+                        "snapshot buffer of %zu bytes, the world's state needs %zu (tl_world_snapshot_size)", size, need);
   wbuf b = {buf};
   put(&b, SNAP_MAGIC, 8);
   put_u32(&b, SNAP_VERSION);
@@ -352,7 +352,7 @@ static void apply_system(rbuf *b, tl_system *s) {
   s->kin_valid = s->dyn_valid = 0;
 }
 
-tl_status tl_world_set_state(tl_world *w, const void *buf, size_t size, tl_error *err) {
+tl_status tl_world_snapshot_restore(tl_world *w, const void *buf, size_t size, tl_error *err) {
   if (!w || !buf) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "buf", "world and buffer must not be NULL");
   if (w->engine) return plugin_refused(w, err);
   rbuf b = {buf, (const unsigned char *)buf + size};
@@ -397,12 +397,12 @@ tl_status tl_world_set_state(tl_world *w, const void *buf, size_t size, tl_error
 
 /* ---------------- files ---------------- */
 
-tl_status tl_world_save_state(const tl_world *w, const char *path, tl_error *err) {
+tl_status tl_world_snapshot_save_file(const tl_world *w, const char *path, tl_error *err) {
   if (!w || !path) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "path", "world and path must not be NULL");
-  size_t n = tl_world_state_size(w);
+  size_t n = tl_world_snapshot_size(w);
   void *buf = malloc(n);
   if (!buf) return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
-  tl_status st = tl_world_get_state(w, buf, n, NULL, err);
+  tl_status st = tl_world_snapshot_save(w, buf, n, NULL, err);
   if (!st) st = tl_write_file(path, buf, n, "the snapshot file", err);
   free(buf);
   return st;
@@ -412,7 +412,7 @@ tl_status tl_world_save_state(const tl_world *w, const char *path, tl_error *err
  * the largest contact buffer and the systems' records. Reads are bounded by
  * the size of the world the snapshot is loaded into (the file's size is known
  * before anything is read, so /dev/zero or a huge file is refused at once). */
-tl_status tl_world_load_state(tl_world *w, const char *path, tl_error *err) {
+tl_status tl_world_snapshot_restore_file(tl_world *w, const char *path, tl_error *err) {
   if (!w || !path) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "path", "world and path must not be NULL");
   size_t most = tl_world_state_size_max(w);
   char *buf = NULL;
@@ -427,8 +427,24 @@ tl_status tl_world_load_state(tl_world *w, const char *path, tl_error *err) {
                           "the snapshot file is larger than any snapshot of this world can be (%zu bytes)", most);
     return st;
   }
-  st = tl_world_set_state(w, buf, n, &e);
+  st = tl_world_snapshot_restore(w, buf, n, &e);
   free(buf);
   if (st) return tl_error_set(err, st, path, 0, NULL, "%s", e.message);
   return TL_OK;
+}
+
+/* ---------------- deprecated names (before issue 22) ---------------- */
+
+size_t tl_world_state_size(const tl_world *w) { return tl_world_snapshot_size(w); }
+tl_status tl_world_get_state(const tl_world *w, void *buf, size_t size, size_t *written, tl_error *err) {
+  return tl_world_snapshot_save(w, buf, size, written, err);
+}
+tl_status tl_world_set_state(tl_world *w, const void *buf, size_t size, tl_error *err) {
+  return tl_world_snapshot_restore(w, buf, size, err);
+}
+tl_status tl_world_save_state(const tl_world *w, const char *path, tl_error *err) {
+  return tl_world_snapshot_save_file(w, path, err);
+}
+tl_status tl_world_load_state(tl_world *w, const char *path, tl_error *err) {
+  return tl_world_snapshot_restore_file(w, path, err);
 }

@@ -2,7 +2,7 @@
  * and B = dx+/dtau of one tl_world_step, x = (tangent dq, u) of every system.
  *
  * TL_DERIV_FD_CENTRED: centred finite differences of whole steps taken from
- * the world's snapshot (tl_world_get_state / tl_world_set_state), as MuJoCo's
+ * the world's snapshot (tl_world_snapshot_save / tl_world_snapshot_restore), as MuJoCo's
  * mjd_transitionFD (Todorov et al., MuJoCo 2.2, engine_derivative_fd.c): q
  * perturbed through q (+) eps e_j, u and tau by +-eps e_j; the tangent part
  * of x+ is taken as q+_0 (-) q+_+- against the unperturbed step.
@@ -133,7 +133,7 @@ tl_status tl_step_derivatives_set_eps(tl_step_derivatives *ws, double eps, tl_er
 /* ---------------- steps from the snapshot ---------------- */
 
 static tl_status restore(tl_world *w, tl_step_derivatives *ws, tl_error *err) {
-  return tl_world_set_state(w, ws->snap, ws->snap_n, err);
+  return tl_world_snapshot_restore(w, ws->snap, ws->snap_n, err);
 }
 
 /* Step and copy every system's q+ and u+ into q, u. */
@@ -437,7 +437,7 @@ tl_status tl_world_step_derivatives(tl_world *w, tl_step_derivatives *ws, tl_der
   if (nv != ws->nv)
     return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "nv",
                         "nv is %d, the world has nv = %d (A is 2 nv x 2 nv, B 2 nv x nv)", nv, ws->nv);
-  tl_status st = tl_world_get_state(w, ws->snap, ws->snap_cap, &ws->snap_n, err);
+  tl_status st = tl_world_snapshot_save(w, ws->snap, ws->snap_cap, &ws->snap_n, err);
   if (st) return st;
   st = step_into(w, ws, ws->qn, ws->un, err);
   int analytic = !st && mode == TL_DERIV_ANALYTIC && w->ncontact == 0;

@@ -149,7 +149,7 @@ tl_status tl_system_sparse_point_jacobian(tl_system *s, int b, const double p[3]
   return TL_OK;
 }
 
-void tl_sparse_jacobian_velocity(const int *idx, int n, const double *J, const double *u, double v[3]) {
+void tl_system_sparse_jacobian_velocity(const int *idx, int n, const double *J, const double *u, double v[3]) {
   for (int i = 0; i < 3; i++) {
     v[i] = 0;
     for (int c = 0; c < n; c++) v[i] += J[i * n + c] * u[idx[c]];

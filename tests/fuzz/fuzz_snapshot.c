@@ -1,4 +1,4 @@
-/* libFuzzer harness of the snapshot loader (tl_world_set_state,
+/* libFuzzer harness of the snapshot loader (tl_world_snapshot_restore,
  * src/world/snapshot.c): every input is a snapshot restored into one world,
  * robots/worlds/two_quadrupeds.xml (two articulated quadrupeds with PD gains
  * standing on the ground: contacts with impulses, PD gains and targets,
@@ -33,8 +33,8 @@ static tl_world *build(void) {
 static size_t snapshot(tl_world *w, unsigned char *buf) {
   size_t n = 0;
   tl_error err;
-  FUZZ_ASSERT(tl_world_state_size(w) <= cap, "snapshot of %zu bytes > %zu", tl_world_state_size(w), cap);
-  FUZZ_ASSERT(!tl_world_get_state(w, buf, cap, &n, &err), "get_state: %s", err.message);
+  FUZZ_ASSERT(tl_world_snapshot_size(w) <= cap, "snapshot of %zu bytes > %zu", tl_world_snapshot_size(w), cap);
+  FUZZ_ASSERT(!tl_world_snapshot_save(w, buf, cap, &n, &err), "get_state: %s", err.message);
   return n;
 }
 
@@ -78,7 +78,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   tl_error err;
   size_t nb = snapshot(world, before);
-  tl_status st = tl_world_set_state(world, data, size, &err);
+  tl_status st = tl_world_snapshot_restore(world, data, size, &err);
   if (st) {
     size_t na = snapshot(world, after);
     FUZZ_ASSERT(na == nb && memcmp(before, after, nb) == 0,
@@ -87,7 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   }
   tl_world_step(world, &err); /* anything finite may be stepped; divergence is an answer */
-  st = tl_world_set_state(world, orig, orig_len, &err);
+  st = tl_world_snapshot_restore(world, orig, orig_len, &err);
   FUZZ_ASSERT(!st, "the original snapshot is refused after a fuzzed one: %s", err.message);
   return 0;
 }

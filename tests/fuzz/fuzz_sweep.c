@@ -52,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   FUZZ_ASSERT(chdir(root) == 0, "cannot enter %s", root);
   tl_sweep *sw = NULL;
   tl_error err;
-  FUZZ_ASSERT(!tl_sweep_create(&sw, &err), "tl_sweep_create: %s", err.message);
+  FUZZ_ASSERT(!tl_sweep_create(NULL, &sw, &err), "tl_sweep_create: %s", err.message);
   tl_status st;
   if (k < size && data[k] == '<') {
     fuzz_write(path, data, size);

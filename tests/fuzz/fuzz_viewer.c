@@ -163,8 +163,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   tl_error err;
   FUZZ_ASSERT(!tl_scene_load(TALUS_SOURCE_DIR "/robots/worlds/boxes_and_balls.xml", &world, NULL, &err),
               "cannot load the harness's world: %s", err.message);
-  tl_record_options o;
-  tl_record_options_default(&o);
+  tl_recorder_options o;
+  o = tl_recorder_options_default();
   o.keep_frames = 0;
   FUZZ_ASSERT(!tl_recorder_create(world, &o, &rec, &err), "recorder: %s", err.message);
   tl_status st = tl_viewer_create(rec, "127.0.0.1", 0, &viewer, &err);
