@@ -26,6 +26,7 @@
  *                options again rebuilds nothing */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,6 +189,15 @@ static tl_world_options changed_options(void) {
   return o;
 }
 
+/* The struct as slots: its doubles (8 bytes each, first), then its ints (4 bytes each) but the
+ * last, `reserved`; found from the layout, so a field added to tl_world_options is a new slot. */
+#define NDOUBLE ((int)(offsetof(tl_world_options, solver) / sizeof(double)))
+#define NSLOT (NDOUBLE + (int)((sizeof(tl_world_options) - offsetof(tl_world_options, solver)) / sizeof(int)) - 1)
+static size_t slot_at(int k) {
+  return k < NDOUBLE ? (size_t)k * sizeof(double) : offsetof(tl_world_options, solver) + (size_t)(k - NDOUBLE) * sizeof(int);
+}
+static size_t slot_len(int k) { return k < NDOUBLE ? sizeof(double) : sizeof(int); }
+
 static void test_roundtrip(void) {
   tl_error err;
   memset(&err, 0, sizeof err);
@@ -197,9 +207,8 @@ static void test_roundtrip(void) {
   tl_world_options o = changed_options(), d = tl_world_options_default();
   const unsigned char *po = (const unsigned char *)&o, *pd = (const unsigned char *)&d;
   int differ = 0; /* every 8-byte double and 4-byte int of the struct changed, reserved aside */
-  for (size_t k = 0; k + 4 < sizeof o; k += (k < 16 * sizeof(double) ? 8 : 4))
-    differ += memcmp(po + k, pd + k, k < 16 * sizeof(double) ? 8 : 4) != 0;
-  TL_CHECK(differ == 16 + 3, "the changed options differ in every field (%d of 19)", differ);
+  for (int k = 0; k < NSLOT; k++) differ += memcmp(po + slot_at(k), pd + slot_at(k), slot_len(k)) != 0;
+  TL_CHECK(differ == NSLOT, "the changed options differ in every field (%d of %d)", differ, NSLOT);
   TL_CHECK(tl_world_set_options(w, &o, &err) == TL_OK, "set_options: %s", err.message);
   tl_world_options back = options_of(w);
   TL_CHECK(same(&o, &back), "set then get: the same bytes");
@@ -307,6 +316,64 @@ static void test_effects(const tl_model *m) {
   tl_world_free(w);
 }
 
+/* The options' bytes as the plugin writes them (two hex digits each). */
+static void hex_of(const tl_world_options *o, char *out) {
+  const unsigned char *b = (const unsigned char *)o;
+  for (size_t i = 0; i < sizeof *o; i++) snprintf(out + 2 * i, 3, "%02x", b[i]);
+}
+
+/* Step w once; the plugin's create count and whether its scene held w's options. */
+static int step_and_read(tl_world *w, int *ncreate) {
+  tl_error err;
+  memset(&err, 0, sizeof err);
+  TL_CHECK(tl_world_step(w, &err) == TL_OK, "step: %s", err.message);
+  char seen[2 * sizeof(tl_world_options) + 8] = "", want[2 * sizeof(tl_world_options) + 1];
+  *ncreate = -1;
+  const char *notes = tl_world_engine_notes(w);
+  TL_CHECK(sscanf(notes, "create %d options %300s", ncreate, seen) == 2, "notes: '%s'", notes);
+  tl_world_options o = options_of(w);
+  hex_of(&o, want);
+  return strcmp(seen, want) == 0;
+}
+
+static void test_plugin(const char *dir, const tl_model *m) {
+  setenv("TALUS_PLUGIN_PATH", dir, 1);
+  tl_error err;
+  memset(&err, 0, sizeof err);
+  tl_world *w = NULL;
+  tl_system *s = NULL;
+  if (!TL_CHECK(tl_world_create_with_engine(&w, "optcount", &err) == TL_OK, "engine optcount from %s: %s", dir,
+                err.message))
+    return;
+  TL_CHECK(tl_world_add_ground(w, 0, 0.8, &err) == TL_OK && tl_world_add_system(w, m, &s, &err) == TL_OK, "scene: %s",
+           err.message);
+  int n0 = 0, n = 0;
+  TL_CHECK(step_and_read(w, &n0), "the plugin's scene holds the world's options byte for byte");
+  TL_CHECK(step_and_read(w, &n) && n == n0, "a step without a change rebuilds nothing (%d, %d)", n0, n);
+  const tl_world_options changed = changed_options();
+  for (int k = 0; k < NSLOT; k++) { /* every field alone */
+    tl_world_options o = options_of(w);
+    memcpy((char *)&o + slot_at(k), (const char *)&changed + slot_at(k), slot_len(k));
+    TL_CHECK(tl_world_set_options(w, &o, &err) == TL_OK, "field %d: set_options: %s", k, err.message);
+    int before = n;
+    int held = step_and_read(w, &n);
+    TL_CHECK(n == before + 1 && held, "field %d (offset %zu) changed alone: the plugin's world rebuilt (%d -> %d) "
+             "from a scene holding the new options (%d)", k, slot_at(k), before, n, held);
+  }
+  tl_world_options o = options_of(w);
+  int before = n;
+  TL_CHECK(tl_world_set_options(w, &o, &err) == TL_OK && step_and_read(w, &n) && n == before,
+           "the same options again: no rebuild (%d -> %d)", before, n);
+  TL_CHECK(tl_world_set_erp_cfm(w, 0.7, 0, &err) == TL_OK && step_and_read(w, &n) && n == before + 1,
+           "a single setter (erp): rebuilt (%d -> %d)", before, n);
+  before = n;
+  o = options_of(w);
+  o.gravity[2] = o.gravity[2] == -9.0 ? -9.5 : -9.0;
+  TL_CHECK(tl_world_set_options(w, &o, &err) == TL_OK && step_and_read(w, &n) && n == before + 1,
+           "gravity through the struct: rebuilt (%d -> %d)", before, n);
+  tl_world_free(w);
+}
+
 int main(int argc, char **argv) {
   test_defaults();
   test_check();
@@ -315,8 +382,8 @@ int main(int argc, char **argv) {
   if (m) {
     test_wrappers(m);
     test_effects(m);
+    if (argc > 1) test_plugin(argv[1], m);
   }
-  (void)argc, (void)argv;
   tl_model_free(m);
   return tl_test_finish();
 }

@@ -5,7 +5,8 @@
  * plugin's world is built from the description (tl_engine_scene_of_world)
  * and rebuilt, state carried over, when a fingerprint of the description
  * changes (a 64-bit hash over every setting and model parameter the public
- * setters can change: world settings, statics, pairs, ignore list, each
+ * setters can change: the world's options (tl_world_options, hashed whole as
+ * bytes, so a new setting needs no line here), statics, pairs, ignore list, each
  * system's inertials, joint placements and axes, per-DOF parameters, geom
  * friction, filters and materials, integrator, self-collision). The state is
  * pushed when it differs from what was last exchanged (so tl_system_set_state
@@ -82,11 +83,7 @@ static void hash_system(hasher *x, const tl_system *s) {
 
 static uint64_t fingerprint(const tl_world *w) {
   hasher x = {0xcbf29ce484222325ull};
-  double settings[] = {w->opt.dt, w->opt.gravity[0], w->opt.gravity[1], w->opt.gravity[2], (double)w->opt.solver,
-                       (double)w->opt.solver_max_iter, w->opt.solver_tol, w->opt.sor, w->opt.erp, w->opt.cfm,
-                       w->opt.contact_margin, w->opt.contact_compliance, w->opt.max_recovery_speed, w->opt.default_mu,
-                       w->opt.default_restitution, w->opt.default_threshold, (double)w->opt.velocity_limits};
-  hash_doubles(&x, settings, (int)(sizeof(settings) / sizeof(settings[0])));
+  hash_bytes(&x, &w->opt, sizeof(w->opt)); /* every setting, whole: no padding (world_options.c) */
   hash_int(&x, w->nstatic);
   for (int i = 0; i < w->nstatic; i++) {
     const tl_static_geom *g = &w->statics[i];
@@ -154,7 +151,7 @@ tl_status tl_engine_link_check_feature(const tl_world *w, unsigned feature, tl_e
 /* Build the plugin's world from the description and push every state. */
 static tl_status build(tl_world *w, uint64_t fp, tl_error *err) {
   tl_engine_link *l = w->engine;
-  if (w->opt.velocity_limits) { /* a world setting the scene does not carry: checked here */
+  if (w->opt.velocity_limits) { /* checked here for every engine: one that lacks them must not ignore them */
     tl_status vs = tl_engine_link_check_feature(w, TL_ENGINE_VELOCITY_LIMITS, err);
     if (vs) return vs;
   }
@@ -173,7 +170,7 @@ static tl_status build(tl_world *w, uint64_t fp, tl_error *err) {
   tl_engine_scene scene;
   tl_status st = tl_engine_scene_of_world(w, &scene, err);
   if (st) return st;
-  scene.options = l->options;
+  scene.engine_options = l->options;
   st = l->api->create(&scene, &l->ew, err);
   tl_engine_scene_free(&scene);
   if (st) {

@@ -69,17 +69,8 @@ void tl_engine_scene_free(tl_engine_scene *s) {
 tl_status tl_engine_scene_of_world(const tl_world *w, tl_engine_scene *s, tl_error *err) {
   if (!w || !s) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, w ? "out" : "world", "must not be NULL");
   memset(s, 0, sizeof(*s));
-  s->dt = w->opt.dt;
-  memcpy(s->gravity, w->opt.gravity, sizeof(s->gravity));
-  s->solver = w->opt.solver;
-  s->solver_max_iter = w->opt.solver_max_iter;
-  s->solver_tol = w->opt.solver_tol;
-  s->sor = w->opt.sor;
-  s->erp = w->opt.erp, s->cfm = w->opt.cfm, s->contact_margin = w->opt.contact_margin;
-  s->contact_compliance = w->opt.contact_compliance, s->max_recovery_speed = w->opt.max_recovery_speed;
-  s->default_mu = w->opt.default_mu, s->default_restitution = w->opt.default_restitution;
-  s->default_threshold = w->opt.default_threshold;
-  s->options = "";
+  s->options = w->opt; /* as is: a new setting needs no line here */
+  s->engine_options = "";
   tl_engine_system *sys = calloc((size_t)w->nsystem + 1, sizeof(*sys));
   tl_engine_static *st = calloc((size_t)w->nstatic + 1, sizeof(*st));
   tl_engine_heightmap *hm = calloc((size_t)w->nheightmap + 1, sizeof(*hm));
