@@ -19,6 +19,8 @@
  *   effects      options-only settings act at once: a contact margin of 0.1 m gives a
  *                speculative contact to a box 5 cm above the ground (none at the default
  *                5 mm), and a new gravity changes the nonlinear term h at once (M, h stale)
+ *   native       the native engine's table built from the scene of a world with every option
+ *                changed steps a pendulum that hits its velocity limit like the world, bit for bit
  *   plugin       (OPTIONS_PLUGIN_DIR: tests/options_engine.c built as the plugin "optcount")
  *                a world on a plugin engine: every field changed alone through
  *                tl_world_set_options rebuilds the plugin's world at the next step, and the
@@ -316,6 +318,62 @@ static void test_effects(const tl_model *m) {
   tl_world_free(w);
 }
 
+static const char *pendulum_urdf =
+    "<robot name='p'><link name='base'/><link name='arm'><inertial><origin xyz='0.5 0 0'/><mass value='1'/>"
+    "<inertia ixx='0.001' iyy='0.02' izz='0.02' ixy='0' ixz='0' iyz='0'/></inertial></link>"
+    "<joint name='hinge' type='revolute'><parent link='base'/><child link='arm'/><axis xyz='0 1 0'/>"
+    "<limit lower='-1' upper='1' effort='100' velocity='1.5'/></joint></robot>";
+
+/* The native engine's table (tl_engine_native) built from the scene of a world with every option
+ * changed (velocity limits and the margins included) steps like the world bit for bit: the scene
+ * carries every setting, not the seven setters' worth it used to (velocity limits, contact margin,
+ * slop, recovery speed and limit margin were dropped). The pendulum starts at rest horizontal: it
+ * swings faster than its velocity limit (1.5 rad/s) and into its joint limit (1 rad). */
+static void test_native_table(void) {
+  tl_load_options lo = tl_load_options_default();
+  lo.base = TL_BASE_FIXED;
+  tl_model *m = NULL;
+  tl_error err;
+  memset(&err, 0, sizeof err);
+  if (!TL_CHECK(tl_model_load_urdf_string(pendulum_urdf, strlen(pendulum_urdf), "inline", &lo, &m, &err) == TL_OK,
+                "pendulum: %s", err.message))
+    return;
+  tl_world_options o = changed_options();
+  o.solver = TL_SOLVER_PER_CONTACT;
+  tl_world *w = NULL;
+  tl_system *s = NULL;
+  TL_CHECK(tl_world_create_with_options(&w, &o, &err) == TL_OK && tl_world_add_system(w, m, &s, &err) == TL_OK,
+           "world: %s", err.message);
+  tl_engine_scene scene;
+  tl_engine_world *ew = NULL;
+  const tl_engine_api *api = tl_engine_native();
+  if (s && TL_CHECK(tl_engine_scene_of_world(w, &scene, &err) == TL_OK, "scene: %s", err.message)) {
+    TL_CHECK(memcmp(&scene.options, &o, sizeof o) == 0, "the scene holds the world's options byte for byte");
+    TL_CHECK(api->create(&scene, &ew, &err) == TL_OK, "native create: %s", err.message);
+    tl_engine_scene_free(&scene);
+  }
+  if (ew) {
+    double q[1] = {0}, u[1] = {0}, qa[1], ua[1], umax = 0;
+    tl_system_set_state(s, q, 1, u, 1, &err);
+    api->set_state(ew, 0, q, u, &err);
+    int same = 1;
+    for (int k = 0; k < 400 && same; k++) {
+      tl_world_step(w, &err);
+      api->integrate1(ew, &err);
+      api->integrate2(ew, &err);
+      tl_system_get_state(s, q, 1, u, 1, &err);
+      api->get_state(ew, 0, qa, ua, &err);
+      same = memcmp(q, qa, sizeof q) == 0 && memcmp(u, ua, sizeof u) == 0;
+      umax = fmax(umax, fabs(u[0]));
+    }
+    TL_CHECK(same, "the native table steps like the world bit for bit (q %.17g vs %.17g)", q[0], qa[0]);
+    TL_CHECK(umax <= 1.5 + 1e-9 && umax > 1.4, "the velocity limit holds: max |u| %.12g rad/s", umax);
+    api->destroy(ew);
+  }
+  tl_world_free(w);
+  tl_model_free(m);
+}
+
 /* The options' bytes as the plugin writes them (two hex digits each). */
 static void hex_of(const tl_world_options *o, char *out) {
   const unsigned char *b = (const unsigned char *)o;
@@ -384,6 +442,7 @@ int main(int argc, char **argv) {
     test_effects(m);
     if (argc > 1) test_plugin(argv[1], m);
   }
+  test_native_table();
   tl_model_free(m);
   return tl_test_finish();
 }
