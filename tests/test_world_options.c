@@ -385,10 +385,10 @@ static int step_and_read(tl_world *w, int *ncreate) {
   tl_error err;
   memset(&err, 0, sizeof err);
   TL_CHECK(tl_world_step(w, &err) == TL_OK, "step: %s", err.message);
-  char seen[2 * sizeof(tl_world_options) + 8] = "", want[2 * sizeof(tl_world_options) + 1];
+  char seen[512] = "", want[2 * sizeof(tl_world_options) + 1];
   *ncreate = -1;
   const char *notes = tl_world_engine_notes(w);
-  TL_CHECK(sscanf(notes, "create %d options %300s", ncreate, seen) == 2, "notes: '%s'", notes);
+  TL_CHECK(sscanf(notes, "create %d options %511s", ncreate, seen) == 2, "notes: '%s'", notes);
   tl_world_options o = options_of(w);
   hex_of(&o, want);
   return strcmp(seen, want) == 0;
