@@ -120,12 +120,12 @@ static double lowest_point(tl_system *sys, const tl_model *m) {
     double size[3], pos[3], R[9], lo[3], hi[3], gp[3], gR[9];
     const double *v;
     const int *f;
-    if (tl_model_geom(m, g, &type, &body, size, pos, R) != 0) continue;
+    if (tl_model_geom(m, g, &type, &body, size, pos, R, NULL) != 0) continue;
     if (type != TL_GEOM_MESH) {
       if (tl_system_geom_aabb(sys, g, lo, hi, NULL) == TL_OK) minz = fmin(minz, lo[2]);
       continue;
     }
-    if (tl_model_geom_hull(m, g, &nvert, &v, &nface, &f) != 0 ||
+    if (tl_model_geom_hull(m, g, &nvert, &v, &nface, &f, NULL) != 0 ||
         tl_system_geom_pose(sys, g, gp, gR, NULL) != TL_OK)
       continue;
     for (int i = 0; i < nvert; ++i)
@@ -167,7 +167,7 @@ static int clamp_into_limits(const tl_model *m, double *q) {
     tl_joint_type t = tl_model_joint_type(m, b);
     if (t != TL_JOINT_REVOLUTE && t != TL_JOINT_PRISMATIC) continue;
     double lo = -INFINITY, hi = INFINITY, *x = q + tl_model_joint_q_index(m, b);
-    tl_model_dof_limits(m, tl_model_joint_u_index(m, b), &lo, &hi);
+    tl_model_dof_limits(m, tl_model_joint_u_index(m, b), &lo, &hi, NULL);
     if (!(hi - lo > 2 * CONTACT_LIMIT_MARGIN) || (*x >= lo && *x <= hi)) continue;
     *x = *x < lo ? lo + CONTACT_LIMIT_MARGIN : hi - CONTACT_LIMIT_MARGIN;
     ++n;

@@ -47,7 +47,7 @@ static void rng_quaternion(double *q) { /* uniform on SO(3): normalised Gaussian
 
 static double rng_joint(const tl_model *m, int dof) {
   double lo = -INFINITY, hi = INFINITY;
-  tl_model_dof_limits(m, dof, &lo, &hi);
+  tl_model_dof_limits(m, dof, &lo, &hi, NULL);
   if (!isfinite(lo) || !isfinite(hi) || !(hi > lo)) {
     lo = -1.0;
     hi = 1.0;
@@ -79,10 +79,11 @@ void bench_random_state(const tl_model *m, double *q, double *u) {
   /* a state the robot can be in: mimic joints on their relation (the world
    * enforces it; off it, every step would start with a large correction) */
   for (int b = 0; b < tl_model_nbody(m); ++b) {
-    int iu = tl_model_joint_u_index(m, b), j, jb = -1;
+    int iu = tl_model_joint_u_index(m, b), j = -1, jb = -1;
     double mult, offset;
     tl_joint_type t = tl_model_joint_type(m, b);
-    if ((t != TL_JOINT_REVOLUTE && t != TL_JOINT_PRISMATIC) || tl_model_dof_mimic(m, iu, &j, &mult, &offset) != 1)
+    if ((t != TL_JOINT_REVOLUTE && t != TL_JOINT_PRISMATIC) || tl_model_dof_mimic(m, iu, &j, &mult, &offset, NULL) != TL_OK ||
+        j < 0)
       continue;
     for (int c = 0; c < tl_model_nbody(m); ++c)
       if (tl_model_joint_u_index(m, c) == j) jb = c;

@@ -54,7 +54,7 @@ static int scalar_joint(const tl_model *m, int b, double *lo, double *hi, const 
   const char *name = tl_model_joint_name(m, b);
   if (!name || strlen(name) + 7 >= sizeof(((tl_controller_tunable *)0)->name)) return 0;
   double l = -INFINITY, h = INFINITY;
-  tl_model_dof_limits(m, tl_model_joint_u_index(m, b), &l, &h);
+  tl_model_dof_limits(m, tl_model_joint_u_index(m, b), &l, &h, NULL);
   int prismatic = t == TL_JOINT_PRISMATIC;
   *lo = isfinite(l) ? l : prismatic ? -1.0 : -CTRL_PI;
   *hi = isfinite(h) ? h : prismatic ? 1.0 : CTRL_PI;

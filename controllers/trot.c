@@ -224,7 +224,7 @@ static int leg_chain(const tl_model *m, tl_trot_leg *leg) {
   for (int k = 0; k < 3; ++k) {
     leg->dof[k] = tl_model_joint_u_index(m, chain[k]);
     leg->qi[k] = tl_model_joint_q_index(m, chain[k]);
-    if (tl_model_dof_limits(m, leg->dof[k], &leg->lower[k], &leg->upper[k]) != 0 ||
+    if (tl_model_dof_limits(m, leg->dof[k], &leg->lower[k], &leg->upper[k], NULL) != 0 ||
         !(leg->lower[k] < leg->upper[k])) {
       leg->lower[k] = -INFINITY;
       leg->upper[k] = INFINITY;
@@ -251,7 +251,7 @@ static int foot_point_auto(tl_system *sys, int body, double local[3], double *ra
     tl_geom_type type;
     int gb = -1;
     double size[3], pos[3], R[9], lo[3], hi[3];
-    if (tl_model_geom(m, g, &type, &gb, size, pos, R) != 0 || gb != body) continue;
+    if (tl_model_geom(m, g, &type, &gb, size, pos, R, NULL) != 0 || gb != body) continue;
     if (type != TL_GEOM_SPHERE && type != TL_GEOM_BOX && type != TL_GEOM_CAPSULE &&
         type != TL_GEOM_CYLINDER)
       continue;

@@ -135,7 +135,9 @@ static void talos(const char *path) {
   int nmimic = 0, first_sweeps = 0;
   for (int b = 0; b < tl_model_nbody(tm) && ok; b++) {
     int iu = tl_model_joint_u_index(tm, b);
-    if (tl_model_joint_type(tm, b) == TL_JOINT_REVOLUTE && tl_model_dof_mimic(tm, iu, NULL, NULL, NULL) == 1) {
+    int followed = -1;
+    if (tl_model_joint_type(tm, b) == TL_JOINT_REVOLUTE && tl_model_dof_mimic(tm, iu, &followed, NULL, NULL, NULL) == TL_OK &&
+        followed >= 0) {
       qs[tl_model_joint_q_index(tm, b)] += 0.05;
       nmimic++;
     }
@@ -158,9 +160,11 @@ static void talos(const char *path) {
   }
   double mim = 0; /* largest mimic relation error at the end */
   for (int b = 0; b < tl_model_nbody(tm); b++) {
-    int iu = tl_model_joint_u_index(tm, b), j;
+    int iu = tl_model_joint_u_index(tm, b), j = -1;
     double mult, off;
-    if (tl_model_joint_type(tm, b) != TL_JOINT_REVOLUTE || tl_model_dof_mimic(tm, iu, &j, &mult, &off) != 1) continue;
+    if (tl_model_joint_type(tm, b) != TL_JOINT_REVOLUTE || tl_model_dof_mimic(tm, iu, &j, &mult, &off, NULL) != TL_OK ||
+        j < 0)
+      continue;
     for (int c = 0; c < tl_model_nbody(tm); c++)
       if (tl_model_joint_u_index(tm, c) == j)
         mim = fmax(mim, fabs(q[tl_model_joint_q_index(tm, b)] - mult * q[tl_model_joint_q_index(tm, c)] - off));
@@ -212,8 +216,8 @@ static void mimic_pair(void) {
   double mult = 0, offset = 0;
   int b1 = tl_model_body_index(m, "a1"), b2 = tl_model_body_index(m, "a2");
   int d1 = tl_model_joint_u_index(m, b1), d2 = tl_model_joint_u_index(m, b2);
-  if (tl_model_dof_mimic(m, d2, &followed, &mult, &offset) != 1) {
-    tl_test_skip("mimic: the URDF loader does not report <mimic> on j2 (tl_model_dof_mimic != 1): "
+  if (tl_model_dof_mimic(m, d2, &followed, &mult, &offset, NULL) != TL_OK || followed < 0) {
+    tl_test_skip("mimic: the URDF loader does not report <mimic> on j2 (tl_model_dof_mimic: none): "
                  "mimic pair not tested");
     tl_model_free(m);
     return;
@@ -268,7 +272,7 @@ static double lowest_point(tl_system *s, int *nhull_missing) {
     tl_geom_type type;
     int body;
     double size[3], p[3], R[9];
-    tl_model_geom(m, g, &type, &body, size, p, R);
+    tl_model_geom(m, g, &type, &body, size, p, R, NULL);
     if (type != TL_GEOM_MESH) {
       double lo[3], hi[3];
       if (tl_system_geom_aabb(s, g, lo, hi, NULL) == TL_OK) minz = fmin(minz, lo[2]);
@@ -277,7 +281,7 @@ static double lowest_point(tl_system *s, int *nhull_missing) {
     int nv, nf;
     const double *v;
     const int *f;
-    if (tl_model_geom_hull(m, g, &nv, &v, &nf, &f) != 0) {
+    if (tl_model_geom_hull(m, g, &nv, &v, &nf, &f, NULL) != 0) {
       ++*nhull_missing;
       continue;
     }
@@ -439,10 +443,10 @@ static void solo12(const char *path) {
     double size[3], p[3], R[9];
     const double *v;
     const int *f;
-    tl_model_geom(m, g, &type, &body, size, p, R);
+    tl_model_geom(m, g, &type, &body, size, p, R, NULL);
     if (type != TL_GEOM_MESH) continue;
     nmesh++;
-    if (tl_model_geom_hull(m, g, &nv, &v, &nf, &f) == 0 && nv >= 4) nhull++;
+    if (tl_model_geom_hull(m, g, &nv, &v, &nf, &f, NULL) == 0 && nv >= 4) nhull++;
   }
   printf("solo12: %d geoms, %d meshes, %d with a convex hull, %.3f kg\n", tl_model_ngeom(m), nmesh,
          nhull, tl_model_total_mass(m));

@@ -128,7 +128,7 @@ static pd_run iiwa_run(const tl_model *m, const double *pose, int explicit_pd, i
     kp[i] = explicit_pd ? 0 : IIWA_KP;
     kd[i] = explicit_pd ? 0 : IIWA_KD;
     double lo, hi;
-    tl_model_dof_limits(m, i, &lo, &hi);
+    tl_model_dof_limits(m, i, &lo, &hi, NULL);
     eff[i] = INFINITY;
     lower[i] = limits == 1 ? -INFINITY : lo;
     upper[i] = limits == 1 ? INFINITY : hi;

@@ -119,7 +119,7 @@ static void random_q(const tl_model *m, rng *r, double *q) {
     } else if (ty != TL_JOINT_FIXED) {
       for (int k = 0; k < tl_joint_nv(ty); k++) {
         double lo = -INFINITY, hi = INFINITY;
-        tl_model_dof_limits(m, ui + k, &lo, &hi);
+        tl_model_dof_limits(m, ui + k, &lo, &hi, NULL);
         if (!isfinite(lo) || !isfinite(hi) || !(hi > lo)) lo = -1, hi = 1;
         q[qi + k] = lo + (hi - lo) * rng_uniform(r);
       }

@@ -167,7 +167,7 @@ static void random_state(const tl_model *m, rng *r, double *q, double *u) {
     } else if (ty != TL_JOINT_FIXED) {
       for (int k = 0; k < tl_joint_nv(ty); k++) {
         double lo = -INFINITY, hi = INFINITY;
-        tl_model_dof_limits(m, ui + k, &lo, &hi);
+        tl_model_dof_limits(m, ui + k, &lo, &hi, NULL);
         if (!isfinite(lo) || !isfinite(hi) || !(hi > lo)) {
           lo = -1;
           hi = 1;

@@ -61,8 +61,10 @@ static void check_rule(const tl_model *m, const double *q, const char *label) {
     for (int i = 0; i < tl_joint_nv(t); i++) {
       int k = tl_model_joint_u_index(m, b) + i, qi = tl_model_joint_q_index(m, b) + i;
       double lo, hi;
-      tl_model_dof_limits(m, k, &lo, &hi);
-      if (tl_model_dof_mimic(m, k, NULL, NULL, NULL)) continue;
+      tl_model_dof_limits(m, k, &lo, &hi, NULL);
+      int followed = -1;
+      tl_model_dof_mimic(m, k, &followed, NULL, NULL, NULL);
+      if (followed >= 0) continue;
       double want = expected_default(lo, hi);
       TL_CHECK(q[qi] == want, "%s: joint %s coordinate %d: default %.17g, want %.17g (limits [%g, %g])",
                label, tl_model_joint_name(m, b), i, q[qi], want, lo, hi);

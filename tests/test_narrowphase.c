@@ -1547,7 +1547,7 @@ static void test_robot(const char *tests_dir) {
       tl_geom_type t;
       int body;
       double size[3], pos[3], R[9];
-      if (tl_model_geom(m, g, &t, &body, size, pos, R) == 0 && t == TL_GEOM_MESH) hull = g;
+      if (tl_model_geom(m, g, &t, &body, size, pos, R, NULL) == 0 && t == TL_GEOM_MESH) hull = g;
     }
     TL_CHECK(hull >= 0, "%s: no mesh geom", path);
     double q[7] = {0, 0, 0.05, 1, 0, 0, 0}, u[6] = {0};

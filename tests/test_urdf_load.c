@@ -191,7 +191,7 @@ static int hull_ok(const tl_model *m, int g, char *why, size_t cap) {
   int nv, nf;
   const double *v;
   const int *f;
-  if (tl_model_geom_hull(m, g, &nv, &v, &nf, &f) != 0) return snprintf(why, cap, "no hull"), 0;
+  if (tl_model_geom_hull(m, g, &nv, &v, &nf, &f, NULL) != 0) return snprintf(why, cap, "no hull"), 0;
   if (nv < 4 || nf < 4) return snprintf(why, cap, "%d vertices %d faces", nv, nf), 0;
   double ext = 0;
   for (int i = 0; i < 3 * nv; i++) ext = fmax(ext, fabs(v[i]));
@@ -268,7 +268,10 @@ static void check_corpus_file(const char *dir, const char *rel, const char *tree
       npri += m->jnt_type[b] == TL_JOINT_PRISMATIC;
       nsph += m->jnt_type[b] == TL_JOINT_SPHERICAL;
     }
-    for (int k = 0; k < m->nv; k++) nmimic += tl_model_dof_mimic(m, k, NULL, NULL, NULL) == 1;
+    for (int k = 0; k < m->nv; k++) {
+      int followed = -1;
+      nmimic += tl_model_dof_mimic(m, k, &followed, NULL, NULL, NULL) == TL_OK && followed >= 0;
+    }
     int floating = m->base == TL_BASE_FLOATING;
     TL_CHECK(m->nv == row->dof + 6 * floating && floating == !row->fixed, "%s: nv %d, README %d (+6 floating)",
              rel, m->nv, row->dof);
@@ -290,7 +293,7 @@ static void check_corpus_file(const char *dir, const char *rel, const char *tree
     for (int i = 0; i < m->ngeom && g < 0; i++)
       if (strcmp(m->geom_link[i], "base_link") == 0) g = i;
     double mu = 0, e = 0, k = 0;
-    TL_CHECK(g >= 0 && tl_model_geom_contact(m, g, &mu, &e, &k, NULL) == 0 && mu == 1.0 && e == 0.5 && isnan(k) &&
+    TL_CHECK(g >= 0 && tl_model_geom_contact(m, g, &mu, &e, &k, NULL, NULL) == 0 && mu == 1.0 && e == 0.5 && isnan(k) &&
                  strcmp(tl_model_geom_material(m, g), "base_link") == 0,
              "%s: base_link contact friction %g restitution %g", rel, mu, e);
   }
@@ -299,17 +302,17 @@ static void check_corpus_file(const char *dir, const char *rel, const char *tree
     for (int i = 0; i < m->ngeom && g < 0; i++)
       if (strcmp(m->geom_link[i], "lf_foot") == 0) g = i;
     double mu = 0, k = 0, c = 0;
-    TL_CHECK(g >= 0 && tl_model_geom_contact(m, g, &mu, NULL, &k, &c) == 0 && mu == 1 && k == 30000 && c == 1000,
+    TL_CHECK(g >= 0 && tl_model_geom_contact(m, g, &mu, NULL, &k, &c, NULL) == 0 && mu == 1 && k == 30000 && c == 1000,
              "%s: lf_foot contact %g %g %g", rel, mu, k, c);
     double sl, su, kp, kv;
     int b = tl_model_body_index(m, "lf_hipassembly");
-    TL_CHECK(b > 0 && tl_model_joint_safety_controller(m, b, &sl, &su, &kp, &kv) == 1 && kp == 50 && kv == 10,
+    TL_CHECK(b > 0 && tl_model_joint_safety_controller(m, b, &sl, &su, &kp, &kv, NULL) == TL_OK && kp == 50 && kv == 10,
              "%s: lf_haa safety controller", rel);
   }
   if (has_suffix(rel, "panda.urdf")) {
     int b = tl_model_body_index(m, "panda_rightfinger"), f = -2;
     double mult = 0;
-    TL_CHECK(b > 0 && tl_model_dof_mimic(m, m->v_adr[b], &f, &mult, NULL) == 1 &&
+    TL_CHECK(b > 0 && tl_model_dof_mimic(m, m->v_adr[b], &f, &mult, NULL, NULL) == TL_OK &&
                  f == m->v_adr[tl_model_body_index(m, "panda_leftfinger")] && mult == 1,
              "%s: panda_finger_joint2 mimics panda_finger_joint1", rel);
   }
@@ -410,45 +413,46 @@ static void test_features(void) {
   TL_CHECK(m->base == TL_BASE_FIXED && m->nbody == 4 && m->nv == 3, "arm: nbody %d nv %d", m->nbody, m->nv);
   int f;
   double mult, off;
-  TL_CHECK(tl_model_dof_mimic(m, 0, &f, &mult, &off) == 0 && f == -1 && mult == 1 && off == 0, "j1 mimics none");
-  TL_CHECK(tl_model_dof_mimic(m, 1, &f, &mult, &off) == 1 && f == 0 && mult == -2 && off == 0.5,
+  TL_CHECK(tl_model_dof_mimic(m, 0, &f, &mult, &off, NULL) == TL_OK && f == -1 && mult == 1 && off == 0, "j1 mimics none");
+  TL_CHECK(tl_model_dof_mimic(m, 1, &f, &mult, &off, NULL) == TL_OK && f == 0 && mult == -2 && off == 0.5,
            "j2 mimics j1: %d %g %g", f, mult, off);
-  TL_CHECK(tl_model_dof_mimic(m, 2, &f, &mult, &off) == 1 && f == 1 && mult == 1 && off == 0,
+  TL_CHECK(tl_model_dof_mimic(m, 2, &f, &mult, &off, NULL) == TL_OK && f == 1 && mult == 1 && off == 0,
            "j3 mimics j2 (defaults 1, 0)");
-  TL_CHECK(tl_model_dof_mimic(m, 3, NULL, NULL, NULL) == -1, "bad DOF index");
+  TL_CHECK(tl_model_dof_mimic(m, 3, NULL, NULL, NULL, &err) == TL_ERR_ARGUMENT && strstr(err.message, "dof index 3"),
+           "bad DOF index: %s", err.message);
   TL_CHECK(m->q0[1] == 0.5 && m->q0[2] == 0.5, "q0 satisfies the mimics: %g %g", m->q0[1], m->q0[2]);
   double r, fl, sl, su, kp, kv;
-  TL_CHECK(tl_model_joint_calibration(m, 1, &r, &fl) == 1 && r == 0.1 && isnan(fl), "j1 calibration");
-  TL_CHECK(tl_model_joint_calibration(m, 2, &r, &fl) == 0 && isnan(r), "j2 no calibration");
-  TL_CHECK(tl_model_joint_safety_controller(m, 1, &sl, &su, &kp, &kv) == 1 && sl == -0.9 && su == 0.9 &&
+  TL_CHECK(tl_model_joint_calibration(m, 1, &r, &fl, NULL) == TL_OK && r == 0.1 && isnan(fl), "j1 calibration");
+  TL_CHECK(tl_model_joint_calibration(m, 2, &r, &fl, NULL) == TL_OK && isnan(r) && isnan(fl), "j2 no calibration");
+  TL_CHECK(tl_model_joint_safety_controller(m, 1, &sl, &su, &kp, &kv, NULL) == TL_OK && sl == -0.9 && su == 0.9 &&
                kp == 10 && kv == 2,
            "j1 safety controller");
-  TL_CHECK(tl_model_joint_safety_controller(m, 3, &sl, NULL, NULL, NULL) == 0 && isnan(sl), "j3 none");
+  TL_CHECK(tl_model_joint_safety_controller(m, 3, &sl, NULL, NULL, &kv, NULL) == TL_OK && isnan(sl) && isnan(kv), "j3 none");
   /* contact block: both geoms of base */
   double mu, e, k, c;
   TL_CHECK(m->ngeom == 3, "3 geoms");
-  TL_CHECK(tl_model_geom_contact(m, 0, &mu, &e, &k, &c) == 0 && mu == 0.6 && e == 0.25 && k == 3e4 && c == 1000,
+  TL_CHECK(tl_model_geom_contact(m, 0, &mu, &e, &k, &c, NULL) == 0 && mu == 0.6 && e == 0.25 && k == 3e4 && c == 1000,
            "base geom 0 contact %g %g %g %g", mu, e, k, c);
-  TL_CHECK(tl_model_geom_contact(m, 1, &mu, &e, NULL, NULL) == 0 && mu == 0.6 && e == 0.25, "base geom 1");
+  TL_CHECK(tl_model_geom_contact(m, 1, &mu, &e, NULL, NULL, NULL) == 0 && mu == 0.6 && e == 0.25, "base geom 1");
   TL_CHECK(strcmp(tl_model_geom_material(m, 0), "base") == 0 && strcmp(tl_model_geom_name(m, 0), "foot") == 0 &&
                strcmp(tl_model_geom_name(m, 1), "base/1") == 0,
            "material named after the link, collision names");
-  TL_CHECK(tl_model_geom_contact(m, 2, &mu, &e, &k, &c) == 0 && mu == 0.8 && isnan(e) && isnan(k) &&
+  TL_CHECK(tl_model_geom_contact(m, 2, &mu, &e, &k, &c, NULL) == 0 && mu == 0.8 && isnan(e) && isnan(k) &&
                tl_model_geom_material(m, 2)[0] == 0,
            "l1 geom: default friction, no contact values");
   /* visuals and materials */
   tl_visual_info v;
   TL_CHECK(tl_model_nvisual(m) == 2 && tl_model_nmaterial(m) == 2, "2 visuals, 2 materials");
-  TL_CHECK(tl_model_visual(m, 0, &v) == 0 && strcmp(v.name, "v0") == 0 && v.type == TL_GEOM_BOX &&
+  TL_CHECK(tl_model_visual(m, 0, &v, NULL) == 0 && strcmp(v.name, "v0") == 0 && v.type == TL_GEOM_BOX &&
                v.size[1] == 2 && v.pos[2] == 0.5 && strcmp(v.material, "red") == 0 && v.rgba[0] == 1 &&
                v.rgba[2] == 0 && strcmp(v.link, "base") == 0 && v.body == 0,
            "visual 0 (colour from the robot-level material)");
-  TL_CHECK(tl_model_visual(m, 1, &v) == 0 && v.type == TL_GEOM_SPHERE && strcmp(v.material, "blue") == 0 &&
+  TL_CHECK(tl_model_visual(m, 1, &v, NULL) == 0 && v.type == TL_GEOM_SPHERE && strcmp(v.material, "blue") == 0 &&
                v.rgba[2] == 1 && v.rgba[3] == 0.5,
            "visual 1 (inline colour)");
   const char *name, *tex;
   double rgba[4];
-  TL_CHECK(tl_model_material(m, 1, &name, rgba, &tex) == 0 && strcmp(name, "wood") == 0 &&
+  TL_CHECK(tl_model_material(m, 1, &name, rgba, &tex, NULL) == 0 && strcmp(name, "wood") == 0 &&
                strcmp(tex, "wood.png") == 0 && isnan(rgba[0]),
            "material wood (texture, no colour)");
   round_trip("inline arm", m, NULL);
@@ -614,7 +618,7 @@ static void test_meshes(void) {
   m = NULL;
   tl_model_load_urdf(urdf, NULL, &m, &err);
   if (TL_CHECK(m != NULL, "relative mesh: %s", err.message)) {
-    TL_CHECK(tl_model_geom_hull(m, 0, &nv, &vert, &nf, &face) == 0 && nv == 8 && nf == 12,
+    TL_CHECK(tl_model_geom_hull(m, 0, &nv, &vert, &nf, &face, NULL) == 0 && nv == 8 && nf == 12,
              "cube hull: %d vertices %d faces", nv, nf);
     double lo[3] = {1e9, 1e9, 1e9}, hi[3] = {-1e9, -1e9, -1e9};
     for (int i = 0; i < 3 * nv; i++) lo[i % 3] = fmin(lo[i % 3], vert[i]), hi[i % 3] = fmax(hi[i % 3], vert[i]);
@@ -625,7 +629,7 @@ static void test_meshes(void) {
     TL_CHECK(m->nwarning == 1 && strstr(m->warnings[0], "visual mesh '../meshes/none.dae' not found"),
              "missing visual mesh is a warning: %d \"%s\"", m->nwarning, m->warnings[0]);
     const char *uri = NULL, *file = NULL;
-    int rc = tl_model_geom_mesh(m, 0, &uri, &file);
+    int rc = tl_model_geom_mesh(m, 0, &uri, &file, NULL);
     TL_CHECK(rc == 0 && strcmp(uri, "../meshes/cube.stl") == 0 && has_suffix(file, "/robot/meshes/cube.stl"),
              "resolved file: rc %d uri %s file %s", rc, uri ? uri : "-", file ? file : "-");
     tl_model_free(m);

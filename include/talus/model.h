@@ -8,7 +8,18 @@
  *
  * Index conventions (RaiSim's): body i == movable joint i; joint 0 is the
  * root joint (floating: 7 coordinates [x y z qw qx qy qz], 6 velocities
- * [v w] in the world frame; fixed: 0 / 0). */
+ * [v w] in the world frame; fixed: 0 / 0).
+ *
+ * Return convention (one for the whole API, as talus/system.h and
+ * talus/world.h): a query that writes its results through output pointers
+ * returns tl_status (TL_OK == 0) and, on failure (NULL model, index out of
+ * range, a geom without a mesh or hull), fills the tl_error naming the index
+ * and the model's count and writes nothing; pass NULL for err to only test the
+ * status. A query that returns one value of a model the caller holds (a count
+ * such as tl_model_nq, like tl_system_nq and tl_world_nsystem; a name, type
+ * or index of element i, like tl_world_system) returns that value directly,
+ * with the sentinel its comment gives (NULL, -1, TL_JOINT_FIXED, NAN) for an
+ * index out of range. No function returns an int status code. */
 #ifndef TALUS_MODEL_H
 #define TALUS_MODEL_H
 
@@ -39,7 +50,9 @@ int tl_model_nframe(const tl_model *model);
 int tl_model_ngeom(const tl_model *model);
 double tl_model_total_mass(const tl_model *model); /* kg */
 
-/* Bodies / movable joints, 0 <= i < nbody. Out-of-range indices return NULL / -1. */
+/* Bodies / movable joints, 0 <= i < nbody. An out-of-range index (or a NULL
+ * model) returns NULL for names, -1 for indices, TL_JOINT_FIXED for the type
+ * and NAN for the mass. */
 const char *tl_model_body_name(const tl_model *model, int body);   /* URDF link name */
 const char *tl_model_joint_name(const tl_model *model, int body);  /* URDF joint name; "ROOT" for body 0 */
 tl_joint_type tl_model_joint_type(const tl_model *model, int body);
@@ -47,10 +60,12 @@ int tl_model_body_parent(const tl_model *model, int body);         /* -1 for the
 int tl_model_joint_q_index(const tl_model *model, int body);       /* first index in q */
 int tl_model_joint_u_index(const tl_model *model, int body);       /* first index in u */
 double tl_model_body_mass(const tl_model *model, int body);        /* kg, fixed children merged */
-/* Position limits of DOF k (0 <= k < nv); +-INFINITY when unlimited. */
-int tl_model_dof_limits(const tl_model *model, int dof, double *lower, double *upper);
+/* Position limits of DOF k (0 <= k < nv) into *lower, *upper (either may be
+ * NULL); +-INFINITY when unlimited. TL_ERR_ARGUMENT for a bad index (nothing
+ * written). */
+tl_status tl_model_dof_limits(const tl_model *model, int dof, double *lower, double *upper, tl_error *err);
 
-/* Frames, 0 <= i < nframe. */
+/* Frames, 0 <= i < nframe; out of range: NULL, -1, TL_JOINT_FIXED as for bodies. */
 const char *tl_model_frame_name(const tl_model *model, int frame);
 int tl_model_frame_body(const tl_model *model, int frame);
 tl_joint_type tl_model_frame_joint_type(const tl_model *model, int frame);
@@ -66,12 +81,13 @@ int tl_model_frame_index(const tl_model *model, const char *name);
 /* Index of the body whose URDF link (or merged-in fixed link) has this name, or -1. */
 int tl_model_body_index(const tl_model *model, const char *link_name);
 
-/* Collision geoms, 0 <= i < ngeom. size: see tl_geom_type. pos / R: pose in
- * the body frame (R row-major 3x3). Returns -1 for a bad index. */
-int tl_model_geom(const tl_model *model, int geom, tl_geom_type *type, int *body,
-                  double size[3], double pos[3], double R[9]);
-const char *tl_model_geom_name(const tl_model *model, int geom);
-const char *tl_model_geom_link(const tl_model *model, int geom); /* URDF link it was declared on */
+/* Collision geoms, 0 <= i < ngeom. size: see tl_geom_type (m). pos / R: pose
+ * in the body frame (m; R row-major 3x3). Any output may be NULL.
+ * TL_ERR_ARGUMENT for a bad index (nothing written). */
+tl_status tl_model_geom(const tl_model *model, int geom, tl_geom_type *type, int *body,
+                        double size[3], double pos[3], double R[9], tl_error *err);
+const char *tl_model_geom_name(const tl_model *model, int geom); /* NULL for a bad index */
+const char *tl_model_geom_link(const tl_model *model, int geom); /* URDF link it was declared on; NULL: bad index */
 
 /* In-plane axes of a planar joint with unit normal n (its URDF axis, joint
  * frame): t1 perpendicular to n (n x x, or n x y when n is near x),
@@ -141,49 +157,56 @@ tl_status tl_model_integrate_jacobians(const tl_model *model, const double *q, c
 tl_status tl_model_difference_jacobians(const tl_model *model, const double *q0, const double *q1, int nq,
                                         double *J_q0, double *J_q1, int nv, tl_error *err);
 
-/* Warnings produced while loading (e.g. inertia breaking the triangle inequality). */
+/* Warnings produced while loading (e.g. inertia breaking the triangle
+ * inequality); the first 16 are kept, tl_model_warning is NULL past them. */
 int tl_model_nwarning(const tl_model *model);
 const char *tl_model_warning(const tl_model *model, int i);
 
 /* ---- URDF content beyond the dynamics (urdf/urdf_query.c) ---- */
 
 /* <mimic> of DOF `dof`: q[dof] = mult * q[followed] + offset, enforced by
- * the world as an equality constraint. Returns 1 and fills the outputs (any
- * may be NULL) if the DOF mimics another, 0 if not (followed = -1, mult = 1,
- * offset = 0), -1 for a bad index. `followed` is a DOF index. */
-int tl_model_dof_mimic(const tl_model *model, int dof, int *followed, double *mult, double *offset);
+ * the world as an equality constraint. `followed` is a DOF index, -1 when the
+ * DOF mimics none (then mult = 1, offset = 0); any output may be NULL.
+ * TL_ERR_ARGUMENT for a bad index. */
+tl_status tl_model_dof_mimic(const tl_model *model, int dof, int *followed, double *mult, double *offset,
+                             tl_error *err);
 
-/* <calibration rising falling> of the movable joint of `body` (NAN for an
- * absent value). Returns a bit set (1: rising given, 2: falling given), 0
- * when the joint has no calibration, -1 for a bad index. Calibration and
- * safety controllers of fixed joints are not kept. */
-int tl_model_joint_calibration(const tl_model *model, int body, double *rising, double *falling);
+/* <calibration rising falling> of the movable joint of `body` (rad or m; NAN
+ * for an absent value, so both NAN when the joint has no calibration).
+ * TL_ERR_ARGUMENT for a bad index. Calibration and safety controllers of
+ * fixed joints are not kept. */
+tl_status tl_model_joint_calibration(const tl_model *model, int body, double *rising, double *falling,
+                                     tl_error *err);
 
 /* <safety_controller> of the movable joint of `body`: soft limits (rad or m)
- * and gains. Returns 1 and fills the outputs (any may be NULL) if the joint
- * has one, 0 if not (outputs NAN), -1 for a bad index. */
-int tl_model_joint_safety_controller(const tl_model *model, int body, double *soft_lower,
-                                     double *soft_upper, double *k_position, double *k_velocity);
+ * and gains (any output may be NULL); all NAN when the joint has none
+ * (k_velocity is required by the URDF, so isnan(k_velocity) says "none").
+ * TL_ERR_ARGUMENT for a bad index. */
+tl_status tl_model_joint_safety_controller(const tl_model *model, int body, double *soft_lower,
+                                           double *soft_upper, double *k_position, double *k_velocity,
+                                           tl_error *err);
 
 /* Contact properties of collision geom `geom` from its link's <contact>
  * block: Coulomb friction (the geom's friction coefficient, default 0.8),
- * restitution, stiffness and damping (NAN when not given). Returns 0, or -1
- * for a bad index. */
-int tl_model_geom_contact(const tl_model *model, int geom, double *friction, double *restitution,
-                          double *stiffness, double *damping);
+ * restitution, stiffness and damping (NAN when not given); any output may be
+ * NULL. TL_ERR_ARGUMENT for a bad index. */
+tl_status tl_model_geom_contact(const tl_model *model, int geom, double *friction, double *restitution,
+                                double *stiffness, double *damping, tl_error *err);
 /* Material name of a geom ("" = the world's default material; the link name
- * when the link has a <contact> block, so a world material pair can name it). */
+ * when the link has a <contact> block, so a world material pair can name it);
+ * NULL for a bad index. */
 const char *tl_model_geom_material(const tl_model *model, int geom);
 /* Mesh of a mesh geom: URI as written in the URDF, and the file it was
- * resolved to (NULL outputs allowed). Returns 0, or -1 for a bad index or a
- * geom that is not a mesh. */
-int tl_model_geom_mesh(const tl_model *model, int geom, const char **uri, const char **file);
+ * resolved to (NULL outputs allowed; strings point into the model).
+ * TL_ERR_ARGUMENT for a bad index or a geom that is not a mesh. */
+tl_status tl_model_geom_mesh(const tl_model *model, int geom, const char **uri, const char **file,
+                             tl_error *err);
 /* Convex hull of a mesh geom, in the geom frame with the URDF scale applied:
- * vertices [nvert*3] and outward counter-clockwise triangles [nface*3]
- * (pointers into the model, valid while it lives). Returns 0, or -1 when the
- * geom has no hull. */
-int tl_model_geom_hull(const tl_model *model, int geom, int *nvert, const double **vert, int *nface,
-                       const int **face);
+ * vertices [nvert*3] (m) and outward counter-clockwise triangles [nface*3]
+ * (pointers into the model, valid while it lives; NULL outputs allowed).
+ * TL_ERR_ARGUMENT for a bad index or a geom without a hull. */
+tl_status tl_model_geom_hull(const tl_model *model, int geom, int *nvert, const double **vert, int *nface,
+                             const int **face, tl_error *err);
 
 /* A <visual> element (not used by physics). Strings point into the model. */
 typedef struct tl_visual_info {
@@ -201,12 +224,14 @@ typedef struct tl_visual_info {
 } tl_visual_info;
 
 int tl_model_nvisual(const tl_model *model);
-/* Fill *out with visual i (0 <= i < nvisual). Returns 0, or -1 for a bad index. */
-int tl_model_visual(const tl_model *model, int i, tl_visual_info *out);
-/* Robot-level <material> elements: name, colour (NAN if none), texture ("" if none). */
+/* Fill *out with visual i (0 <= i < nvisual). TL_ERR_ARGUMENT for a bad
+ * index or a NULL out. */
+tl_status tl_model_visual(const tl_model *model, int i, tl_visual_info *out, tl_error *err);
+/* Robot-level <material> elements: name, colour (NAN if none), texture ("" if
+ * none); NULL outputs allowed. TL_ERR_ARGUMENT for a bad index. */
 int tl_model_nmaterial(const tl_model *model);
-int tl_model_material(const tl_model *model, int i, const char **name, double rgba[4],
-                      const char **texture);
+tl_status tl_model_material(const tl_model *model, int i, const char **name, double rgba[4],
+                            const char **texture, tl_error *err);
 
 #ifdef __cplusplus
 }

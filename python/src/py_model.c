@@ -140,7 +140,8 @@ static PyObject *get_limits(tlpy_model *self, void *c) {
     return NULL;
   }
   for (npy_intp k = 0; k < n; k++)
-    tl_model_dof_limits(self->model, (int)k, (double *)PyArray_GETPTR1(lo, k), (double *)PyArray_GETPTR1(hi, k));
+    tl_model_dof_limits(self->model, (int)k, (double *)PyArray_GETPTR1(lo, k), (double *)PyArray_GETPTR1(hi, k),
+                        NULL);
   return Py_BuildValue("(NN)", lo, hi);
 }
 

@@ -88,7 +88,7 @@ static cJSON *geom_json(const tl_model *m, int g) {
   tl_geom_type type = TL_GEOM_SPHERE;
   int body = -1;
   double size[3] = {0, 0, 0}, pos[3], R[9];
-  if (tl_model_geom(m, g, &type, &body, size, pos, R) != 0) return NULL;
+  if (tl_model_geom(m, g, &type, &body, size, pos, R, NULL) != 0) return NULL;
   cJSON *o = cJSON_CreateObject();
   if (!o) return NULL;
   int ok = cli_json_add_string(o, "name", tl_model_geom_name(m, g)) == 0;
@@ -216,7 +216,7 @@ static void print_default_q(const tl_model *m) {
     for (int i = 0; i < tl_joint_nv(t); ++i) {
       double lo, hi;
       int qi = tl_model_joint_q_index(m, b) + i;
-      tl_model_dof_limits(m, tl_model_joint_u_index(m, b) + i, &lo, &hi);
+      tl_model_dof_limits(m, tl_model_joint_u_index(m, b) + i, &lo, &hi, NULL);
       printf("  %-*s  %3d  %10.6g  %10.6g  %10.6g\n", wj, or_dash(tl_model_joint_name(m, b)), qi, lo,
              hi, q[qi]);
     }
@@ -239,7 +239,7 @@ static void print_geom_row(const tl_model *m, int g, int wg, int wl) {
   tl_geom_type type = TL_GEOM_SPHERE;
   int body = -1;
   double size[3] = {0, 0, 0}, pos[3], R[9];
-  if (tl_model_geom(m, g, &type, &body, size, pos, R) != 0) return;
+  if (tl_model_geom(m, g, &type, &body, size, pos, R, NULL) != 0) return;
   printf("  %4d  %-*s  %-*s  %-8s  %-*s ", g, wg, or_dash(tl_model_geom_name(m, g)), wl,
          or_dash(tl_model_geom_link(m, g)), tl_geom_type_name(type), wl,
          or_dash(tl_model_body_name(m, body)));

@@ -62,7 +62,7 @@ static int build_link_table(cli_sim *s) {
       tl_geom_type type;
       int body = -1;
       double size[3], pos[3], R[9];
-      tl_model_geom(s->model, g, &type, &body, size, pos, R);
+      tl_model_geom(s->model, g, &type, &body, size, pos, R, NULL);
       name = tl_model_body_name(s->model, body);
     }
     s->geom_link[g] = link_id(s, name ? name : "?");

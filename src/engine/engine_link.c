@@ -58,27 +58,23 @@ static void hash_bytes(hasher *x, const void *p, size_t n) {
 static void hash_doubles(hasher *x, const double *v, int n) { hash_bytes(x, v, (size_t)n * sizeof(double)); }
 static void hash_int(hasher *x, long long v) { hash_bytes(x, &v, sizeof(v)); }
 static void hash_str(hasher *x, const char *s) { hash_bytes(x, s, strlen(s) + 1); }
+static void hash_array(hasher *x, const void *p, size_t n, size_t elem) { hash_bytes(x, p, n * elem); }
+static void hash_names(hasher *x, const void *p, size_t n, size_t elem) {
+  for (size_t i = 0; i < n; i++) hash_str(x, (const char *)p + i * elem);
+}
 
 static void hash_system(hasher *x, const tl_system *s) {
   const tl_model *m = s->m;
   int nb = m->nbody, nv = m->nv, ng = m->ngeom;
   hash_int(x, ((long long)nb << 40) ^ ((long long)nv << 20) ^ ng);
   hash_int(x, s->self_collision * 2 + (int)s->integrator);
-  hash_doubles(x, m->jnt_pos, 3 * nb);
-  hash_doubles(x, m->jnt_rot, 9 * nb);
-  hash_doubles(x, m->jnt_axis, 3 * nb);
-  hash_doubles(x, m->jnt_axis2, 3 * nb);
-  hash_doubles(x, m->body_mass, nb);
-  hash_doubles(x, m->body_com, 3 * nb);
-  hash_doubles(x, m->body_inertia, 9 * nb);
-  hash_doubles(x, m->jnt_spring_quat, 4 * nb);
-  const double *dof[] = {m->dof_rotor_inertia, m->dof_damping, m->dof_friction, m->dof_stiffness,
-                         m->dof_spring_mount, m->dof_lower, m->dof_upper, m->dof_effort, m->dof_velocity};
-  for (size_t k = 0; k < sizeof(dof) / sizeof(dof[0]); k++) hash_doubles(x, dof[k], nv);
-  hash_doubles(x, m->geom_friction, ng);
-  hash_bytes(x, m->geom_group, (size_t)ng * sizeof(unsigned));
-  hash_bytes(x, m->geom_mask, (size_t)ng * sizeof(unsigned));
-  for (int g = 0; g < ng; g++) hash_str(x, m->geom_material[g]);
+  /* every array marked HASH in model_xmacro.h (what the public setters change);
+   * names hashed up to their terminating zero */
+#define TL_MX_HASH(type, name, count, width, use)                                       \
+  TL_MX_IF_HASH_##use(_Generic(m->name, tl_name *: hash_names, default: hash_array)( \
+      x, m->name, (size_t)m->count * (size_t)(width), sizeof(type));)
+  TL_MODEL_ARRAYS(TL_MX_HASH)
+#undef TL_MX_HASH
 }
 
 static uint64_t fingerprint(const tl_world *w) {

@@ -30,30 +30,13 @@ tl_status tl_engine_model_view(const tl_model *m, tl_engine_model *o, tl_error *
   o->name = m->name;
   o->base = m->base;
   o->nbody = m->nbody, o->nq = m->nq, o->nv = m->nv, o->ngeom = m->ngeom, o->nhull = m->nhull;
-  o->body_name = (const char(*)[TL_ENGINE_NAME_MAX])m->body_name;
-  o->joint_name = (const char(*)[TL_ENGINE_NAME_MAX])m->joint_name;
-  o->parent = m->parent;
-  o->jnt_type = m->jnt_type;
-  o->q_adr = m->q_adr, o->v_adr = m->v_adr, o->jnt_nq = m->jnt_nq, o->jnt_nv = m->jnt_nv;
-  o->jnt_pos = m->jnt_pos, o->jnt_rot = m->jnt_rot, o->jnt_axis = m->jnt_axis, o->jnt_axis2 = m->jnt_axis2;
-  o->body_mass = m->body_mass, o->body_com = m->body_com, o->body_inertia = m->body_inertia;
-  o->jnt_spring_quat = m->jnt_spring_quat;
-  o->dof_body = m->dof_body;
-  o->dof_rotor_inertia = m->dof_rotor_inertia, o->dof_damping = m->dof_damping;
-  o->dof_friction = m->dof_friction, o->dof_stiffness = m->dof_stiffness;
-  o->dof_spring_mount = m->dof_spring_mount;
-  o->dof_lower = m->dof_lower, o->dof_upper = m->dof_upper, o->dof_effort = m->dof_effort;
-  o->dof_velocity = m->dof_velocity;
-  o->dof_mimic = m->dof_mimic, o->dof_mimic_mult = m->dof_mimic_mult, o->dof_mimic_offset = m->dof_mimic_offset;
-  o->geom_name = (const char(*)[TL_ENGINE_NAME_MAX])m->geom_name;
-  o->geom_material = (const char(*)[TL_ENGINE_NAME_MAX])m->geom_material;
-  o->geom_body = m->geom_body, o->geom_type = m->geom_type;
-  o->geom_size = m->geom_size, o->geom_pos = m->geom_pos, o->geom_rot = m->geom_rot;
-  o->geom_friction = m->geom_friction, o->geom_group = m->geom_group, o->geom_mask = m->geom_mask;
-  o->geom_hull = m->geom_hull;
-  o->hull_vert_adr = m->hull_vert_adr, o->hull_nvert = m->hull_nvert;
-  o->hull_face_adr = m->hull_face_adr, o->hull_nface = m->hull_nface;
-  o->hull_vert = m->hull_vert, o->hull_face = m->hull_face;
+  /* every array marked VIEW in model_xmacro.h, as is; the field of the same
+   * name must exist in tl_engine_model with the same element size */
+#define TL_MX_VIEW(type, name, count, width, use)                                              \
+  TL_MX_IF_VIEW_##use(_Static_assert(sizeof(*o->name) == sizeof(type), #name " element size"); \
+                      o->name = (const void *)m->name;)
+  TL_MODEL_ARRAYS(TL_MX_VIEW)
+#undef TL_MX_VIEW
   return TL_OK;
 }
 

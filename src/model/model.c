@@ -10,64 +10,23 @@
 #include "math/tl_math.h"
 #include "talus/model.h"
 
-/* Every array of the model with its element size and count, so that alloc,
- * copy and free walk one table instead of repeating the field list. */
+/* Every array of the model (TL_MODEL_ARRAYS, model_xmacro.h) with its size in
+ * bytes, so that alloc, copy, resize and free walk one table. */
 typedef struct field {
   void **ptr;
   size_t size;
 } field;
 
-enum { NFIELD = 120 };
+#define TL_MX_COUNT(type, name, count, width, use) +1
+enum { NFIELD = 0 TL_MODEL_ARRAYS(TL_MX_COUNT) };
+#undef TL_MX_COUNT
 
 static int model_fields(tl_model *m, field *f) {
-  int nb = m->nbody, nv = m->nv, nq = m->nq, nf = m->nframe, ng = m->ngeom, k = 0;
-#define F(p, elem, count) f[k++] = (field){(void **)&m->p, (size_t)(elem) * (size_t)(count)}
-  F(body_name, sizeof(tl_name), nb); F(joint_name, sizeof(tl_name), nb);
-  F(parent, sizeof(int), nb); F(jnt_type, sizeof(tl_joint_type), nb); F(jnt_line, sizeof(int), nb);
-  F(q_adr, sizeof(int), nb); F(v_adr, sizeof(int), nb); F(jnt_nq, sizeof(int), nb);
-  F(jnt_nv, sizeof(int), nb); F(jnt_pos, 3 * sizeof(double), nb); F(jnt_rot, 9 * sizeof(double), nb);
-  F(jnt_axis, 3 * sizeof(double), nb); F(jnt_axis2, 3 * sizeof(double), nb);
-  F(body_mass, sizeof(double), nb); F(body_com, 3 * sizeof(double), nb);
-  F(body_inertia, 9 * sizeof(double), nb); F(jnt_spring_quat, 4 * sizeof(double), nb);
-  F(dof_body, sizeof(int), nv); F(dof_parent, sizeof(int), nv);
-  F(dof_rotor_inertia, sizeof(double), nv); F(dof_damping, sizeof(double), nv);
-  F(dof_friction, sizeof(double), nv); F(dof_stiffness, sizeof(double), nv);
-  F(dof_spring_mount, sizeof(double), nv); F(dof_lower, sizeof(double), nv);
-  F(dof_upper, sizeof(double), nv); F(dof_effort, sizeof(double), nv);
-  F(dof_velocity, sizeof(double), nv); F(q0, sizeof(double), nq);
-  F(dof_mimic, sizeof(int), nv); F(dof_mimic_mult, sizeof(double), nv);
-  F(dof_mimic_offset, sizeof(double), nv);
-  F(frame_name, sizeof(tl_name), nf); F(frame_body, sizeof(int), nf);
-  F(frame_pos, 3 * sizeof(double), nf); F(frame_rot, 9 * sizeof(double), nf);
-  F(frame_jnt_type, sizeof(tl_joint_type), nf); F(frame_link, sizeof(tl_name), nf);
-  F(geom_name, sizeof(tl_name), ng); F(geom_link, sizeof(tl_name), ng);
-  F(geom_body, sizeof(int), ng); F(geom_type, sizeof(tl_geom_type), ng);
-  F(geom_size, 3 * sizeof(double), ng); F(geom_pos, 3 * sizeof(double), ng);
-  F(geom_rot, 9 * sizeof(double), ng); F(geom_friction, sizeof(double), ng);
-  F(geom_mesh, 512, ng); F(geom_material, sizeof(tl_name), ng);
-  F(geom_group, sizeof(unsigned), ng); F(geom_mask, sizeof(unsigned), ng);
-  F(geom_hull, sizeof(int), ng);
-  F(link_name, sizeof(tl_name), m->nlink); F(link_body, sizeof(int), m->nlink);
-  F(link_pos, 3 * sizeof(double), m->nlink); F(link_rot, 9 * sizeof(double), m->nlink);
-  F(link_mass, sizeof(double), m->nlink); F(link_com, 3 * sizeof(double), m->nlink);
-  F(link_inertia, 9 * sizeof(double), m->nlink);
-  F(hull_vert_adr, sizeof(int), m->nhull); F(hull_nvert, sizeof(int), m->nhull);
-  F(hull_face_adr, sizeof(int), m->nhull); F(hull_nface, sizeof(int), m->nhull);
-  F(hull_vert, 3 * sizeof(double), m->nhull_vert); F(hull_face, 3 * sizeof(int), m->nhull_face);
-  /* URDF content kept for queries and export (urdf/) */
-  F(link_parent, sizeof(int), m->nlink); F(jnt_calibration, 2 * sizeof(double), nb);
-  F(jnt_safety, 4 * sizeof(double), nb); F(geom_restitution, sizeof(double), ng);
-  F(geom_contact_stiffness, sizeof(double), ng); F(geom_contact_damping, sizeof(double), ng);
-  F(geom_mesh_file, 512, ng);
-  F(visual_name, sizeof(tl_name), m->nvisual); F(visual_link, sizeof(tl_name), m->nvisual);
-  F(visual_body, sizeof(int), m->nvisual); F(visual_type, sizeof(tl_geom_type), m->nvisual);
-  F(visual_size, 3 * sizeof(double), m->nvisual); F(visual_pos, 3 * sizeof(double), m->nvisual);
-  F(visual_rot, 9 * sizeof(double), m->nvisual); F(visual_mesh, 512, m->nvisual);
-  F(visual_mesh_file, 512, m->nvisual); F(visual_material, sizeof(tl_name), m->nvisual);
-  F(visual_rgba, 4 * sizeof(double), m->nvisual); F(visual_texture, 512, m->nvisual);
-  F(material_name, sizeof(tl_name), m->nmaterial); F(material_rgba, 4 * sizeof(double), m->nmaterial);
-  F(material_texture, 512, m->nmaterial);
-#undef F
+  int k = 0;
+#define TL_MX_ENTRY(type, name, count, width, use) \
+  f[k++] = (field){(void **)&m->name, sizeof(type) * (size_t)(width) * (size_t)m->count};
+  TL_MODEL_ARRAYS(TL_MX_ENTRY)
+#undef TL_MX_ENTRY
   return k;
 }
 
@@ -111,31 +70,19 @@ tl_model *tl_model_alloc(int nbody, int nq, int nv, int nframe, int ngeom, int n
 }
 
 tl_model *tl_model_copy(const tl_model *src) {
-  tl_model *m = calloc(1, sizeof(*m));
+  tl_model *m = malloc(sizeof(*m));
   if (!m) return NULL;
-  m->nbody = src->nbody; m->nq = src->nq; m->nv = src->nv; m->nframe = src->nframe;
-  m->ngeom = src->ngeom; m->nlink = src->nlink; m->nhull = src->nhull; m->nhull_vert = src->nhull_vert;
-  m->nhull_face = src->nhull_face;
-  m->nvisual = src->nvisual; m->nmaterial = src->nmaterial;
-  {
-    field f[NFIELD];
-    int n = model_fields(m, f);
-    for (int i = 0; i < n; i++)
-      if (!(*f[i].ptr = calloc(1, f[i].size ? f[i].size : 1))) {
-        tl_model_free(m);
-        return NULL;
-      }
-  }
+  *m = *src; /* the scalars and sizes; the arrays are replaced below */
   field fd[NFIELD], fs[NFIELD];
   int n = model_fields(m, fd);
   model_fields((tl_model *)src, fs);
-  /* copy the scalars, then restore our own array pointers and fill them */
-  void *ptrs[NFIELD];
-  for (int i = 0; i < n; i++) ptrs[i] = *fd[i].ptr;
-  memcpy(m, src, sizeof(*m));
+  for (int i = 0; i < n; i++) *fd[i].ptr = NULL;
   for (int i = 0; i < n; i++) {
-    *fd[i].ptr = ptrs[i];
-    if (fd[i].size) memcpy(ptrs[i], *fs[i].ptr, fd[i].size);
+    if (!(*fd[i].ptr = calloc(1, fd[i].size ? fd[i].size : 1))) {
+      tl_model_free(m);
+      return NULL;
+    }
+    if (fd[i].size) memcpy(*fd[i].ptr, *fs[i].ptr, fd[i].size);
   }
   return m;
 }
@@ -201,11 +148,17 @@ int tl_model_joint_q_index(const tl_model *m, int i) { return body_ok(m, i) ? m-
 int tl_model_joint_u_index(const tl_model *m, int i) { return body_ok(m, i) ? m->v_adr[i] : -1; }
 double tl_model_body_mass(const tl_model *m, int i) { return body_ok(m, i) ? m->body_mass[i] : NAN; }
 
-int tl_model_dof_limits(const tl_model *m, int k, double *lower, double *upper) {
-  if (!m || k < 0 || k >= m->nv) return -1;
+tl_status tl_model_index_error(const tl_model *m, const char *what, int i, int n, tl_error *err) {
+  if (!m) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "model", "model must not be NULL");
+  return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, what, "%s index %d out of range: the model '%s' has %d",
+                      what, i, m->name, n);
+}
+
+tl_status tl_model_dof_limits(const tl_model *m, int k, double *lower, double *upper, tl_error *err) {
+  if (!m || k < 0 || k >= m->nv) return tl_model_index_error(m, "dof", k, m ? m->nv : 0, err);
   if (lower) *lower = m->dof_lower[k];
   if (upper) *upper = m->dof_upper[k];
-  return 0;
+  return TL_OK;
 }
 
 static int frame_ok(const tl_model *m, int i) { return m && i >= 0 && i < m->nframe; }
@@ -233,15 +186,15 @@ int tl_model_body_index(const tl_model *m, const char *link) {
 }
 
 static int geom_ok(const tl_model *m, int i) { return m && i >= 0 && i < m->ngeom; }
-int tl_model_geom(const tl_model *m, int g, tl_geom_type *type, int *body, double size[3],
-                  double pos[3], double R[9]) {
-  if (!geom_ok(m, g)) return -1;
+tl_status tl_model_geom(const tl_model *m, int g, tl_geom_type *type, int *body, double size[3],
+                        double pos[3], double R[9], tl_error *err) {
+  if (!geom_ok(m, g)) return tl_model_index_error(m, "geom", g, m ? m->ngeom : 0, err);
   if (type) *type = m->geom_type[g];
   if (body) *body = m->geom_body[g];
   if (size) memcpy(size, m->geom_size + 3 * g, 3 * sizeof(double));
   if (pos) memcpy(pos, m->geom_pos + 3 * g, 3 * sizeof(double));
   if (R) memcpy(R, m->geom_rot + 9 * g, 9 * sizeof(double));
-  return 0;
+  return TL_OK;
 }
 const char *tl_model_geom_name(const tl_model *m, int g) { return geom_ok(m, g) ? m->geom_name[g] : NULL; }
 const char *tl_model_geom_link(const tl_model *m, int g) { return geom_ok(m, g) ? m->geom_link[g] : NULL; }
@@ -364,67 +317,14 @@ const char *tl_geom_type_name(tl_geom_type t) {
   return (t >= 0 && t <= TL_GEOM_HEIGHTMAP) ? names[t] : "unknown";
 }
 
-/* Grow *p to n elements of size elem (n >= 1). */
-static int grow(void **p, size_t elem, int n) {
-  void *q = realloc(*p, elem * (size_t)n);
-  if (!q) return -1;
-  *p = q;
-  return 0;
-}
-
-/* ---------------- convex hulls ---------------- */
-
-int tl_model_add_hull(tl_model *m, int g, int nvert, const double *vert, int nface, const int *face) {
-  if (nvert < 4 || nface < 4) return -1; /* a hull encloses a volume */
-  for (int i = 0; i < 3 * nface; i++)
-    if (face[i] < 0 || face[i] >= nvert) return -1;
-  int h = m->nhull, nh = h + 1, nv = m->nhull_vert + nvert, nf = m->nhull_face + nface;
-  if (grow((void **)&m->hull_vert_adr, sizeof(int), nh) || grow((void **)&m->hull_nvert, sizeof(int), nh) ||
-      grow((void **)&m->hull_face_adr, sizeof(int), nh) || grow((void **)&m->hull_nface, sizeof(int), nh) ||
-      grow((void **)&m->hull_vert, 3 * sizeof(double), nv) || grow((void **)&m->hull_face, 3 * sizeof(int), nf))
-    return -1; /* grown arrays keep their old entries valid: the model is unchanged */
-  m->hull_vert_adr[h] = m->nhull_vert;
-  m->hull_nvert[h] = nvert;
-  m->hull_face_adr[h] = m->nhull_face;
-  m->hull_nface[h] = nface;
-  memcpy(m->hull_vert + 3 * m->nhull_vert, vert, 3 * (size_t)nvert * sizeof(double));
-  memcpy(m->hull_face + 3 * m->nhull_face, face, 3 * (size_t)nface * sizeof(int));
-  m->nhull = nh;
-  m->nhull_vert = nv;
-  m->nhull_face = nf;
-  m->geom_hull[g] = h;
-  return 0;
-}
-
-/* ---------------- user frames ---------------- */
-
-int tl_model_add_frame(tl_model *m, const char *name, int body, const double pos[3], const double rot[9]) {
-  int n = m->nframe + 1;
-  if (grow((void **)&m->frame_name, sizeof(tl_name), n) || grow((void **)&m->frame_link, sizeof(tl_name), n) ||
-      grow((void **)&m->frame_body, sizeof(int), n) || grow((void **)&m->frame_pos, 3 * sizeof(double), n) ||
-      grow((void **)&m->frame_rot, 9 * sizeof(double), n) ||
-      grow((void **)&m->frame_jnt_type, sizeof(tl_joint_type), n))
-    return -1; /* arrays that did grow keep nframe valid entries: nothing is half-built */
-  int f = m->nframe;
-  snprintf(m->frame_name[f], TL_NAME_MAX, "%s", name);
-  snprintf(m->frame_link[f], TL_NAME_MAX, "%s", m->body_name[body]);
-  m->frame_body[f] = body;
-  memcpy(m->frame_pos + 3 * f, pos, 3 * sizeof(double));
-  memcpy(m->frame_rot + 9 * f, rot, 9 * sizeof(double));
-  m->frame_jnt_type[f] = TL_JOINT_FIXED;
-  m->nframe = n;
-  return f;
-}
-
-/* ---------------- counts set after allocation (URDF visuals and materials) ---------------- */
-
-int tl_model_set_extra_counts(tl_model *m, int nvisual, int nmaterial) {
+/* Give every array the size it has with the sizes of `t` (a copy of *m with
+ * some counts changed): arrays whose size changes are reallocated, their
+ * first min(old, new) bytes kept and the rest zeroed; then m takes t's
+ * counts. Returns 0, or -1 on allocation failure with *m unchanged. */
+static int model_resize(tl_model *m, const tl_model *t) {
   field before[NFIELD], after[NFIELD];
   int n = model_fields(m, before);
-  tl_model t = *m;
-  t.nvisual = nvisual;
-  t.nmaterial = nmaterial;
-  model_fields(&t, after);
+  model_fields((tl_model *)t, after);
   void *fresh[NFIELD] = {0};
   for (int i = 0; i < n; i++) {
     if (after[i].size == before[i].size) continue;
@@ -440,9 +340,55 @@ int tl_model_set_extra_counts(tl_model *m, int nvisual, int nmaterial) {
     free(*before[i].ptr);
     *before[i].ptr = fresh[i];
   }
-  m->nvisual = nvisual;
-  m->nmaterial = nmaterial;
+  m->nbody = t->nbody, m->nq = t->nq, m->nv = t->nv, m->nframe = t->nframe, m->ngeom = t->ngeom;
+  m->nhull = t->nhull, m->nhull_vert = t->nhull_vert, m->nhull_face = t->nhull_face;
+  m->nlink = t->nlink, m->nvisual = t->nvisual, m->nmaterial = t->nmaterial;
   return 0;
+}
+
+/* ---------------- convex hulls ---------------- */
+
+int tl_model_add_hull(tl_model *m, int g, int nvert, const double *vert, int nface, const int *face) {
+  if (nvert < 4 || nface < 4) return -1; /* a hull encloses a volume */
+  for (int i = 0; i < 3 * nface; i++)
+    if (face[i] < 0 || face[i] >= nvert) return -1;
+  int h = m->nhull, v0 = m->nhull_vert, f0 = m->nhull_face;
+  tl_model t = *m;
+  t.nhull = h + 1, t.nhull_vert = v0 + nvert, t.nhull_face = f0 + nface;
+  if (model_resize(m, &t)) return -1; /* the model is unchanged */
+  m->hull_vert_adr[h] = v0;
+  m->hull_nvert[h] = nvert;
+  m->hull_face_adr[h] = f0;
+  m->hull_nface[h] = nface;
+  memcpy(m->hull_vert + 3 * v0, vert, 3 * (size_t)nvert * sizeof(double));
+  memcpy(m->hull_face + 3 * f0, face, 3 * (size_t)nface * sizeof(int));
+  m->geom_hull[g] = h;
+  return 0;
+}
+
+/* ---------------- user frames ---------------- */
+
+int tl_model_add_frame(tl_model *m, const char *name, int body, const double pos[3], const double rot[9]) {
+  int f = m->nframe;
+  tl_model t = *m;
+  t.nframe = f + 1;
+  if (model_resize(m, &t)) return -1; /* the model is unchanged */
+  snprintf(m->frame_name[f], TL_NAME_MAX, "%s", name);
+  snprintf(m->frame_link[f], TL_NAME_MAX, "%s", m->body_name[body]);
+  m->frame_body[f] = body;
+  memcpy(m->frame_pos + 3 * f, pos, 3 * sizeof(double));
+  memcpy(m->frame_rot + 9 * f, rot, 9 * sizeof(double));
+  m->frame_jnt_type[f] = TL_JOINT_FIXED;
+  return f;
+}
+
+/* ---------------- counts set after allocation (URDF visuals and materials) ---------------- */
+
+int tl_model_set_extra_counts(tl_model *m, int nvisual, int nmaterial) {
+  tl_model t = *m;
+  t.nvisual = nvisual;
+  t.nmaterial = nmaterial;
+  return model_resize(m, &t);
 }
 
 /* ---------------- planar joints ---------------- */

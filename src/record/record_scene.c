@@ -183,7 +183,7 @@ static int add_geom(scene_ctx *c, cJSON *arr, int s, const tl_model *m, int g, c
   tl_geom_type type;
   int body;
   double size[3], pos[3], R[9];
-  if (tl_model_geom(m, g, &type, &body, size, pos, R) != 0) return 0;
+  if (tl_model_geom(m, g, &type, &body, size, pos, R, NULL) != 0) return 0;
   cJSON *o = push_object(arr);
   if (!o || add_num(o, "system", s) || add_num(o, "body", body) || add_str(o, "type", type_name(type)) ||
       add_nums(o, "size", size, 3) || add_pose(o, pos, R) || add_str(o, "link", tl_model_geom_link(m, g)))
@@ -192,7 +192,7 @@ static int add_geom(scene_ctx *c, cJSON *arr, int s, const tl_model *m, int g, c
   int nv, nf;
   const double *vert;
   const int *face;
-  if (type != TL_GEOM_MESH || tl_model_geom_hull(m, g, &nv, &vert, &nf, &face) != 0) return 0;
+  if (type != TL_GEOM_MESH || tl_model_geom_hull(m, g, &nv, &vert, &nf, &face, NULL) != 0) return 0;
   float *fv = malloc((size_t)(nv > 0 ? nv : 1) * 3 * sizeof(float));
   uint32_t *ft = malloc((size_t)(nf > 0 ? nf : 1) * 3 * sizeof(uint32_t));
   int k = -1;
@@ -276,7 +276,7 @@ static int add_system_geometry(scene_ctx *c, cJSON *vis, cJSON *col, int s) {
   c->nstand_in = 0;
   for (int i = 0; i < nvis; ++i) {
     tl_visual_info v;
-    if (tl_model_visual(m, i, &v) == 0 && add_visual(c, vis, s, m, &v)) return -1;
+    if (tl_model_visual(m, i, &v, NULL) == 0 && add_visual(c, vis, s, m, &v)) return -1;
   }
   double colour[4] = {palette[s % 6][0], palette[s % 6][1], palette[s % 6][2], 1};
   for (int g = 0; g < tl_model_ngeom(m); ++g) {
@@ -358,7 +358,7 @@ static int add_joint(cJSON *arr, tl_recorder *r, tl_system *sys, int b, int k, d
   int scalar = t == TL_JOINT_REVOLUTE || t == TL_JOINT_PRISMATIC || t == TL_JOINT_UNIVERSAL;
   double axis[3] = {0, 0, 0}, lo = -INFINITY, hi = INFINITY;
   if (scalar) dof_axis(sys, b, dof, t == TL_JOINT_PRISMATIC, J, axis);
-  tl_model_dof_limits(m, dof, &lo, &hi);
+  tl_model_dof_limits(m, dof, &lo, &hi, NULL);
   cJSON *o = push_object(arr);
   char name[300];
   snprintf(name, sizeof name, "%s%s", tl_model_joint_name(m, b), t == TL_JOINT_UNIVERSAL ? (k ? ".2" : ".1") : "");

@@ -150,7 +150,7 @@ static tl_status hash_meshes(tl_sweep *sw, tl_world *world, tl_error *err) {
     const tl_model *m = tl_system_model(tl_world_system(world, i));
     for (int g = 0; g < tl_model_ngeom(m); ++g) {
       const char *file = NULL;
-      if (tl_model_geom_mesh(m, g, NULL, &file) != 0 || !file || !file[0]) continue;
+      if (tl_model_geom_mesh(m, g, NULL, &file, NULL) != 0 || !file || !file[0]) continue;
       char *bytes = NULL;
       size_t len = 0;
       tl_status st = tl_read_file(file, (size_t)1 << 31, &bytes, &len, err);

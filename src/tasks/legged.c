@@ -207,7 +207,7 @@ static tl_status setup_dofs(legged *L, tl_opts *o, tl_error *err) {
     for (int k = 0; k < nv; k++, j++) {
       L->dof[j] = tl_model_joint_u_index(m, b) + k;
       L->qi[j] = tl_model_joint_q_index(m, b) + k;
-      tl_model_dof_limits(m, L->dof[j], &L->lower[j], &L->upper[j]);
+      tl_model_dof_limits(m, L->dof[j], &L->lower[j], &L->upper[j], NULL);
     }
   }
   tl_status st = tl_model_default_q(m, L->q0, L->nq, err);

@@ -56,7 +56,7 @@ double tl_measure_limit_violation(const tl_system *sys, const double *q) {
     int qi = tl_model_joint_q_index(m, b), ui = tl_model_joint_u_index(m, b);
     for (int i = 0; i < tl_joint_nv(t); ++i) {
       double lo, hi, x = q[qi + i];
-      if (tl_model_dof_limits(m, ui + i, &lo, &hi) != 0) continue;
+      if (tl_model_dof_limits(m, ui + i, &lo, &hi, NULL) != 0) continue;
       double v = fmax(lo - x, x - hi);
       if (v > worst) worst = v;
     }
@@ -81,7 +81,7 @@ int tl_measure_lowest_z(tl_system *sys, double *z) {
     tl_geom_type type = TL_GEOM_MESH;
     int body = -1;
     double size[3], pos[3], R[9], lo[3], hi[3];
-    if (tl_model_geom(m, g, &type, &body, size, pos, R) != 0) continue;
+    if (tl_model_geom(m, g, &type, &body, size, pos, R, NULL) != 0) continue;
     if (type == TL_GEOM_MESH || type == TL_GEOM_PLANE) continue;
     if (tl_system_geom_aabb(sys, g, lo, hi, NULL) != TL_OK) continue;
     if (lo[2] < *z) *z = lo[2];
