@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "model/model.h"
-#include "talus/engine.h"
+#include "talus/engine_plugin.h"
 #include "talus/urdf.h"
 #include "test_util.h"
 
