@@ -34,7 +34,7 @@ typedef struct tl_world tl_world;
  * also sets it. The layout has no padding (16 doubles, then 4 ints; checked
  * in src/world/world_options.c), so its bytes are well defined: a plugin
  * engine's world is rebuilt when they change (src/engine/engine_link.c) and
- * plugins read it as is (tl_engine_scene.options, talus/engine.h). */
+ * plugins read it as is (tl_engine_scene.options, talus/engine_plugin.h). */
 typedef struct tl_world_options {
   double dt;                  /* time step, s; 1e-3; TL_DT_MIN .. TL_DT_MAX (1e-9 .. 1,
                                  talus/limits.h); tl_world_set_timestep */
