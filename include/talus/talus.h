@@ -18,6 +18,7 @@
 #include "talus/task.h"
 #include "talus/vecenv.h"
 #include "talus/metrics.h"
+#include "talus/render.h"
 #include "talus/limits.h"
 #include "talus/sweep.h"
 

@@ -79,6 +79,16 @@ const double *tl_vecenv_terms(const tl_vecenv *v);
  * environment's random stream; else every stream restarts from
  * (*seed, environment index). obs: nenv x obs_dim (n values). */
 tl_status tl_vecenv_reset(tl_vecenv *v, const uint64_t *seed, float *obs, int n, tl_error *err);
+/* Reset every environment with one seed per environment (Gymnasium's
+ * SyncVectorEnv.reset(seed=[...])). seeds: nenv values; env e's stream
+ * restarts from (seeds[e], 0), i.e. keyed by its own seed alone, so env e
+ * then behaves exactly like the one environment of a 1-env tl_vecenv of the
+ * same task and options reset with seed seeds[e]. reseed: NULL (every
+ * environment) or nenv flags; where reseed[e] is 0 env e continues its
+ * stream. obs: nenv x obs_dim (n values) or NULL. tl_batch_seed_value is
+ * left as it was. Errors: TL_ERR_ARGUMENT (NULL seeds, wrong n). */
+tl_status tl_vecenv_reset_seeds(tl_vecenv *v, const uint64_t *seeds, const unsigned char *reseed, float *obs, int n,
+                                tl_error *err);
 
 /* Outputs of one step; arrays of nenv (obs, final_obs: nenv x obs_dim). */
 typedef struct tl_vecenv_result {

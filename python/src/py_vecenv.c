@@ -1,6 +1,7 @@
 /* talus._VecEnv: the C vectorized environment (talus/task.h) behind talus.VecEnv
  * (python/talus/vecenv.py adds the Gymnasium-style spaces and the infos dict). */
 #include "tlpy.h"
+#include "talus/render.h"
 
 #include <string.h>
 
@@ -9,6 +10,8 @@ typedef struct tlpy_vecenv {
   tl_vecenv *env;
   int busy;
   tl_recorder *rec; /* the open Recording of one environment's world, or NULL */
+  tl_renderer *rnd; /* render()'s renderer of environment rnd_env at rnd_w x rnd_h, or NULL */
+  int rnd_env, rnd_w, rnd_h;
 } tlpy_vecenv;
 
 #define IDLE(self)                                               \
@@ -77,6 +80,8 @@ static PyObject *vecenv_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
 static void vecenv_dealloc(tlpy_vecenv *self) {
   tl_vecenv *env = self->env;
   self->env = NULL;
+  tl_renderer_free(self->rnd);
+  self->rnd = NULL;
   Py_BEGIN_ALLOW_THREADS tl_vecenv_free(env);
   Py_END_ALLOW_THREADS Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -90,19 +95,57 @@ static PyObject *vecenv_reset(tlpy_vecenv *self, PyObject *args, PyObject *kw) {
   PyObject *seed_obj = Py_None;
   if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:reset", names, &seed_obj)) return NULL;
   IDLE(self);
-  uint64_t seed = 0;
+  uint64_t seed = 0, *seeds = NULL;
+  unsigned char *reseed = NULL;
   int has = 0;
-  if (tlpy_seed(seed_obj, "seed", 1, &seed, &has)) return NULL;
+  if (seed_obj != Py_None && !PyLong_Check(seed_obj) && PySequence_Check(seed_obj)) {
+    /* one seed (or None: continue its stream) per environment */
+    Py_ssize_t n = PySequence_Size(seed_obj);
+    if (n < 0) return NULL;
+    if (n != N(self)) {
+      PyErr_Format(PyExc_ValueError, "seed: expected %d seeds (one per environment), got %zd", N(self), n);
+      return NULL;
+    }
+    seeds = PyMem_Calloc((size_t)n, sizeof(uint64_t));
+    reseed = PyMem_Calloc((size_t)n, 1);
+    if (!seeds || !reseed) {
+      PyMem_Free(seeds);
+      PyMem_Free(reseed);
+      return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+      PyObject *item = PySequence_GetItem(seed_obj, i);
+      char name[32];
+      snprintf(name, sizeof(name), "seed[%zd]", i);
+      int bad = !item || tlpy_seed(item, name, 1, &seeds[i], &has);
+      Py_XDECREF(item);
+      if (bad) {
+        PyMem_Free(seeds);
+        PyMem_Free(reseed);
+        return NULL;
+      }
+      reseed[i] = (unsigned char)has;
+    }
+  } else if (tlpy_seed(seed_obj, "seed", 1, &seed, &has)) {
+    return NULL;
+  }
   npy_intp shape[2] = {N(self), NO(self)};
   PyArrayObject *obs = tlpy_zeros(2, shape, NPY_FLOAT32);
-  if (!obs) return NULL;
+  if (!obs) {
+    PyMem_Free(seeds);
+    PyMem_Free(reseed);
+    return NULL;
+  }
   tl_error err;
   tl_status st;
   self->busy = 1;
-  Py_BEGIN_ALLOW_THREADS st =
-      tl_vecenv_reset(self->env, has ? &seed : NULL, PyArray_DATA(obs), (int)(shape[0] * shape[1]), &err);
+  Py_BEGIN_ALLOW_THREADS
+  if (seeds) st = tl_vecenv_reset_seeds(self->env, seeds, reseed, PyArray_DATA(obs), (int)(shape[0] * shape[1]), &err);
+  else st = tl_vecenv_reset(self->env, has ? &seed : NULL, PyArray_DATA(obs), (int)(shape[0] * shape[1]), &err);
   if (!st && self->rec) st = tl_recorder_update(self->rec, NULL, &err);
   Py_END_ALLOW_THREADS self->busy = 0;
+  PyMem_Free(seeds);
+  PyMem_Free(reseed);
   if (st) {
     Py_DECREF(obs);
     return tlpy_raise(&err);
@@ -183,6 +226,54 @@ static PyObject *vecenv_record(tlpy_vecenv *self, PyObject *args, PyObject *kw) 
   return tlpy_recording_new((PyObject *)self, &self->rec, &self->busy, w, path, csv, fps, 0, 0);
 }
 
+static PyObject *vecenv_render(tlpy_vecenv *self, PyObject *args, PyObject *kw) {
+  static char *names[] = {"env", "width", "height", NULL};
+  int env = 0, w = 320, h = 240;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|iii:render", names, &env, &w, &h)) return NULL;
+  IDLE(self);
+  if (env < 0 || env >= N(self)) {
+    PyErr_Format(PyExc_ValueError, "render_env: expected an environment index in [0, %d), got %d", N(self), env);
+    return NULL;
+  }
+  if (w < 1 || h < 1 || w > 8192 || h > 8192) {
+    PyErr_Format(PyExc_ValueError, "render size: expected width and height in 1 .. 8192, got %d x %d", w, h);
+    return NULL;
+  }
+  tl_error err;
+  tl_world *world = tl_batch_world(tl_vecenv_batch(self->env), env);
+  /* one renderer per image size: every environment has the same geometry, so it moves between them */
+  if (self->rnd && self->rnd_env != env && self->rnd_w == w && self->rnd_h == h) {
+    if (tl_renderer_set_world(self->rnd, world, &err)) return tlpy_raise(&err);
+    self->rnd_env = env;
+  }
+  if (!self->rnd || self->rnd_env != env || self->rnd_w != w || self->rnd_h != h) {
+    tl_renderer_free(self->rnd);
+    self->rnd = NULL;
+    tl_render_options o;
+    tl_render_options_default(&o);
+    o.width = w, o.height = h;
+    tl_status st;
+    tl_renderer *r = NULL;
+    self->busy = 1;
+    Py_BEGIN_ALLOW_THREADS st = tl_renderer_create(world, &o, &r, &err);
+    Py_END_ALLOW_THREADS self->busy = 0;
+    if (st) return tlpy_raise(&err);
+    self->rnd = r, self->rnd_env = env, self->rnd_w = w, self->rnd_h = h;
+  }
+  npy_intp shape[3] = {h, w, 3};
+  PyArrayObject *img = tlpy_zeros(3, shape, NPY_UINT8);
+  if (!img) return NULL;
+  tl_status st;
+  self->busy = 1;
+  Py_BEGIN_ALLOW_THREADS st = tl_renderer_draw(self->rnd, PyArray_DATA(img), 3 * w * h, &err);
+  Py_END_ALLOW_THREADS self->busy = 0;
+  if (st) {
+    Py_DECREF(img);
+    return tlpy_raise(&err);
+  }
+  return (PyObject *)img;
+}
+
 static PyObject *vecenv_params(tlpy_vecenv *self, PyObject *unused) {
   (void)unused;
   IDLE(self);
@@ -239,13 +330,18 @@ static PyObject *get_info(tlpy_vecenv *self, void *c) {
 
 static PyMethodDef vecenv_methods[] = {
     {"reset", (PyCFunction)(void (*)(void))vecenv_reset, METH_VARARGS | METH_KEYWORDS,
-     "reset(seed=None) -> obs float32 (num_envs, obs_dim)"},
+     "reset(seed=None) -> obs float32 (num_envs, obs_dim); seed: None (continue the streams), an int\n"
+     "(env i's stream restarts from (seed, i)) or a sequence of num_envs ints or None (env i's stream\n"
+     "restarts from (seed[i], 0), as a one-env VecEnv reset with seed[i]; None: env i continues)"},
     {"step", (PyCFunction)vecenv_step, METH_VARARGS,
      "step(actions) -> (obs, reward, terminated, truncated, final_obs, flags, episode_return,\n"
      "episode_length, reward_terms)"},
     {"record", (PyCFunction)(void (*)(void))vecenv_record, METH_VARARGS | METH_KEYWORDS,
      "record(env, path=None, fps=60.0, csv=None) -> Recording of environment env's world\n"
      "(a frame after each reset and control step when one is due)"},
+    {"render", (PyCFunction)(void (*)(void))vecenv_render, METH_VARARGS | METH_KEYWORDS,
+     "render(env=0, width=320, height=240) -> uint8 (height, width, 3): environment env's world drawn\n"
+     "offscreen by the library's software rasterizer (talus/render.h; camera following the base)"},
     {"params", (PyCFunction)vecenv_params, METH_NOARGS,
      "params() -> float64 (num_envs, nparam): randomized values of each env's episode"},
     {NULL, NULL, 0, NULL}};

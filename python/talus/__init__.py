@@ -16,7 +16,9 @@ World       gravity, time step, ground, systems, the two-phase step
 System      one robot in a World: state, M, h, Jacobians, PD control, contacts, randomization
 BatchWorld  N worlds stepped in C on a thread pool, batched state as NumPy views
 VecEnv      N environments of a task ("cartpole", "anymal-locomotion", "urdf") stepped in C,
-            the Gymnasium vector-env interface (Gymnasium itself is not needed)
+            Gymnasium 1.x's vector-env conventions (Gymnasium itself is not needed);
+            talus.gym.VecEnv: the same as a gymnasium.vector.VectorEnv subclass (with
+            Gymnasium), talus.sb3.VecEnv: a Stable-Baselines3 VecEnv adapter
 sweep       a dynamics-randomization sweep (the runner of `talus sweep`), rows as NumPy arrays
 Viewer      the live view in the browser as a control panel: Viewer(world).run(controller_fn), poll()
 Error       raised for every error of the C library (a RuntimeError)

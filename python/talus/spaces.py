@@ -1,6 +1,17 @@
 """Box: the shape, bounds and dtype of an observation or action (Gymnasium's Box interface,
-without depending on Gymnasium)."""
+without depending on Gymnasium); ``Box.to_gymnasium()`` gives the ``gymnasium.spaces.Box``."""
+import importlib
+
 import numpy as np
+
+
+def gymnasium_module():
+    """The ``gymnasium`` module when it is importable, else None (looked up at each call, so a
+    module inserted in ``sys.modules`` later is seen)."""
+    try:
+        return importlib.import_module("gymnasium")
+    except ImportError:
+        return None
 
 
 class Box:
@@ -46,6 +57,15 @@ class Box:
 
     def __contains__(self, x):
         return self.contains(x)
+
+    def to_gymnasium(self):
+        """This box as a ``gymnasium.spaces.Box`` (same low, high, shape and dtype; seed its sampler
+        with ``.seed(s)`` as any Gymnasium space). Raises ImportError when Gymnasium is not
+        installed."""
+        gym = gymnasium_module()
+        if gym is None:
+            raise ImportError("Box.to_gymnasium(): the gymnasium package is not installed (pip install gymnasium)")
+        return gym.spaces.Box(low=self.low.copy(), high=self.high.copy(), shape=self.shape, dtype=self.dtype)
 
     def __repr__(self):
         return f"Box({self.low.min()}, {self.high.max()}, {self.shape}, {self.dtype})"

@@ -4,6 +4,7 @@
  *   record_mesh.c   visual meshes (read by tl_mesh_read, urdf/urdf_mesh.h), vertex-clustering decimation
  *   record_write.c  base64, the HTML page, CSV, path checks
  *   record_live.c   the live view (libwebsockets)
+ *   render.c        tl_renderer (talus/render.h): the same geometry drawn offscreen by a software rasterizer
  *   viewer_page.c   (generated at build time from web/: the page template)
  *
  * The recording format (docs/viewer.md): one JSON object (the scene, with

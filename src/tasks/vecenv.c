@@ -156,14 +156,37 @@ static void to_float(float *dst, const double *src, size_t n) {
   for (size_t i = 0; i < n; i++) dst[i] = (float)src[i];
 }
 
-tl_status tl_vecenv_reset(tl_vecenv *v, const uint64_t *seed, float *obs, int n, tl_error *err) {
+static tl_status check_obs(const tl_vecenv *v, const float *obs, int n, tl_error *err) {
   if (obs && (long)n != (long)v->nenv * v->obs_dim)
     return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "obs", "obs has %d values, expected %d envs x %d", n, v->nenv,
                         v->obs_dim);
-  if (seed) tl_batch_seed(v->batch, *seed);
+  return TL_OK;
+}
+
+static void reset_all(tl_vecenv *v, float *obs) {
   tl_batch_parallel_for(v->batch, reset_job, v);
   memset(v->terms, 0, (size_t)v->nenv * v->nterm * sizeof(double));
   if (obs) to_float(obs, v->obs, (size_t)v->nenv * v->obs_dim);
+}
+
+tl_status tl_vecenv_reset(tl_vecenv *v, const uint64_t *seed, float *obs, int n, tl_error *err) {
+  tl_status st = check_obs(v, obs, n, err);
+  if (st) return st;
+  if (seed) tl_batch_seed(v->batch, *seed);
+  reset_all(v, obs);
+  return TL_OK;
+}
+
+tl_status tl_vecenv_reset_seeds(tl_vecenv *v, const uint64_t *seeds, const unsigned char *reseed, float *obs, int n,
+                                tl_error *err) {
+  if (!seeds) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "seeds", "seeds must not be NULL");
+  tl_status st = check_obs(v, obs, n, err);
+  if (st) return st;
+  /* stream 0 of env e's own seed: the stream env 0 of a one-environment tl_vecenv gets from
+   * tl_vecenv_reset with that seed (tl_batch_seed gives env i the stream (seed, i)) */
+  for (int e = 0; e < v->nenv; e++)
+    if (!reseed || reseed[e]) tl_rng_init(tl_batch_rng(v->batch, e), seeds[e], 0);
+  reset_all(v, obs);
   return TL_OK;
 }
 
