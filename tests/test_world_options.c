@@ -21,6 +21,8 @@
  *                5 mm), and a new gravity changes the nonlinear term h at once (M, h stale)
  *   native       the native engine's table built from the scene of a world with every option
  *                changed steps a pendulum that hits its velocity limit like the world, bit for bit
+ *   file         a world file's <solver> sets the margins (contact_margin, slop,
+ *                max_recovery_speed, limit_margin) as well; a negative one is refused at its line
  *   plugin       (OPTIONS_PLUGIN_DIR: tests/options_engine.c built as the plugin "optcount")
  *                a world on a plugin engine: every field changed alone through
  *                tl_world_set_options rebuilds the plugin's world at the next step, and the
@@ -32,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "talus/talus.h"
 #include "test_util.h"
@@ -374,6 +377,44 @@ static void test_native_table(void) {
   tl_model_free(m);
 }
 
+/* A world file's <solver> sets the options-only fields too (contact_margin, slop, max_recovery_speed,
+ * limit_margin); a negative one is refused naming the file, line and attribute; without them the
+ * defaults stay. */
+static int write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  if (!f) return -1;
+  fputs(text, f);
+  return fclose(f);
+}
+
+static void test_world_file(void) {
+  char path[64];
+  snprintf(path, sizeof path, "/tmp/talus_world_options_%d.xml", (int)getpid());
+  tl_error err;
+  memset(&err, 0, sizeof err);
+  tl_world *w = NULL;
+  const char *good = "<talus_world>\n  <solver type=\"pgs\" erp=\"0.3\" contact_margin=\"0.02\" slop=\"0.001\"\n"
+                     "          max_recovery_speed=\"0.5\" limit_margin=\"0.03\"/>\n</talus_world>\n";
+  if (!TL_CHECK(write_file(path, good) == 0, "write %s", path)) return;
+  if (TL_CHECK(tl_scene_load(path, &w, NULL, &err) == TL_OK, "load: %s", err.message)) {
+    tl_world_options o = options_of(w), want = tl_world_options_default();
+    want.solver = TL_SOLVER_PGS, want.erp = 0.3;
+    want.contact_margin = 0.02, want.slop = 0.001, want.max_recovery_speed = 0.5, want.limit_margin = 0.03;
+    TL_CHECK(same(&o, &want), "the file's settings, the rest the defaults (margin %g, slop %g, recovery %g, "
+             "limit margin %g)", o.contact_margin, o.slop, o.max_recovery_speed, o.limit_margin);
+    tl_world_free(w);
+    w = NULL;
+  }
+  const char *bad = "<talus_world>\n  <solver slop=\"-0.01\"/>\n</talus_world>\n";
+  if (TL_CHECK(write_file(path, bad) == 0, "write %s", path)) {
+    tl_status st = tl_scene_load(path, &w, NULL, &err);
+    TL_CHECK(st != TL_OK && w == NULL && err.line == 2 && strstr(err.message, "slop") && strstr(err.file, path),
+             "slop -0.01 refused at %s:%d: %s", err.file, err.line, err.message);
+    tl_world_free(w);
+  }
+  remove(path);
+}
+
 /* The options' bytes as the plugin writes them (two hex digits each). */
 static void hex_of(const tl_world_options *o, char *out) {
   const unsigned char *b = (const unsigned char *)o;
@@ -443,6 +484,7 @@ int main(int argc, char **argv) {
     if (argc > 1) test_plugin(argv[1], m);
   }
   test_native_table();
+  test_world_file();
   tl_model_free(m);
   return tl_test_finish();
 }

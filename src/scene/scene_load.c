@@ -90,7 +90,8 @@ static tl_status read_timestep(sc_state *s, const xmlNode *node) {
 
 static tl_status read_solver(sc_state *s, const xmlNode *node) {
   static const char *const attrs[] = {"type", "max_iter", "tol", "sor", "erp", "cfm",
-                                      "compliance", "velocity_limits", NULL};
+                                      "compliance", "velocity_limits", "contact_margin", "slop",
+                                      "max_recovery_speed", "limit_margin", NULL};
   static const char *const types[] = {"per_contact", "pgs", "dantzig", NULL};
   sc_parser *p = s->p;
   TRY(once(p, node, &s->line_solver));
@@ -105,6 +106,14 @@ static tl_status read_solver(sc_state *s, const xmlNode *node) {
   TRY(sc_number(p, node, "cfm", 0, SC_DEFAULT(cfm), &cfm));
   TRY(sc_number(p, node, "compliance", 0, SC_DEFAULT(contact_compliance), &compliance));
   TRY(sc_boolean(p, node, "velocity_limits", 0, &vlim));
+  /* the margins have no single setter: through the options struct */
+  static const char *const margin_names[] = {"contact_margin", "slop", "max_recovery_speed", "limit_margin"};
+  const tl_world_options d = tl_world_options_default();
+  double margins[4] = {d.contact_margin, d.slop, d.max_recovery_speed, d.limit_margin};
+  for (int k = 0; k < 4; k++) {
+    TRY(sc_number(p, node, margin_names[k], 0, margins[k], &margins[k]));
+    if (!(margins[k] >= 0)) return sc_fail(p, TL_ERR_INVALID, node, "%s %g: must be >= 0", margin_names[k], margins[k]);
+  }
   if (!(tol >= 0)) return sc_fail(p, TL_ERR_INVALID, node, "tol %g: must be >= 0", tol);
   if (!(sor > 0 && sor < 2))
     return sc_fail(p, TL_ERR_INVALID, node, "sor %g: must be in (0, 2)", sor);
@@ -119,6 +128,12 @@ static tl_status read_solver(sc_state *s, const xmlNode *node) {
   if (!st) st = tl_world_set_erp_cfm(p->world, erp, cfm, &e);
   if (!st) st = tl_world_set_contact_compliance(p->world, compliance, &e);
   if (!st) st = tl_world_set_velocity_limits(p->world, vlim, &e);
+  tl_world_options o;
+  if (!st) st = tl_world_get_options(p->world, &o, &e);
+  if (!st) {
+    o.contact_margin = margins[0], o.slop = margins[1], o.max_recovery_speed = margins[2], o.limit_margin = margins[3];
+    st = tl_world_set_options(p->world, &o, &e);
+  }
   return st ? engine(p, node, st, &e) : TL_OK;
 }
 
