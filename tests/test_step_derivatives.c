@@ -11,8 +11,11 @@
  *   largest entry of A, of B) below 1e-4; the analytic mode must not fall
  *   back on them. Two systems in one world: the stacking of x, analytic
  *   against FD, no cross-system entries.
- * - Finite differences on the project quadruped standing on four sticking
- *   feet with PD on: the analytic mode falls back and says so; A and B
+ * - Contacts, analytic against centred FD: (a) the project quadruped and
+ *   ANYmal C standing on four sticking feet with PD, the DeepMimic humanoid
+ *   on its box feet; (b) an arm pressing its sphere tip on a static box
+ *   table (sticking); (c) the project ball and box sliding on the ground.
+ * - The project quadruped standing on four sticking feet with PD: A and B
  *   predict the stepped state to first order: x+(x (+) s dx, tau + s dtau) -
  *   (x+_0 + s (A dx + B dtau)) shrinks like s^2 (a ratio of at least 3 when s
  *   halves) and is far below the first-order change; A's structure (dq+/dq
@@ -357,14 +360,27 @@ static void quadruped_fd(const char *robots) {
   tl_status st = tl_world_step_derivatives(w, ws, TL_DERIV_ANALYTIC, A, B, nv, &used, &err);
   counting = 0;
   TL_CHECK(st == TL_OK, "quadruped: %s", err.message);
-  TL_CHECK(used == TL_DERIV_FD_CENTRED, "quadruped: analytic mode with contacts did not fall back");
+  TL_CHECK(used == TL_DERIV_ANALYTIC, "quadruped: the analytic mode fell back with four sticking feet");
   TL_CHECK(nalloc == 0, "quadruped: %d allocations", nalloc);
+  double *An = malloc((size_t)N2 * N2 * sizeof(double)), *Bn = malloc((size_t)N2 * nv * sizeof(double));
+  memcpy(An, A, (size_t)N2 * N2 * sizeof(double));
+  memcpy(Bn, B, (size_t)N2 * nv * sizeof(double));
   TL_CHECK(world_hash(w) == h0, "quadruped: world changed");
   counting = 1, nalloc = 0;
   st = tl_world_step_derivatives(w, ws, TL_DERIV_FD_CENTRED, A, B, nv, &used, &err);
   counting = 0;
   TL_CHECK(st == TL_OK && nalloc == 0, "quadruped fd: %s, %d allocations", err.message, nalloc);
   TL_CHECK(world_hash(w) == h0, "quadruped: world changed (fd)");
+  {
+    size_t ia = 0, ib = 0;
+    double ea = rel_err(An, A, (size_t)N2 * N2, &ia), eb = rel_err(Bn, B, (size_t)N2 * nv, &ib);
+    printf("quadruped standing, 4 sticking feet, PD: analytic vs centred FD: A %.1e  B %.1e\n", ea, eb);
+    TL_CHECK(ea < TOL_AN, "quadruped: A relative error %.3g at (%zu, %zu): analytic %.9g fd %.9g", ea, ia / N2,
+             ia % N2, An[ia], A[ia]);
+    TL_CHECK(eb < TOL_AN, "quadruped: B relative error %.3g at (%zu, %zu): analytic %.9g fd %.9g", eb, ib / nv,
+             ib % nv, Bn[ib], B[ib]);
+  }
+  free(An), free(Bn);
   /* structure: a sticking foot stays stuck whatever the velocity perturbation:
    * for each contact direction d (t1, t2, n) and its point Jacobian Jp,
    * |d^T Jp du+/du| is small against |d^T Jp| (which a free body would keep) */
@@ -464,6 +480,195 @@ static void quadruped_fd(const char *robots) {
 }
 
 /* µs per call of `mode` on w (best of 3 runs of `calls`). */
+
+/* Analytic against centred FD at the world's current state, with contacts:
+ * the analytic mode must not fall back; counts the contacts sticking
+ * (|lambda_t| < 0.99 mu lambda_n, lambda_n > 0) and sliding (on the cone)
+ * and checks at least the expected numbers. eps: FD step. */
+static void contact_vs_fd(tl_world *w, const char *label, double eps, int want_stick, int want_slide) {
+  tl_step_derivatives *ws = NULL;
+  tl_error err;
+  memset(&err, 0, sizeof err);
+  if (!TL_CHECK(tl_step_derivatives_create(w, &ws, &err) == TL_OK, "%s: create: %s", label, err.message)) return;
+  tl_step_derivatives_set_eps(ws, eps, NULL);
+  int nv = tl_step_derivatives_nv(ws);
+  size_t na = 4 * (size_t)nv * nv, nb = 2 * (size_t)nv * nv;
+  double *A = malloc(na * sizeof(double)), *B = malloc(nb * sizeof(double)), *Af = malloc(na * sizeof(double)),
+         *Bf = malloc(nb * sizeof(double));
+  uint64_t h0 = world_hash(w);
+  tl_deriv_mode used = TL_DERIV_FD_CENTRED, used_fd = TL_DERIV_ANALYTIC;
+  counting = 1, nalloc = 0;
+  tl_status st = tl_world_step_derivatives(w, ws, TL_DERIV_ANALYTIC, A, B, nv, &used, &err);
+  tl_status st2 = tl_world_step_derivatives(w, ws, TL_DERIV_FD_CENTRED, Af, Bf, nv, &used_fd, &err);
+  counting = 0;
+  if (TL_CHECK(st == TL_OK && st2 == TL_OK, "%s: step_derivatives: %s", label, err.message)) {
+    TL_CHECK(nalloc == 0, "%s: %d allocations in the derivative calls", label, nalloc);
+    TL_CHECK(world_hash(w) == h0, "%s: the world changed in the derivative calls", label);
+    TL_CHECK(used == TL_DERIV_ANALYTIC, "%s: the analytic mode fell back to finite differences (%d contacts)", label,
+             tl_world_ncontact(w));
+    size_t ia = 0, ib = 0;
+    double ea = rel_err(A, Af, na, &ia), eb = rel_err(B, Bf, nb, &ib);
+    int stick = 0, slide = 0; /* the contacts of the step differentiated: take it */
+    TL_CHECK(tl_world_step(w, &err) == TL_OK, "%s: step: %s", label, err.message);
+    for (int k = 0; k < tl_world_ncontact(w); k++) {
+      tl_contact_info c;
+      tl_world_contact(w, k, &c, NULL);
+      double ln = c.impulse[0] * c.normal[0] + c.impulse[1] * c.normal[1] + c.impulse[2] * c.normal[2], lt = 0;
+      for (int a = 0; a < 3; a++) lt += (c.impulse[a] - ln * c.normal[a]) * (c.impulse[a] - ln * c.normal[a]);
+      lt = sqrt(lt);
+      if (!(ln > 0)) continue;
+      if (lt < 0.99 * c.mu * ln) stick++;
+      else slide++;
+    }
+    printf("%-40s nv %2d  %d sticking, %d sliding contacts: analytic vs centred FD (eps %g): A %.1e  B %.1e\n", label,
+           nv, stick, slide, eps, ea, eb);
+    TL_CHECK(stick >= want_stick && slide >= want_slide, "%s: %d sticking, %d sliding contacts, expected %d, %d",
+             label, stick, slide, want_stick, want_slide);
+    TL_CHECK(ea < TOL_AN, "%s: A relative error %.3g at (%zu, %zu): analytic %.9g fd %.9g", label, ea,
+             ia / (2 * (size_t)nv), ia % (2 * (size_t)nv), A[ia], Af[ia]);
+    TL_CHECK(eb < TOL_AN, "%s: B relative error %.3g at (%zu, %zu): analytic %.9g fd %.9g", label, eb,
+             ib / (size_t)nv, ib % (size_t)nv, B[ib], Bf[ib]);
+  }
+  free(A), free(B), free(Af), free(Bf);
+  tl_step_derivatives_free(ws);
+}
+
+/* What the analytic mode does not cover falls back and says so: the standing
+ * quadruped under the PGS solver (friction pyramid), and two project balls
+ * resting on each other (a contact between two systems). */
+static void contact_fallbacks(const char *robots) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/talus_quadruped/talus_quadruped.urdf", robots);
+  tl_system *s = NULL, *s2 = NULL;
+  tl_world *w = standing(path, &s, 0.3, 300, 10);
+  tl_error err;
+  memset(&err, 0, sizeof err);
+  for (int k = 0; k < 2 && w; k++) {
+    if (k == 1) { /* two balls, one on the other, on the ground */
+      tl_world_free(w);
+      w = NULL;
+      snprintf(path, sizeof path, "%s/ball/ball.urdf", robots);
+      tl_load_options opt = tl_load_options_default();
+      tl_model *m = NULL;
+      double q1[7] = {0, 0, 0.1, 1, 0, 0, 0}, q2[7] = {0, 0, 0.2999, 1, 0, 0, 0};
+      int ok = tl_model_load_urdf(path, &opt, &m, &err) == TL_OK && tl_world_create(&w, &err) == TL_OK &&
+               tl_world_add_ground(w, 0, 0.8, &err) == TL_OK && tl_world_add_system(w, m, &s, &err) == TL_OK &&
+               tl_world_add_system(w, m, &s2, &err) == TL_OK &&
+               tl_system_set_state(s, q1, 7, NULL, 0, &err) == TL_OK &&
+               tl_system_set_state(s2, q2, 7, NULL, 0, &err) == TL_OK && tl_world_step(w, &err) == TL_OK;
+      tl_model_free(m);
+      int between = 0;
+      for (int c = 0; ok && c < tl_world_ncontact(w); c++) {
+        tl_contact_info ci;
+        tl_world_contact(w, c, &ci, NULL);
+        between += ci.other_system >= 0;
+      }
+      TL_CHECK(between >= 1, "fallbacks: the two balls do not touch");
+      if (!TL_CHECK(ok, "fallbacks: two balls: %s", err.message)) break;
+    } else if (!TL_CHECK(tl_world_set_solver(w, TL_SOLVER_PGS, &err) == TL_OK, "PGS: %s", err.message)) {
+      break;
+    }
+    tl_step_derivatives *ws = NULL;
+    if (!TL_CHECK(tl_step_derivatives_create(w, &ws, &err) == TL_OK, "fallbacks: %s", err.message)) break;
+    int nv = tl_step_derivatives_nv(ws);
+    double *A = malloc(4 * (size_t)nv * nv * sizeof(double)), *B = malloc(2 * (size_t)nv * nv * sizeof(double));
+    tl_deriv_mode used = TL_DERIV_ANALYTIC;
+    TL_CHECK(tl_world_step_derivatives(w, ws, TL_DERIV_ANALYTIC, A, B, nv, &used, &err) == TL_OK, "fallbacks: %s",
+             err.message);
+    TL_CHECK(used == TL_DERIV_FD_CENTRED, "%s: the analytic mode did not fall back (%d contacts)",
+             k ? "two balls in contact" : "quadruped under PGS", tl_world_ncontact(w));
+    printf("%s (%d contacts): the analytic mode falls back to FD, as documented\n",
+           k ? "two balls resting on each other" : "quadruped standing under PGS", tl_world_ncontact(w));
+    free(A), free(B);
+    tl_step_derivatives_free(ws);
+  }
+  tl_world_free(w);
+}
+
+/* (c) The project's 0.2 m box sliding on the ground at 1.5 m/s along x
+ * (and 0.5 along y), mu 0.8: four corner contacts on the cone, 0.05 s after
+ * its release (settled on its face). */
+static void box_sliding(const char *robots, const char *name, double z, int want) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", robots, name);
+  tl_load_options opt = tl_load_options_default();
+  tl_model *m = NULL;
+  tl_world *w = NULL;
+  tl_system *s = NULL;
+  tl_error err;
+  memset(&err, 0, sizeof err);
+  int ok = tl_model_load_urdf(path, &opt, &m, &err) == TL_OK && tl_world_create(&w, &err) == TL_OK &&
+           tl_world_add_ground(w, 0, 0.3, &err) == TL_OK && tl_world_add_system(w, m, &s, &err) == TL_OK;
+  tl_model_free(m);
+  double q[7] = {0, 0, z, 1, 0, 0, 0}, u[6] = {1.5, 0.5, 0, 0.2, -0.3, 0.4};
+  ok = ok && tl_system_set_state(s, q, 7, u, 6, &err) == TL_OK;
+  /* solved to convergence: the default tolerance ends the sweeps once they only trade impulse between the
+   * four redundant corners, which leaves 2.4e-4 of difference between the finite differences and the exact
+   * solution's derivative (its redundant mode moves the friction of each corner) */
+  ok = ok && tl_world_set_solver_params(w, 100000, 1e-15, 1, &err) == TL_OK;
+  if (TL_CHECK(ok, "%s: %s", name, err.message)) contact_vs_fd(w, name, 1e-6, 0, want);
+  tl_world_free(w);
+}
+
+/* (b) An arm touching a table: a 3-joint arm (revolute z, y, y; capsule
+ * links, a sphere at the tip) fixed 0.5 m above a static box table, its PD
+ * pressing the tip down onto the table top (targets below it). */
+static void arm_table(void) {
+  const char *urdf =
+      "<robot name='arm3'>"
+      "<link name='base'><inertial><mass value='2'/><inertia ixx='0.01' iyy='0.01' izz='0.01' ixy='0' ixz='0' iyz='0'/></inertial></link>"
+      "<joint name='j1' type='revolute'><parent link='base'/><child link='l1'/><axis xyz='0 0 1'/>"
+      "<limit lower='-3' upper='3' effort='200' velocity='10'/></joint>"
+      "<link name='l1'><inertial><origin xyz='0 0 0.05'/><mass value='1'/><inertia ixx='0.005' iyy='0.005' izz='0.002' ixy='0' ixz='0' iyz='0'/></inertial></link>"
+      "<joint name='j2' type='revolute'><parent link='l1'/><child link='l2'/><origin xyz='0 0 0.1'/><axis xyz='0 1 0'/>"
+      "<limit lower='-3' upper='3' effort='200' velocity='10'/></joint>"
+      "<link name='l2'><inertial><origin xyz='0.2 0 0'/><mass value='1'/><inertia ixx='0.001' iyy='0.014' izz='0.014' ixy='0' ixz='0' iyz='0'/></inertial>"
+      "<collision><origin xyz='0.2 0 0' rpy='0 1.5707963267948966 0'/><geometry><capsule radius='0.03' length='0.3'/></geometry></collision></link>"
+      "<joint name='j3' type='revolute'><parent link='l2'/><child link='l3'/><origin xyz='0.4 0 0'/><axis xyz='0 1 0'/>"
+      "<limit lower='-3' upper='3' effort='200' velocity='10'/></joint>"
+      "<link name='l3'><inertial><origin xyz='0.15 0 0'/><mass value='0.6'/><inertia ixx='0.0005' iyy='0.005' izz='0.005' ixy='0' ixz='0' iyz='0'/></inertial>"
+      "<collision><origin xyz='0.3 0 0'/><geometry><sphere radius='0.04'/></geometry></collision></link>"
+      "</robot>";
+  char path[] = "/tmp/talus_test_arm_tableXXXXXX";
+  int fd = mkstemp(path);
+  if (!TL_CHECK(fd >= 0, "arm/table: temporary URDF")) return;
+  FILE *f = fdopen(fd, "w");
+  fputs(urdf, f);
+  fclose(f);
+  tl_load_options opt = tl_load_options_default();
+  opt.base = TL_BASE_FIXED;
+  tl_model *m = NULL;
+  tl_world *w = NULL;
+  tl_system *s = NULL;
+  tl_error err;
+  memset(&err, 0, sizeof err);
+  int ok = tl_model_load_urdf(path, &opt, &m, &err) == TL_OK;
+  remove(path);
+  /* table: a box 1 x 1 x 0.1 m whose top is at z = -0.022 (the arm's base at z = 0), centred at x = 0.6 */
+  double size[3] = {1, 1, 0.1}, pos[3] = {0.6, 0.1, -0.072}, R[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  ok = ok && tl_world_create(&w, &err) == TL_OK &&
+       tl_world_add_static_geom(w, TL_GEOM_BOX, size, pos, R, "table", NULL, &err) == TL_OK &&
+       tl_world_add_system(w, m, &s, &err) == TL_OK && tl_system_set_geom_material(s, 1, "tip", &err) == TL_OK &&
+       tl_world_set_material_pair(w, "tip", "table", 1.5, 0, 0, &err) == TL_OK; /* a rubber tip: it sticks */
+  tl_model_free(m);
+  if (!TL_CHECK(ok, "arm/table: %s", err.message)) {
+    tl_world_free(w);
+    return;
+  }
+  /* tip over the table: j2 tilts link 2 up a little, j3 bends the tip (z = 0.017, radius 0.04) down onto the top */
+  double q[3] = {0.2, -0.25, 0.9}, u[3] = {0, 0, 0}, qt[3] = {0.2, -0.15, 0.9}, kp[3] = {200, 200, 200},
+         kd[3] = {5, 5, 5};
+  ok = tl_system_set_state(s, q, 3, u, 3, &err) == TL_OK && tl_system_set_pd_gains(s, kp, kd, 3, &err) == TL_OK &&
+       tl_system_set_pd_targets(s, qt, 3, NULL, 3, &err) == TL_OK;
+  for (int i = 0; ok && i < 300; i++) ok = tl_world_step(w, &err) == TL_OK;
+  if (TL_CHECK(ok, "arm/table: %s", err.message)) {
+    TL_CHECK(tl_world_ncontact(w) >= 1, "arm/table: the tip does not touch the table (%d contacts)",
+             tl_world_ncontact(w));
+    contact_vs_fd(w, "(b) arm pressing on a table", 1e-6, 1, 0);
+  }
+  tl_world_free(w);
+}
+
 static double time_call(tl_world *w, tl_step_derivatives *ws, tl_deriv_mode mode, int calls, tl_deriv_mode *used) {
   int nv = tl_step_derivatives_nv(ws);
   double *A = malloc(4 * (size_t)nv * nv * sizeof(double)), *B = malloc(2 * (size_t)nv * nv * sizeof(double));
@@ -492,10 +697,12 @@ static void speed(const char *shared) {
     for (int i = 0; i < 200; i++) tl_world_step(w, NULL);
     t_step = (now_us() - t0) / 200;
     tl_world_snapshot_restore(w, snap, n, NULL);
-    double fd = time_call(w, ws, TL_DERIV_FD_CENTRED, 20, &used);
-    printf("speed: ANYmal C standing (nv %d, %d contacts): step %.1f us, step_derivatives FD %.0f us "
-           "(%d steps: %.1f steps' time)\n",
-           s->m->nv, tl_world_ncontact(w), t_step, fd, 6 * s->m->nv + 1, fd / t_step);
+    double fd = time_call(w, ws, TL_DERIV_FD_CENTRED, 20, NULL);
+    double an = time_call(w, ws, TL_DERIV_ANALYTIC, 200, &used);
+    TL_CHECK(used == TL_DERIV_ANALYTIC, "ANYmal C standing: the analytic mode fell back");
+    printf("speed: ANYmal C standing (nv %d, %d contacts): step %.1f us, step_derivatives analytic %.1f us "
+           "(%.1f steps' time), FD %.0f us (%d steps: %.1f steps' time), FD / analytic %.1fx\n",
+           s->m->nv, tl_world_ncontact(w), t_step, an, an / t_step, fd, 6 * s->m->nv + 1, fd / t_step, fd / an);
     free(snap);
     tl_step_derivatives_free(ws);
   }
@@ -544,6 +751,10 @@ int main(int argc, char **argv) {
   rows_on = 0;
   two_systems(robots);
   quadruped_fd(robots);
+  box_sliding(robots, "ball/ball.urdf", 0.1 - 1e-4, 1);
+  box_sliding(robots, "box/box.urdf", 0.1 - 1e-4, 4);
+  arm_table();
+  contact_fallbacks(robots);
   char probe[4096];
   snprintf(probe, sizeof probe, "%s/robots/talos/robots/talos_full_v2.urdf", shared ? shared : "");
   FILE *f = shared ? fopen(probe, "r") : NULL;
@@ -570,6 +781,22 @@ int main(int argc, char **argv) {
       analytic_vs_fd(path, label, cases[i].base, 3, cases[i].analytic);
     }
   rows_on = 0;
+  { /* (a) ANYmal C standing on four sticking feet, PD on (kp 80, kd 2) */
+    snprintf(path, sizeof path, "%s/robots/anymal_c/urdf/anymal.urdf", shared);
+    tl_system *s = NULL;
+    tl_world *w = standing(path, &s, 1.0, 80, 2);
+    if (w) contact_vs_fd(w, "(a) anymal_c standing, PD", 1e-6, 4, 0);
+    tl_world_free(w);
+    /* the DeepMimic humanoid standing on its box feet (8 corner contacts, redundant: solved to convergence).
+     * eps 1e-8: a corner sits within 1e-6 m of the depth where its target's regime changes (gap: slope 1 / dt,
+     * penetration: erp / dt), and a base rotation of 1e-6 rad moves it across: centred differences with eps
+     * 1e-6 average the two sides there (A 0.45 off), with 1e-8 they see the state's side (1e-7) */
+    snprintf(path, sizeof path, "%s/robots/deepmimic_humanoid/humanoid.urdf", shared);
+    w = standing(path, &s, 1.0, 300, 10);
+    if (w && tl_world_set_solver_params(w, 100000, 1e-15, 1, NULL) == TL_OK)
+      contact_vs_fd(w, "deepmimic_humanoid standing, PD", 1e-8, 4, 0);
+    tl_world_free(w);
+  }
   speed(shared);
   return tl_test_finish();
 }

@@ -17,6 +17,7 @@
 #include "talus/batch.h"
 #include "talus/task.h"
 #include "talus/vecenv.h"
+#include "talus/onboard.h"
 #include "talus/metrics.h"
 #include "talus/render.h"
 #include "talus/limits.h"

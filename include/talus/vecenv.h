@@ -110,6 +110,19 @@ typedef struct tl_vecenv_result {
 tl_status tl_vecenv_step(tl_vecenv *v, const double *actions, int n, const tl_vecenv_result *out,
                          tl_error *err);
 
+/* Warnings gathered at creation, in order: the robot's URDF load warnings
+ * (kind "urdf": tl_model_warning, e.g. a visual mesh not found), and the
+ * "urdf" task's onboarding checks, each text saying the option that fixes
+ * it (docs/tasks.md, "Onboarding a robot"): "fixed_base" (a floating robot
+ * that looks like an arm: base=fixed), "ground_contact" (a non-foot body, the
+ * base first, touches the ground at the reset pose), "cannot_stand" (the
+ * COM's ground projection is not inside the support polygon of the feet
+ * touching the ground at the default pose: default_joint_pos=..., e.g. from
+ * talus.find_standing_pose). At most 24 are kept. Index out of range: NULL. */
+int tl_vecenv_nwarning(const tl_vecenv *v);
+const char *tl_vecenv_warning(const tl_vecenv *v, int i);
+const char *tl_vecenv_warning_kind(const tl_vecenv *v, int i);
+
 /* The batch underneath (its worlds, systems and random streams). */
 tl_batch *tl_vecenv_batch(tl_vecenv *v);
 

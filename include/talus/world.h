@@ -316,16 +316,22 @@ tl_status tl_world_load_state(tl_world *world, const char *path,
  * entry (i, j) = d x+_i / d x_j, the tangent part of x+ taken at the
  * unperturbed next configuration q+: q+(x (+) dx) = q+ (+) (A dx)[0:nv]. */
 typedef enum tl_deriv_mode {
-  /* Exact derivatives of the contact-free step (semi-implicit Euler with the
-   * implicit PD, joint springs and damping): the analytic RNEA derivatives
+  /* Exact derivatives of the step (semi-implicit Euler with the implicit
+   * PD, joint springs and damping): the analytic RNEA derivatives
    * (Carpentier & Mansard 2018) through M_eff^-1 and the Jacobians of
    * q (+) dt u; the step's joint rows (limits, Coulomb joint friction,
-   * saturated PD, mimic equalities, velocity limits) by the implicit
-   * function theorem on the active set of its solve (rows at a bound keep
-   * their impulse). Falls back to TL_DERIV_FD_CENTRED (reported in *used)
-   * when the step has contacts (also speculative ones within the contact
-   * margin), a saturated PD on a ball joint, dependent active joint rows, or
-   * a system on TL_INTEGRATOR_RK4. */
+   * saturated PD, mimic equalities, velocity limits) and its contacts by
+   * the implicit function theorem on the active set of its solve (rows at a
+   * bound keep their impulse; sticking contacts as 3 equalities, sliding
+   * ones on their cone with their sliding direction's derivative, open ones
+   * dropped; the q dependence of the contact Jacobians, targets and
+   * relative compliance included; docs/derivatives.md). Falls back to
+   * TL_DERIV_FD_CENTRED (reported in *used) for a contact between systems
+   * or within one, against static geometry other than a plane or a box face,
+   * of a cylinder or on a heightmap, with a restitution impulse, under the
+   * PGS or Dantzig solver, more than 4 nv contacts pushing on one system, a
+   * singular active set, a saturated PD on a ball joint, dependent active
+   * joint rows, or a system on TL_INTEGRATOR_RK4. */
   TL_DERIV_ANALYTIC = 0,
   /* Centred finite differences of whole steps, like MuJoCo's
    * mjd_transitionFD: each column of x (q through tl_model_integrate) and tau

@@ -23,6 +23,8 @@ static PyObject *cpu_count(PyObject *self, PyObject *unused) {
 
 /* py_sweep.c */
 PyObject *tlpy_sweep(PyObject *self, PyObject *args, PyObject *kw);
+/* py_onboard.c */
+PyObject *tlpy_find_standing_pose(PyObject *self, PyObject *args, PyObject *kw);
 
 static PyMethodDef module_methods[] = {
     {"tasks", tasks, METH_NOARGS, "tasks() -> list of (name, summary) of the VecEnv tasks"},
@@ -30,6 +32,9 @@ static PyMethodDef module_methods[] = {
     {"_sweep", (PyCFunction)(void (*)(void))tlpy_sweep, METH_VARARGS | METH_KEYWORDS,
      "_sweep(settings, file=None, threads=None, csv=None, summary=None, resume=False, progress=False) -> dict\n"
      "The C sweep runner behind talus.sweep (talus/sweep.h); settings: (key, value) text pairs."},
+    {"_find_standing_pose", (PyCFunction)(void (*)(void))tlpy_find_standing_pose, METH_VARARGS | METH_KEYWORDS,
+     "_find_standing_pose(model, height=None, feet=None, height_fraction=0.7) -> (q, dict)\n"
+     "The C search behind talus.find_standing_pose (tl_find_standing_pose, talus/onboard.h)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {
@@ -60,6 +65,23 @@ PyMODINIT_FUNC PyInit__talus(void) {
       PyExc_RuntimeError, NULL);
   if (!tlpy_error || PyModule_AddObject(m, "Error", tlpy_error) < 0) goto fail;
   Py_INCREF(tlpy_error); /* one reference for the module, one kept in tlpy_error */
+  tlpy_urdf_warning = PyErr_NewExceptionWithDoc(
+      "talus.URDFWarning",
+      "A warning of the URDF loader (a visual mesh not found, a <limit> of zeros taken as unspecified,\n"
+      "an implausible density, ...): issued by Model.from_urdf / from_urdf_string and by VecEnv\n"
+      "when the task loads a URDF; the text names the file, line and element.",
+      PyExc_UserWarning, NULL);
+  if (!tlpy_urdf_warning || PyModule_AddObject(m, "URDFWarning", tlpy_urdf_warning) < 0) goto fail;
+  Py_INCREF(tlpy_urdf_warning);
+  tlpy_onboarding_warning = PyErr_NewExceptionWithDoc(
+      "talus.OnboardingWarning",
+      "A warning of the \"urdf\" task at creation about the robot: its default pose cannot stand, a\n"
+      "non-foot link touches the ground at reset, or a floating robot looks like an arm. The text\n"
+      "says the option that fixes it (docs/tasks.md, \"Onboarding a robot\").",
+      PyExc_UserWarning, NULL);
+  if (!tlpy_onboarding_warning || PyModule_AddObject(m, "OnboardingWarning", tlpy_onboarding_warning) < 0)
+    goto fail;
+  Py_INCREF(tlpy_onboarding_warning);
   if (add_type(m, &tlpy_model_type, "Model") || add_type(m, &tlpy_world_type, "World") ||
       add_type(m, &tlpy_system_type, "System") || add_type(m, &tlpy_batch_type, "BatchWorld") ||
       add_type(m, &tlpy_vecenv_type, "_VecEnv") || add_type(m, &tlpy_recording_type, "Recording") ||

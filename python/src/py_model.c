@@ -12,7 +12,18 @@ static int parse_base(PyObject *floating, tl_base_type *base) {
   return 0;
 }
 
+int tlpy_warn_model(const tl_model *m) {
+  for (int i = 0; i < tl_model_nwarning(m) && tl_model_warning(m, i); i++)
+    if (PyErr_WarnEx(tlpy_urdf_warning, tl_model_warning(m, i), 1) < 0) return -1;
+  return 0;
+}
+
+/* A new Model owning m, after its load warnings went to Python's warnings (talus.URDFWarning). */
 static PyObject *wrap_model(PyTypeObject *type, tl_model *m) {
+  if (tlpy_warn_model(m)) {
+    tl_model_free(m);
+    return NULL;
+  }
   tlpy_model *self = (tlpy_model *)type->tp_alloc(type, 0);
   if (!self) {
     tl_model_free(m);

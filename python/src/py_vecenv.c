@@ -328,6 +328,22 @@ static PyObject *get_info(tlpy_vecenv *self, void *c) {
       "term_names", names(self, tl_vecenv_nterm(e), tl_vecenv_term_name));
 }
 
+/* [(kind, text)] of tl_vecenv_warning: URDF load warnings ("urdf") and the urdf task's checks. */
+static PyObject *get_warnings(tlpy_vecenv *self, void *c) {
+  (void)c;
+  int n = tl_vecenv_nwarning(self->env);
+  PyObject *list = PyList_New(n);
+  for (int i = 0; list && i < n; i++) {
+    PyObject *t = Py_BuildValue("(ss)", tl_vecenv_warning_kind(self->env, i), tl_vecenv_warning(self->env, i));
+    if (!t) {
+      Py_DECREF(list);
+      return NULL;
+    }
+    PyList_SET_ITEM(list, i, t);
+  }
+  return list;
+}
+
 static PyMethodDef vecenv_methods[] = {
     {"reset", (PyCFunction)(void (*)(void))vecenv_reset, METH_VARARGS | METH_KEYWORDS,
      "reset(seed=None) -> obs float32 (num_envs, obs_dim); seed: None (continue the streams), an int\n"
@@ -348,6 +364,9 @@ static PyMethodDef vecenv_methods[] = {
 
 static PyGetSetDef vecenv_getset[] = {
     {"info", (getter)get_info, NULL, "dims, bounds, names and timing of the task (dict)", NULL},
+    {"warnings", (getter)get_warnings, NULL,
+     "creation warnings, list of (kind, text): kind 'urdf' (URDF load), 'cannot_stand', 'ground_contact',\n"
+     "'fixed_base' (the urdf task's onboarding checks, tl_vecenv_warning)", NULL},
     {NULL, NULL, NULL, NULL, NULL}};
 
 PyTypeObject tlpy_vecenv_type = {

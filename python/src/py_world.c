@@ -450,9 +450,9 @@ static PyMethodDef world_methods[] = {
      "step_derivatives(mode=\"analytic\", eps=1e-6, info=False) -> (A, B) or (A, B, used)\n\nDerivatives of one "
      "step from the current state, without advancing it (the world is\nleft exactly as it was): x = (dq, u) of every "
      "system stacked (all tangent parts\ndq first, then all velocities; 2 nv), tau (nv) a generalized force added "
-     "over the\nstep. A = dx+/dx (2 nv, 2 nv), B = dx+/dtau (2 nv, nv), float64. mode \"analytic\":\nexact for the "
-     "contact-free step (implicit PD, springs, damping, joint rows), falls\nback to \"fd\" when the step has "
-     "contacts (info=True also returns the mode\nused); \"fd\": centred finite differences of whole steps "
+     "over the\nstep. A = dx+/dx (2 nv, 2 nv), B = dx+/dtau (2 nv, nv), float64. mode \"analytic\":\nexact (implicit PD, "
+     "springs, damping, joint rows, contacts against static planes\nand box faces), falls back to \"fd\" for "
+     "what it does not cover (info=True also\nreturns the mode used); \"fd\": centred finite differences of whole steps "
      "(eps: the\nperturbation). tl_world_step_derivatives, docs/derivatives.md."},
     {NULL, NULL, 0, NULL}};
 

@@ -28,6 +28,12 @@
 /* talus.Error (a RuntimeError subclass), created at import. */
 extern PyObject *tlpy_error;
 
+/* talus.URDFWarning and talus.OnboardingWarning (UserWarning subclasses), created at import. */
+extern PyObject *tlpy_urdf_warning;
+extern PyObject *tlpy_onboarding_warning;
+/* Issue model's load warnings as talus.URDFWarning; -1 when the warnings filter raised. */
+int tlpy_warn_model(const tl_model *model);
+
 /* Raise talus.Error from a C error: message, and attributes status (name),
  * file, line, element. Returns NULL. */
 PyObject *tlpy_raise(const tl_error *err);

@@ -22,13 +22,17 @@ VecEnv      N environments of a task ("cartpole", "anymal-locomotion", "urdf") s
 sweep       a dynamics-randomization sweep (the runner of `talus sweep`), rows as NumPy arrays
 Viewer      the live view in the browser as a control panel: Viewer(world).run(controller_fn), poll()
 Error       raised for every error of the C library (a RuntimeError)
+find_standing_pose  joint angles that put a robot's feet under its hips at a height (inverse kinematics)
+URDFWarning, OnboardingWarning  warnings of the URDF loader and of the "urdf" task's robot checks
 have_viewer True when the web viewer is built in (HTML recordings need it; CSV recordings do not)
 """
 from ._talus import BatchWorld, Error, Model, System, World, __version__, cpu_count, have_viewer
+from .onboarding import OnboardingWarning, URDFWarning, find_standing_pose
 from .spaces import Box
 from .sweep import SweepResult, sweep
 from .vecenv import VecEnv, tasks
 from .viewer import Viewer
 
 __all__ = ["Model", "World", "System", "BatchWorld", "VecEnv", "Box", "Error", "tasks", "cpu_count", "sweep",
-           "SweepResult", "have_viewer", "Viewer", "__version__"]
+           "SweepResult", "have_viewer", "Viewer", "__version__", "find_standing_pose", "URDFWarning",
+           "OnboardingWarning"]

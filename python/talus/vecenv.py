@@ -9,6 +9,7 @@ import dataclasses
 import numbers
 import os
 import time
+import warnings
 
 import numpy as np
 
@@ -153,6 +154,11 @@ class VecEnv:
     per environment (Gymnasium's ``VectorEnv.render()`` contract, which ``talus.gym.VecEnv.render``
     follows); ``render_mode=None`` (default): both return None.
 
+    Warnings at creation: the URDF loader's (talus.URDFWarning: a visual mesh not found, ...) and
+    the ``urdf`` task's checks of the robot (talus.OnboardingWarning: the default pose cannot
+    stand, a non-foot link touches the ground at reset, a floating robot that looks like an arm),
+    each text naming the option that fixes it; ``warnings`` lists their texts.
+
     Task options are keyword arguments (numbers, bools, strings, paths; ranges and vectors as
     sequences, e.g. ``mass_scale=(0.8, 1.2)``); an unknown option raises talus.Error listing the
     task's options. ``urdf=PATH`` selects the robot; without it the shared robots are looked up
@@ -217,6 +223,15 @@ class VecEnv:
             options["robots_dir"] = SHARED_ROBOTS_DEFAULT
         self._env = _talus._VecEnv(task, num_envs, num_threads, seed, options)
         self.closed = False
+        # URDF load warnings (talus.URDFWarning) and the urdf task's robot checks
+        # (talus.OnboardingWarning), each saying its fix (docs/tasks.md, "Onboarding a robot")
+        robot = self._env.info["robot"]
+        self.warnings = [text for _, text in self._env.warnings]
+        for kind, text in self._env.warnings:
+            if kind == "urdf":
+                warnings.warn(f"{robot}: {text}", _talus.URDFWarning, stacklevel=2)
+            else:
+                warnings.warn(f"{task} task, {robot}: {text}", _talus.OnboardingWarning, stacklevel=2)
         if record_env is not None:
             self.recording = self._env.record(int(record_env), record_path, float(record_fps))
         info = self._env.info

@@ -1,7 +1,7 @@
 # Guards: python/src/py_world.c (World.step_derivatives), src/world/step_derivatives.c.
 """World.step_derivatives (issue 24 §3): the analytic mode against the centred finite differences on
 the project humanoid floating in the air with a small PD (relative error below 1e-4), the mode used
-(info=True: "fd" when contacts make the analytic mode fall back, on the project quadruped standing),
+(info=True: "analytic" on the project quadruped standing on four sticking feet, against "fd"),
 the world left exactly as it was (its snapshot bytes), B against a step with a changed feedforward
 force, shapes, and refusal of a bad mode."""
 import numpy as np
@@ -64,7 +64,7 @@ def test_analytic_matches_fd_and_world_unchanged():
         world.step_derivatives(mode="complex-step")
 
 
-def test_standing_quadruped_falls_back_to_fd():
+def test_standing_quadruped_contacts_analytic():
     model = talus.Model.from_urdf(str(ROBOTS / "talus_quadruped" / "talus_quadruped.urdf"))
     world = talus.World()
     world.add_ground()
@@ -78,6 +78,10 @@ def test_standing_quadruped_falls_back_to_fd():
     assert world.ncontact >= 4
     before = world.snapshot_save()
     A, B, used = world.step_derivatives(info=True)
-    assert used == "fd"
+    assert used == "analytic"
     assert world.snapshot_save() == before
-    assert np.all(np.isfinite(A)) and np.all(np.isfinite(B))
+    Af, Bf, used_fd = world.step_derivatives(mode="fd", info=True)
+    assert used_fd == "fd"
+    assert world.snapshot_save() == before
+    assert np.abs(A - Af).max() < 1e-4 * np.abs(Af).max()
+    assert np.abs(B - Bf).max() < 1e-4 * np.abs(Bf).max()

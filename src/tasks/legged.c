@@ -352,7 +352,11 @@ static tl_status init_anymal(tl_vecenv *v, tl_opts *o, int nenv, int nthread, ui
 }
 
 static tl_status init_urdf(tl_vecenv *v, tl_opts *o, int nenv, int nthread, uint64_t seed, tl_error *err) {
-  return init_common(v, o, nenv, nthread, seed, 0, err);
+  tl_status st = init_common(v, o, nenv, nthread, seed, 0, err);
+  if (st) return st;
+  legged *L = v->task;
+  tl_vecenv_add_model_warnings(v, L->model);
+  return tl_onboard_check(v, L->model, tl_batch_system(v->batch, 0, 0), L->q0, L->nq, L->drop_height, L->ground, err);
 }
 
 /* ---------------- observation ---------------- */

@@ -8,6 +8,7 @@
 
 #define TL_TASK_MAX_KEYS 64
 #define TL_TASK_NAME_LEN 48
+#define TL_VECENV_MAX_WARNINGS 24
 
 /* ---------------- options ---------------- */
 
@@ -156,10 +157,33 @@ struct tl_vecenv {
   double *obs;         /* [nenv * obs_dim]: the current observation of each environment */
   double *action;      /* [nenv * act_dim]: clipped action scratch */
   tl_env_slot *slot;   /* [nenv] */
+  /* creation warnings (tl_vecenv_warning): URDF load warnings, the urdf task's onboarding checks */
+  int nwarning;
+  char warnings[TL_VECENV_MAX_WARNINGS][768];
+  char warning_kinds[TL_VECENV_MAX_WARNINGS][24];
   /* the running step job */
   const double *job_actions;
   const tl_vecenv_result *job_out;
 };
+
+/* Append a creation warning of kind `kind` (tl_vecenv_warning_kind); past
+ * TL_VECENV_MAX_WARNINGS they are dropped. */
+void tl_vecenv_add_warning(struct tl_vecenv *v, const char *kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The urdf task's onboarding checks (src/tasks/onboard.c) of `model` on
+ * system `sys` (env 0, before the first reset): for a floating base: "fixed_base" when the robot looks like
+ * an arm (at most one chain below the root; the other checks are then
+ * skipped), and with a ground, at the nominal reset pose q0 (nq values; no
+ * noise, lowest collision point on the ground): "ground_contact" when a
+ * collision point of a non-foot body (not a leaf body) is within 1 cm of the
+ * lowest point, "cannot_stand" when the COM's ground projection is not
+ * strictly inside the convex hull of the foot points within 1 cm of the
+ * lowest point (tl_support_margin <= 0). Leaves sys in pose q0 (the caller
+ * resets). Errors: TL_ERR_MEMORY, the system's errors. */
+tl_status tl_onboard_check(struct tl_vecenv *v, const tl_model *model, tl_system *sys, const double *q0, int nq,
+                           double drop_height, int ground, tl_error *err);
+/* The model's load warnings as creation warnings of kind "urdf". */
+void tl_vecenv_add_model_warnings(struct tl_vecenv *v, const tl_model *model);
 
 /* Allocate the dims-dependent arrays of v once init has set the dims. */
 tl_status tl_vecenv_alloc(struct tl_vecenv *v, tl_error *err);

@@ -115,6 +115,11 @@ int tl_vecenv_max_episode_steps(const tl_vecenv *v) { return v->max_steps; }
 double tl_vecenv_control_dt(const tl_vecenv *v) { return v->control_dt; }
 tl_batch *tl_vecenv_batch(tl_vecenv *v) { return v->batch; }
 const char *tl_vecenv_robot(const tl_vecenv *v) { return v->robot; }
+int tl_vecenv_nwarning(const tl_vecenv *v) { return v->nwarning; }
+const char *tl_vecenv_warning(const tl_vecenv *v, int i) { return i >= 0 && i < v->nwarning ? v->warnings[i] : NULL; }
+const char *tl_vecenv_warning_kind(const tl_vecenv *v, int i) {
+  return i >= 0 && i < v->nwarning ? v->warning_kinds[i] : NULL;
+}
 
 void tl_vecenv_action_bounds(const tl_vecenv *v, double *low, double *high) {
   if (low) memcpy(low, v->act_low, (size_t)v->act_dim * sizeof(double));

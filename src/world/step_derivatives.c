@@ -7,9 +7,12 @@
  * perturbed through q (+) eps e_j, u and tau by +-eps e_j; the tangent part
  * of x+ is taken as q+_0 (-) q+_+- against the unperturbed step.
  *
- * TL_DERIV_ANALYTIC, for a step without contacts, every system on
- * semi-implicit Euler (src/native/step.c, free_velocity and integrate2); its joint
- * rows by the implicit function theorem (joint_rows below):
+ * TL_DERIV_ANALYTIC, every system on semi-implicit Euler (src/native/step.c,
+ * free_velocity and integrate2); its joint rows by the implicit function
+ * theorem (joint_rows below), and with contacts against static planes and box
+ * faces the contact and joint rows together (contact_rows below: sticking,
+ * sliding and open contacts; Le Lidec et al., RA-L 2021; Werling et al.,
+ * RSS 2021):
  *   M_eff a = f(q, u) - h(q, u),  M_eff = M(q) + diag(dt (Kd + D) + dt^2 (Kp + K)),
  *   f = tau_ff + Kp (e(q) - dt u) + Kd (u_t - u) - D u + K (e_s(q) - dt u) + ext + tau,
  *   u+ = u + dt a,  q+ = q (+) dt u+.
@@ -53,6 +56,10 @@ struct tl_step_derivatives {
   double *G, *T, *Wt;  /* [row_cap nv_max] active rows, d target / d dq, M_eff^-1 G^T (transposed) */
   double *S, *Rr, *y;  /* [row_cap^2], [row_cap], [row_cap] */
   int *sys_v, *sys_q;  /* [nsystem + 1] offsets of each system in x's halves and in q */
+  double *F, *K, *Jp;  /* [row_cap nv_max] equation rows, [row_cap^2] their matrix, [3 nv_max] point Jacobian */
+  double *Ed, *Eo;     /* [row_cap] each: E's diagonal, its one off-diagonal entry per row (at column Ec) */
+  double *Xm, *ub, *wn; /* [2 nv_max^2] d(M w)/dq scratch, [nv_max] saved u, [nv_max] M_eff^-1 J_n^T */
+  int *piv, *Ec, *path; /* [row_cap], [row_cap], [nv_max] */
 };
 
 tl_status tl_step_derivatives_create(const tl_world *w, tl_step_derivatives **out, tl_error *err) {
@@ -84,8 +91,21 @@ tl_status tl_step_derivatives_create(const tl_world *w, tl_step_derivatives **ou
   ws->cp = malloc(4 * nv * sizeof(double));
   ws->e = malloc(2 * nm * sizeof(double));
   ws->Xq = malloc(3 * nm * nm * sizeof(double));
-  ws->row_cap = 5 * (int)nm + 1;
+  /* joint rows, and 3 rows for each of at most 4 nv_max contacts with an impulse on one system */
+  ws->row_cap = 5 * (int)nm + 1 + 12 * (int)nm;
   size_t rc = (size_t)ws->row_cap;
+  ws->F = malloc((rc * nm + rc * rc + 3 * nm + 2 * rc + 2 * nm * nm + 2 * nm) * sizeof(double));
+  ws->piv = malloc((2 * rc + nm) * sizeof(int));
+  if (!ws->F || !ws->piv) goto nomem;
+  ws->K = ws->F + rc * nm;
+  ws->Jp = ws->K + rc * rc;
+  ws->Ed = ws->Jp + 3 * nm;
+  ws->Eo = ws->Ed + rc;
+  ws->Xm = ws->Eo + rc;
+  ws->ub = ws->Xm + 2 * nm * nm;
+  ws->wn = ws->ub + nm;
+  ws->Ec = ws->piv + rc;
+  ws->path = ws->Ec + rc;
   ws->G = malloc((3 * rc * nm + rc * rc + 2 * rc) * sizeof(double));
   if (!ws->snap || !ws->qn || !ws->un || !ws->cp || !ws->e || !ws->Xq || !ws->G) goto nomem;
   ws->T = ws->G + rc * nm;
@@ -115,6 +135,8 @@ void tl_step_derivatives_free(tl_step_derivatives *ws) {
   free(ws->e);
   free(ws->Xq);
   free(ws->G);
+  free(ws->F);
+  free(ws->piv);
   free(ws->sys_v);
   free(ws->sys_q);
   free(ws);
@@ -307,6 +329,344 @@ static int joint_rows(tl_world *w, tl_step_derivatives *ws, int i) {
   return 0;
 }
 
+/* ---------------- contacts (analytic) ---------------- */
+
+/* Radius of curvature of geom g of a contact point: the point is c - rho n
+ * with c fixed to the body (the centre of a sphere or of a capsule's cap);
+ * 0 for corners (box, mesh vertices); -1 for shapes not covered (cylinder:
+ * its rim rolls; heightmaps). */
+static double contact_rho(const tl_model *m, int g) {
+  switch (m->geom_type[g]) {
+  case TL_GEOM_SPHERE:
+  case TL_GEOM_CAPSULE: return m->geom_size[3 * g];
+  case TL_GEOM_BOX:
+  case TL_GEOM_MESH: return 0.0;
+  default: return -1.0;
+  }
+}
+
+/* 1 if contact block b can be differentiated analytically: a system's geom
+ * (sphere, capsule, box, mesh) against static geometry whose normal is fixed
+ * to first order (a plane, or a face of a static box: n along a face normal),
+ * with no restitution impulse, solved on the exact cone (TL_SOLVER_PER_CONTACT). */
+static int contact_analytic(const tl_world *w, const tl_block *b) {
+  const tl_wcontact *con = w->contacts; /* native state: renamed at the facade merge */
+  const tl_static_geom *stat = w->statics;
+  if (b->kind != TL_ROW_CONTACT) return 1;
+  if (w->solver != TL_SOLVER_PER_CONTACT || b->sb >= 0) return 0;
+  const tl_wcontact *c = &con[b->contact];
+  if (c->sb >= 0 || c->impact[0] != 0 || c->impact[1] != 0 || c->impact[2] != 0) return 0;
+  if (contact_rho(w->systems[c->sa]->m, c->ga) < 0) return 0;
+  const tl_static_geom *g = &stat[c->gb];
+  if (g->type == TL_GEOM_PLANE) return 1;
+  if (g->type != TL_GEOM_BOX) return 0;
+  const double *n = c->frame + 6;
+  for (int k = 0; k < 3; k++) {
+    double a[3] = {g->rot[k], g->rot[3 + k], g->rot[6 + k]};
+    if (fabs(fabs(tl_v3_dot(a, n)) - 1.0) < 1e-12) return 1;
+  }
+  return 0;
+}
+
+/* DOF path of contact c's body a into ws->path (leaf first, descending) and
+ * the point Jacobian columns Jp_k = w_k x p + v_k (world, 3 per DOF) into
+ * ws->Jp. Returns the path length. */
+static int contact_path(const tl_system *s, tl_step_derivatives *ws, const tl_wcontact *c) {
+  const tl_model *m = s->m;
+  int body = c->ba;
+  while (body > 0 && m->jnt_nv[body] == 0) body = m->parent[body];
+  int np = 0;
+  for (int k = m->jnt_nv[body] ? m->v_adr[body] + m->jnt_nv[body] - 1 : -1; k >= 0; k = m->dof_parent[k]) {
+    const double *S = s->d.cdof + 6 * k;
+    double *J = ws->Jp + 3 * np;
+    tl_v3_cross(J, S, c->pos);
+    tl_v3_add(J, J, S + 3);
+    ws->path[np++] = k;
+  }
+  return np;
+}
+
+/* d Jp_k / d dq_l for path entries i (DOF k) and j (DOF l): with S = (w, v)
+ * the twists of the DOFs and the point p = c - rho n (c fixed to the body, n
+ * fixed), a perturbation of l moves l's subtree by S_l: if l is an ancestor
+ * of k (or k itself) and moves k's axis, D = w_l x Jp_k + rho w_k x (w_l x n);
+ * else (k above l, or both in one ball / free rotation, whose axes stay fixed
+ * in the parent frame) D = w_k x Jp_l + rho w_k x (w_l x n). */
+static void contact_D(const tl_model *m, const tl_sysdata *d, const tl_step_derivatives *ws, int i, int j,
+                      double rho, const double n[3], double D[3]) {
+  int k = ws->path[i], l = ws->path[j];
+  const double *wk = d->cdof + 6 * k, *wl = d->cdof + 6 * l;
+  int bk = m->dof_body[k], bl = m->dof_body[l], r = rotation_dof(m, bk);
+  int same_rot = bk == bl && r >= 0 && k >= r && l >= r && k < r + 3 && l < r + 3;
+  double e[3], t[3];
+  if (l <= k && !same_rot) tl_v3_cross(D, wl, ws->Jp + 3 * i);
+  else tl_v3_cross(D, wk, ws->Jp + 3 * j);
+  /* e_l: the point's motion beyond a body-fixed one, rho w_l x n - (n . Jp_l) n / 2 */
+  const double *Jl = ws->Jp + 3 * j, hn = 0.5 * tl_v3_dot(n, Jl);
+  tl_v3_cross(e, wl, n);
+  for (int a = 0; a < 3; a++) e[a] = rho * e[a] - hn * n[a];
+  tl_v3_cross(t, wk, e);
+  for (int a = 0; a < 3; a++) D[a] += t[a];
+}
+
+/* Xq -= d(J^T lambda)/dq / dt for the contact impulses on system i (the
+ * impulse as a force fixed in the world at the contact point): the part of
+ * da/dq at fixed impulses that the contact Jacobian's q dependence adds. */
+static void contact_force_derivative(tl_world *w, tl_step_derivatives *ws, int i, double *Xq) {
+  const tl_block *blk = w->blocks;
+  const tl_wcontact *con = w->contacts;
+  const int nb = w->nblock;
+  tl_system *s = w->systems[i];
+  const tl_model *m = s->m;
+  const int n = m->nv;
+  for (int bi = 0; bi < nb; bi++) {
+    const tl_block *b = &blk[bi];
+    if (b->kind != TL_ROW_CONTACT || b->sa != i) continue;
+    const tl_wcontact *c = &con[b->contact];
+    if (b->lambda[0] == 0 && b->lambda[1] == 0 && b->lambda[2] == 0) continue;
+    double f[3] = {0, 0, 0}, D[3];
+    for (int r = 0; r < 3; r++)
+      for (int a = 0; a < 3; a++) f[a] += c->frame[3 * r + a] * b->lambda[r];
+    double rho = contact_rho(m, c->ga) - 0.5 * c->depth;
+    int np = contact_path(s, ws, c);
+    for (int a = 0; a < np; a++)
+      for (int bb = 0; bb < np; bb++) {
+        contact_D(m, &s->d, ws, a, bb, rho, c->frame + 6, D);
+        Xq[(size_t)ws->path[a] * n + ws->path[bb]] -= tl_v3_dot(f, D) / w->dt;
+      }
+  }
+}
+
+/* LU with partial pivoting of K (m x m, row-major) in place; 1 if singular. */
+static int lu_factor(int m, double *K, int *piv) {
+  for (int c = 0; c < m; c++) {
+    int p = c;
+    for (int r = c + 1; r < m; r++)
+      if (fabs(K[r * m + c]) > fabs(K[p * m + c])) p = r;
+    piv[c] = p;
+    if (!(fabs(K[p * m + c]) > 1e-300)) return 1;
+    if (p != c)
+      for (int k = 0; k < m; k++) {
+        double t = K[c * m + k];
+        K[c * m + k] = K[p * m + k];
+        K[p * m + k] = t;
+      }
+    for (int r = c + 1; r < m; r++) {
+      double f = K[r * m + c] /= K[c * m + c];
+      for (int k = c + 1; k < m; k++) K[r * m + k] -= f * K[c * m + k];
+    }
+  }
+  return 0;
+}
+
+static void lu_solve(int m, const double *K, const int *piv, double *y) {
+  for (int c = 0; c < m; c++) { /* the row interchanges first: lu_factor swapped whole rows, multipliers included */
+    double t = y[piv[c]];
+    y[piv[c]] = y[c];
+    y[c] = t;
+  }
+  for (int c = 0; c < m; c++)
+    for (int r = c + 1; r < m; r++) y[r] -= K[r * m + c] * y[c];
+  for (int c = m - 1; c >= 0; c--) {
+    for (int k = c + 1; k < m; k++) y[c] -= K[c * m + k] * y[k];
+    y[c] /= K[c * m + c];
+  }
+}
+
+/* The active rows of system i with contacts among them, by the implicit
+ * function theorem on the solve's active set. Unknowns: the changes mu of
+ * the active impulse components (force directions Jf: the rows G of
+ * joint_rows, a contact's t1, t2, n rows); equations E mu + F du+ = H dq
+ * with du+ = U + M_eff^-1 Jf^T mu (U: the change at fixed impulses, dt Z or
+ * 1 + dt Z). Joint rows as in joint_rows (F = g, E = R, H = dtarget/dq).
+ * Sticking contact (lambda_n > 0, |lambda_t| < mu lambda_n): rows t1, t2, n:
+ * F = J_r, E = R on the normal, H = dtarget_r/dq - d(J_r u+)/dq. Sliding
+ * (on the cone, |v_t| > 0): the normal row as above, and lambda_t = mu
+ * lambda_n d with d = -v_t / |v_t| (maximal dissipation, v_t = J_t u+):
+ * mu_t - mu d mu_n + mu lambda_n P (J_t du+ + d(J_t u+)/dq dq) = 0,
+ * P = (1 - d d^T) / |v_t|. Open contacts (lambda_n = 0) are dropped. Then
+ * mu = K^-1 (H dq - F U), K = E + F M_eff^-1 Jf^T (LU), Z += W mu / dt.
+ * Returns 1 when it cannot (see joint_rows; K singular). */
+static int contact_rows(tl_world *w, tl_step_derivatives *ws, int i) {
+  const tl_block *blk = w->blocks;
+  const tl_wcontact *con = w->contacts;
+  const double *pool = w->pool;
+  const int *ipool = w->ipool;
+  const int nb = w->nblock;
+  tl_system *s = w->systems[i];
+  const tl_model *m = s->m;
+  const int n = m->nv, o = ws->sys_v[i];
+  const double dt = w->dt, *up = ws->un + o;
+  double *Jf = ws->G, *H = ws->T, *Wt = ws->Wt, *F = ws->F, *K = ws->K, *y = ws->y;
+  const int cap = ws->row_cap;
+  int na = 0;
+  double *Ed = ws->Ed, *Eo = ws->Eo;
+  int *Ec = ws->Ec;
+  /* the relative compliance R = cfm + c G_nn(q) of a contact normal depends on q: its derivative needs
+   * w^T dM/dq w, from the RNEA derivatives at zero velocity and gravity: d's kinematics at u = 0 meanwhile */
+  const double crel = w->contact_compliance, g0[3] = {0, 0, 0};
+  int zero_u = 0;
+  for (int bi = 0; bi < nb && crel != 0; bi++) zero_u |= blk[bi].kind == TL_ROW_CONTACT && blk[bi].sa == i && blk[bi].lambda[2] > 0;
+  if (zero_u) {
+    memcpy(ws->ub, s->d.u, (size_t)n * sizeof(double));
+    memset(s->d.u, 0, (size_t)n * sizeof(double));
+    tl_dyn_kinematics(&s->d);
+  }
+  int fail = 0;
+#define ROW(X, r) ((X) + (size_t)(r) * (size_t)n)
+  for (int bi = 0; bi < nb; bi++) {
+    const tl_block *b = &blk[bi];
+    if (b->sa != i) continue;
+    if (b->kind != TL_ROW_CONTACT) {
+      double l = b->lambda[0];
+      int active = b->kind == TL_ROW_EQUALITY || (b->kind == TL_ROW_LIMIT && l > 0) ||
+                   (b->kind == TL_ROW_BOX && l > b->lo && l < b->hi);
+      if (!active) continue;
+      if (na >= cap) {
+        fail = 1;
+        break;
+      }
+      double *g = ROW(Jf, na), *t = ROW(H, na);
+      memset(g, 0, (size_t)n * sizeof(double));
+      memset(t, 0, (size_t)n * sizeof(double));
+      for (int k = 0; k < b->nsup[0]; k++) g[ipool[b->sup[0] + k]] = pool[b->adr[0] + k];
+      int k = b->dof, body = k >= 0 ? m->dof_body[k] : -1;
+      if (b->kind == TL_ROW_LIMIT && (b->slot == 0 || b->slot == 1)) {
+        double q = s->d.q[m->q_adr[body]], bound = b->slot ? m->dof_upper[k] : m->dof_lower[k];
+        double gap = b->slot ? bound - q : q - bound, dgap = b->slot ? -1.0 : 1.0;
+        if (gap > 0) t[k] = -dgap / dt;
+        else if (w->erp * (-gap) / dt < w->max_recovery_speed) t[k] = -w->erp * dgap / dt;
+      } else if (b->kind == TL_ROW_BOX && b->slot == 3) {
+        if (m->jnt_type[body] == TL_JOINT_SPHERICAL) {
+          fail = 1;
+          break;
+        }
+        t[k] = -s->kp[k] / (dt * s->kp[k] + s->kd[k]);
+      } else if (b->kind == TL_ROW_EQUALITY) {
+        for (int c = 0; c < n; c++) t[c] = -w->erp / dt * g[c];
+      }
+      memcpy(ROW(F, na), g, (size_t)n * sizeof(double));
+      Ed[na] = b->R, Eo[na] = 0, Ec[na] = na;
+      na++;
+      continue;
+    }
+    const tl_wcontact *c = &con[b->contact];
+    const double *l = b->lambda, mu = b->mu;
+    if (!(l[2] > 0)) continue; /* open: dropped */
+    if (na + 3 > cap) {
+      fail = 1;
+      break;
+    }
+    double *Jrow[3];
+    for (int r = 0; r < 3; r++) {
+      Jrow[r] = ROW(Jf, na + r);
+      memset(Jrow[r], 0, (size_t)n * sizeof(double));
+      memset(ROW(H, na + r), 0, (size_t)n * sizeof(double));
+    }
+    const int *sup = ipool + b->sup[0];
+    const double *J = pool + b->adr[0];
+    for (int k = 0; k < b->nsup[0]; k++)
+      for (int r = 0; r < 3; r++) Jrow[r][sup[k]] = J[3 * k + r];
+    /* C_r = d(J_r u+)/dq (3 x n, into H rows negated) */
+    double rho = contact_rho(m, c->ga) - 0.5 * c->depth, D[3];
+    int np = contact_path(s, ws, c);
+    for (int jb = 0; jb < np; jb++) {
+      double cr[3] = {0, 0, 0};
+      for (int ia = 0; ia < np; ia++) {
+        contact_D(m, &s->d, ws, ia, jb, rho, c->frame + 6, D);
+        double uk = up[ws->path[ia]];
+        for (int r = 0; r < 3; r++) cr[r] += uk * tl_v3_dot(c->frame + 3 * r, D);
+      }
+      for (int r = 0; r < 3; r++) ROW(H, na + r)[ws->path[jb]] = -cr[r];
+    }
+    /* normal target: depth' = -J_n; gap: target depth / dt; penetration: erp (depth - slop) / dt below the cap */
+    double dtn = 0;
+    if (c->depth < 0) dtn = 1.0 / dt;
+    else if (c->depth - w->slop > 0 && c->erp * (c->depth - w->slop) / dt < w->max_recovery_speed) dtn = c->erp / dt;
+    for (int k = 0; k < n; k++) ROW(H, na + 2)[k] -= dtn * Jrow[2][k];
+    if (crel != 0) { /* - lambda_n dR/dq, dG_nn/dq_l = 2 (dJ_n/dq_l) w - w^T dM/dq_l w, w = M_eff^-1 J_n^T */
+      double *wn = ws->wn, *Xm = ws->Xm, *hn = ROW(H, na + 2), cl = l[2] * crel;
+      memcpy(wn, Jrow[2], (size_t)n * sizeof(double));
+      tl_dyn_solve(&s->d, wn);
+      tl_dyn_rnea_derivatives(&s->d, g0, wn, Xm, Xm + (size_t)n * n); /* (dM/dq_l) w at u = 0, no gravity */
+      for (int c = 0; c < n; c++) {
+        double a = 0;
+        for (int k = 0; k < n; k++) a += wn[k] * Xm[(size_t)k * n + c];
+        hn[c] += cl * a;
+      }
+      for (int jb = 0; jb < np; jb++) {
+        double a = 0;
+        for (int ia = 0; ia < np; ia++) {
+          contact_D(m, &s->d, ws, ia, jb, rho, c->frame + 6, D);
+          a += wn[ws->path[ia]] * tl_v3_dot(c->frame + 6, D);
+        }
+        hn[ws->path[jb]] -= 2 * cl * a;
+      }
+    }
+    double lt = sqrt(l[0] * l[0] + l[1] * l[1]);
+    double vt[2] = {0, 0};
+    for (int k = 0; k < n; k++) vt[0] += Jrow[0][k] * up[k], vt[1] += Jrow[1][k] * up[k];
+    double vn = sqrt(vt[0] * vt[0] + vt[1] * vt[1]);
+    int sliding = lt >= mu * l[2] * (1 - 1e-9) && vn > 1e-9;
+    for (int r = 0; r < 3; r++) Ed[na + r] = 0, Eo[na + r] = 0, Ec[na + r] = na + r;
+    Ed[na + 2] = b->R;
+    if (!sliding) {
+      for (int r = 0; r < 3; r++) memcpy(ROW(F, na + r), Jrow[r], (size_t)n * sizeof(double));
+    } else {
+      double dd[2] = {-vt[0] / vn, -vt[1] / vn}, P[4], cl = mu * l[2];
+      P[0] = (1 - dd[0] * dd[0]) / vn, P[1] = P[2] = -dd[0] * dd[1] / vn, P[3] = (1 - dd[1] * dd[1]) / vn;
+      memcpy(ROW(F, na + 2), Jrow[2], (size_t)n * sizeof(double));
+      for (int k = 0; k < n; k++) {
+        double j0 = Jrow[0][k], j1 = Jrow[1][k], c0 = -ROW(H, na)[k], c1 = -ROW(H, na + 1)[k];
+        ROW(F, na)[k] = cl * (P[0] * j0 + P[1] * j1);
+        ROW(F, na + 1)[k] = cl * (P[2] * j0 + P[3] * j1);
+        ROW(H, na)[k] = -cl * (P[0] * c0 + P[1] * c1);
+        ROW(H, na + 1)[k] = -cl * (P[2] * c0 + P[3] * c1);
+      }
+      for (int r = 0; r < 2; r++) Ed[na + r] = 1.0, Eo[na + r] = -mu * dd[r], Ec[na + r] = na + 2;
+    }
+    na += 3;
+  }
+  if (zero_u) { /* d's kinematics back at the state's u */
+    memcpy(s->d.u, ws->ub, (size_t)n * sizeof(double));
+    tl_dyn_kinematics(&s->d);
+  }
+  if (fail) return 1;
+  if (na == 0) return 0;
+  /* K = E + F W, W = M_eff^-1 Jf^T; compact K to stride na */
+  for (int r = 0; r < na; r++) {
+    memcpy(ROW(Wt, r), ROW(Jf, r), (size_t)n * sizeof(double));
+    tl_dyn_solve(&s->d, ROW(Wt, r));
+  }
+  for (int r = 0; r < na; r++)
+    for (int c = 0; c < na; c++) {
+      double a = (c == r ? Ed[r] : 0.0) + (c == Ec[r] && c != r ? Eo[r] : 0.0);
+      for (int k = 0; k < n; k++) a += ROW(F, r)[k] * ROW(Wt, c)[k];
+      K[(size_t)r * na + c] = a;
+    }
+  if (lu_factor(na, K, ws->piv)) return 1;
+  double *Z[3] = {ws->Xq, ws->Xu, ws->Mi};
+  for (int kind = 0; kind < 3; kind++) {
+    double *X = Z[kind];
+    for (int c = 0; c < n; c++) {
+      for (int r = 0; r < na; r++) { /* (H dq - F U) / dt with U = dt Z (+ the identity for u) */
+        const double *f = ROW(F, r);
+        double a = kind == 0 ? ROW(H, r)[c] / dt : kind == 1 ? -f[c] / dt : 0.0;
+        for (int k = 0; k < n; k++) a -= f[k] * X[(size_t)k * n + c];
+        y[r] = a;
+      }
+      lu_solve(na, K, ws->piv, y);
+      for (int k = 0; k < n; k++) {
+        double a = 0;
+        for (int r = 0; r < na; r++) a += Wt[(size_t)r * n + k] * y[r];
+        X[(size_t)k * n + c] += a;
+      }
+    }
+  }
+#undef ROW
+  return 0;
+}
+
 /* The derivatives of system i's step into A and B (zeroed by the caller);
  * its state is x (restored), its x+ in ws->qn, ws->un. Returns 1 (and
  * nothing else done that matters) when it cannot: finite differences then;
@@ -352,6 +712,9 @@ static int analytic_system(tl_world *w, tl_step_derivatives *ws, int i, double *
       add_rotation_gain(Xq, n, r, m->dof_stiffness, e);
     }
   }
+  int has_contact = 0;
+  for (int bi = 0; bi < w->nblock; bi++) has_contact |= w->blocks[bi].kind == TL_ROW_CONTACT && w->blocks[bi].sa == i;
+  if (has_contact) contact_force_derivative(w, ws, i, Xq);
   if (tl_dyn_factor(d, diag)) {
     tl_error_set(err, TL_ERR_DIVERGED, m->source, 0, NULL,
                  "system %d ('%s'): the effective mass matrix is not positive definite", i, m->name);
@@ -359,7 +722,7 @@ static int analytic_system(tl_world *w, tl_step_derivatives *ws, int i, double *
   }
   tl_dyn_solve_rows_neg(d, Xq, Xu); /* da/dq = -M_eff^-1 (dRNEA/dq - df/dq), da/du likewise */
   tl_dyn_inverse(d, Mi);            /* da/dtau = M_eff^-1 */
-  int st = joint_rows(w, ws, i);
+  int st = has_contact ? contact_rows(w, ws, i) : joint_rows(w, ws, i);
   if (st) return st;
   /* velocity rows: du+/dx = [dt da/dq, 1 + dt da/du], du+/dtau = dt M_eff^-1 */
   for (int a = 0; a < n; a++) {
@@ -440,9 +803,9 @@ tl_status tl_world_step_derivatives(tl_world *w, tl_step_derivatives *ws, tl_der
   tl_status st = tl_world_snapshot_save(w, ws->snap, ws->snap_cap, &ws->snap_n, err);
   if (st) return st;
   st = step_into(w, ws, ws->qn, ws->un, err);
-  int analytic = !st && mode == TL_DERIV_ANALYTIC && w->ncontact == 0;
+  int analytic = !st && mode == TL_DERIV_ANALYTIC;
   for (int i = 0; analytic && i < w->nsystem; i++) analytic = w->systems[i]->integrator == TL_INTEGRATOR_EULER;
-  for (int b = 0; analytic && b < w->nblock; b++) analytic = w->blocks[b].kind != TL_ROW_CONTACT && w->blocks[b].sb < 0;
+  for (int b = 0; analytic && b < w->nblock; b++) analytic = w->blocks[b].sb < 0 && contact_analytic(w, &w->blocks[b]);
   tl_error e2;
   if (st) {
     restore(w, ws, &e2);
