@@ -427,7 +427,7 @@ static double now_us(void) {
 static void speed(tl_system *s, const tl_model *m, const char *label, work *w) {
   const int nq = w->nq, nv = w->nv;
   tl_sysdata *d = &s->d;
-  const double *g = s->world->gravity;
+  const double *g = s->world->opt.gravity;
   rng r = {fnv1a(label) ^ 0xabcdefull};
   random_q(m, &r, w->q);
   for (int i = 0; i < nv; i++) w->u[i] = rng_normal(&r), w->tau[i] = rng_normal(&r), w->du[i] = rng_normal(&r);

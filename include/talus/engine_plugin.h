@@ -26,14 +26,16 @@
 #include <string.h>
 
 #include "talus/engine.h"
+#include "talus/world.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* Version of this interface (structs and table). A plugin built against
- * another version is refused. */
-#define TL_ENGINE_ABI_VERSION 1
+ * another version is refused. 2: tl_engine_scene holds the world's
+ * tl_world_options as is (options) and the engine's text is engine_options. */
+#define TL_ENGINE_ABI_VERSION 2
 /* Length of the fixed-size name arrays of tl_engine_model (incl. the NUL). */
 #define TL_ENGINE_NAME_MAX 128
 /* Name of the function a plugin exports. */
@@ -136,20 +138,20 @@ typedef struct tl_engine_material_pair {
   double mu, restitution, threshold, erp, cfm;
 } tl_engine_material_pair;
 
-/* Everything an engine builds its world from. erp, cfm: Talus's contact
- * ERP (fraction of penetration removed per step) and CFM (m/s per N s of
- * normal impulse); contact_margin: Talus's speculative-contact distance (m);
+/* Everything an engine builds its world from. options: the world's settings
+ * as they are, byte for byte (tl_world_options, talus/world.h: time step,
+ * gravity, solver and its parameters, Talus's contact ERP (fraction of
+ * penetration removed per step) and CFM (m/s per N s of normal impulse),
+ * compliance, contact margin (Talus's speculative-contact distance, m), slop,
+ * recovery speed, limit margin, velocity limits, default material); a new
+ * setting is a new field there and reaches every engine with no change here.
  * ignore: nignore entries of 4 ints (system a, body a, system b, body b;
- * system -1 with body -1: all static geometry) never collided. options:
- * the text after ':' in the engine name ("mujoco:cone=elliptic" ->
- * "cone=elliptic"), engine-specific key=value pairs separated by ',', or "". */
+ * system -1 with body -1: all static geometry) never collided.
+ * engine_options: the text after ':' in the engine name
+ * ("mujoco:cone=elliptic" -> "cone=elliptic"), engine-specific key=value
+ * pairs separated by ',', or "". */
 typedef struct tl_engine_scene {
-  double dt, gravity[3];
-  tl_solver solver;
-  int solver_max_iter;
-  double solver_tol, sor;
-  double erp, cfm, contact_margin, contact_compliance, max_recovery_speed;
-  double default_mu, default_restitution, default_threshold;
+  tl_world_options options;
   int nsystem;
   const tl_engine_system *systems;
   int nstatic;
@@ -160,7 +162,7 @@ typedef struct tl_engine_scene {
   const tl_engine_material_pair *pairs;
   int nignore;
   const int *ignore;
-  const char *options;
+  const char *engine_options;
 } tl_engine_scene;
 
 /* Fill *out with the scene of a Talus world as it is now (pointers into the

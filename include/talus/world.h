@@ -23,8 +23,81 @@ extern "C" {
 
 typedef struct tl_world tl_world;
 
-/* Create an empty world: dt = 1e-3 s, gravity (0, 0, -9.81), no ground. */
+/* ---- options: every setting of a world in one struct ----
+ * A world's settings (time step, gravity, the constraint solver and its
+ * parameters, contact ERP / CFM / compliance, margins, velocity limits, the
+ * default material) in one plain struct, Box2D's b2WorldDef pattern:
+ * take tl_world_options_default(), change fields, pass it to
+ * tl_world_create_with_options or tl_world_set_options. The single setters
+ * below (tl_world_set_timestep, ...) are thin wrappers that change one or a
+ * few fields of it. Each field: unit, default, valid range, the setter that
+ * also sets it. The layout has no padding (16 doubles, then 4 ints; checked
+ * in src/world/world_options.c), so its bytes are well defined: a plugin
+ * engine's world is rebuilt when they change (src/engine/engine_link.c) and
+ * plugins read it as is (tl_engine_scene.options, talus/engine_plugin.h). */
+typedef struct tl_world_options {
+  double dt;                  /* time step, s; 1e-3; TL_DT_MIN .. TL_DT_MAX (1e-9 .. 1,
+                                 talus/limits.h); tl_world_set_timestep */
+  double gravity[3];          /* m/s^2, world frame; (0, 0, -9.81); 3 finite numbers;
+                                 tl_world_set_gravity */
+  double solver_tol;          /* N s: Gauss-Seidel sweeps stop when no impulse changed by
+                                 more; 1e-10; >= 0; tl_world_set_solver_params */
+  double sor;                 /* over-relaxation of PGS; 1; 0 < sor < 2;
+                                 tl_world_set_solver_params */
+  double erp;                 /* fraction of penetration (beyond slop) removed per step;
+                                 0.2; 0 .. 1; tl_world_set_erp_cfm */
+  double cfm;                 /* compliance added to contact normal rows, m/s per N s; 0;
+                                 finite >= 0; tl_world_set_erp_cfm */
+  double contact_compliance;  /* normal compliance of contacts relative to their Delassus
+                                 diagonal; 3e-3; 0 .. 1; tl_world_set_contact_compliance */
+  double contact_margin;      /* m: speculative contacts closer than this are solved;
+                                 5e-3; finite >= 0; options only */
+  double slop;                /* m: penetration tolerated without correction; 0;
+                                 finite >= 0; options only */
+  double max_recovery_speed;  /* m/s: cap of the penetration-recovery velocity; 1;
+                                 >= 0 (+inf: no cap); options only */
+  double limit_margin;        /* rad or m: joint limits closer than this become constraint
+                                 rows; 0.02; finite >= 0; options only */
+  double default_mu;          /* Coulomb friction of static geoms added later; 0.8;
+                                 finite >= 0; tl_world_set_default_material */
+  double default_restitution; /* restitution of pairs without a material pair entry; 0;
+                                 0 .. 1; tl_world_set_default_material */
+  double default_threshold;   /* m/s: slower impacts do not bounce; 0.01; finite >= 0;
+                                 tl_world_set_default_material */
+  tl_solver solver;           /* TL_SOLVER_PER_CONTACT; one of tl_solver (a plugin engine
+                                 may offer fewer); tl_world_set_solver */
+  int solver_max_iter;        /* Gauss-Seidel sweeps at most; 100; >= 1;
+                                 tl_world_set_solver_params */
+  int velocity_limits;        /* 1: URDF <limit velocity> enforced as constraint rows; 0;
+                                 0 or 1; tl_world_set_velocity_limits */
+  int reserved;               /* 0 (keeps the layout free of padding); must be 0 */
+} tl_world_options;
+
+/* The defaults above, by value (the settings of tl_world_create). */
+tl_world_options tl_world_options_default(void);
+
+/* Check every field of *opt against the ranges above; TL_ERR_ARGUMENT naming
+ * the first bad field (err->element is the field name, e.g. "erp") and its
+ * value. NULL opt: TL_ERR_ARGUMENT. Engine-specific limits (a plugin that
+ * lacks a solver) are checked by tl_world_set_options, not here. */
+tl_status tl_world_options_check(const tl_world_options *opt, tl_error *err);
+
+/* Create an empty world: dt = 1e-3 s, gravity (0, 0, -9.81), no ground
+ * (tl_world_options_default). */
 tl_status tl_world_create(tl_world **out, tl_error *err);
+/* Create an empty world with the settings *opt (NULL: the defaults),
+ * checked as a whole first (tl_world_options_check: TL_ERR_ARGUMENT naming
+ * the field; *out is then NULL). TL_ERR_MEMORY if out of memory. */
+tl_status tl_world_create_with_options(tl_world **out, const tl_world_options *opt, tl_error *err);
+/* Replace every setting of the world by *opt, checked as a whole before
+ * anything changes: the field rules (tl_world_options_check), then the
+ * engine's (on a plugin engine, talus/engine.h: solver offered, velocity
+ * limits supported: TL_ERR_UNSUPPORTED naming it). On error the world is
+ * unchanged. Takes effect at the next step; a plugin engine's world is
+ * rebuilt (state carried over) when any byte of the options changed. */
+tl_status tl_world_set_options(tl_world *world, const tl_world_options *opt, tl_error *err);
+/* The world's settings into *out (a copy). TL_ERR_ARGUMENT if out is NULL. */
+tl_status tl_world_get_options(const tl_world *world, tl_world_options *out, tl_error *err);
 void tl_world_free(tl_world *world);
 
 /* ---- engines (talus/engine.h) ----

@@ -286,8 +286,8 @@ tl_status tlp_check_system(int i, int nsys, tl_error *err) {
 
 void tlp_pair_material(const tl_engine_scene *s, const char *ma, const char *mb, double fa, double fb,
                        double *mu, double *restitution, double *threshold, double *erp, double *cfm) {
-  *erp = s->erp;
-  *cfm = s->cfm;
+  *erp = s->options.erp;
+  *cfm = s->options.cfm;
   for (int i = 0; i < s->npair; i++) {
     const tl_engine_material_pair *p = &s->pairs[i];
     if ((!strcmp(p->a, ma) && !strcmp(p->b, mb)) || (!strcmp(p->a, mb) && !strcmp(p->b, ma))) {
@@ -300,8 +300,8 @@ void tlp_pair_material(const tl_engine_scene *s, const char *ma, const char *mb,
     }
   }
   *mu = fmin(fa, fb);
-  *restitution = s->default_restitution;
-  *threshold = s->default_threshold;
+  *restitution = s->options.default_restitution;
+  *threshold = s->options.default_threshold;
 }
 
 static int ignored(const tl_engine_scene *s, int sa, int ba, int sb, int bb) {

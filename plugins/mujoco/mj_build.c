@@ -427,8 +427,8 @@ static char *write_mjcf(builder *B) {
   fputs("<mujoco model=\"talus\">\n  <compiler angle=\"radian\" inertiafromgeom=\"false\" fusestatic=\"false\" "
         "balanceinertia=\"false\" boundmass=\"0\" boundinertia=\"0\"/>\n  <option",
         f);
-  tlmj_put_num(f, "timestep", s->dt);
-  tlmj_put_vec(f, "gravity", s->gravity, 3);
+  tlmj_put_num(f, "timestep", s->options.dt);
+  tlmj_put_vec(f, "gravity", s->options.gravity, 3);
   fputs(" integrator=\"Euler\"", f);
   if (o->cone) fprintf(f, " cone=\"%s\"", o->cone);
   if (o->solver) fprintf(f, " solver=\"%s\"", o->solver);

@@ -107,14 +107,14 @@ static void mj_destroy(tl_engine_world *e) {
 }
 
 static tl_status check_scene(const tl_engine_scene *s, tl_error *err) {
-  if (s->solver == TL_SOLVER_DANTZIG)
+  if (s->options.solver == TL_SOLVER_DANTZIG)
     return tl_engine_error(err, TL_ERR_UNSUPPORTED, "solver",
                            "MuJoCo has no Dantzig solver: use TL_SOLVER_PER_CONTACT (MuJoCo's Newton with the "
                            "elliptic cone) or TL_SOLVER_PGS (MuJoCo's PGS, pyramidal cone)");
-  if (s->default_restitution > 0)
+  if (s->options.default_restitution > 0)
     return tl_engine_error(err, TL_ERR_UNSUPPORTED, "restitution",
                            "MuJoCo does not support %s (the world's default restitution is %g)",
-                           tlp_feature_name(TL_ENGINE_RESTITUTION), s->default_restitution);
+                           tlp_feature_name(TL_ENGINE_RESTITUTION), s->options.default_restitution);
   for (int i = 0; i < s->npair; i++)
     if (s->pairs[i].restitution > 0)
       return tl_engine_error(err, TL_ERR_UNSUPPORTED, "restitution",
@@ -134,16 +134,16 @@ static tl_status read_options(const tl_engine_scene *s, tlmj_options *o, char *c
   char val[64];
   long n;
   int r;
-  tl_status st = tlp_check_options("mujoco", s->options, known_options, err);
+  tl_status st = tlp_check_options("mujoco", s->engine_options, known_options, err);
   if (st) return st;
-  strcpy(cone, s->solver == TL_SOLVER_PGS ? "pyramidal" : "elliptic");
-  strcpy(solver, s->solver == TL_SOLVER_PGS ? "PGS" : "Newton");
-  if (tlp_option(s->options, "cone", val, sizeof(val))) {
+  strcpy(cone, s->options.solver == TL_SOLVER_PGS ? "pyramidal" : "elliptic");
+  strcpy(solver, s->options.solver == TL_SOLVER_PGS ? "PGS" : "Newton");
+  if (tlp_option(s->engine_options, "cone", val, sizeof(val))) {
     if (strcmp(val, "pyramidal") && strcmp(val, "elliptic"))
       return tl_engine_error(err, TL_ERR_ARGUMENT, "engine", "mujoco: cone=%s: expected pyramidal or elliptic", val);
     strcpy(cone, val);
   }
-  if (tlp_option(s->options, "solver", val, sizeof(val))) {
+  if (tlp_option(s->engine_options, "solver", val, sizeof(val))) {
     const char *names[] = {"newton", "Newton", "pgs", "PGS", "cg", "CG"};
     int k = -1;
     for (int i = 0; i < 6; i++)
@@ -152,10 +152,10 @@ static tl_status read_options(const tl_engine_scene *s, tlmj_options *o, char *c
     strcpy(solver, names[k | 1]);
   }
   o->cone = cone, o->solver = solver;
-  if ((r = tlp_option_double(s->options, "impratio", &o->impratio, val, sizeof(val))) < 0 ||
+  if ((r = tlp_option_double(s->engine_options, "impratio", &o->impratio, val, sizeof(val))) < 0 ||
       (r && (!(o->impratio >= 1) || !isfinite(o->impratio))))
     return tl_engine_error(err, TL_ERR_ARGUMENT, "engine", "mujoco: impratio=%s: expected a number >= 1", val);
-  if ((r = tlp_option_long(s->options, "iterations", 1, 100000, &n, val, sizeof(val))) < 0)
+  if ((r = tlp_option_long(s->engine_options, "iterations", 1, 100000, &n, val, sizeof(val))) < 0)
     return tl_engine_error(err, TL_ERR_ARGUMENT, "engine", "mujoco: iterations=%s: expected 1 to 100000", val);
   if (r) o->iterations = (int)n;
   return TL_OK;

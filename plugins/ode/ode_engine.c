@@ -233,7 +233,7 @@ static void ode_destroy(tl_engine_world *e) {
 /* ------------------------------------------------------------ checks */
 
 static tl_status check_scene(const tl_engine_scene *s, tl_error *err) {
-  if (s->solver == TL_SOLVER_PER_CONTACT)
+  if (s->options.solver == TL_SOLVER_PER_CONTACT)
     return tl_engine_error(err, TL_ERR_UNSUPPORTED, "solver",
                            "ODE has no per-contact exact-cone solver: use TL_SOLVER_PGS (dWorldQuickStep) "
                            "or TL_SOLVER_DANTZIG (dWorldStep)");
@@ -524,8 +524,8 @@ static tl_status build_system(tl_engine_world *e, int si, tl_error *err) {
       void (*set)(dJointID, int, dReal) = t == TL_JOINT_REVOLUTE ? dJointSetHingeParam : dJointSetSliderParam;
       set(j, dParamLoStop, isfinite(m->dof_lower[v0]) ? m->dof_lower[v0] : -dInfinity);
       set(j, dParamHiStop, isfinite(m->dof_upper[v0]) ? m->dof_upper[v0] : dInfinity);
-      set(j, dParamStopERP, e->scene.erp);
-      set(j, dParamStopCFM, fmax(e->scene.cfm * e->scene.dt, 1e-10));
+      set(j, dParamStopERP, e->scene.options.erp);
+      set(j, dParamStopCFM, fmax(e->scene.options.cfm * e->scene.options.dt, 1e-10));
     }
     /* passive rows (damping, spring) and friction rows of rotational joints */
     if (t == TL_JOINT_REVOLUTE || t == TL_JOINT_UNIVERSAL || t == TL_JOINT_SPHERICAL) {
@@ -598,12 +598,12 @@ static tl_status read_options(const tl_engine_scene *s, int *iterations, double 
   long n;
   int r;
   *iterations = 20, *sor = 1.3;
-  tl_status st = tlp_check_options("ode", s->options, known_options, err);
+  tl_status st = tlp_check_options("ode", s->engine_options, known_options, err);
   if (st) return st;
-  if ((r = tlp_option_long(s->options, "iterations", 1, 100000, &n, val, sizeof(val))) < 0)
+  if ((r = tlp_option_long(s->engine_options, "iterations", 1, 100000, &n, val, sizeof(val))) < 0)
     return tl_engine_error(err, TL_ERR_ARGUMENT, "engine", "ode: iterations=%s: expected 1 to 100000", val);
   if (r) *iterations = (int)n;
-  if ((r = tlp_option_double(s->options, "sor", sor, val, sizeof(val))) < 0 || (r && !(*sor > 0 && *sor < 2)))
+  if ((r = tlp_option_double(s->engine_options, "sor", sor, val, sizeof(val))) < 0 || (r && !(*sor > 0 && *sor < 2)))
     return tl_engine_error(err, TL_ERR_ARGUMENT, "engine", "ode: sor=%s: expected 0 < sor < 2", val);
   return TL_OK;
 }
@@ -636,10 +636,10 @@ static tl_status ode_create(const tl_engine_scene *scene, tl_engine_world **out,
   e->world = dWorldCreate();
   e->space = dHashSpaceCreate(0);
   e->group = dJointGroupCreate(0);
-  dWorldSetGravity(e->world, scene->gravity[0], scene->gravity[1], scene->gravity[2]);
-  dWorldSetERP(e->world, scene->erp);
-  dWorldSetCFM(e->world, fmax(scene->cfm * scene->dt, 1e-10));
-  dWorldSetContactMaxCorrectingVel(e->world, scene->max_recovery_speed);
+  dWorldSetGravity(e->world, scene->options.gravity[0], scene->options.gravity[1], scene->options.gravity[2]);
+  dWorldSetERP(e->world, scene->options.erp);
+  dWorldSetCFM(e->world, fmax(scene->options.cfm * scene->options.dt, 1e-10));
+  dWorldSetContactMaxCorrectingVel(e->world, scene->options.max_recovery_speed);
   dWorldSetContactSurfaceLayer(e->world, 0);
   dWorldSetQuickStepNumIterations(e->world, iterations);
   dWorldSetQuickStepW(e->world, sor);
@@ -659,9 +659,9 @@ static tl_status ode_create(const tl_engine_scene *scene, tl_engine_world **out,
   }
   note(e, "contacts: ODE's friction pyramid (dContactApprox1), created at penetration (Talus's %g m "
           "speculative margin and relative contact compliance %g are not used), soft_erp %g, soft_cfm = "
-          "CFM x dt; solver %s", scene->contact_margin, scene->contact_compliance, scene->erp,
-       scene->solver == TL_SOLVER_DANTZIG ? "dWorldStep (Dantzig LCP)" : "dWorldQuickStep (SOR-PGS)");
-  if (scene->solver != TL_SOLVER_DANTZIG)
+          "CFM x dt; solver %s", scene->options.contact_margin, scene->options.contact_compliance, scene->options.erp,
+       scene->options.solver == TL_SOLVER_DANTZIG ? "dWorldStep (Dantzig LCP)" : "dWorldQuickStep (SOR-PGS)");
+  if (scene->options.solver != TL_SOLVER_DANTZIG)
     note(e, "QuickStep: %d sweeps, over-relaxation %g (ODE's defaults unless the options iterations= / sor= "
             "say; the world's solver_max_iter and sor are Talus's)", iterations, sor);
   *out = e;
@@ -846,7 +846,7 @@ static void set_motor(dJointID j, tl_joint_type t, int k, double vel, double fma
 /* Motors and forces of one system for the coming step. */
 static void apply_control(tl_engine_world *e, ode_sys *s) {
   const tl_engine_model *m = &s->m;
-  double dt = e->scene.dt;
+  double dt = e->scene.options.dt;
   tlp_fk(m, s->q, NULL, s->xpos, s->xrot, NULL, NULL);
   for (int b = 0; b < m->nbody; b++) {
     tl_joint_type t = m->jnt_type[b];
@@ -945,7 +945,7 @@ static void near_callback(void *data, dGeomID o1, dGeomID o2) {
     c.surface.bounce = rest;
     c.surface.bounce_vel = thr;
     c.surface.soft_erp = erp;
-    c.surface.soft_cfm = fmax(cfm * e->scene.dt, 1e-10);
+    c.surface.soft_cfm = fmax(cfm * e->scene.options.dt, 1e-10);
     c.geom = pts[k];
     contact_rec *r = &e->contacts[e->ncontact++];
     memset(r, 0, sizeof(*r));
@@ -996,8 +996,8 @@ static tl_status ode_integrate2(tl_engine_world *e, tl_error *err) {
   for (int i = 0; i < e->nsys; i++) apply_control(e, &e->sys[i]);
   pthread_mutex_lock(&step_lock);
   dRandSetSeed(e->seed);
-  int ok = e->scene.solver == TL_SOLVER_DANTZIG ? dWorldStep(e->world, e->scene.dt)
-                                                 : dWorldQuickStep(e->world, e->scene.dt);
+  int ok = e->scene.options.solver == TL_SOLVER_DANTZIG ? dWorldStep(e->world, e->scene.options.dt)
+                                                 : dWorldQuickStep(e->world, e->scene.options.dt);
   e->seed = dRandGetSeed();
   pthread_mutex_unlock(&step_lock);
   e->contacts_fresh = 0;
@@ -1014,14 +1014,14 @@ static tl_status ode_integrate2(tl_engine_world *e, tl_error *err) {
       }
       double lam = tlp_clamp_effort(s->cm[v] * (s->vstar[v] - s->u[v]), eff);
       if (m->jnt_type[m->dof_body[v]] == TL_JOINT_PRISMATIC) /* the row also carries the passive terms */
-        lam -= s->pnum[v] - (e->scene.dt * m->dof_stiffness[v] + m->dof_damping[v]) * s->u[v];
+        lam -= s->pnum[v] - (e->scene.options.dt * m->dof_stiffness[v] + m->dof_damping[v]) * s->u[v];
       s->applied[v] = lam;
     }
   }
   for (int k = 0; k < e->ncontact; k++) {
     contact_rec *r = &e->contacts[k];
     const dReal *f = r->fb.f1; /* on ODE's body 1: the contact's system side */
-    for (int i = 0; i < 3; i++) r->info.impulse[i] = f[i] * e->scene.dt;
+    for (int i = 0; i < 3; i++) r->info.impulse[i] = f[i] * e->scene.options.dt;
   }
   return TL_OK;
 }

@@ -1,4 +1,6 @@
 /* talus.World: gravity, time step, ground, systems and the two-phase step (talus/world.h). */
+#include <limits.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "tlpy.h"
@@ -18,17 +20,112 @@ static int read_vec3(PyObject *obj, const char *name, double out[3]) {
   return 0;
 }
 
+/* ---- World.options: tl_world_options (talus/world.h) as a dict ---- */
+
+typedef struct option_field {
+  const char *name;
+  size_t offset;
+  char kind; /* 'd' double, 'i' int, 'b' 0/1 (bool), 's' the solver, 'g' gravity (3 doubles) */
+} option_field;
+
+#define OPT(f, k) {#f, offsetof(tl_world_options, f), k}
+static const option_field option_fields[] = {
+    OPT(dt, 'd'), OPT(gravity, 'g'), OPT(solver, 's'), OPT(solver_max_iter, 'i'), OPT(solver_tol, 'd'),
+    OPT(sor, 'd'), OPT(erp, 'd'), OPT(cfm, 'd'), OPT(contact_compliance, 'd'), OPT(contact_margin, 'd'),
+    OPT(slop, 'd'), OPT(max_recovery_speed, 'd'), OPT(limit_margin, 'd'), OPT(velocity_limits, 'b'),
+    OPT(default_mu, 'd'), OPT(default_restitution, 'd'), OPT(default_threshold, 'd')};
+#undef OPT
+#define NOPTION ((int)(sizeof(option_fields) / sizeof(option_fields[0])))
+
+/* tl_solver names, as world files write them (<solver type>). */
+static const char *const solver_names[] = {"per_contact", "pgs", "dantzig"};
+
+static PyObject *options_to_dict(const tl_world_options *o) {
+  PyObject *d = PyDict_New();
+  for (int i = 0; d && i < NOPTION; i++) {
+    const option_field *f = &option_fields[i];
+    const char *p = (const char *)o + f->offset;
+    double v[3];
+    int n;
+    PyObject *x = NULL;
+    switch (f->kind) {
+      case 'd': memcpy(v, p, sizeof(double)); x = PyFloat_FromDouble(v[0]); break;
+      case 'g': memcpy(v, p, sizeof v); x = Py_BuildValue("(ddd)", v[0], v[1], v[2]); break;
+      case 'i': memcpy(&n, p, sizeof n); x = PyLong_FromLong(n); break;
+      case 'b': memcpy(&n, p, sizeof n); x = PyBool_FromLong(n); break;
+      default: x = PyUnicode_FromString(solver_names[o->solver]); break;
+    }
+    if (!x || PyDict_SetItemString(d, f->name, x)) Py_CLEAR(d);
+    Py_XDECREF(x);
+  }
+  return d;
+}
+
+/* Write the fields named in `mapping` into *o (the rest stay). TypeError for a
+ * non-mapping or a value of the wrong type, ValueError naming an unknown key
+ * or solver; the ranges are tl_world_options_check's (talus.Error). */
+static int options_update(tl_world_options *o, PyObject *mapping) {
+  if (!PyDict_Check(mapping)) {
+    PyErr_SetString(PyExc_TypeError, "options must be a dict of World option names to values");
+    return -1;
+  }
+  PyObject *key, *value;
+  Py_ssize_t pos = 0;
+  while (PyDict_Next(mapping, &pos, &key, &value)) {
+    const char *name = PyUnicode_Check(key) ? PyUnicode_AsUTF8(key) : NULL;
+    if (!name) {
+      if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "options: keys must be str");
+      return -1;
+    }
+    const option_field *f = NULL;
+    for (int i = 0; i < NOPTION && !f; i++)
+      if (!strcmp(option_fields[i].name, name)) f = &option_fields[i];
+    if (!f) {
+      PyErr_Format(PyExc_ValueError, "options: unknown option '%s' (World.options lists them)", name);
+      return -1;
+    }
+    char *p = (char *)o + f->offset;
+    if (f->kind == 'd') {
+      double v = PyFloat_AsDouble(value);
+      if (v == -1.0 && PyErr_Occurred()) return -1;
+      memcpy(p, &v, sizeof v);
+    } else if (f->kind == 'g') {
+      if (read_vec3(value, "gravity", o->gravity)) return -1;
+    } else if (f->kind == 'i' || f->kind == 'b') {
+      long v = PyLong_AsLong(value);
+      if (v == -1 && PyErr_Occurred()) return -1;
+      int n = v < INT_MIN ? INT_MIN : v > INT_MAX ? INT_MAX : (int)v; /* out of range stays out of range */
+      memcpy(p, &n, sizeof n);
+    } else {
+      const char *sv = PyUnicode_Check(value) ? PyUnicode_AsUTF8(value) : NULL;
+      int k = -1;
+      for (int i = 0; sv && i < 3; i++)
+        if (!strcmp(sv, solver_names[i])) k = i;
+      if (k < 0) {
+        if (!PyErr_Occurred())
+          PyErr_SetString(PyExc_ValueError, "options: solver must be \"per_contact\", \"pgs\" or \"dantzig\"");
+        return -1;
+      }
+      o->solver = (tl_solver)k;
+    }
+  }
+  return 0;
+}
+
 static PyObject *world_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-  static char *names[] = {"dt", "gravity", "engine", NULL};
-  double dt = 1e-3, g[3] = {0, 0, -9.81};
-  PyObject *gravity = NULL;
+  static char *names[] = {"dt", "gravity", "engine", "options", NULL};
+  PyObject *dt = NULL, *gravity = NULL, *options = NULL;
   const char *engine = NULL;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "|dOz:World", names, &dt, &gravity, &engine)) return NULL;
-  if (gravity && read_vec3(gravity, "gravity", g)) return NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOzO:World", names, &dt, &gravity, &engine, &options)) return NULL;
+  tl_world_options opt = tl_world_options_default();
+  if (options && options != Py_None && options_update(&opt, options)) return NULL;
+  if (dt && dt != Py_None && (opt.dt = PyFloat_AsDouble(dt)) == -1.0 && PyErr_Occurred()) return NULL;
+  if (gravity && gravity != Py_None && read_vec3(gravity, "gravity", opt.gravity)) return NULL;
   tl_world *w = NULL;
   tl_error err;
-  tl_status st = engine ? tl_world_create_with_engine(&w, engine, &err) : tl_world_create(&w, &err);
-  if (st || tl_world_set_timestep(w, dt, &err) || tl_world_set_gravity(w, g, &err)) {
+  tl_status st = tl_world_create_with_options(&w, &opt, &err);
+  if (!st && engine) st = tl_world_set_engine(w, engine, &err);
+  if (st) {
     tl_world_free(w);
     return tlpy_raise(&err);
   }
@@ -257,6 +354,31 @@ static int set_gravity(tlpy_world *self, PyObject *value, void *c) {
   return 0;
 }
 
+static PyObject *get_options(tlpy_world *self, void *c) {
+  (void)c;
+  tl_world_options o;
+  tl_world_get_options(self->world, &o, NULL);
+  return options_to_dict(&o);
+}
+
+static int set_options(tlpy_world *self, PyObject *value, void *c) {
+  (void)c;
+  if (!value) {
+    PyErr_SetString(PyExc_AttributeError, "options cannot be deleted");
+    return -1;
+  }
+  if (tlpy_check_idle(self->busy, "this World")) return -1;
+  tl_world_options o;
+  tl_world_get_options(self->world, &o, NULL);
+  if (options_update(&o, value)) return -1;
+  tl_error err;
+  if (tl_world_set_options(self->world, &o, &err)) {
+    tlpy_raise(&err);
+    return -1;
+  }
+  return 0;
+}
+
 static PyObject *get_systems(tlpy_world *self, void *c) {
   (void)c;
   int n = tl_world_nsystem(self->world);
@@ -339,6 +461,13 @@ static PyGetSetDef world_getset[] = {
     {"engine", (getter)get_engine, NULL, "name of the physics engine (\"talus\", \"ode\", \"mujoco\")", NULL},
     {"dt", (getter)get_dt, (setter)set_dt, "time step, s (settable)", NULL},
     {"gravity", (getter)get_gravity, (setter)set_gravity, "gravity, m/s^2, float64 (3,) (settable)", NULL},
+    {"options", (getter)get_options, (setter)set_options,
+     "every setting of the world as a dict (tl_world_options, talus/world.h): dt (s), gravity\n"
+     "(3 floats, m/s^2), solver (\"per_contact\", \"pgs\", \"dantzig\"), solver_max_iter, solver_tol (N s),\n"
+     "sor, erp, cfm, contact_compliance, contact_margin (m), slop (m), max_recovery_speed (m/s),\n"
+     "limit_margin (rad or m), velocity_limits (bool), default_mu, default_restitution,\n"
+     "default_threshold (m/s). Reading gives a copy; assigning a dict changes the keys it names,\n"
+     "checked as a whole (talus.Error naming the field; nothing changes on error).", NULL},
     {"systems", (getter)get_systems, NULL, "the systems in order of addition (list of System)", NULL},
     {"ncontact", (getter)get_ncontact, NULL, "contacts found by the last integrate1", NULL},
     {NULL, NULL, NULL, NULL, NULL}};
@@ -349,8 +478,10 @@ PyTypeObject tlpy_world_type = {
     .tp_dealloc = (destructor)world_dealloc,
     .tp_repr = (reprfunc)world_repr,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "World(dt=0.001, gravity=(0, 0, -9.81), engine=None)\n\nA world: time step (s), gravity (m/s^2, world "
-              "frame, z up), static geometry,\narticulated systems; World.from_file(path) loads a world file. engine: "
+    .tp_doc = "World(dt=0.001, gravity=(0, 0, -9.81), engine=None, options=None)\n\nA world: time step (s), gravity "
+              "(m/s^2, world frame, z up), static geometry,\narticulated systems; World.from_file(path) loads a world "
+              "file. options: a dict of\nWorld.options keys (the rest default; dt and gravity given as arguments win). "
+              "engine: "
               "None or \"talus\"\n(the native engine), or a plugin such as \"ode\" or \"mujoco[:OPTIONS]\" "
               "(docs/engines.md):\nthe same API then runs on that engine; a missing plugin or a feature it lacks raises\n"
               "talus.Error.",

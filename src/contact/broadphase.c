@@ -325,7 +325,7 @@ static void refresh_filters(tl_world *w) {
     tl_geom_ref *g = &nat->geomrefs[i];
     double *u = nat->unit_box + 6 * i;
     tl_world_geom_shape(w, g, &nat->shapes[i]);
-    tl_shape_aabb(&nat->shapes[i], w->contact_margin, g->box, g->box + 3);
+    tl_shape_aabb(&nat->shapes[i], w->opt.contact_margin, g->box, g->box + 3);
     if (nat->geom_act0[i]) {
       nat->geom_act0[i] = 2;
       memcpy(u, g->box, 6 * sizeof(double));
@@ -348,7 +348,7 @@ static const double *geom_box(tl_world *w, tl_native *nat, int i) {
   tl_geom_ref *g = &nat->geomrefs[i];
   if (nat->geom_active[i] == 1) {
     tl_world_geom_shape(w, g, &nat->shapes[i]);
-    tl_shape_aabb(&nat->shapes[i], w->contact_margin, g->box, g->box + 3);
+    tl_shape_aabb(&nat->shapes[i], w->opt.contact_margin, g->box, g->box + 3);
     nat->geom_active[i] = 2;
   }
   return g->box;
@@ -360,7 +360,7 @@ static const double *geom_box_at(const tl_world *w, tl_native *nat, const tl_sys
   tl_geom_ref *g = &nat->geomrefs[i];
   if (nat->geom_active[i] == 1) {
     system_shape(s, g->geom, x, R, &nat->shapes[i]);
-    tl_shape_aabb(&nat->shapes[i], w->contact_margin, g->box, g->box + 3);
+    tl_shape_aabb(&nat->shapes[i], w->opt.contact_margin, g->box, g->box + 3);
     nat->geom_active[i] = 2;
   }
   return g->box;
@@ -370,7 +370,7 @@ static const double *geom_box_at(const tl_world *w, tl_native *nat, const tl_sys
  * set by refresh_filters) with active geoms; inactive units get lo[0] = +inf. */
 static void unit_boxes(tl_world *w) {
   tl_native *nat = tl_native_of(w);
-  const double margin = w->contact_margin;
+  const double margin = w->opt.contact_margin;
   for (int si = 0; si < w->nsystem; si++) {
     const tl_system *s = w->systems[si];
     double *u = nat->unit_box + 6 * (w->nstatic + si);
@@ -415,7 +415,7 @@ static inline void push_pair(tl_native *nat, int a, int b) {
 static inline int sphere_overlap(const tl_world *w, const tl_native *nat, const tl_model *m, int g, const double x[3],
                                  const double R[9], const double *other) {
   if (nat->geom_active[g] == 2) return box_overlap(nat->geomrefs[g].box, other);
-  double c[3], box[6], r = nat->gradius[g] + w->contact_margin;
+  double c[3], box[6], r = nat->gradius[g] + w->opt.contact_margin;
   tl_m3_mulv(c, R, m->geom_pos + 3 * nat->geomrefs[g].geom);
   tl_v3_add(c, c, x);
   for (int i = 0; i < 3; i++) box[i] = c[i] - r, box[3 + i] = c[i] + r;
@@ -497,9 +497,9 @@ void tl_world_broadphase(tl_world *w) {
   if (w->filters_stale) refresh_filters(w);
   if (nat->ngeomref) memcpy(nat->geom_active, nat->geom_act0, (size_t)nat->ngeomref); /* NULL when no geom: no memcpy */
   nat->npair_c = 0;
-  double g = tl_v3_norm(w->gravity);
+  double g = tl_v3_norm(w->opt.gravity);
   if (g > 0)
-    tl_v3_scale(nat->up, w->gravity, -1.0 / g);
+    tl_v3_scale(nat->up, w->opt.gravity, -1.0 / g);
   else
     tl_v3_set(nat->up, 0, 0, 1);
   unit_boxes(w);

@@ -276,15 +276,15 @@ static tl_block *dof_block(tl_world *w, int si, tl_row_kind kind, int k, double 
  * reach the limit within the step at its current (free) velocity u. */
 static void limit_blocks(tl_world *w, int si, int k, double q, double u) {
   const tl_model *m = w->systems[si]->m;
-  double dt = w->dt;
+  double dt = w->opt.dt;
   for (int side = 0; side < 2; side++) {
     double bound = side ? m->dof_upper[k] : m->dof_lower[k];
     if (!isfinite(bound)) continue;
     double gap = side ? bound - q : q - bound, approach = side ? u : -u;
-    if (gap >= w->limit_margin && gap - approach * dt >= w->limit_margin) continue;
+    if (gap >= w->opt.limit_margin && gap - approach * dt >= w->opt.limit_margin) continue;
     tl_block *b = dof_block(w, si, TL_ROW_LIMIT, k, side ? -1.0 : 1.0, side, -1);
     b->lo = 0;
-    b->target[0] = gap > 0 ? -gap / dt : fmin(w->erp * (-gap) / dt, w->max_recovery_speed);
+    b->target[0] = gap > 0 ? -gap / dt : fmin(w->opt.erp * (-gap) / dt, w->opt.max_recovery_speed);
   }
 }
 
@@ -309,7 +309,7 @@ static void velocity_limit_block(tl_world *w, int si, int k, double u) {
  * with |tau_ff + lambda / dt| <= effort. */
 static void pd_block(tl_world *w, int si, int k, double e) {
   const tl_system *s = w->systems[si];
-  double dt = w->dt, kp = s->kp[k], kd = s->kd[k], eff = s->m->dof_effort[k];
+  double dt = w->opt.dt, kp = s->kp[k], kd = s->kd[k], eff = s->m->dof_effort[k];
   double c = dt * kp + kd, ff = fmax(-eff, fmin(eff, s->tau_ff[k]));
   tl_block *b = dof_block(w, si, TL_ROW_BOX, k, 1.0, 3, -1);
   b->R = 1.0 / (dt * c);
@@ -337,7 +337,7 @@ static void mimic_blocks(tl_world *w, int si) {
       if (nat->ipool[b->sup[0] + i] == j) nat->pool[b->adr[0] + i] -= m->dof_mimic_mult[k];
     int qj = m->q_adr[m->dof_body[j]];
     double err = s->d.q[m->q_adr[body]] - m->dof_mimic_mult[k] * s->d.q[qj] - m->dof_mimic_offset[k];
-    b->target[0] = -w->erp * err / w->dt;
+    b->target[0] = -w->opt.erp * err / w->opt.dt;
     b->group = nat->neqgroup;
     g->n++;
   }
@@ -357,11 +357,11 @@ static void joint_blocks(tl_world *w, int si) {
       if (m->jnt_nv[body] == 1) limit_blocks(w, si, k, s->d.q[m->q_adr[body]], s->d.u[k]);
       if (m->dof_friction[k] > 0) {
         tl_block *b = dof_block(w, si, TL_ROW_BOX, k, 1.0, 2, -1);
-        b->lo = -m->dof_friction[k] * w->dt;
-        b->hi = m->dof_friction[k] * w->dt;
+        b->lo = -m->dof_friction[k] * w->opt.dt;
+        b->hi = m->dof_friction[k] * w->opt.dt;
       }
       if (!tl_system_pd_implicit(s, k) && (s->kp[k] > 0 || s->kd[k] > 0)) pd_block(w, si, k, e[i]);
-      if (w->velocity_limits) velocity_limit_block(w, si, k, s->d.u[k]);
+      if (w->opt.velocity_limits) velocity_limit_block(w, si, k, s->d.u[k]);
     }
   }
   mimic_blocks(w, si);
@@ -460,7 +460,7 @@ static void finish_block(tl_world *w, tl_block *b) {
    * Gauss-Seidel sweeps and infeasible recovery targets (a body deep inside
    * another) give bounded impulses instead of diverging ones. Contacts that
    * take a restitution impulse drop it again (solve_impacts). */
-  if (b->kind == TL_ROW_CONTACT) b->R += w->contact_compliance * b->G[8];
+  if (b->kind == TL_ROW_CONTACT) b->R += w->opt.contact_compliance * b->G[8];
 }
 
 /* 1 if contact block b cannot push in this step unless the solve says so: a

@@ -84,7 +84,7 @@ static void finish_velocities(tl_world *w) {
  * impulses, warm-started from the blocks' lambda; leaves the impulses in z. */
 static void run_solver(tl_world *w) {
   tl_native *nat = tl_native_of(w);
-  if (w->solver == TL_SOLVER_DANTZIG) {
+  if (w->opt.solver == TL_SOLVER_DANTZIG) {
     tl_solver_dantzig(w);
     return;
   }
@@ -100,7 +100,7 @@ static void run_solver(tl_world *w) {
     apply_impulse(w, b, b->lambda);
   }
   tl_solver_factor_eqgroups(w);
-  tl_solver_gauss_seidel(w, w->solver == TL_SOLVER_PGS);
+  tl_solver_gauss_seidel(w, w->opt.solver == TL_SOLVER_PGS);
   if (nat->dense) { /* the impulses into z */
     nat->dense = 0;
     for (int i = 0; i < nat->nblock; i++) apply_impulse(w, &nat->blocks[i], nat->blocks[i].lambda);
@@ -121,7 +121,7 @@ static int deferred_hold(tl_world *w, int first) {
     block_velocity_u(w, b, v);
     if (!(b->target[2] - v[2] > 0)) continue;
     if (!b->finished) tl_block_finish(w, b);
-    if (b->target[2] - v[2] > w->solver_tol * (b->G[8] + b->R)) return 0;
+    if (b->target[2] - v[2] > w->opt.solver_tol * (b->G[8] + b->R)) return 0;
   }
   return 1;
 }

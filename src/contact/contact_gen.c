@@ -30,8 +30,8 @@ static double geom_friction(const tl_world *w, const tl_geom_ref *g) {
  * decides) and the world default restitution. */
 static void pair_material(const tl_world *w, const tl_geom_ref *a, const tl_geom_ref *b, double *mu,
                           double *e, double *thr, double *erp, double *cfm) {
-  *erp = w->erp;
-  *cfm = w->cfm;
+  *erp = w->opt.erp;
+  *cfm = w->opt.cfm;
   /* a pair of names is in the table at most once (tl_world_set_material_pair), so the scan of a short
      table and the hash lookup of a long one find the same entry */
   int k = -1;
@@ -55,8 +55,8 @@ static void pair_material(const tl_world *w, const tl_geom_ref *a, const tl_geom
   }
   double fa = geom_friction(w, a), fb = geom_friction(w, b);
   *mu = fa < fb ? fa : fb; /* fmin of non-NaN values (the friction setters refuse NaN), inlined */
-  *e = w->default_restitution;
-  *thr = w->default_threshold;
+  *e = w->opt.default_restitution;
+  *thr = w->opt.default_threshold;
 }
 
 /* ---------------- contacts ---------------- */
@@ -87,14 +87,14 @@ static double normal_velocity(const tl_world *w, const tl_wcontact *c) {
  * Restitution is not a target: impacts are resolved before the solve by the
  * impact pass (impact.c, tl_solver_impacts). */
 static double target_velocity(const tl_world *w, const tl_wcontact *c) {
-  double gap = -c->depth, dt = w->dt;
+  double gap = -c->depth, dt = w->opt.dt;
   if (gap > 0) return -gap / dt;
   /* fmin(erp * fmax(depth - slop, 0) / dt, max_recovery_speed) as comparisons, which
    * inline (the libm calls do not without -ffast-math): the same value, NaN included */
-  double over = c->depth - w->slop, v;
+  double over = c->depth - w->opt.slop, v;
   over = over > 0.0 ? over : 0.0;
   v = c->erp * over / dt;
-  return v < w->max_recovery_speed ? v : w->max_recovery_speed;
+  return v < w->opt.max_recovery_speed ? v : w->opt.max_recovery_speed;
 }
 
 static int same_pair(const tl_wcontact *p, const tl_geom_ref *a, const tl_geom_ref *b) {
@@ -207,7 +207,7 @@ static void collide_pair(tl_world *w, int ia, int ib) {
   const tl_shape *sa = &nat->shapes[ia], *sb = &nat->shapes[ib];
   if ((sa->type == TL_GEOM_MESH && !sa->hull) || (sb->type == TL_GEOM_MESH && !sb->hull)) return;
   tl_contact_point pts[TL_MAX_PAIR_CONTACTS];
-  int n = tl_collide(sa, sb, w->contact_margin, pts);
+  int n = tl_collide(sa, sb, w->opt.contact_margin, pts);
   if (n > 0) add_contacts(w, a, b, pts, n);
 }
 

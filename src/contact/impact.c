@@ -23,7 +23,7 @@ static int impact_pulse(tl_world *w, tl_block *b) {
   double v[3], bb[3], l[3] = {0, 0, 0};
   block_velocity(w, b, v);
   double gap = -c->depth;
-  if (!(v[2] < -c->threshold) || (gap > 0 && -v[2] * w->dt < gap)) return 0;
+  if (!(v[2] < -c->threshold) || (gap > 0 && -v[2] * w->opt.dt < gap)) return 0;
   memcpy(bb, v, sizeof(bb));
   bb[2] += c->restitution * v[2];
   tl_cone_contact_solve(b->G, bb, b->mu, l);
@@ -61,7 +61,7 @@ void tl_solver_impacts(tl_world *w) {
   if (!any) return;
   set_base(w, 1); /* the velocities at the start of the step */
   int sweeps = 0, applied = 1;
-  while (applied && sweeps < 10 * w->solver_max_iter) {
+  while (applied && sweeps < 10 * w->opt.solver_max_iter) {
     applied = 0;
     for (int i = 0; i < nat->nblock; i++) {
       tl_block *b = &nat->blocks[i];

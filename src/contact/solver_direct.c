@@ -306,7 +306,7 @@ int tl_solver_direct_solve(tl_world *w) {
           }
         } else {
           v = nat->db[r0 + 2] + tl_dense_dot(n, nat->dA + (size_t)(r0 + 2) * (size_t)n, y);
-          if (v < b->target[2] - w->solver_tol * b->G[8]) { /* penetrates: let it press */
+          if (v < b->target[2] - w->opt.solver_tol * b->G[8]) { /* penetrates: let it press */
             memset(st + r0, 1, 3);
             changed = 1;
           }
@@ -322,7 +322,7 @@ int tl_solver_direct_solve(tl_world *w) {
         }
       } else {
         v = nat->db[r0] + tl_dense_dot(n, nat->dA + (size_t)r0 * (size_t)n, y) + b->R * x - b->target[0];
-        double tol = w->solver_tol * (b->G[0] + b->R);
+        double tol = w->opt.solver_tol * (b->G[0] + b->R);
         if ((x <= b->lo && v < -tol) || (x >= b->hi && v > tol)) {
           st[r0] = 1;
           changed = 1;
@@ -339,7 +339,7 @@ int tl_solver_direct_solve(tl_world *w) {
       for (int k = 0; k < b->nrow; k++) b->lambda[k] = y[b->row + k];
     }
     memcpy(nat->dx, y, (size_t)n * sizeof(double));
-    return direct_residual(w, y) <= w->solver_tol ? 2 : 1;
+    return direct_residual(w, y) <= w->opt.solver_tol ? 2 : 1;
   }
   return 0;
 }

@@ -127,11 +127,11 @@ static double gauss_seidel_sweep(tl_world *w, int pyramid, double *gen) {
     block_velocity(w, b, v);
     if (b->kind == TL_ROW_CONTACT) {
       if (pyramid)
-        pyramid_update(b, v, w->sor, nl);
+        pyramid_update(b, v, w->opt.sor, nl);
       else
         cone_update(b, v, nl);
     } else {
-      double sor = pyramid ? w->sor : 1.0, x = scalar_update(b, v[0], b->lambda[0]);
+      double sor = pyramid ? w->opt.sor : 1.0, x = scalar_update(b, v[0], b->lambda[0]);
       nl[0] = fmax(b->lo, fmin(b->hi, b->lambda[0] + sor * (x - b->lambda[0])));
     }
     for (int r = 0; r < b->nrow; r++) {
@@ -181,7 +181,7 @@ void tl_solver_gauss_seidel(tl_world *w, int pyramid) {
   int it = 0, converged = 0, tried = 0;
   double change = 0, gprev = 0;
   for (int n = 0; n < nat->nblock; n++) memset(nat->blocks[n].p, 0, sizeof(nat->blocks[n].p));
-  for (it = 0; it < w->solver_max_iter && !converged; it++) {
+  for (it = 0; it < w->opt.solver_max_iter && !converged; it++) {
     double gen;
     /* dense per-contact solves: a direct solve of the current pattern before
      * the first sweep and after sweeps 1, 3, 7, 15, ..., when the pattern
@@ -206,11 +206,11 @@ void tl_solver_gauss_seidel(tl_world *w, int pyramid) {
       }
     }
     change = gauss_seidel_sweep(w, pyramid, &gen);
-    converged = change <= w->solver_tol || gen <= w->solver_tol;
+    converged = change <= w->opt.solver_tol || gen <= w->opt.solver_tol;
     if (converged) continue;
     /* PGS stays ODE's QuickStep (plain SOR sweeps); and the result is always
      * a sweep's, inside every cone and box: no extrapolation after the last */
-    if (pyramid || it + 1 == w->solver_max_iter) continue;
+    if (pyramid || it + 1 == w->opt.solver_max_iter) continue;
     double g = sweep_norm2(w), beta = gprev > 0 ? g / gprev : 0.0;
     gprev = g;
     for (int n = 0; n < nat->nblock; n++) {

@@ -7,7 +7,8 @@
  * plugin's world is built from the description (tl_engine_scene_of_world)
  * and rebuilt, state carried over, when a fingerprint of the description
  * changes (a 64-bit hash over every setting and model parameter the public
- * setters can change: world settings, statics, pairs, ignore list, each
+ * setters can change: the world's options (tl_world_options, hashed whole as
+ * bytes, so a new setting needs no line here), statics, pairs, ignore list, each
  * system's inertials, joint placements and axes, per-DOF parameters, geom
  * friction, filters and materials, integrator, self-collision). The state is
  * pushed when it differs from what was last exchanged (so tl_system_set_state
@@ -82,11 +83,7 @@ static void hash_system(hasher *x, const tl_system *s) {
 
 static uint64_t fingerprint(const tl_world *w) {
   hasher x = {0xcbf29ce484222325ull};
-  double settings[] = {w->dt, w->gravity[0], w->gravity[1], w->gravity[2], (double)w->solver,
-                       (double)w->solver_max_iter, w->solver_tol, w->sor, w->erp, w->cfm,
-                       w->contact_margin, w->contact_compliance, w->max_recovery_speed, w->default_mu,
-                       w->default_restitution, w->default_threshold, (double)w->velocity_limits};
-  hash_doubles(&x, settings, (int)(sizeof(settings) / sizeof(settings[0])));
+  hash_bytes(&x, &w->opt, sizeof(w->opt)); /* every setting, whole: no padding (world_options.c) */
   hash_int(&x, w->nstatic);
   for (int i = 0; i < w->nstatic; i++) {
     const tl_static_geom *g = &w->statics[i];
@@ -155,7 +152,7 @@ static tl_status tl_engine_link_check_feature(const tl_world *w, unsigned featur
 /* Build the plugin's world from the description and push every state. */
 static tl_status build(tl_world *w, uint64_t fp, tl_error *err) {
   tl_engine_link *l = w->engine_data;
-  if (w->velocity_limits) { /* a world setting the scene does not carry: checked here */
+  if (w->opt.velocity_limits) { /* checked here for every engine: one that lacks them must not ignore them */
     tl_status vs = tl_engine_link_check_feature(w, TL_ENGINE_VELOCITY_LIMITS, err);
     if (vs) return vs;
   }
@@ -174,7 +171,7 @@ static tl_status build(tl_world *w, uint64_t fp, tl_error *err) {
   tl_engine_scene scene;
   tl_status st = tl_engine_scene_of_world(w, &scene, err);
   if (st) return st;
-  scene.options = l->options;
+  scene.engine_options = l->options;
   st = l->api->create(&scene, &l->ew, err);
   tl_engine_scene_free(&scene);
   if (st) {
@@ -284,7 +281,7 @@ static tl_status tl_engine_link_integrate2(tl_world *w, tl_error *err) {
     if (l->api->applied_generalized_force(l->ew, i, s->tau_applied, NULL) != TL_OK)
       memset(s->tau_applied, 0, (size_t)s->m->nv * sizeof(double));
   }
-  w->time += w->dt;
+  w->time += w->opt.dt;
   return TL_OK;
 }
 
@@ -401,18 +398,18 @@ tl_status tl_world_set_engine(tl_world *w, const char *engine, tl_error *err) {
   tl_engine_caps caps;
   memset(&caps, 0, sizeof(caps));
   api->capabilities(&caps);
-  tl_solver solver = caps.solvers & (1u << w->solver) ? w->solver : caps.default_solver;
+  tl_solver solver = caps.solvers & (1u << w->opt.solver) ? w->opt.solver : caps.default_solver;
   tl_engine_link *l = calloc(1, sizeof(*l));
   if (!l) return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
   l->api = api;
   snprintf(l->engine, sizeof(l->engine), "%s", engine);
   l->options = l->engine + (options - engine);
-  tl_solver old_solver = w->solver;
-  w->solver = solver;
+  tl_solver old_solver = w->opt.solver;
+  w->opt.solver = solver;
   st = tl_world_use_engine(w, &link_engine, l, err); /* builds the plugin's world (link_attach) */
   if (st) {
     tl_engine_link_free(l);
-    w->solver = old_solver;
+    w->opt.solver = old_solver;
   }
   return st;
 }

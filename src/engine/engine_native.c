@@ -62,20 +62,14 @@ static tl_status add_statics(tl_world *w, const tl_engine_scene *s, tl_error *er
  * inside the library, writes them from the scene. */
 static tl_status native_create(const tl_engine_scene *s, tl_engine_world **out, tl_error *err) {
   *out = NULL;
-  if (s->options && *s->options)
-    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "engine", "the native engine takes no options ('%s')", s->options);
+  if (s->engine_options && *s->engine_options)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "engine", "the native engine takes no options ('%s')", s->engine_options);
   tl_engine_world *e = calloc(1, sizeof(*e));
   if (!e) return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
   e->sys = calloc((size_t)s->nsystem + 1, sizeof(tl_system *));
-  tl_status st = e->sys ? tl_world_create(&e->world, err) : tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
+  tl_status st = e->sys ? tl_world_create_with_options(&e->world, &s->options, err) /* every setting, as is */
+                        : tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
   tl_world *w = e->world;
-  if (!st) st = tl_world_set_timestep(w, s->dt, err);
-  if (!st) st = tl_world_set_gravity(w, s->gravity, err);
-  if (!st) st = tl_world_set_solver(w, s->solver, err);
-  if (!st) st = tl_world_set_solver_params(w, s->solver_max_iter, s->solver_tol, s->sor, err);
-  if (!st) st = tl_world_set_erp_cfm(w, s->erp, s->cfm, err);
-  if (!st) st = tl_world_set_contact_compliance(w, s->contact_compliance, err);
-  if (!st) st = tl_world_set_default_material(w, s->default_mu, s->default_restitution, s->default_threshold, err);
   for (int i = 0; i < s->npair && !st; i++) {
     const tl_engine_material_pair *p = &s->pairs[i];
     st = tl_world_set_material_pair(w, p->a, p->b, p->mu, p->restitution, p->threshold, err);

@@ -52,17 +52,8 @@ void tl_engine_scene_free(tl_engine_scene *s) {
 tl_status tl_engine_scene_of_world(const tl_world *w, tl_engine_scene *s, tl_error *err) {
   if (!w || !s) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, w ? "out" : "world", "must not be NULL");
   memset(s, 0, sizeof(*s));
-  s->dt = w->dt;
-  memcpy(s->gravity, w->gravity, sizeof(s->gravity));
-  s->solver = w->solver;
-  s->solver_max_iter = w->solver_max_iter;
-  s->solver_tol = w->solver_tol;
-  s->sor = w->sor;
-  s->erp = w->erp, s->cfm = w->cfm, s->contact_margin = w->contact_margin;
-  s->contact_compliance = w->contact_compliance, s->max_recovery_speed = w->max_recovery_speed;
-  s->default_mu = w->default_mu, s->default_restitution = w->default_restitution;
-  s->default_threshold = w->default_threshold;
-  s->options = "";
+  s->options = w->opt; /* as is: a new setting needs no line here */
+  s->engine_options = "";
   tl_engine_system *sys = calloc((size_t)w->nsystem + 1, sizeof(*sys));
   tl_engine_static *st = calloc((size_t)w->nstatic + 1, sizeof(*st));
   tl_engine_heightmap *hm = calloc((size_t)w->nheightmap + 1, sizeof(*hm));

@@ -62,7 +62,7 @@ static tl_status native_objects_changed(tl_world *w, tl_error *err) {
 static tl_status native_attach(tl_world *w, tl_error *err) {
   w->filters_stale = 1;
   tl_status st = native_objects_changed(w, err);
-  if (!st && w->solver == TL_SOLVER_DANTZIG && reserve_dantzig(w, TL_DANTZIG_MAX_ROWS))
+  if (!st && w->opt.solver == TL_SOLVER_DANTZIG && reserve_dantzig(w, TL_DANTZIG_MAX_ROWS))
     st = tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory for the Dantzig solver");
   if (st) native_detach(w, NULL);
   return st;

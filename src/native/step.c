@@ -127,7 +127,7 @@ static void control_forces(const tl_system *s, const double *u, double implicit_
 static int rk_accel(tl_world *w, tl_system *s, double *a) {
   tl_dyn_kinematics(&s->d);
   control_forces(s, s->d.u, 0.0, s->force);
-  return tl_dyn_aba(&s->d, w->gravity, s->force, a);
+  return tl_dyn_aba(&s->d, w->opt.gravity, s->force, a);
 }
 
 /* Tangent velocity of quaternion joints at the stage rotation theta:
@@ -155,7 +155,7 @@ static void rkmk_tangent(const tl_model *m, const double *theta, const double *u
 static int rk4_step(tl_world *w, tl_system *s) {
   const tl_model *m = s->m;
   int nv = m->nv, nq = m->nq;
-  double dt = w->dt, *q0 = s->rk, *u0 = q0 + nq, *a = u0 + nv, *k = a + 4 * nv, *theta = s->Jtmp;
+  double dt = w->opt.dt, *q0 = s->rk, *u0 = q0 + nq, *a = u0 + nv, *k = a + 4 * nv, *theta = s->Jtmp;
   static const double c[4] = {0.0, 0.5, 0.5, 1.0}, wgt[4] = {1.0, 2.0, 2.0, 1.0};
   memcpy(q0, s->d.q, (size_t)nq * sizeof(double));
   memcpy(u0, s->d.u, (size_t)nv * sizeof(double));
@@ -190,7 +190,7 @@ static int rk4_step(tl_world *w, tl_system *s) {
 static tl_status free_velocity(tl_world *w, tl_system *s, tl_error *err) {
   const tl_model *m = s->m;
   int nv = m->nv;
-  double dt = w->dt;
+  double dt = w->opt.dt;
   control_forces(s, s->d.u, dt, s->force);
   for (int k = 0; k < nv; k++) s->force[k] -= s->d.h[k];
   tl_system_implicit_diagonal(s, dt, s->diag);
@@ -222,7 +222,7 @@ static void applied_forces(tl_world *w) {
       for (int k = 0; k < m->jnt_nv[b]; k++) {
         int v = m->v_adr[b] + k;
         double eff = m->dof_effort[v], u = s->d.u[v];
-        double pd = s->kp[v] * (e[k] - w->dt * u) + s->kd[v] * (s->u_target[v] - u);
+        double pd = s->kp[v] * (e[k] - w->opt.dt * u) + s->kd[v] * (s->u_target[v] - u);
         s->tau_applied[v] = clamp_effort(s->tau_ff[v], eff) + (tl_system_pd_implicit(s, v) ? pd : 0.0);
       }
     }
@@ -231,7 +231,7 @@ static void applied_forces(tl_world *w) {
     const tl_block *b = &nat->blocks[i];
     if (b->kind == TL_ROW_BOX && b->dof >= 0 && !tl_system_pd_implicit(w->systems[b->sa], b->dof) &&
         (w->systems[b->sa]->kp[b->dof] > 0 || w->systems[b->sa]->kd[b->dof] > 0) && b->R > 0)
-      w->systems[b->sa]->tau_applied[b->dof] += b->lambda[0] / w->dt;
+      w->systems[b->sa]->tau_applied[b->dof] += b->lambda[0] / w->opt.dt;
   }
 }
 
@@ -285,7 +285,7 @@ static int predict_saturation(tl_world *w, tl_system *s) {
       int v = m->v_adr[b] + k;
       double eff = m->dof_effort[v], u = s->u_free[v];
       if (!isfinite(eff) || s->pd_row[v] || (s->kp[v] == 0 && s->kd[v] == 0)) continue;
-      double tau = clamp_effort(s->tau_ff[v], eff) + s->kp[v] * (e[k] - w->dt * u) + s->kd[v] * (s->u_target[v] - u);
+      double tau = clamp_effort(s->tau_ff[v], eff) + s->kp[v] * (e[k] - w->opt.dt * u) + s->kd[v] * (s->u_target[v] - u);
       if (fabs(tau) > eff) s->pd_row[v] = changed = 1;
     }
   }
@@ -355,7 +355,7 @@ tl_status tl_native_integrate2(tl_world *w, tl_error *err) {
   }
   for (int i = 0; i < w->nsystem; i++) {
     tl_system *s = w->systems[i];
-    if (s->integrator == TL_INTEGRATOR_EULER) tl_dyn_integrate_q(s->m, s->d.q, s->d.u, w->dt);
+    if (s->integrator == TL_INTEGRATOR_EULER) tl_dyn_integrate_q(s->m, s->d.q, s->d.u, w->opt.dt);
     s->kin_valid = s->dyn_valid = 0;
     memset(s->ext, 0, (size_t)s->m->nv * sizeof(double)); /* external forces last one step */
     if (!state_finite(s) && !st) {
@@ -372,6 +372,6 @@ tl_status tl_native_integrate2(tl_world *w, tl_error *err) {
     restore(w);
     return st;
   }
-  w->time += w->dt;
+  w->time += w->opt.dt;
   return TL_OK;
 }

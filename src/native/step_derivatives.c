@@ -263,7 +263,7 @@ static int joint_rows(tl_world *w, tl_step_derivatives *ws, int i) {
   tl_system *s = w->systems[i];
   const tl_model *m = s->m;
   const int n = m->nv;
-  const double dt = w->dt;
+  const double dt = w->opt.dt;
   double *G = ws->G, *T = ws->T, *Wt = ws->Wt, *S = ws->S, *R = ws->Rr, *y = ws->y;
   int na = 0;
   for (int bi = 0; bi < nat->nblock; bi++) {
@@ -283,12 +283,12 @@ static int joint_rows(tl_world *w, tl_step_derivatives *ws, int i) {
       double q = s->d.q[m->q_adr[body]], bound = b->slot ? m->dof_upper[k] : m->dof_lower[k];
       double gap = b->slot ? bound - q : q - bound, dgap = b->slot ? -1.0 : 1.0;
       if (gap > 0) t[k] = -dgap / dt;
-      else if (w->erp * (-gap) / dt < w->max_recovery_speed) t[k] = -w->erp * dgap / dt;
+      else if (w->opt.erp * (-gap) / dt < w->opt.max_recovery_speed) t[k] = -w->opt.erp * dgap / dt;
     } else if (b->kind == TL_ROW_BOX && b->slot == 3) { /* saturated PD: target (Kp e + Kd u_t) / (dt Kp + Kd) */
       if (m->jnt_type[body] == TL_JOINT_SPHERICAL) return 1;
       t[k] = -s->kp[k] / (dt * s->kp[k] + s->kd[k]);
     } else if (b->kind == TL_ROW_EQUALITY) { /* mimic: -erp (q_k - mult q_j - offset) / dt */
-      for (int c = 0; c < n; c++) t[c] = -w->erp / dt * g[c];
+      for (int c = 0; c < n; c++) t[c] = -w->opt.erp / dt * g[c];
     } /* friction, velocity limits: constant targets */
     R[na] = b->R;
     na++;
@@ -355,7 +355,7 @@ static int contact_analytic(const tl_world *w, const tl_block *b) {
   const tl_wcontact *con = nat->contacts; /* native state: renamed at the facade merge */
   const tl_static_geom *stat = w->statics;
   if (b->kind != TL_ROW_CONTACT) return 1;
-  if (w->solver != TL_SOLVER_PER_CONTACT || b->sb >= 0) return 0;
+  if (w->opt.solver != TL_SOLVER_PER_CONTACT || b->sb >= 0) return 0;
   const tl_wcontact *c = &con[b->contact];
   if (c->sb >= 0 || c->impact[0] != 0 || c->impact[1] != 0 || c->impact[2] != 0) return 0;
   if (contact_rho(w->systems[c->sa]->m, c->ga) < 0) return 0;
@@ -435,7 +435,7 @@ static void contact_force_derivative(tl_world *w, tl_step_derivatives *ws, int i
     for (int a = 0; a < np; a++)
       for (int bb = 0; bb < np; bb++) {
         contact_D(m, &s->d, ws, a, bb, rho, c->frame + 6, D);
-        Xq[(size_t)ws->path[a] * n + ws->path[bb]] -= tl_v3_dot(f, D) / w->dt;
+        Xq[(size_t)ws->path[a] * n + ws->path[bb]] -= tl_v3_dot(f, D) / w->opt.dt;
       }
   }
 }
@@ -500,7 +500,7 @@ static int contact_rows(tl_world *w, tl_step_derivatives *ws, int i) {
   tl_system *s = w->systems[i];
   const tl_model *m = s->m;
   const int n = m->nv, o = ws->sys_v[i];
-  const double dt = w->dt, *up = ws->un + o;
+  const double dt = w->opt.dt, *up = ws->un + o;
   double *Jf = ws->G, *H = ws->T, *Wt = ws->Wt, *F = ws->F, *K = ws->K, *y = ws->y;
   const int cap = ws->row_cap;
   int na = 0;
@@ -508,7 +508,7 @@ static int contact_rows(tl_world *w, tl_step_derivatives *ws, int i) {
   int *Ec = ws->Ec;
   /* the relative compliance R = cfm + c G_nn(q) of a contact normal depends on q: its derivative needs
    * w^T dM/dq w, from the RNEA derivatives at zero velocity and gravity: d's kinematics at u = 0 meanwhile */
-  const double crel = w->contact_compliance, g0[3] = {0, 0, 0};
+  const double crel = w->opt.contact_compliance, g0[3] = {0, 0, 0};
   int zero_u = 0;
   for (int bi = 0; bi < nb && crel != 0; bi++) zero_u |= blk[bi].kind == TL_ROW_CONTACT && blk[bi].sa == i && blk[bi].lambda[2] > 0;
   if (zero_u) {
@@ -539,7 +539,7 @@ static int contact_rows(tl_world *w, tl_step_derivatives *ws, int i) {
         double q = s->d.q[m->q_adr[body]], bound = b->slot ? m->dof_upper[k] : m->dof_lower[k];
         double gap = b->slot ? bound - q : q - bound, dgap = b->slot ? -1.0 : 1.0;
         if (gap > 0) t[k] = -dgap / dt;
-        else if (w->erp * (-gap) / dt < w->max_recovery_speed) t[k] = -w->erp * dgap / dt;
+        else if (w->opt.erp * (-gap) / dt < w->opt.max_recovery_speed) t[k] = -w->opt.erp * dgap / dt;
       } else if (b->kind == TL_ROW_BOX && b->slot == 3) {
         if (m->jnt_type[body] == TL_JOINT_SPHERICAL) {
           fail = 1;
@@ -547,7 +547,7 @@ static int contact_rows(tl_world *w, tl_step_derivatives *ws, int i) {
         }
         t[k] = -s->kp[k] / (dt * s->kp[k] + s->kd[k]);
       } else if (b->kind == TL_ROW_EQUALITY) {
-        for (int c = 0; c < n; c++) t[c] = -w->erp / dt * g[c];
+        for (int c = 0; c < n; c++) t[c] = -w->opt.erp / dt * g[c];
       }
       memcpy(ROW(F, na), g, (size_t)n * sizeof(double));
       Ed[na] = b->R, Eo[na] = 0, Ec[na] = na;
@@ -586,7 +586,7 @@ static int contact_rows(tl_world *w, tl_step_derivatives *ws, int i) {
     /* normal target: depth' = -J_n; gap: target depth / dt; penetration: erp (depth - slop) / dt below the cap */
     double dtn = 0;
     if (c->depth < 0) dtn = 1.0 / dt;
-    else if (c->depth - w->slop > 0 && c->erp * (c->depth - w->slop) / dt < w->max_recovery_speed) dtn = c->erp / dt;
+    else if (c->depth - w->opt.slop > 0 && c->erp * (c->depth - w->opt.slop) / dt < w->opt.max_recovery_speed) dtn = c->erp / dt;
     for (int k = 0; k < n; k++) ROW(H, na + 2)[k] -= dtn * Jrow[2][k];
     if (crel != 0) { /* - lambda_n dR/dq, dG_nn/dq_l = 2 (dJ_n/dq_l) w - w^T dM/dq_l w, w = M_eff^-1 J_n^T */
       double *wn = ws->wn, *Xm = ws->Xm, *hn = ROW(H, na + 2), cl = l[2] * crel;
@@ -682,12 +682,12 @@ static int analytic_system(tl_world *w, tl_step_derivatives *ws, int i, double *
   const tl_model *m = s->m;
   tl_sysdata *d = &s->d;
   const int n = m->nv, o = ws->sys_v[i], N = ws->nv, N2 = 2 * N;
-  const double dt = w->dt;
+  const double dt = w->opt.dt;
   double *Xq = ws->Xq, *Xu = ws->Xu, *Mi = ws->Mi, *diag = ws->e, *acc = ws->acc;
   if (n == 0) return 0;
   for (int k = 0; k < n; k++) acc[k] = (ws->un[o + k] - d->u[k]) / dt;
   tl_system_update_dynamics(s);
-  tl_dyn_rnea_derivatives(d, w->gravity, acc, Xq, Xu); /* d(M a + h)/dq, d(M a + h)/du at the step's a */
+  tl_dyn_rnea_derivatives(d, w->opt.gravity, acc, Xq, Xu); /* d(M a + h)/dq, d(M a + h)/du at the step's a */
   /* X <- dRNEA - df: -df/du = diag(dt Kp + Kd + D + dt K), -df/dq = Kp, K or their rotation blocks */
   for (int v = 0; v < n; v++) { /* a PD that saturated is a constraint row of the step, not in f and M_eff */
     int pd = tl_system_pd_implicit(s, v);

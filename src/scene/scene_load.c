@@ -24,13 +24,9 @@
 
 #include "talus/urdf.h"
 
-/* Defaults of the engine (talus/world.h) the file may change. */
-#define SC_DEFAULT_MU 0.8
-#define SC_DEFAULT_THRESHOLD 0.01
-#define SC_DEFAULT_MAX_ITER 100
-#define SC_DEFAULT_TOL 1e-10
-#define SC_DEFAULT_ERP 0.2
-#define SC_DEFAULT_COMPLIANCE 3e-3 /* tl_world_create's relative contact compliance */
+/* Defaults of the settings the file may change: the world's own
+ * (tl_world_options_default, talus/world.h), never a second copy. */
+#define SC_DEFAULT(field) (tl_world_options_default().field)
 
 #define TRY(expr)                                                                                  \
   do {                                                                                             \
@@ -94,7 +90,8 @@ static tl_status read_timestep(sc_state *s, const xmlNode *node) {
 
 static tl_status read_solver(sc_state *s, const xmlNode *node) {
   static const char *const attrs[] = {"type", "max_iter", "tol", "sor", "erp", "cfm",
-                                      "compliance", "velocity_limits", NULL};
+                                      "compliance", "velocity_limits", "contact_margin", "slop",
+                                      "max_recovery_speed", "limit_margin", NULL};
   static const char *const types[] = {"per_contact", "pgs", "dantzig", NULL};
   sc_parser *p = s->p;
   TRY(once(p, node, &s->line_solver));
@@ -102,13 +99,21 @@ static tl_status read_solver(sc_state *s, const xmlNode *node) {
   int type, max_iter, vlim;
   double tol, sor, erp, cfm, compliance;
   TRY(sc_choice(p, node, "type", types, TL_SOLVER_PER_CONTACT, &type));
-  TRY(sc_integer(p, node, "max_iter", 0, SC_DEFAULT_MAX_ITER, 1, 100000000, &max_iter));
-  TRY(sc_number(p, node, "tol", 0, SC_DEFAULT_TOL, &tol));
-  TRY(sc_number(p, node, "sor", 0, 1.0, &sor));
-  TRY(sc_number(p, node, "erp", 0, SC_DEFAULT_ERP, &erp));
-  TRY(sc_number(p, node, "cfm", 0, 0.0, &cfm));
-  TRY(sc_number(p, node, "compliance", 0, SC_DEFAULT_COMPLIANCE, &compliance));
+  TRY(sc_integer(p, node, "max_iter", 0, SC_DEFAULT(solver_max_iter), 1, 100000000, &max_iter));
+  TRY(sc_number(p, node, "tol", 0, SC_DEFAULT(solver_tol), &tol));
+  TRY(sc_number(p, node, "sor", 0, SC_DEFAULT(sor), &sor));
+  TRY(sc_number(p, node, "erp", 0, SC_DEFAULT(erp), &erp));
+  TRY(sc_number(p, node, "cfm", 0, SC_DEFAULT(cfm), &cfm));
+  TRY(sc_number(p, node, "compliance", 0, SC_DEFAULT(contact_compliance), &compliance));
   TRY(sc_boolean(p, node, "velocity_limits", 0, &vlim));
+  /* the margins have no single setter: through the options struct */
+  static const char *const margin_names[] = {"contact_margin", "slop", "max_recovery_speed", "limit_margin"};
+  const tl_world_options d = tl_world_options_default();
+  double margins[4] = {d.contact_margin, d.slop, d.max_recovery_speed, d.limit_margin};
+  for (int k = 0; k < 4; k++) {
+    TRY(sc_number(p, node, margin_names[k], 0, margins[k], &margins[k]));
+    if (!(margins[k] >= 0)) return sc_fail(p, TL_ERR_INVALID, node, "%s %g: must be >= 0", margin_names[k], margins[k]);
+  }
   if (!(tol >= 0)) return sc_fail(p, TL_ERR_INVALID, node, "tol %g: must be >= 0", tol);
   if (!(sor > 0 && sor < 2))
     return sc_fail(p, TL_ERR_INVALID, node, "sor %g: must be in (0, 2)", sor);
@@ -123,15 +128,21 @@ static tl_status read_solver(sc_state *s, const xmlNode *node) {
   if (!st) st = tl_world_set_erp_cfm(p->world, erp, cfm, &e);
   if (!st) st = tl_world_set_contact_compliance(p->world, compliance, &e);
   if (!st) st = tl_world_set_velocity_limits(p->world, vlim, &e);
+  tl_world_options o;
+  if (!st) st = tl_world_get_options(p->world, &o, &e);
+  if (!st) {
+    o.contact_margin = margins[0], o.slop = margins[1], o.max_recovery_speed = margins[2], o.limit_margin = margins[3];
+    st = tl_world_set_options(p->world, &o, &e);
+  }
   return st ? engine(p, node, st, &e) : TL_OK;
 }
 
 /* friction, restitution, threshold with their checks. */
 static tl_status read_contact_values(sc_parser *p, const xmlNode *node, int friction_required,
                                      double *mu, double *e, double *thr) {
-  TRY(sc_number(p, node, "friction", friction_required, SC_DEFAULT_MU, mu));
+  TRY(sc_number(p, node, "friction", friction_required, SC_DEFAULT(default_mu), mu));
   TRY(sc_number(p, node, "restitution", 0, 0.0, e));
-  TRY(sc_number(p, node, "threshold", 0, SC_DEFAULT_THRESHOLD, thr));
+  TRY(sc_number(p, node, "threshold", 0, SC_DEFAULT(default_threshold), thr));
   if (!(*mu >= 0)) return sc_fail(p, TL_ERR_INVALID, node, "friction %g: must be >= 0", *mu);
   if (!(*e >= 0 && *e <= 1))
     return sc_fail(p, TL_ERR_INVALID, node, "restitution %g: must be in [0, 1]", *e);
@@ -201,7 +212,7 @@ static tl_status read_ground(sc_state *s, const xmlNode *node) {
   TRY(start(p, node, attrs));
   double h, mu;
   TRY(sc_number(p, node, "height", 0, 0.0, &h));
-  TRY(sc_number(p, node, "friction", 0, SC_DEFAULT_MU, &mu));
+  TRY(sc_number(p, node, "friction", 0, SC_DEFAULT(default_mu), &mu));
   if (!(mu >= 0)) return sc_fail(p, TL_ERR_INVALID, node, "friction %g: must be >= 0", mu);
   tl_error e = {0};
   tl_status st = tl_world_add_ground(p->world, h, mu, &e);
@@ -734,9 +745,9 @@ static tl_status read_world(sc_parser *p, const xmlNode *root) {
   sc_state s;
   memset(&s, 0, sizeof(s));
   s.p = p;
-  s.def_mu = SC_DEFAULT_MU;
+  s.def_mu = SC_DEFAULT(default_mu);
   s.def_restitution = 0;
-  s.def_threshold = SC_DEFAULT_THRESHOLD;
+  s.def_threshold = SC_DEFAULT(default_threshold);
   for (int pass = 1; pass <= 3; pass++) TRY(read_pass(&s, root, pass));
   return TL_OK;
 }

@@ -75,7 +75,7 @@ void tl_system_update_dynamics(tl_system *s) {
   if (s->dyn_valid) return;
   tl_system_update_kinematics(s);
   tl_dyn_crba(&s->d);
-  tl_dyn_rnea(&s->d, s->world->gravity, NULL, 1, s->d.h);
+  tl_dyn_rnea(&s->d, s->world->opt.gravity, NULL, 1, s->d.h);
   s->dyn_valid = 1;
 }
 
@@ -342,7 +342,7 @@ double tl_system_potential_energy(tl_system *s) {
   tl_system_update_kinematics(s);
   double e = 0;
   for (int b = 0; b < s->m->nbody; b++)
-    e -= s->m->body_mass[b] * tl_v3_dot(s->world->gravity, s->d.xcom + 3 * b);
+    e -= s->m->body_mass[b] * tl_v3_dot(s->world->opt.gravity, s->d.xcom + 3 * b);
   return e;
 }
 

@@ -32,7 +32,7 @@ tl_status tl_system_inverse_dynamics_derivatives(tl_system *s, const double *du,
       (st = check_out(dtau_du, "dtau_du", err)))
     return st;
   tl_system_update_kinematics(s);
-  tl_dyn_rnea_derivatives(&s->d, s->world->gravity, du, dtau_dq, dtau_du);
+  tl_dyn_rnea_derivatives(&s->d, s->world->opt.gravity, du, dtau_dq, dtau_du);
   return TL_OK;
 }
 
@@ -46,10 +46,10 @@ tl_status tl_system_forward_dynamics_derivatives(tl_system *s, const double *tau
   tl_sysdata *d = &s->d;
   double *du = d->drv_tau + nv;
   tl_system_update_kinematics(s);
-  if (tl_dyn_aba(d, s->world->gravity, tau, du))
+  if (tl_dyn_aba(d, s->world->opt.gravity, tau, du))
     return tl_error_set(err, TL_ERR_INVALID, s->m->source, 0, NULL,
                         "an articulated joint inertia of '%s' is not positive definite", s->m->name);
-  tl_dyn_rnea_derivatives(d, s->world->gravity, du, ddu_dq, ddu_du);
+  tl_dyn_rnea_derivatives(d, s->world->opt.gravity, du, ddu_dq, ddu_du);
   if (!s->dyn_valid) tl_dyn_crba(d); /* M only: h is not needed (a valid cache already holds this M) */
   if (!tl_dyn_factor_of_M(d) && tl_dyn_factor(d, NULL))
     return tl_error_set(err, TL_ERR_INVALID, s->m->source, 0, NULL,

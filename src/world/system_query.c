@@ -202,7 +202,7 @@ tl_status tl_system_inverse_mass_matrix(tl_system *s, double *Minv, int nv, tl_e
 }
 
 tl_status tl_system_effective_inverse_mass_matrix(tl_system *s, double *Minv, int nv, tl_error *err) {
-  tl_system_implicit_diagonal(s, s->world->dt, s->diag);
+  tl_system_implicit_diagonal(s, s->world->opt.dt, s->diag);
   return inverse_with(s, s->diag, Minv, nv, err);
 }
 
@@ -279,7 +279,7 @@ tl_status tl_system_inverse_dynamics(tl_system *s, const double *du, double *tau
   if ((st = bad_vec(du, nv, s->m->nv, "du", err))) return st;
   if (!tau) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "tau", "tau must not be NULL");
   tl_system_update_kinematics(s);
-  tl_dyn_rnea(&s->d, s->world->gravity, du, 1, tau);
+  tl_dyn_rnea(&s->d, s->world->opt.gravity, du, 1, tau);
   for (int k = 0; k < nv; k++) tau[k] += s->m->dof_rotor_inertia[k] * du[k];
   return TL_OK;
 }
@@ -300,7 +300,7 @@ tl_status tl_system_forward_dynamics(tl_system *s, const double *tau, double *du
     return TL_OK;
   }
   tl_system_update_kinematics(s);
-  if (tl_dyn_aba(&s->d, s->world->gravity, tau, du))
+  if (tl_dyn_aba(&s->d, s->world->opt.gravity, tau, du))
     return tl_error_set(err, TL_ERR_INVALID, s->m->source, 0, NULL,
                         "an articulated joint inertia of '%s' is not positive definite", s->m->name);
   return TL_OK;

@@ -20,34 +20,31 @@
 #include "talus/limits.h"
 #include "world/world_internal.h"
 
-tl_status tl_world_create(tl_world **out, tl_error *err) {
+static tl_status apply_options(tl_world *w, const tl_world_options *o, tl_error *err);
+
+tl_status tl_world_create_with_options(tl_world **out, const tl_world_options *opt, tl_error *err) {
   if (!out) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "out", "out must not be NULL");
   *out = NULL;
+  tl_status st = opt ? tl_world_options_check(opt, err) : TL_OK;
+  if (st) return st;
   tl_world *w = calloc(1, tl_native_world_size()); /* the world, the native workspace behind it */
   if (!w) return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
-  w->dt = 1e-3;
-  tl_v3_set(w->gravity, 0, 0, -9.81);
-  w->default_mu = 0.8;
-  w->default_threshold = 0.01;
-  w->contact_margin = 5e-3;
-  w->erp = 0.2;
-  w->slop = 0.0;
-  w->max_recovery_speed = 1.0;
-  w->contact_compliance = 3e-3;
-  w->limit_margin = 0.02;
-  w->solver = TL_SOLVER_PER_CONTACT;
-  w->solver_max_iter = 100;
-  w->solver_tol = 1e-10;
-  w->sor = 1.0;
+  w->opt = tl_world_options_default();
   w->engine = tl_native_world_engine();
-  tl_status st = w->engine->attach(w, err); /* on failure it has freed what it made */
+  st = w->engine->attach(w, err); /* on failure it has freed what it made */
   if (st) {
     free(w);
+    return st;
+  }
+  if (opt && (st = apply_options(w, opt, err))) {
+    tl_world_free(w);
     return st;
   }
   *out = w;
   return TL_OK;
 }
+
+tl_status tl_world_create(tl_world **out, tl_error *err) { return tl_world_create_with_options(out, NULL, err); }
 
 void tl_world_free(tl_world *w) {
   if (!w) return;
@@ -95,35 +92,69 @@ void tl_world_set_static_params(tl_world *w, int index, double friction, unsigne
   tl_world_filters_changed(w);
 }
 
-/* ---------------- settings ---------------- */
+/* ---------------- settings: tl_world_options and its thin setters ---------------- */
+
+/* The one place that writes w->opt, for tl_world_set_options and every
+ * single setter: *o is valid (tl_world_options_check); the engine's rules
+ * for what changed (w->engine->set_solver: a plugin's solvers, the native
+ * engine's Dantzig scratch; check_feature: velocity limits), all before
+ * anything changes; then the caches
+ * that depend on a changed setting are marked stale (M and h on gravity, the
+ * static geoms' boxes on the contact margin) and *o is copied in. */
+static tl_status apply_options(tl_world *w, const tl_world_options *o, tl_error *err) {
+  tl_status st;
+  if (o->solver != w->opt.solver && (st = w->engine->set_solver(w, o->solver, err))) return st; /* offered, room made */
+  if (o->velocity_limits && !w->opt.velocity_limits && /* refused now, not at the next step */
+      (st = w->engine->check_feature(w, TL_ENGINE_VELOCITY_LIMITS, err)))
+    return st;
+  if (memcmp(o->gravity, w->opt.gravity, sizeof(o->gravity)))
+    for (int i = 0; i < w->nsystem; i++) w->systems[i]->dyn_valid = 0;
+  if (memcmp(&o->contact_margin, &w->opt.contact_margin, sizeof(double))) tl_world_filters_changed(w);
+  w->opt = *o;
+  return TL_OK;
+}
+
+tl_status tl_world_set_options(tl_world *w, const tl_world_options *opt, tl_error *err) {
+  tl_status st = tl_world_options_check(opt, err);
+  return st ? st : apply_options(w, opt, err);
+}
+
+tl_status tl_world_get_options(const tl_world *w, tl_world_options *out, tl_error *err) {
+  if (!out) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "out", "out must not be NULL");
+  *out = w->opt;
+  return TL_OK;
+}
+
+/* The single setters: their own check (their messages name their arguments),
+ * then the options with the fields changed, through apply_options. */
 
 tl_status tl_world_set_timestep(tl_world *w, double dt, tl_error *err) {
   tl_status st = tl_check_timestep(dt, err); /* the one rule (talus/limits.h) */
   if (st) return st;
-  w->dt = dt;
-  return TL_OK;
+  tl_world_options o = w->opt;
+  o.dt = dt;
+  return apply_options(w, &o, err);
 }
 
-double tl_world_timestep(const tl_world *w) { return w->dt; }
+double tl_world_timestep(const tl_world *w) { return w->opt.dt; }
 double tl_world_time(const tl_world *w) { return w->time; }
 
 tl_status tl_world_set_gravity(tl_world *w, const double g[3], tl_error *err) {
   if (!g || !tl_v3_isfinite(g))
     return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "gravity", "gravity must be 3 finite numbers");
-  tl_v3_copy(w->gravity, g);
-  for (int i = 0; i < w->nsystem; i++) w->systems[i]->dyn_valid = 0;
-  return TL_OK;
+  tl_world_options o = w->opt;
+  tl_v3_copy(o.gravity, g);
+  return apply_options(w, &o, err);
 }
 
-void tl_world_gravity(const tl_world *w, double g[3]) { tl_v3_copy(g, w->gravity); }
+void tl_world_gravity(const tl_world *w, double g[3]) { tl_v3_copy(g, w->opt.gravity); }
 
 tl_status tl_world_set_solver(tl_world *w, tl_solver solver, tl_error *err) {
   if (solver != TL_SOLVER_PER_CONTACT && solver != TL_SOLVER_PGS && solver != TL_SOLVER_DANTZIG)
     return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "solver", "unknown solver %d", (int)solver);
-  tl_status st = w->engine->set_solver(w, solver, err); /* offered, room made */
-  if (st) return st;
-  w->solver = solver;
-  return TL_OK;
+  tl_world_options o = w->opt;
+  o.solver = solver; /* the engine's check and scratch: apply_options, w->engine->set_solver */
+  return apply_options(w, &o, err);
 }
 
 tl_status tl_world_set_solver_params(tl_world *w, int max_iter, double tol, double sor, tl_error *err) {
@@ -131,26 +162,29 @@ tl_status tl_world_set_solver_params(tl_world *w, int max_iter, double tol, doub
     return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "solver",
                         "max_iter %d, tol %g, sor %g: expected max_iter >= 1, tol >= 0, 0 < sor < 2",
                         max_iter, tol, sor);
-  w->solver_max_iter = max_iter;
-  w->solver_tol = tol;
-  w->sor = sor;
-  return TL_OK;
+  tl_world_options o = w->opt;
+  o.solver_max_iter = max_iter;
+  o.solver_tol = tol;
+  o.sor = sor;
+  return apply_options(w, &o, err);
 }
 
 tl_status tl_world_set_erp_cfm(tl_world *w, double erp, double cfm, tl_error *err) {
   if (!(erp >= 0 && erp <= 1) || !(cfm >= 0) || !isfinite(cfm))
     return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "erp",
                         "erp %g, cfm %g: expected 0 <= erp <= 1 and a finite cfm >= 0", erp, cfm);
-  w->erp = erp;
-  w->cfm = cfm;
-  return TL_OK;
+  tl_world_options o = w->opt;
+  o.erp = erp;
+  o.cfm = cfm;
+  return apply_options(w, &o, err);
 }
 
 tl_status tl_world_set_contact_compliance(tl_world *w, double relative, tl_error *err) {
   if (!(relative >= 0 && relative <= 1))
     return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "compliance", "relative contact compliance %g: expected 0 <= c <= 1", relative);
-  w->contact_compliance = relative;
-  return TL_OK;
+  tl_world_options o = w->opt;
+  o.contact_compliance = relative;
+  return apply_options(w, &o, err);
 }
 
 tl_status tl_world_set_velocity_limits(tl_world *w, int enabled, tl_error *err) {
@@ -160,11 +194,12 @@ tl_status tl_world_set_velocity_limits(tl_world *w, int enabled, tl_error *err) 
     tl_status st = w->engine->check_feature(w, TL_ENGINE_VELOCITY_LIMITS, err);
     if (st) return st;
   }
-  w->velocity_limits = enabled;
-  return TL_OK;
+  tl_world_options o = w->opt;
+  o.velocity_limits = enabled;
+  return apply_options(w, &o, err);
 }
 
-int tl_world_velocity_limits(const tl_world *w) { return w->velocity_limits; }
+int tl_world_velocity_limits(const tl_world *w) { return w->opt.velocity_limits; }
 
 tl_status tl_world_solver_stats(const tl_world *w, tl_solver_stats *out, tl_error *err) {
   if (!out) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "out", "out must not be NULL");
@@ -214,7 +249,7 @@ static tl_static_geom *push_static(tl_world *w) {
   memset(g, 0, sizeof(*g));
   g->group = 1u;
   g->mask = ~0u;
-  g->friction = w->default_mu;
+  g->friction = w->opt.default_mu;
   g->heightmap = -1;
   tl_m3_identity(g->rot);
   return g;
@@ -369,10 +404,11 @@ tl_status tl_world_set_default_material(tl_world *w, double mu, double restituti
     return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "material",
                         "friction %g, restitution %g, threshold %g: expected mu >= 0, 0 <= e <= 1, threshold >= 0",
                         mu, restitution, threshold);
-  w->default_mu = mu;
-  w->default_restitution = restitution;
-  w->default_threshold = threshold;
-  return TL_OK;
+  tl_world_options o = w->opt;
+  o.default_mu = mu;
+  o.default_restitution = restitution;
+  o.default_threshold = threshold;
+  return apply_options(w, &o, err);
 }
 
 /* FNV-1a (Fowler, Noll, Vo) of a NUL-terminated name. */

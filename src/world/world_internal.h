@@ -75,8 +75,9 @@ typedef struct tl_material_pair {
 } tl_material_pair;
 
 struct tl_world {
-  double dt, time;
-  double gravity[3];
+  tl_world_options opt; /* every setting (talus/world.h): tl_world_set_options and the
+                           single setters write it, nothing else (src/world/world_options.c) */
+  double time;
   int nsystem, cap_system;
   tl_system **systems;
 
@@ -86,8 +87,7 @@ struct tl_world {
   int nheightmap, cap_heightmap;
   tl_heightmap *heightmaps; /* heights owned by the world */
 
-  /* materials */
-  double default_mu, default_restitution, default_threshold;
+  /* materials (the default material: opt) */
   int npair, cap_pair;
   tl_material_pair *pairs;
   int *pair_slot;       /* [pair_slots] open-addressing index of pairs by unordered name pair
@@ -100,21 +100,6 @@ struct tl_world {
                            (tl_world_filters_changed sets it, contact/broadphase.c clears it) */
   int ignore_n, ignore_cap;
   int *ignore;          /* pairs (system, body, system, body) never collided */
-
-  /* constraint solve */
-  tl_solver solver;
-
-  double contact_margin; /* m: speculative contacts closer than this are solved */
-  double erp;            /* fraction of penetration beyond `slop` removed per step */
-  double cfm;            /* constraint force mixing of contact normals (m/s per N s) */
-  double contact_compliance; /* normal compliance relative to the Delassus diagonal */
-  double slop;           /* m: penetration tolerated without correction */
-  double max_recovery_speed; /* m/s: cap of the penetration-recovery velocity */
-  double limit_margin;   /* rad or m: joint limits closer than this become rows */
-  int velocity_limits;   /* 1: URDF <limit velocity> enforced as constraint rows (default 0) */
-  int solver_max_iter;
-  double solver_tol;     /* N s */
-  double sor;            /* over-relaxation of the PGS solver */
 
   /* the engine serving the world (world/world_engine.h): its table, and what it keeps */
   const tl_world_engine *engine; /* never NULL: tl_native_world_engine() or a plugin link's */
