@@ -1,5 +1,5 @@
-/* Guards: src/world/system.c (floating-base PD targets, body-frame force points), src/world/world.c
- * (implicit PD and external forces in the step), src/world/constraint.c (ERP per material pair). */
+/* Guards: src/world/system.c (floating-base PD targets, body-frame force points), src/native/step.c
+ * (implicit PD and external forces in the step), src/contact/constraint_rows.c (ERP per material pair). */
 /* Floating-base PD targets, external forces at body-frame points, and ERP
  * per material pair. */
 #include <math.h>

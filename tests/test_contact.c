@@ -1,6 +1,6 @@
-/* Guards: src/world/constraint.c (contact rows, per-contact / PGS / Dantzig / direct solves,
+/* Guards: src/contact/constraint_rows.c, solver_gs.c, solver_direct.c (contact rows, per-contact / PGS / Dantzig / direct solves,
  * restitution pass, deferred contacts), src/contact/cone.c, src/contact/lcp_dantzig.c,
- * src/world/collision.c (filters), src/contact/narrowphase.c. */
+ * src/contact/broadphase.c (filters), src/contact/narrowphase.c. */
 /* Talus contact physics (issue 5, "Done when"), through the public API only.
  *
  * Every check is a physics assertion with its measured figure printed.

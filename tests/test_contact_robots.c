@@ -1,4 +1,4 @@
-/* Guards: src/world/constraint.c (joint-limit and mimic rows), src/contact/collide_hfield.c,
+/* Guards: src/contact/constraint_rows.c (joint-limit and mimic rows), src/contact/collide_hfield.c,
  * src/contact/collide_convex.c (hulls on terrain and ground), controllers/stand.c. */
 /* Talus constraints and robots in contact (issue 5, "Done when"), public API only.
  *

@@ -1,4 +1,4 @@
-/* Guards: src/world/world.c (implicit PD, effort limits, external forces in the step),
+/* Guards: src/native/step.c (implicit PD, effort limits, external forces in the step),
  * src/world/system.c (PD gains and targets, springs), src/world/system_params.c (run-time mass
  * changes). */
 /* Control (issue 6): the implicit PD with effort limits, joint springs,

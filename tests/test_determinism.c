@@ -1,4 +1,4 @@
-/* Guards: src/world/world.c (the step), src/world/constraint.c (per-contact, Dantzig and PGS
+/* Guards: src/native/step.c (the step), src/contact/solver_gs.c and solver_direct.c (per-contact, Dantzig and PGS
  * solves), src/contact/lcp_dantzig.c, src/math/tl_dense.c (fixed-order kernels: no OpenBLAS kernel
  * or thread count may change a bit), controllers/trot.c. */
 /* Bit-identical trajectories across OpenBLAS kernels, BLAS thread counts and

@@ -1,5 +1,5 @@
 /* Guards: src/contact/collide_plane.c (primitives on the ground), src/contact/cone.c (Coulomb
- * cone), src/world/constraint.c (contact rows), src/world/world.c (the step). */
+ * cone), src/contact/constraint_rows.c (contact rows), src/native/step.c (the step). */
 /* Talus ground contact: resting, impact, contact counts, Coulomb friction.
  *
  * World: ground plane z = 0 (tl_world_add_ground(w, 0, 0.8); the geoms'

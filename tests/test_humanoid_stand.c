@@ -1,4 +1,4 @@
-/* Guards: controllers/stand.c on spherical joints, src/world/world.c and src/world/constraint.c
+/* Guards: controllers/stand.c on spherical joints, src/native/step.c and src/contact/constraint_rows.c
  * (the step with contacts), src/contact/collide_plane.c. */
 /* The DeepMimic humanoid (shared/robots/deepmimic_humanoid/humanoid.urdf:
  * 45 kg, 8 spherical + 4 revolute joints, floating base, primitive geoms,

@@ -1,4 +1,4 @@
-/* Guards: src/world/world.c (semi-implicit Euler and RK4 steps), src/world/system.c (quaternion
+/* Guards: src/native/step.c (semi-implicit Euler and RK4 steps), src/world/system.c (quaternion
  * integration and normalization), src/dynamics/aba.c / factor.c (forward dynamics). */
 /* Talus time integration without contact: energy and momentum conservation,
  * unit quaternions, and the convergence order of RK4 and semi-implicit Euler.

@@ -1,4 +1,4 @@
-/* Guards: src/model/model.c (tl_model_default_q), src/world/world.c and src/world/constraint.c (PD
+/* Guards: src/model/model.c (tl_model_default_q), src/native/step.c and src/contact/constraint_rows.c (PD
  * targets clamped, velocity-limit rows), src/scene/scene_load.c (limits from world files). */
 /* Joint limits respected from the first step (issue 11). Public API only.
  *

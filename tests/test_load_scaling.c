@@ -1,4 +1,4 @@
-/* Guards: src/scene/scene_load.c, src/world/world.c, src/world/collision.c (objects, material pairs
+/* Guards: src/scene/scene_load.c, src/world/world.c, src/contact/broadphase.c (objects, material pairs
  * and static geoms added in linear time and memory). */
 /* World construction scales linearly (issue 21 §2, "Quadratic loading"):
  * world files of n and 2n objects, of n and 2n material pairs and of n and

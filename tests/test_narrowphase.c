@@ -1,6 +1,6 @@
 /* Guards: src/contact/narrowphase.c, collide_prim.c, collide_box.c, collide_plane.c,
  * collide_convex.c, collide_hfield.c (every pair type, manifolds, AABBs); mode robot:
- * src/world/collision.c. */
+ * src/contact/broadphase.c. */
 /* Narrowphase (src/contact/narrowphase.h): analytic expectations for every
  * pair type (depth, normal, count, positions), rotated poses, symmetry
  * (swapping a and b flips the normals and keeps depths and positions, checked

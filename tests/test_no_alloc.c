@@ -1,4 +1,4 @@
-/* Guards: src/world/world.c, src/world/constraint.c, src/world/collision.c (stepping never
+/* Guards: src/native/step.c, src/contact/constraint_rows.c, src/contact/broadphase.c (stepping never
  * allocates, every solver), controllers/stand.c. */
 /* Stepping never allocates (DESIGN.md): malloc, calloc and realloc are
  * wrapped at link time (-Wl,--wrap) and counted while worlds with robots,

@@ -1,4 +1,4 @@
-/* Guards: src/world/world.c (the step's energy behaviour), src/dynamics/crba.c,
+/* Guards: src/native/step.c (the step's energy behaviour), src/dynamics/crba.c,
  * src/dynamics/rnea.c. */
 /* Talus pendulums: energy behaviour of the step and the analytic period.
  *

@@ -1,4 +1,4 @@
-/* Guards: src/world/constraint.c (the restitution impact pass under each solver),
+/* Guards: src/contact/impact.c (the restitution impact pass under each solver),
  * src/contact/cone.c, src/contact/lcp_dantzig.c, src/scene/scene_load.c. */
 /* Elastic contacts keep their energy (issue 11). Every scene is a world file
  * written here and loaded with tl_scene_load, so it runs with the defaults a

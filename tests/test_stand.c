@@ -1,4 +1,4 @@
-/* Guards: controllers/stand.c (quadrupeds standing), src/world/world.c and src/world/constraint.c
+/* Guards: controllers/stand.c (quadrupeds standing), src/native/step.c and src/contact/constraint_rows.c
  * (the step with contacts). */
 /* Talus quadrupeds standing on the ground with the stand controller.
  *

@@ -1,5 +1,5 @@
-/* Guards: controllers/trot.c (trotting on flat ground), src/world/world.c and
- * src/world/constraint.c (the step with contacts). */
+/* Guards: controllers/trot.c (trotting on flat ground), src/native/step.c and
+ * src/contact/constraint_rows.c (the step with contacts). */
 /* The trot controller (controllers/trot.h) on flat ground.
  *
  * A quadruped starts at its reference configuration (q = 0 joints, identity
