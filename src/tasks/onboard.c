@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "math/tl_dense.h"
 #include "math/tl_math.h"
 #include "talus/onboard.h"
 #include "tasks/task_internal.h"
@@ -348,33 +349,6 @@ static void body_point(tl_system *sys, int b, const double p[3], double out[3]) 
   for (int a = 0; a < 3; a++) out[a] = pos[a] + w[a];
 }
 
-/* Solve the symmetric positive definite A x = b (n x n, destroyed) by Cholesky. */
-static int chol_solve(double *A, double *b, int n) {
-  for (int j = 0; j < n; j++) {
-    double d = A[j * n + j];
-    for (int k = 0; k < j; k++) d -= A[j * n + k] * A[j * n + k];
-    if (!(d > 0)) return -1;
-    d = sqrt(d);
-    A[j * n + j] = d;
-    for (int i = j + 1; i < n; i++) {
-      double s = A[i * n + j];
-      for (int k = 0; k < j; k++) s -= A[i * n + k] * A[j * n + k];
-      A[i * n + j] = s / d;
-    }
-  }
-  for (int i = 0; i < n; i++) {
-    double s = b[i];
-    for (int k = 0; k < i; k++) s -= A[i * n + k] * b[k];
-    b[i] = s / A[i * n + i];
-  }
-  for (int i = n - 1; i >= 0; i--) {
-    double s = b[i];
-    for (int k = i + 1; k < n; k++) s -= A[k * n + i] * b[k];
-    b[i] = s / A[i * n + i];
-  }
-  return 0;
-}
-
 typedef struct ik {
   tl_system *sys;
   const tl_model *m;
@@ -453,7 +427,9 @@ static double solve_ik(ik *s, double *q, double h, const tl_standing_options *o,
         s->A[a * nj + b] = s->A[b * nj + a] = sum + (a == b ? lam2 : 0);
       }
     }
-    if (chol_solve(s->A, s->g, nj)) break;
+    /* the damped normal equations (symmetric positive definite): the one Cholesky module */
+    if (tl_dense_cholesky_cm(nj, s->A, 0.0)) break;
+    tl_dense_cholesky_cm_solve(nj, s->A, s->g);
     double big = 0;
     for (int j = 0; j < nj; j++) big = fmax(big, fabs(s->g[j]));
     double scale = big > 0.5 ? 0.5 / big : 1.0;
