@@ -277,6 +277,50 @@ tl_status tl_system_body_contact_wrench(tl_system *sys, int body, const double p
 tl_status tl_system_frame_contact_wrench(tl_system *sys, int frame, double force[3], double torque[3],
                                          tl_error *err);
 
+/* ---- joint reaction wrenches (the last step; ODE's dJointGetFeedback) ----
+ * The wrench that the parent body exerted on the child body through joint
+ * `joint` over the last step: everything the joint transmits together, its
+ * constraint (the directions it does not move in), the actuator (PD,
+ * feed-forward), limit, spring, damping, friction and mimic forces. joint is
+ * the body / movable-joint index 0 .. nbody - 1 (tl_model_body_name,
+ * tl_model_joint_name); joint 0 is the root joint: for a fixed base the
+ * support reaction the world exerts on the base, for a floating base the
+ * generalized force applied on the base's DOFs (zero, to rounding, unless
+ * base PD gains or a feed-forward act on them). Fixed URDF joints are not
+ * joints of their own: their links are merged into one rigid body with their
+ * movable ancestor, and no wrench is reported across them.
+ * f (N) and n (N m, about the joint frame's origin) are expressed in the
+ * axes of the child's joint frame (the body frame of `joint`), like
+ * Pinocchio's data.f but in the joint frame, at the configuration the step
+ * evaluated its forces at: its start q_prev (the wrench is an average over
+ * the step, the frame is that of the step's start; the current q differs by
+ * dt u). Either output may be NULL.
+ * Method: the recursive Newton-Euler backward pass (Featherstone, Rigid Body
+ * Dynamics Algorithms, 2008, Table 5.1) at the step's start state with the
+ * step's acceleration du = (u+ - u)/dt and, as external forces, gravity, the
+ * contact forces of the step (the impulses of tl_world_contact / dt, at
+ * their points), the external forces of tl_system_add_external_* and the loop
+ * constraints', so that for an Euler system it is consistent with the
+ * semi-implicit step to rounding: the projection on the joint's motion
+ * subspace equals the generalized force the step applied at that joint (PD
+ * at the end-of-step state, springs, damping, friction and limit impulses /
+ * dt) minus the reflected rotor inertia's torque (rotor inertia) du, which
+ * stays in the actuator. For an RK4 system (no contacts) it is the same
+ * formula, consistent with the RK4 step to O(dt). Computed on request (the
+ * step pays nothing for it), O(nbody + contacts); allocates nothing.
+ * Ask right after the step (tl_world_step or tl_world_integrate2); between
+ * tl_world_integrate1 and tl_world_integrate2 the world's contacts are the
+ * coming step's. Errors: TL_ERR_ARGUMENT for a bad joint index; TL_ERR_INVALID
+ * before the first step, or when q or the time step were changed since the
+ * last step (Euler systems: q must equal q_prev (+) dt u bit for bit);
+ * TL_ERR_UNSUPPORTED on an engine that cannot tell them (plugins: ODE,
+ * MuJoCo) and when the last step's external forces came as one generalized
+ * force without their points (restored from a snapshot). */
+tl_status tl_system_joint_wrench(tl_system *sys, int joint, double f[3], double n[3], tl_error *err);
+/* Every joint's wrench at once (one pass): out (n = 6 nbody doubles) holds
+ * joint b's [f (3), n (3)] at out[6 b], as tl_system_joint_wrench. */
+tl_status tl_system_joint_wrenches(tl_system *sys, double *out, int n, tl_error *err);
+
 /* ---- external forces: applied during the next step only (RaiSim), or cleared ---- */
 /* Force f (N, world) at the world point `point` (m) fixed to body `body`;
  * point NULL: at the body's COM. */
