@@ -446,6 +446,15 @@ static PyObject *system_applied_force(tlpy_system *self, PyObject *unused) {
   return a ? done(a, tl_system_applied_generalized_force(self->sys, PyArray_DATA(a), NV(self), &err), &err) : NULL;
 }
 
+static PyObject *system_joint_wrenches(tlpy_system *self, PyObject *unused) {
+  (void)unused;
+  IDLE(self);
+  int nb = tl_model_nbody(tl_system_model(self->sys));
+  PyArrayObject *a = mat(nb, 6);
+  tl_error err;
+  return a ? done(a, tl_system_joint_wrenches(self->sys, PyArray_DATA(a), 6 * nb, &err), &err) : NULL;
+}
+
 static PyObject *system_add_external_force(tlpy_system *self, PyObject *args, PyObject *kw) {
   static char *names[] = {"body", "force", "point", NULL};
   PyObject *body, *force, *point = Py_None;
@@ -711,6 +720,18 @@ static PyMethodDef system_methods[] = {
     M_NOARGS("applied_generalized_force", system_applied_force,
              "applied_generalized_force() -> float64 (nv,)\n\nActuator force of the last step: feedforward + PD, after "
              "the effort limits."),
+    M_NOARGS("joint_wrenches", system_joint_wrenches,
+             "joint_wrenches() -> float64 (njoint, 6)\n\nJoint reaction wrenches of the last step (ODE's "
+             "dJointGetFeedback; Pinocchio's data.f\nin the joint frame): row j = [f (3) N, n (3) N m], the wrench "
+             "the parent body exerted on\nbody j through joint j (j: body index, model.body_names order; row 0 the "
+             "root joint:\na fixed base's support reaction, zero for a floating base), constraint, actuator,\nlimit, "
+             "spring, damping and friction parts together, n about the joint frame's origin,\nboth in the axes of "
+             "the child's joint frame (the body frame) at the step's start q.\nRecursive Newton-Euler at the step's "
+             "start with du = (u+ - u)/dt, gravity, the step's\ncontact and external forces (Featherstone 2008, "
+             "Table 5.1): consistent with the step,\nthe axis projection is the applied force less the rotor's "
+             "inertia torque. Fixed URDF\njoints are merged, not reported. Ask right after world.step(): "
+             "TalusError before the\nfirst step or after set_state, and on plugin engines (its status: "
+             "unsupported)."),
     M_KW("add_external_force", system_add_external_force,
          "add_external_force(body, force, point=None)\n\nForce (N, world, (3,)) at a world point (m) fixed to "
          "`body` (its COM if None),\nfor the next step only."),
