@@ -7,7 +7,8 @@
  *            plane: each joint carries the weight of the links below it
  *            (force = mass below * g, upward) and its moment about the joint
  *            origin from the COMs' offsets, the root joint the whole weight
- *            (the base's support reaction), to 1e-9 after 1 and 200 steps.
+ *            (the base's support reaction), to 1e-9 after 1 and 200 steps, with
+ *            the Euler and the RK4 integrator.
  *   arm      KUKA iiwa (SHARED/robots/kuka_iiwa/model.urdf) at 5 random
  *            states with random PD gains, targets, feed-forward and an
  *            external force: every joint's wrench equals an independent
@@ -30,7 +31,11 @@
  *   errors   before the first step and after set_state: TL_ERR_INVALID; a bad
  *            joint index or length: TL_ERR_ARGUMENT; external forces added
  *            after the step leave the last step's wrenches as they were; after
- *            restoring a snapshot holding external forces: TL_ERR_UNSUPPORTED.
+ *            restoring a snapshot holding external forces: TL_ERR_UNSUPPORTED;
+ *            a horizontal pendulum with a 5 N lift has its rigid-body joint
+ *            force; a force recorded through the loop-constraint hook
+ *            (tl_system_loop_force_add) changes joint 1 by exactly -(F, r x F).
+ *   plugin   on the ODE engine (when built): TL_ERR_UNSUPPORTED naming it.
  * Exit 77 when SHARED is absent (the chain and errors parts need nothing). */
 #include <math.h>
 #include <stdio.h>
@@ -38,6 +43,7 @@
 #include <string.h>
 
 #include "model/model.h"
+#include "world/world_internal.h"
 #include "talus/talus.h"
 #include "test_util.h"
 
@@ -134,7 +140,7 @@ static const char *CHAIN =
     "<inertia ixx='0.1' iyy='0.1' izz='0.1' ixy='0' ixz='0' iyz='0'/></inertial></link>"
     "%s</robot>";
 
-static void chain(void) {
+static void chain(int rk4) {
   /* link k: mass 1 + 0.5 k, COM (0, 0.1 (k + 1), -0.2) in its frame; joint k + 1 at (0, 0.05, -0.4) */
   char links[8192] = "", buf[16384];
   const int n = 4;
@@ -158,6 +164,7 @@ static void chain(void) {
   int ok = tl_model_load_urdf_string(buf, strlen(buf), "chain", &lo, &m, &err) == TL_OK &&
            tl_world_create(&w, &err) == TL_OK && tl_world_set_timestep(w, DT, &err) == TL_OK &&
            tl_world_add_system(w, m, &s, &err) == TL_OK;
+  if (rk4) ok = tl_system_set_integrator(s, TL_INTEGRATOR_RK4, &err) == TL_OK;
   if (!TL_CHECK(ok, "chain: setup: %s", err.message)) goto done;
   TL_CHECK(tl_model_nbody(m) == n + 1, "chain: %d bodies", tl_model_nbody(m));
   /* world COMs at q = 0 and the joint origins */
@@ -185,8 +192,8 @@ static void chain(void) {
       }
       double f1[3], n1[3];
       tl_system_joint_wrench(s, j, f1, n1, NULL);
-      printf("chain, %d steps, joint %d: f (%.12f %.12f %.12f) N, n (%.12f %.12f %.12f) N m; expected f_z %.12f, n_x %.12f, n_y %.12f\n",
-             steps, j, out[6 * j], out[6 * j + 1], out[6 * j + 2], out[6 * j + 3], out[6 * j + 4], out[6 * j + 5], f[2],
+      printf("chain (%s), %d steps, joint %d: f (%.12f %.12f %.12f) N, n (%.12f %.12f %.12f) N m; expected f_z %.12f, n_x %.12f, n_y %.12f\n",
+             rk4 ? "RK4" : "Euler", steps, j, out[6 * j], out[6 * j + 1], out[6 * j + 2], out[6 * j + 3], out[6 * j + 4], out[6 * j + 5], f[2],
              nn[0], nn[1]);
       for (int i = 0; i < 3; i++) {
         char what[64];
@@ -472,15 +479,67 @@ static void errors(void) {
   TL_CHECK(tl_world_step(w, &err) == TL_OK && tl_system_joint_wrenches(s, all, 12, &err) == TL_OK,
            "the step after: %s", err.message);
   free(snap);
+  /* the loop-constraint hook (tl_system_loop_force_add, for issue 23's loop solve): a force it
+     records on body 1 enters joint 1 and the root as an external force, -(F, r x F) */
+  double Fl[3] = {1, 2, 3}, pl[3] = {0.2, 0.1, -0.1}, pos[3], R[9];
+  memcpy(before, all, sizeof all);
+  tl_system_loop_force_add(s, 1, Fl, pl, NULL);
+  ok = tl_system_joint_wrenches(s, all, 12, &err) == TL_OK;
+  memset(s->loop_force, 0, 6 * sizeof(double) * 2);
+  tl_system_get_state(s, q, 1, u, 1, NULL); /* the step's start pose of body 1 */
+  double qs[1], us[1];
+  memcpy(qs, q, sizeof q), memcpy(us, u, sizeof u);
+  tl_system_set_state(s, s->q_prev, 1, s->u_prev, 1, NULL);
+  tl_system_body_pose(s, 1, pos, R, NULL);
+  tl_system_set_state(s, qs, 1, us, 1, NULL);
+  double r[3] = {pl[0] - pos[0], pl[1] - pos[1], pl[2] - pos[2]};
+  double mom[3] = {r[1] * Fl[2] - r[2] * Fl[1], r[2] * Fl[0] - r[0] * Fl[2], r[0] * Fl[1] - r[1] * Fl[0]}, dmax = 0;
+  for (int i = 0; i < 3; i++) {
+    double fb = R[i] * Fl[0] + R[3 + i] * Fl[1] + R[6 + i] * Fl[2], nb = R[i] * mom[0] + R[3 + i] * mom[1] + R[6 + i] * mom[2];
+    dmax = fmax(dmax, fabs(all[6 + i] - before[6 + i] + fb));
+    dmax = fmax(dmax, fabs(all[9 + i] - before[9 + i] + nb));
+  }
+  TL_CHECK(ok && dmax < 1e-12, "loop hook: joint 1 changed by other than -(F, r x F): %.3e", dmax);
 done:
+  tl_world_free(w);
+  tl_model_free(m);
+}
+
+/* On a plugin engine (ODE, when built): TL_ERR_UNSUPPORTED naming the engine. */
+static void plugin(void) {
+  const tl_engine_api *ode = NULL;
+  if (tl_engine_find("ode", &ode, NULL) != TL_OK) {
+    printf("the ODE plugin is not built: its refusal is not checked\n");
+    return;
+  }
+  static const char *P =
+      "<robot name='p'><link name='base'/><link name='a'><inertial><mass value='1'/><origin xyz='0.3 0 0'/>"
+      "<inertia ixx='0.01' iyy='0.01' izz='0.01' ixy='0' ixz='0' iyz='0'/></inertial></link>"
+      "<joint name='j' type='continuous'><parent link='base'/><child link='a'/><axis xyz='0 1 0'/></joint></robot>";
+  tl_load_options lo = tl_load_options_default();
+  lo.base = TL_BASE_FIXED;
+  tl_model *m = NULL;
+  tl_world *w = NULL;
+  tl_system *s = NULL;
+  int ok = tl_model_load_urdf_string(P, strlen(P), "p", &lo, &m, &err) == TL_OK &&
+           tl_world_create_with_engine(&w, "ode", &err) == TL_OK && tl_world_add_system(w, m, &s, &err) == TL_OK &&
+           tl_world_step(w, &err) == TL_OK;
+  if (TL_CHECK(ok, "ode: setup: %s", err.message)) {
+    double f[3], n[3];
+    tl_status st = tl_system_joint_wrench(s, 1, f, n, &err);
+    TL_CHECK(st == TL_ERR_UNSUPPORTED && strstr(err.message, "ode"), "ode: status %d (%s)", st, err.message);
+    printf("on ode: %s\n", err.message);
+  }
   tl_world_free(w);
   tl_model_free(m);
 }
 
 int main(int argc, char **argv) {
   const char *shared = tl_test_shared_dir(argc, argv, 1);
-  chain();
+  chain(0);
+  chain(1);
   errors();
+  plugin();
   char path[4096];
   snprintf(path, sizeof path, "%s/kuka_iiwa/model.urdf", shared ? shared : "");
   FILE *f = shared ? fopen(path, "r") : NULL;
