@@ -15,7 +15,7 @@ void tl_system_destroy(tl_system *s) {
   tl_sysdata_free(&s->d);
   double *arr[] = {s->kp, s->kd, s->q_target, s->u_target, s->tau_ff, s->tau_applied, s->ext,
                    s->force, s->diag, s->u_prev, s->q_prev, s->u_free, s->rk, s->Jtmp, s->lambda_joint,
-                   s->gen_change, s->z, s->pd_e, s->spring_e, s->ext_sp, s->loop_force, s->wrench_ws};
+                   s->gen_change, s->z, s->pd_e, s->spring_e, s->ext_sp, s->wrench_ws};
   for (size_t i = 0; i < sizeof(arr) / sizeof(arr[0]); i++) free(arr[i]);
   for (int h = 0; s->hulls && h < s->m->nhull; h++) tl_hull_graph_free(&s->hulls[h]);
   free(s->hulls);
@@ -38,10 +38,10 @@ tl_system *tl_system_create(tl_world *w, const tl_model *model, int index) {
   double **arr[] = {&s->kp, &s->kd, &s->q_target, &s->u_target, &s->tau_ff, &s->tau_applied, &s->ext,
                     &s->force, &s->diag, &s->u_prev, &s->q_prev, &s->u_free, &s->rk, &s->Jtmp,
                     &s->lambda_joint, &s->gen_change, &s->z, &s->pd_e, &s->spring_e, &s->ext_sp,
-                    &s->loop_force, &s->wrench_ws};
+                    &s->wrench_ws};
   size_t nb = (size_t)s->m->nbody;
   size_t len[] = {nv, nv, nq, nv, nv, nv, nv, nv, nv, nv, nq, nv, nq + 9 * nv, 3 * nv, TL_JOINT_SLOTS * nv, nv, nv, nv, nv,
-                  12 * nb, 6 * nb, tl_system_wrench_ws_size(s->m->nbody, s->m->nv, s->m->nq)};
+                  12 * nb, tl_system_wrench_ws_size(s->m->nbody, s->m->nv, s->m->nq)};
   for (size_t i = 0; i < sizeof(len) / sizeof(len[0]); i++) {
     *arr[i] = calloc(len[i] ? len[i] : 1, sizeof(double));
     if (!*arr[i]) {

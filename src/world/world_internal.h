@@ -63,11 +63,6 @@ struct tl_system {
                            they act in); NAN: empty */
   double ext_lost;      /* start time of a step whose external forces came without their points
                            (a snapshot restore, the plugin adapter's generalized force); NAN: none */
-  double *loop_force;   /* [6 nbody] the loop-constraint hook: spatial forces (moment about the world
-                           origin, force; world axes; N m, N) the loop constraints exerted on each body
-                           over the last step (impulse / dt). Zero unless the loop solve writes it:
-                           it clears the array and adds each constraint's force through
-                           tl_system_loop_force_add (below) in every step of a system with loops */
   double *wrench_ws;    /* scratch of the wrench computation (tl_system_wrench_ws_size doubles) */
 };
 
@@ -177,24 +172,6 @@ void tl_system_wrench_ext_replaced(tl_system *s);
  * spatial per body (6 nbody doubles, as ext_sp), or NULL if none; *lost = 1
  * when that step had external forces whose points are not known. */
 const double *tl_system_wrench_last_external(const tl_system *s, int *lost);
-/* The loop-constraint hook (issue 23 §1): the loop solve adds the force f
- * (N, world) that a loop constraint exerts on body b of s at the world point
- * p (m), plus a pure moment n (N m, world; NULL: none), as averaged over the
- * step (impulse / dt), into s->loop_force, and clears s->loop_force (6 nbody
- * doubles) at the start of each of its steps. tl_system_joint_wrench then
- * counts these forces like contact forces: as external forces on the bodies,
- * so a joint inside a closed loop carries its share of the loop's load. */
-static inline void tl_system_loop_force_add(tl_system *s, int b, const double f[3], const double p[3],
-                                            const double n[3]) {
-  double *F = s->loop_force + 6 * b;
-  F[0] += p[1] * f[2] - p[2] * f[1] + (n ? n[0] : 0.0);
-  F[1] += p[2] * f[0] - p[0] * f[2] + (n ? n[1] : 0.0);
-  F[2] += p[0] * f[1] - p[1] * f[0] + (n ? n[2] : 0.0);
-  F[3] += f[0];
-  F[4] += f[1];
-  F[5] += f[2];
-}
-
 /* Largest |q_i| a state may hold (m or rad): 1e9, far beyond any robot, far
  * below where sums of squares overflow. */
 #define TL_Q_MAX 1e9
