@@ -224,7 +224,7 @@ static double compare_step(tl_world *w, tl_system *s, const double *q0, const do
   double *tau = malloc((size_t)nv * sizeof(double));
   pforce ext[64];
   int next = next0;
-  memcpy(ext, ext0, (size_t)next0 * sizeof(pforce));
+  if (next0) memcpy(ext, ext0, (size_t)next0 * sizeof(pforce));
   if (!got || !want || !u1 || !q1 || !du || !tau) exit(2);
   tl_system_set_state(s, q0, nq, u0, nv, NULL);
   for (int e = 0; e < next0; e++) tl_system_add_external_force(s, ext0[e].b, ext0[e].F, ext0[e].p, NULL);
