@@ -35,6 +35,8 @@
  *            a horizontal pendulum with a 5 N lift has its rigid-body joint
  *            force; a loop constraint's wrench of the last step (tl_constraint
  *            force, torque, set by hand) changes joint 1 by exactly -(F, r x F + T).
+ *   limit    a horizontal pendulum resting on its upper limit: force m g, and the
+ *            limit's torque -0.3 m g about the axis (1e-6 m g).
  *   plugin   on the ODE engine (when built): TL_ERR_UNSUPPORTED naming it.
  * Exit 77 when SHARED is absent (the chain and errors parts need nothing). */
 #include <math.h>
@@ -515,6 +517,36 @@ done:
   tl_model_free(m);
 }
 
+/* A horizontal pendulum resting against its upper limit (gravity turns it toward +q): the limit
+ * row carries the whole gravity torque, so the wrench about the axis is the limit's part. */
+static void limit_rest(void) {
+  static const char *P =
+      "<robot name='p'><link name='base'/><link name='a'><inertial><mass value='2'/><origin xyz='0.3 0 0'/>"
+      "<inertia ixx='0.01' iyy='0.01' izz='0.01' ixy='0' ixz='0' iyz='0'/></inertial></link>"
+      "<joint name='j' type='revolute'><parent link='base'/><child link='a'/><axis xyz='0 1 0'/>"
+      "<limit lower='-1' upper='0' effort='100' velocity='10'/></joint></robot>";
+  tl_load_options lo = tl_load_options_default();
+  lo.base = TL_BASE_FIXED;
+  tl_model *m = NULL;
+  tl_world *w = NULL;
+  tl_system *s = NULL;
+  int ok = tl_model_load_urdf_string(P, strlen(P), "p", &lo, &m, &err) == TL_OK && tl_world_create(&w, &err) == TL_OK &&
+           tl_world_set_timestep(w, DT, &err) == TL_OK && tl_world_add_system(w, m, &s, &err) == TL_OK;
+  for (int i = 0; ok && i < 500; i++) ok = tl_world_step(w, &err) == TL_OK;
+  double out[12], q[1], u[1];
+  ok = ok && tl_system_joint_wrenches(s, out, 12, &err) == TL_OK;
+  if (TL_CHECK(ok, "limit: %s", err.message)) {
+    tl_system_get_state(s, q, 1, u, 1, NULL);
+    double mg = 2 * G;
+    printf("pendulum on its upper limit (q %.3e rad): joint f (%.9f %.9f %.9f) N, n (%.9f %.9f %.9f) N m; m g %.4f N, "
+           "its torque %.6f N m\n", q[0], out[6], out[7], out[8], out[9], out[10], out[11], mg, 0.3 * mg);
+    TL_CHECK(fabs(out[8] - mg) < 1e-6 * mg && fabs(out[6]) < 1e-6 * mg, "limit: joint force (%g, %g)", out[6], out[8]);
+    TL_CHECK(fabs(out[10] + 0.3 * mg) < 1e-6 * mg, "limit: the axis moment %.9f, the limit holds %.9f", out[10], -0.3 * mg);
+  }
+  tl_world_free(w);
+  tl_model_free(m);
+}
+
 /* On a plugin engine (ODE, when built): TL_ERR_UNSUPPORTED naming the engine. */
 static void plugin(void) {
   const tl_engine_api *ode = NULL;
@@ -549,6 +581,7 @@ int main(int argc, char **argv) {
   chain(0);
   chain(1);
   errors();
+  limit_rest();
   plugin();
   char path[4096];
   snprintf(path, sizeof path, "%s/kuka_iiwa/model.urdf", shared ? shared : "");
