@@ -26,8 +26,12 @@
  *            every joint equals the independent sum with the contact forces
  *            of tl_world_contact within 1e-9 of the weight; the root wrench is
  *            0; the four hips carry the base's weight: the sum of the hip
- *            joints' forces (world) equals the contact forces minus the legs'
- *            weight (1e-3 of m g), and the contacts carry m g (1 %).
+ *            joints' forces (world, what the base exerts on the legs) equals
+ *            minus the contact forces less the legs' weight (1e-3 of m g), and
+ *            the contacts carry m g (1 %); across the fixed joints
+ *            (tl_system_frame_wrench) the feet pass the contact forces less
+ *            their weight and base_to_base_inertia the inertia link's weight
+ *            (1e-3 m g).
  *   errors   before the first step and after set_state: TL_ERR_INVALID; a bad
  *            joint index or length: TL_ERR_ARGUMENT; external forces added
  *            after the step leave the last step's wrenches as they were; after
@@ -37,6 +41,12 @@
  *            force, torque, set by hand) changes joint 1 by exactly -(F, r x F + T).
  *   limit    a horizontal pendulum resting on its upper limit: force m g, and the
  *            limit's torque -0.3 m g about the axis (1e-6 m g).
+ *   fixed    tl_system_frame_wrench across a fixed joint inside a merged body
+ *            (a pendulum carrying a fixed link from which a second pendulum
+ *            hangs, at rest): the weight beyond it and its moment in the
+ *            frame's axes (1e-9); a movable joint's frame equals its joint's
+ *            wrench, a user frame the body's joint wrench moved to it; an
+ *            external force on the body: TL_ERR_UNSUPPORTED.
  *   plugin   on the ODE engine (when built): TL_ERR_UNSUPPORTED naming it.
  * Exit 77 when SHARED is absent (the chain and errors parts need nothing). */
 #include <math.h>
@@ -375,7 +385,26 @@ static void stand(const char *path) {
   double Fc[3] = {0, 0, 0}, hips[3] = {0, 0, 0}, legs = 0, all[6 * 64];
   if (!TL_CHECK(nb <= 64, "stand: %d bodies", nb)) goto done2;
   double d = compare_step(w, s, q, u, NULL, 0, &root, &proj, all);
+  /* fixed joints: the feet (leaves) and the base's inertia link hung on the massless base link */
+  static const char *fnames[5] = {"LF_shank_fixed_LF_FOOT", "RF_shank_fixed_RF_FOOT", "LH_shank_fixed_LH_FOOT",
+                                  "RH_shank_fixed_RH_FOOT", "base_to_base_inertia"};
+  double fw[5][6];
+  int fidx[5];
+  for (int i = 0; i < 5; i++) {
+    ok = tl_system_frame_index(s, fnames[i], &fidx[i], &err) == TL_OK &&
+         tl_system_frame_wrench(s, fidx[i], fw[i], fw[i] + 3, &err) == TL_OK;
+    if (!TL_CHECK(ok, "stand: frame %s: %s", fnames[i], err.message)) goto done2;
+  }
   tl_system_set_state(s, q, nq, u, nv, NULL); /* the step's start: the joint frames' poses */
+  double feet[3] = {0, 0, 0}, bi[3] = {0, 0, 0}, mfeet = 0, mbi = 0;
+  for (int i = 0; i < 5; i++) {
+    double p[3], R[9];
+    tl_system_frame_pose(s, fidx[i], p, R, NULL);
+    for (int r = 0; r < 3; r++) (i < 4 ? feet : bi)[r] += R[3 * r] * fw[i][0] + R[3 * r + 1] * fw[i][1] + R[3 * r + 2] * fw[i][2];
+    const char *link = tl_model_frame_link(m, fidx[i]);
+    for (int l = 0; l < m->nlink; l++)
+      if (!strcmp(m->link_name[l], link)) *(i < 4 ? &mfeet : &mbi) += m->link_mass[l];
+  }
   /* contact forces (world) and the hips: the children of the base */
   int nc = tl_world_ncontact(w), nhip = 0;
   for (int c = 0; c < nc; c++) {
@@ -399,6 +428,14 @@ static void stand(const char *path) {
   printf("stand: %d contacts carry (%.3f %.3f %.3f) N = %.5f m g; %d hips carry (%.3f %.3f %.3f) N, contacts - "
          "legs' weight (%.3f %.3f %.3f) N; root |w| %.3e; max |wrench - independent| %.3e, axis projection %.3e\n",
          nc, Fc[0], Fc[1], Fc[2], Fc[2] / mg, nhip, hips[0], hips[1], hips[2], Fc[0], Fc[1], Fc[2] - legs, root, d, proj);
+  printf("stand: the 4 foot joints (fixed) carry (%.3f %.3f %.3f) N, the feet's weight less the contacts (%.3f %.3f "
+         "%.3f) N; base_to_base_inertia carries (%.3f %.3f %.3f) N, its link's weight %.3f N\n", feet[0], feet[1], feet[2],
+         -Fc[0], -Fc[1], mfeet * G - Fc[2], bi[0], bi[1], bi[2], mbi * G);
+  TL_CHECK(fabs(feet[0] + Fc[0]) < 1e-3 * mg && fabs(feet[1] + Fc[1]) < 1e-3 * mg &&
+           fabs(feet[2] - (mfeet * G - Fc[2])) < 1e-3 * mg, "stand: the foot joints carry (%.4f %.4f %.4f) N", feet[0],
+           feet[1], feet[2]);
+  TL_CHECK(mbi > 0 && fabs(bi[0]) < 1e-3 * mg && fabs(bi[1]) < 1e-3 * mg && fabs(bi[2] - mbi * G) < 1e-3 * mg,
+           "stand: base_to_base_inertia carries (%.4f %.4f %.4f) N, the link weighs %.4f N", bi[0], bi[1], bi[2], mbi * G);
   TL_CHECK(nhip == 4, "stand: %d children of the base", nhip);
   TL_CHECK(fabs(Fc[2] / mg - 1) < 0.01, "stand: contacts carry %.5f m g", Fc[2] / mg);
   TL_CHECK(fabs(hips[2] + (Fc[2] - legs)) < 1e-3 * mg && fabs(hips[0] + Fc[0]) < 1e-3 * mg && fabs(hips[1] + Fc[1]) < 1e-3 * mg,
@@ -517,6 +554,100 @@ done:
   tl_model_free(m);
 }
 
+/* R_y(t) x. */
+static void roty(double r[3], double t, const double x[3]) {
+  r[0] = cos(t) * x[0] + sin(t) * x[2], r[1] = x[1], r[2] = -sin(t) * x[0] + cos(t) * x[2];
+}
+
+/* Fixed joints inside a merged body: a pendulum 'a' (about x) carries, through the fixed joint
+ * 'tip_joint' (pitched 0.3 rad), a link 'tip' from which a second pendulum 'c' hangs; all COMs in
+ * the x-z plane, so it hangs at rest. The wrench across tip_joint is the weight of tip and c and
+ * its moment about the frame's origin, in the frame's axes (1e-9); a movable joint's frame gives
+ * its joint's wrench; a user frame the wrench of its body's joint moved to it; an external force
+ * on the body: TL_ERR_UNSUPPORTED. */
+static void fixed_frames(void) {
+  static const char *P =
+      "<robot name='f'><link name='base'/>"
+      "<link name='a'><inertial><mass value='2'/><origin xyz='0.1 0 -0.3'/>"
+      "<inertia ixx='0.02' iyy='0.02' izz='0.01' ixy='0' ixz='0.001' iyz='0'/></inertial></link>"
+      "<link name='tip'><inertial><mass value='0.5'/><origin xyz='0.02 0 -0.05'/>"
+      "<inertia ixx='0.001' iyy='0.002' izz='0.001' ixy='0' ixz='0' iyz='0'/></inertial></link>"
+      "<link name='c'><inertial><mass value='1'/><origin xyz='0.03 0 -0.2'/>"
+      "<inertia ixx='0.01' iyy='0.01' izz='0.01' ixy='0' ixz='0' iyz='0'/></inertial></link>"
+      "<joint name='j' type='continuous'><parent link='base'/><child link='a'/><axis xyz='1 0 0'/></joint>"
+      "<joint name='tip_joint' type='fixed'><parent link='a'/><child link='tip'/><origin xyz='0.05 0 -0.6' rpy='0 0.3 0'/></joint>"
+      "<joint name='jc' type='continuous'><parent link='tip'/><child link='c'/><origin xyz='0 0 -0.1'/><axis xyz='1 0 0'/></joint>"
+      "</robot>";
+  tl_load_options lo = tl_load_options_default();
+  lo.base = TL_BASE_FIXED;
+  tl_model *m = NULL;
+  tl_world *w = NULL;
+  tl_system *s = NULL;
+  int ok = tl_model_load_urdf_string(P, strlen(P), "f", &lo, &m, &err) == TL_OK && tl_world_create(&w, &err) == TL_OK &&
+           tl_world_set_timestep(w, DT, &err) == TL_OK && tl_world_add_system(w, m, &s, &err) == TL_OK;
+  for (int i = 0; ok && i < 50; i++) ok = tl_world_step(w, &err) == TL_OK;
+  if (!TL_CHECK(ok, "fixed frames: %s", err.message)) goto done;
+  int ftip = -1, fj = -1, fuser = -1;
+  ok = tl_system_frame_index(s, "tip_joint", &ftip, &err) == TL_OK && tl_system_frame_index(s, "j", &fj, &err) == TL_OK;
+  if (!TL_CHECK(ok, "frames: %s", err.message)) goto done;
+  /* the weights below the fixed joint: tip and c, at q = 0 */
+  const double t = 0.3, pF[3] = {0.05, 0, -0.6}, ctip_l[3] = {0.02, 0, -0.05}, oc_l[3] = {0, 0, -0.1}, cc_l[3] = {0.03, 0, -0.2};
+  double ctip[3], oc[3], cc[3], r1[3];
+  roty(r1, t, ctip_l);
+  for (int i = 0; i < 3; i++) ctip[i] = pF[i] + r1[i];
+  roty(r1, t, oc_l);
+  for (int i = 0; i < 3; i++) oc[i] = pF[i] + r1[i];
+  roty(r1, t, cc_l);
+  for (int i = 0; i < 3; i++) cc[i] = oc[i] + r1[i];
+  const double mt = 0.5, mc = 1.0;
+  double fw[3] = {0, 0, (mt + mc) * G}, nw[3] = {0, 0, 0};
+  const double *cs[2] = {ctip, cc}, ms[2] = {mt, mc};
+  for (int k = 0; k < 2; k++) { /* n = -sum r x (m g), g = (0, 0, -G): (-r_y m G... ) */
+    double r[3] = {cs[k][0] - pF[0], cs[k][1] - pF[1], cs[k][2] - pF[2]}, Fg[3] = {0, 0, -ms[k] * G};
+    nw[0] -= r[1] * Fg[2] - r[2] * Fg[1];
+    nw[1] -= r[2] * Fg[0] - r[0] * Fg[2];
+    nw[2] -= r[0] * Fg[1] - r[1] * Fg[0];
+  }
+  double fe[3], ne[3], mt3[3] = {0, 0, 0}; /* into the frame's axes: R_y(0.3)^T = R_y(-0.3) */
+  roty(fe, -t, fw);
+  roty(ne, -t, nw);
+  double f[3], n[3];
+  ok = tl_system_frame_wrench(s, ftip, f, n, &err) == TL_OK;
+  if (TL_CHECK(ok, "frame wrench: %s", err.message)) {
+    printf("across fixed joint tip_joint: f (%.12f %.12f %.12f) N, n (%.12f %.12f %.12f) N m; expected f (%.12f %.12f "
+           "%.12f), n (%.12f %.12f %.12f)\n", f[0], f[1], f[2], n[0], n[1], n[2], fe[0], fe[1], fe[2], ne[0], ne[1], ne[2]);
+    for (int i = 0; i < 3; i++) {
+      TL_CHECK_NEAR(f[i], fe[i], 1e-9, "tip_joint force");
+      TL_CHECK_NEAR(n[i], ne[i], 1e-9, "tip_joint moment");
+    }
+  }
+  (void)mt3;
+  double all[18];
+  ok = tl_system_frame_wrench(s, fj, f, n, &err) == TL_OK && tl_system_joint_wrenches(s, all, 18, &err) == TL_OK;
+  if (TL_CHECK(ok, "frame j: %s", err.message))
+    for (int i = 0; i < 3; i++)
+      TL_CHECK(fabs(f[i] - all[6 + i]) < 1e-12 && fabs(n[i] - all[9 + i]) < 1e-12, "frame j differs from joint 1's wrench");
+  /* a user frame on body 1 at (0, 0.2, -0.1): joint 1's wrench moved there */
+  double up[3] = {0, 0.2, -0.1};
+  ok = tl_system_add_frame(s, "user", 1, up, NULL, &fuser, &err) == TL_OK && tl_system_frame_wrench(s, fuser, f, n, &err) == TL_OK;
+  if (TL_CHECK(ok, "user frame: %s", err.message)) {
+    const double *F = all + 6, *N = all + 9; /* joint 1 at the origin, world axes at q = 0 */
+    double nu[3] = {N[0] - (up[1] * F[2] - up[2] * F[1]), N[1] - (up[2] * F[0] - up[0] * F[2]), N[2] - (up[0] * F[1] - up[1] * F[0])};
+    for (int i = 0; i < 3; i++) TL_CHECK(fabs(f[i] - F[i]) < 1e-9 && fabs(n[i] - nu[i]) < 1e-9, "user frame: moved wrench");
+  }
+  /* an external force on body 1: which link it acted on is not known */
+  double Fx[3] = {1, 0, 0};
+  ok = tl_system_add_external_force(s, 1, Fx, NULL, &err) == TL_OK && tl_world_step(w, &err) == TL_OK;
+  tl_status st = tl_system_frame_wrench(s, ftip, f, n, &err);
+  TL_CHECK(ok && st == TL_ERR_UNSUPPORTED, "an external force on the body: status %d", st);
+  printf("with an external force on the body: %s\n", err.message);
+  TL_CHECK(tl_system_frame_wrench(s, fj, f, n, &err) == TL_OK, "the joint's frame still answers: %s", err.message);
+  TL_CHECK(tl_system_frame_wrench(s, 99, f, n, &err) == TL_ERR_ARGUMENT, "frame 99 accepted");
+done:
+  tl_world_free(w);
+  tl_model_free(m);
+}
+
 /* A horizontal pendulum resting against its upper limit (gravity turns it toward +q): the limit
  * row carries the whole gravity torque, so the wrench about the axis is the limit's part. */
 static void limit_rest(void) {
@@ -582,6 +713,7 @@ int main(int argc, char **argv) {
   chain(1);
   errors();
   limit_rest();
+  fixed_frames();
   plugin();
   char path[4096];
   snprintf(path, sizeof path, "%s/kuka_iiwa/model.urdf", shared ? shared : "");

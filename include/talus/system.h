@@ -287,8 +287,8 @@ tl_status tl_system_frame_contact_wrench(tl_system *sys, int frame, double force
  * support reaction the world exerts on the base, for a floating base the
  * generalized force applied on the base's DOFs (zero, to rounding, unless
  * base PD gains or a feed-forward act on them). Fixed URDF joints are not
- * joints of their own: their links are merged into one rigid body with their
- * movable ancestor, and no wrench is reported across them.
+ * joints of their own (their links are merged into one rigid body with their
+ * movable ancestor): tl_system_frame_wrench gives the wrench across one.
  * f (N) and n (N m, about the joint frame's origin) are expressed in the
  * axes of the child's joint frame (the body frame of `joint`), like
  * Pinocchio's data.f but in the joint frame, at the configuration the step
@@ -320,6 +320,22 @@ tl_status tl_system_joint_wrench(tl_system *sys, int joint, double f[3], double 
 /* Every joint's wrench at once (one pass): out (n = 6 nbody doubles) holds
  * joint b's [f (3), n (3)] at out[6 b], as tl_system_joint_wrench. */
 tl_status tl_system_joint_wrenches(tl_system *sys, double *out, int n, tl_error *err);
+/* The wrench across frame `frame` (tl_system_frame_index) over the last
+ * step, as tl_system_joint_wrench: f (N) and n (N m, about the frame's
+ * origin) in the frame's axes at the step's start. For the frame of a fixed
+ * URDF joint inside a merged body: what the links on the parent side exerted
+ * on the links beyond the joint (the child link and everything fixed to it,
+ * with the bodies hanging from them), i.e. the links' own inertial and
+ * gravity forces (each link's URDF inertial at the body's motion), plus the
+ * wrenches of the movable joints they carry, less the contact forces on
+ * their geoms (Newton-Euler of that part: Featherstone 2008, sec. 5.3). The
+ * external forces of tl_system_add_external_* and loop constraints name a
+ * body, not a link: if any acted on that body in the last step,
+ * TL_ERR_UNSUPPORTED. For any other frame (a movable joint's, the root's,
+ * a user frame): the wrench of its body's joint, moved to the frame's origin
+ * and axes. Errors as tl_system_joint_wrench; TL_ERR_ARGUMENT for a bad
+ * frame index. */
+tl_status tl_system_frame_wrench(tl_system *sys, int frame, double f[3], double n[3], tl_error *err);
 
 /* ---- external forces: applied during the next step only (RaiSim), or cleared ---- */
 /* Force f (N, world) at the world point `point` (m) fixed to body `body`;

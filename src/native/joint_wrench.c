@@ -63,7 +63,111 @@ static int q_consistent(const tl_model *m, const double *q, const double *qchk, 
   return 1;
 }
 
-tl_status tl_native_joint_wrenches(tl_world *w, tl_system *s, double *out, tl_error *err) {
+/* out = (R^T f, R^T (n_O - p x f)): the spatial force (n_O, f) about the world origin moved to the
+ * point p and the axes R (world from frame). */
+static void to_frame(const double F[6], const double p[3], const double R[9], double out[6]) {
+  double np[3], t[3];
+  tl_v3_cross(t, p, F + 3);
+  tl_v3_sub(np, F, t);
+  for (int i = 0; i < 3; i++) {
+    out[i] = R[i] * F[3] + R[3 + i] * F[4] + R[6 + i] * F[5];
+    out[3 + i] = R[i] * np[0] + R[3 + i] * np[1] + R[6 + i] * np[2];
+  }
+}
+
+/* World pose of frame f at the kinematics k. */
+static void frame_pose(const tl_sysdata *k, const tl_model *m, int f, double p[3], double R[9]) {
+  int b = m->frame_body[f];
+  tl_m3_mulv(p, k->xrot + 9 * b, m->frame_pos + 3 * f);
+  tl_v3_add(p, p, k->xpos + 3 * b);
+  tl_m3_mul(R, k->xrot + 9 * b, m->frame_rot + 9 * f);
+}
+
+/* Index of the URDF link named `name`, or -1. */
+static int link_index(const tl_model *m, const char *name) {
+  for (int l = 0; l < m->nlink; l++)
+    if (strcmp(m->link_name[l], name) == 0) return l;
+  return -1;
+}
+
+/* The child link of frame f's joint (-1 if none is known). */
+static int frame_link(const tl_model *m, int f) { return link_index(m, m->frame_link[f]); }
+
+/* 1 if link l (-1: none) is the first link of its body (the child of its movable joint, or the root). */
+static int body_root_link(const tl_model *m, int l) {
+  return l < 0 || m->link_parent[l] < 0 || m->link_body[m->link_parent[l]] != m->link_body[l];
+}
+
+/* 1 if link l is link L or lies beyond it in L's body. */
+static int beyond(const tl_model *m, int l, int L) {
+  for (int b = m->link_body[L]; l >= 0 && m->link_body[l] == b; l = m->link_parent[l])
+    if (l == L) return 1;
+  return 0;
+}
+
+/* The wrench across fixed joint frame f inside body b (its child link L not b's first): what the
+ * links of b from L on weigh and accelerate (each link's inertia at b's motion), what they pass to
+ * the child bodies hanging from them (their joints' wrenches: k->cfrc after the children pass),
+ * less the contact forces on their geoms.
+ * External forces of tl_system_add_external_* and loop constraints act on a body without saying
+ * on which of its links: with any on b, TL_ERR_UNSUPPORTED. */
+static tl_status fixed_frame(tl_world *w, tl_system *s, const tl_sysdata *k, int f, double out[6], tl_error *err) {
+  const tl_model *m = s->m;
+  const int nb = m->nbody, L = frame_link(m, f), b = m->link_body[L];
+  int lost = 0;
+  const double *ext = tl_system_wrench_last_external(s, &lost);
+  int acted = 0;
+  for (int i = 0; ext && i < 6; i++) acted |= ext[6 * b + i] != 0;
+  for (int c = 0; c < w->nconstraint; c++)
+    for (int side = 0; side < 2; side++)
+      acted |= w->constraints[c].sys[side] == s->index && w->constraints[c].body[side] == b;
+  if (acted)
+    return tl_error_set(err, TL_ERR_UNSUPPORTED, m->source, 0, "frame wrench",
+                        "system %d ('%s'): external forces or loop constraints acted on body '%s' in the last step: "
+                        "which of its links they acted on is not kept, so the wrench across fixed joint '%s' "
+                        "inside it cannot be told", s->index, m->name, m->body_name[b], m->frame_name[f]);
+  double F[6] = {0, 0, 0, 0, 0, 0};
+  const double *a = k->cacc + 6 * b, *v = k->cvel + 6 * b, *xr = k->xrot + 9 * b, *xp = k->xpos + 3 * b;
+  for (int l = 0; l < m->nlink; l++) { /* the links beyond L: I a + v x* I v at the body's motion */
+    if (m->link_body[l] != b || !beyond(m, l, L) || !(m->link_mass[l] > 0)) continue;
+    double c[3], R[9], Ic[9], t[3], Isp[10], Ia[6], Iv[6], vIv[6];
+    tl_m3_mulv(t, m->link_rot + 9 * l, m->link_com + 3 * l);
+    tl_v3_add(t, t, m->link_pos + 3 * l);
+    tl_m3_mulv(c, xr, t);
+    tl_v3_add(c, c, xp);
+    tl_m3_mul(R, xr, m->link_rot + 9 * l);
+    tl_m3_rotate_tensor(Ic, R, m->link_inertia + 9 * l);
+    tl_spi_from_body(Isp, m->link_mass[l], c, Ic);
+    tl_spi_mulv(Ia, Isp, a);
+    tl_spi_mulv(Iv, Isp, v);
+    tl_sp_cross_force(vIv, v, Iv);
+    for (int i = 0; i < 6; i++) F[i] += Ia[i] + vIv[i];
+  }
+  for (int c = b + 1; c < nb; c++) { /* child bodies hanging from those links */
+    if (m->parent[c] != b) continue;
+    int rl = -1;
+    for (int l = 0; l < m->nlink && rl < 0; l++)
+      if (m->link_body[l] == c && body_root_link(m, l)) rl = l;
+    if (rl >= 0 && m->link_parent[rl] >= 0 && beyond(m, m->link_parent[rl], L))
+      for (int i = 0; i < 6; i++) F[i] += k->cfrc[6 * c + i];
+  }
+  const tl_native *nat = tl_native_of(w);
+  for (int c = 0; c < nat->ncontact; c++) { /* contacts on the geoms of those links */
+    const tl_wcontact *ct = &nat->contacts[c];
+    double G[3] = {0, 0, 0};
+    for (int r = 0; r < 3; r++) tl_v3_addscl(G, ct->frame + 3 * r, (ct->lambda[r] + ct->impact[r]) / w->opt.dt);
+    if (ct->sa == s->index && ct->ba == b && beyond(m, link_index(m, m->geom_link[ct->ga]), L))
+      sub_point_force(F, G, ct->pos, NULL, 1.0);
+    if (ct->sb == s->index && ct->bb == b && beyond(m, link_index(m, m->geom_link[ct->gb]), L))
+      sub_point_force(F, G, ct->pos, NULL, -1.0);
+  }
+  double p[3], R[9];
+  frame_pose(k, m, f, p, R);
+  to_frame(F, p, R, out);
+  return TL_OK;
+}
+
+tl_status tl_native_joint_wrenches(tl_world *w, tl_system *s, int frame, double *out, tl_error *err) {
   const tl_model *m = s->m;
   const int nb = m->nbody, nv = m->nv, nq = m->nq;
   const double dt = w->opt.dt;
@@ -134,15 +238,15 @@ tl_status tl_native_joint_wrenches(tl_world *w, tl_system *s, double *out, tl_er
   }
   for (int b = nb - 1; b > 0; b--) /* children into their parents */
     for (int i = 0; i < 6; i++) k.cfrc[6 * m->parent[b] + i] += k.cfrc[6 * b + i];
-  for (int b = 0; b < nb; b++) { /* to the child's joint frame: the body frame at q_prev */
-    const double *f = k.cfrc + 6 * b, *R = k.xrot + 9 * b;
-    double np[3], t[3];
-    tl_v3_cross(t, k.xpos + 3 * b, f + 3);
-    tl_v3_sub(np, f, t);
-    for (int i = 0; i < 3; i++) {
-      out[6 * b + i] = R[i] * f[3] + R[3 + i] * f[4] + R[6 + i] * f[5];
-      out[6 * b + 3 + i] = R[i] * np[0] + R[3 + i] * np[1] + R[6 + i] * np[2];
-    }
+  if (frame >= 0 && !body_root_link(m, frame_link(m, frame))) /* a fixed joint's frame inside its body */
+    return fixed_frame(w, s, &k, frame, out, err);
+  if (frame >= 0) { /* a movable (or the root) joint's frame: its body's wrench, in the frame */
+    int b = m->frame_body[frame];
+    double p[3], R[9];
+    frame_pose(&k, m, frame, p, R);
+    to_frame(k.cfrc + 6 * b, p, R, out);
+    return TL_OK;
   }
+  for (int b = 0; b < nb; b++) to_frame(k.cfrc + 6 * b, k.xpos + 3 * b, k.xrot + 9 * b, out + 6 * b);
   return TL_OK;
 }

@@ -29,6 +29,6 @@ void tl_system_pd_error(const tl_system *sys, int b, double *e);
 /* Joint reaction wrenches of system s over the last step (joint_wrench.c):
  * the engine table's joint_wrenches (world/world_engine.h). Uses
  * s->wrench_ws beyond its first 6 nbody doubles; allocates nothing. */
-tl_status tl_native_joint_wrenches(tl_world *w, tl_system *s, double *out, tl_error *err);
+tl_status tl_native_joint_wrenches(tl_world *w, tl_system *s, int frame, double *out, tl_error *err);
 
 #endif

@@ -84,7 +84,25 @@ tl_status tl_system_joint_wrenches(tl_system *s, double *out, int n, tl_error *e
     return tl_error_set(err, TL_ERR_UNSUPPORTED, NULL, 0, "engine",
                         "engine '%s' does not report joint reaction wrenches (tl_system_joint_wrench): use the "
                         "native engine \"talus\"", w->engine->name(w));
-  return w->engine->joint_wrenches(w, s, out, err);
+  return w->engine->joint_wrenches(w, s, -1, out, err);
+}
+
+tl_status tl_system_frame_wrench(tl_system *s, int frame, double f[3], double nm[3], tl_error *err) {
+  if (!s) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "system", "system must not be NULL");
+  if (frame < 0 || frame >= s->m->nframe)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "frame", "frame index %d out of range [0, %d)", frame,
+                        s->m->nframe);
+  tl_world *w = s->world;
+  if (!w->engine->joint_wrenches)
+    return tl_error_set(err, TL_ERR_UNSUPPORTED, NULL, 0, "engine",
+                        "engine '%s' does not report joint reaction wrenches (tl_system_frame_wrench): use the "
+                        "native engine \"talus\"", w->engine->name(w));
+  double out[6];
+  tl_status st = w->engine->joint_wrenches(w, s, frame, out, err);
+  if (st) return st;
+  if (f) memcpy(f, out, 3 * sizeof(double));
+  if (nm) memcpy(nm, out + 3, 3 * sizeof(double));
+  return TL_OK;
 }
 
 tl_status tl_system_joint_wrench(tl_system *s, int joint, double f[3], double nm[3], tl_error *err) {
