@@ -554,6 +554,18 @@ static PyObject *system_frame_contact_wrench(tlpy_system *self, PyObject *args) 
   return wrench_result(f, t, st, &err);
 }
 
+static PyObject *system_frame_wrench(tlpy_system *self, PyObject *args) {
+  PyObject *frame;
+  if (!PyArg_ParseTuple(args, "O:frame_wrench", &frame)) return NULL;
+  IDLE(self);
+  int fr = frame_arg(self, frame);
+  if (fr < 0) return NULL;
+  PyArrayObject *f = vec(3), *t = vec(3);
+  tl_error err;
+  tl_status st = f && t ? tl_system_frame_wrench(self->sys, fr, PyArray_DATA(f), PyArray_DATA(t), &err) : TL_ERR_MEMORY;
+  return wrench_result(f, t, st, &err);
+}
+
 static PyObject *system_frame_index(tlpy_system *self, PyObject *args) {
   PyObject *frame;
   if (!PyArg_ParseTuple(args, "O:frame_index", &frame)) return NULL;
@@ -732,6 +744,13 @@ static PyMethodDef system_methods[] = {
              "inertia torque. Fixed URDF\njoints are merged, not reported. Ask right after world.step(): "
              "TalusError before the\nfirst step or after set_state, and on plugin engines (its status: "
              "unsupported)."),
+    M_ARGS("frame_wrench", system_frame_wrench,
+           "frame_wrench(frame) -> (f float64 (3,), n float64 (3,))\n\nThe wrench across a frame (name, link name or "
+           "index) over the last step, as\njoint_wrenches: for a fixed URDF joint inside a merged body, what the "
+           "links before it\nexerted on the links beyond it (their inertial and gravity forces, the joints they\n"
+           "carry, less their contacts); for any other frame its body's joint wrench moved to\nthe frame. N and N m "
+           "about the frame's origin, in the frame's axes at the step's\nstart. TalusError (unsupported) when "
+           "external forces or loops acted on that body."),
     M_KW("add_external_force", system_add_external_force,
          "add_external_force(body, force, point=None)\n\nForce (N, world, (3,)) at a world point (m) fixed to "
          "`body` (its COM if None),\nfor the next step only."),

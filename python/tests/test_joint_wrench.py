@@ -6,7 +6,9 @@
   moment of the COMs' offset along the axis, the root row the whole weight (1e-9);
 - a standing quadruped: the floating root row is 0, the hips carry minus the contact forces less the
   legs' weight, and the revolute rows projected on their axes give the applied generalized force;
-- errors: before the first step and after set_state a TalusError.
+- System.frame_wrench across a fixed joint: a payload fixed below the pendulum's link carries its
+  weight; the frame of a movable joint gives that joint's row;
+- errors: before the first step and after set_state a talus.Error.
 """
 import numpy as np
 import pytest
@@ -80,6 +82,24 @@ def test_standing_quadruped():
     robot.set_state(q1, u1)
     assert len(hips) == 4
     np.testing.assert_allclose(total, -(Fc - [0, 0, legs]), atol=2e-3 * weight)
+
+
+def test_frame_wrench_across_a_fixed_joint():
+    xml = PENDULUM.replace("0 0.1 -0.3", "0.1 0 -0.3").replace("0 -0.05 -0.2", "-0.05 0 -0.2").replace(
+        "</robot>",
+        "<link name='payload'><inertial><mass value='0.4'/><origin xyz='0.02 0 -0.03'/>"
+        "<inertia ixx='0.001' iyy='0.001' izz='0.001' ixy='0' ixz='0' iyz='0'/></inertial></link>"
+        "<joint name='jp' type='fixed'><parent link='b'/><child link='payload'/><origin xyz='0 0 -0.3'/></joint>"
+        "</robot>")
+    model = talus.Model.from_urdf_string(xml, floating_base=False)
+    world = talus.World(dt=0.001)
+    robot = world.add_system(model)
+    world.step(10)
+    f, n = robot.frame_wrench("jp")
+    np.testing.assert_allclose(f, [0, 0, 0.4 * G], atol=1e-9)
+    np.testing.assert_allclose(n, [0, -0.02 * 0.4 * G, 0], atol=1e-9)
+    f, n = robot.frame_wrench("jb")
+    np.testing.assert_allclose(np.r_[f, n], robot.joint_wrenches()[2], atol=1e-12)
 
 
 def test_errors():
