@@ -19,9 +19,10 @@
  * program fits a circle to that midpoint's path (Kasa's algebraic fit: least
  * squares of x^2 + y^2 + D x + E y + F = 0) after a 3 s start and compares.
  *
- * Usage: ./build/hinge2_car [URDF] [delta rad] [v m/s] [duration s]
+ * Usage: ./build/hinge2_car [URDF] [delta rad] [v m/s] [duration s] [engine]
  *   defaults: robots/hinge2_car/hinge2_car.urdf, 0.3 rad, 0.5 m/s, 36 s
- *   (a little over one lap). Exit status 0 when the fitted radius is within
+ *   (a little over one lap), engine talus (or ode: the plugin builds each
+ *   hinge2 as a dJointHinge2). Exit status 0 when the fitted radius is within
  *   5 % of L / tan(delta), 1 otherwise or on an error.
  */
 #include <math.h>
@@ -78,6 +79,7 @@ int main(int argc, char **argv) {
   const char *urdf = argc > 1 ? argv[1] : TALUS_SOURCE_DIR "/robots/hinge2_car/hinge2_car.urdf";
   double delta = argc > 2 ? atof(argv[2]) : 0.3, speed = argc > 3 ? atof(argv[3]) : 0.5;
   double duration = argc > 4 ? atof(argv[4]) : 36.0;
+  const char *engine = argc > 5 ? argv[5] : "talus";
   if (!(fabs(delta) > 0.01 && fabs(delta) < 0.6) || !(speed > 0) || !(duration > 3.0)) {
     fprintf(stderr, "error: expected 0.01 < |delta| < 0.6 rad, v > 0 m/s, duration > 3 s\n");
     return 1;
@@ -88,7 +90,7 @@ int main(int argc, char **argv) {
   if (tl_model_load_urdf(urdf, NULL, &model, &err) != TL_OK) return fail(&err);
   tl_world *world = NULL;
   tl_system *car = NULL;
-  if (tl_world_create(&world, &err) != TL_OK || tl_world_add_ground(world, 0.0, 0.8, &err) != TL_OK ||
+  if (tl_world_create_with_engine(&world, engine, &err) != TL_OK || tl_world_add_ground(world, 0.0, 0.8, &err) != TL_OK ||
       tl_world_add_system(world, model, &car, &err) != TL_OK)
     return fail(&err);
   tl_model_free(model);
@@ -135,6 +137,7 @@ int main(int argc, char **argv) {
   double Rc = L / tan(delta);
   double steer_left = atan(L / (Rc - 0.5 * track)), steer_right = atan(L / (Rc + 0.5 * track));
   double w_left = speed * (Rc - 0.5 * track) / (Rc * r), w_right = speed * (Rc + 0.5 * track) / (Rc * r);
+  printf("engine %s\n", engine);
   printf("%s: wheelbase L %.3f m, rear track %.3f m, wheel radius %.3f m\n", urdf, L, track, r);
   printf("delta %.3f rad, v %.2f m/s: bicycle model R = L / tan(delta) = %.4f m\n", delta, speed, fabs(Rc));
   printf("steering (Ackermann) left %.4f right %.4f rad; rear wheels %.3f %.3f rad/s\n", steer_left,

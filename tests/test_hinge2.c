@@ -16,6 +16,11 @@
  *               with damping c the amplitude decays as exp(-c t / (2 m)) (within 5 %);
  *   limit       a steering torque of +-20 N m against <limit lower=-0.5 upper=0.5>: the steering
  *               angle reaches the limit and never passes it by more than 2 mrad;
+ *   ode         the ODE plugin's dJointHinge2 (exit 77 when the plugin is absent): on the sprung car
+ *               standing still, each front suspension's sag equals the native engine's within 2 %
+ *               (ODE's suspension ERP / CFM from stiffness and damping); the steering PD holds its
+ *               target (signs of ODE's axis-1 motor); a +-20 N m steering torque stops at the
+ *               steering limit (ODE's stops) within 2 mrad;
  *   bad         missing <axis2>, zero <axis> / <axis2>, <axis2> parallel to <axis>, negative or
  *               missing suspension stiffness, negative damping, <mimic> on a hinge2, a joint named
  *               like a compiled one: refused with FILE:LINE naming the element's line.
@@ -413,6 +418,76 @@ static void test_limit(void) {
   }
 }
 
+/* ------------------------------------------------------------------ ode */
+
+/* The car of `file` on `engine` for `steps` steps with steering PD gains kp
+ * to `target` on front_left (or a steering torque `torque`), into q. Returns
+ * 77 when the engine cannot be created. */
+static int run_car(const char *dir, const char *file, const char *engine, double target, double kp, double torque,
+                   int steps, double *q, const tl_model **mout, tl_world **wout) {
+  tl_model *m = load_file(dir, file);
+  tl_world *w = NULL;
+  tl_system *s = NULL;
+  tl_error e;
+  if (tl_world_create_with_engine(&w, engine, &e)) {
+    printf("%s engine unavailable (%s): skipped\n", engine, e.message);
+    tl_model_free(m);
+    return 77;
+  }
+  if (tl_world_add_ground(w, 0, 0.8, &e) || tl_world_add_system(w, m, &s, &e)) die(&e);
+  const tl_model *sm = tl_system_model(s);
+  int nq = tl_model_nq(sm), nv = tl_model_nv(sm), b = joint_body(sm, "front_left");
+  double *u = calloc((size_t)nv, 8), *kpv = calloc((size_t)nv, 8), *kdv = calloc((size_t)nv, 8),
+         *qt = calloc((size_t)nq, 8), *tau = calloc((size_t)nv, 8);
+  tl_system_get_state(s, q, nq, u, nv, NULL);
+  q[2] = 0.171;
+  if (tl_system_set_state(s, q, nq, u, nv, &e)) die(&e);
+  tl_system_get_pd_targets(s, qt, nq, NULL, nv, NULL);
+  kpv[tl_model_joint_u_index(sm, b)] = kp, kdv[tl_model_joint_u_index(sm, b)] = kp > 0 ? 20 : 0;
+  qt[tl_model_joint_q_index(sm, b)] = target;
+  tau[tl_model_joint_u_index(sm, b)] = torque;
+  if (tl_system_set_pd_gains(s, kpv, kdv, nv, &e) || tl_system_set_pd_targets(s, qt, nq, NULL, nv, &e) ||
+      tl_system_set_generalized_force(s, tau, nv, &e))
+    die(&e);
+  for (int i = 0; i < steps; i++)
+    if (tl_world_step(w, &e)) die(&e);
+  tl_system_get_state(s, q, nq, u, nv, NULL);
+  free(u), free(kpv), free(kdv), free(qt), free(tau);
+  *mout = sm, *wout = w;
+  tl_model_free(m);
+  return 0;
+}
+
+static int test_ode(const char *dir) {
+  double qa[32], qb[32];
+  const tl_model *ma, *mb;
+  tl_world *wa, *wb;
+  /* sag of the sprung front axle */
+  if (run_car(dir, "hinge2_car_suspension.urdf", "talus", 0, 0, 0, 2000, qa, &ma, &wa)) return 77;
+  if (run_car(dir, "hinge2_car_suspension.urdf", "ode", 0, 0, 0, 2000, qb, &mb, &wb)) {
+    tl_world_free(wa);
+    return 77;
+  }
+  for (int side = 0; side < 2; side++) {
+    int k = tl_model_joint_q_index(ma, joint_body(ma, side ? "front_right_suspension" : "front_left_suspension"));
+    printf("ode: %s suspension sag talus %.6f m, ode %.6f m\n", side ? "right" : "left", qa[k], qb[k]);
+    CHECK(qa[k] > 0.005 && fabs(qb[k] / qa[k] - 1) < 0.02, "sag talus %g ode %g", qa[k], qb[k]);
+  }
+  tl_world_free(wa), tl_world_free(wb);
+  /* steering PD and limits */
+  for (int c = 0; c < 3; c++) {
+    double target = 0.3, kp = c == 0 ? 500 : 0, torque = c == 1 ? 20 : c == 2 ? -20 : 0;
+    if (run_car(dir, "hinge2_car.urdf", "ode", target, kp, torque, 1000, qb, &mb, &wb)) return 77;
+    double st = qb[tl_model_joint_q_index(mb, joint_body(mb, "front_left"))];
+    double want = c == 0 ? target : c == 1 ? 0.6 : -0.6;
+    printf("ode: steering %s: %.6f rad (expected %.6f)\n", c == 0 ? "PD to 0.3" : c == 1 ? "torque +20" : "torque -20",
+           st, want);
+    CHECK(fabs(st - want) < 2e-3, "ode steering case %d: %g vs %g", c, st, want);
+    tl_world_free(wb);
+  }
+  return 0;
+}
+
 /* ------------------------------------------------------------------ bad */
 
 static void test_bad(void) {
@@ -471,7 +546,7 @@ static void test_bad(void) {
 
 int main(int argc, char **argv) {
   if (argc < 3) {
-    printf("usage: test_hinge2 parse|kinematics|derivatives|suspension|limit|bad ROBOTS_DIR\n");
+    printf("usage: test_hinge2 parse|kinematics|derivatives|suspension|limit|ode|bad ROBOTS_DIR\n");
     return 2;
   }
   const char *mode = argv[1];
@@ -481,6 +556,9 @@ int main(int argc, char **argv) {
   else if (!strcmp(mode, "suspension")) test_suspension();
   else if (!strcmp(mode, "limit")) test_limit();
   else if (!strcmp(mode, "bad")) test_bad();
+  else if (!strcmp(mode, "ode")) {
+    if (test_ode(argv[2]) == 77) return 77;
+  }
   else {
     printf("unknown mode %s\n", mode);
     return 2;
