@@ -25,6 +25,7 @@
  *               missing suspension stiffness, negative damping, <mimic> on a hinge2, a joint named
  *               like a compiled one: refused with FILE:LINE naming the element's line.
  * Usage: test_hinge2 MODE ROBOTS_DIR. */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +73,11 @@ static tl_model *load_text(const char *text, tl_base_type base) {
   return m;
 }
 
+static tl_model *load_text(const char *text, tl_base_type base);
+static tl_system *make_system(tl_world **w, tl_model *m);
+static void random_state(int nq, int nv, double *q, double *u, unsigned seed);
+static double maxdiff(const double *a, const double *b, int n);
+
 /* ------------------------------------------------------------------ parse */
 
 static void check_car(const char *dir, const char *file, int susp) {
@@ -116,6 +122,39 @@ static void check_car(const char *dir, const char *file, int susp) {
     CHECK(tl_model_body_index(m, wheels[s]) == bw, "%s: link %s", file, wheels[s]);
   }
   CHECK(fabs(tl_model_total_mass(m) - 24.0) < 1e-12, "%s: total mass %g", file, tl_model_total_mass(m));
+  /* export: written back as hinge2 joints, reloaded to the same model (names, M at a state) */
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  tl_error e;
+  if (!f || tl_model_export_urdf_file(m, f, &e)) die(&e);
+  fclose(f);
+  int nh2 = 0;
+  for (const char *t = text; (t = strstr(t, "type=\"hinge2\"")); t++) nh2++;
+  CHECK(nh2 == 2 && (strstr(text, "<suspension") != NULL) == susp, "%s: export has %d hinge2 joints", file, nh2);
+  tl_model *r = load_text(text, TL_BASE_FLOATING);
+  free(text);
+  CHECK(tl_model_nbody(r) == tl_model_nbody(m) && tl_model_nv(r) == tl_model_nv(m), "%s: export reloaded", file);
+  if (tl_model_nbody(r) == tl_model_nbody(m)) {
+    for (int b = 0; b < tl_model_nbody(m); b++)
+      CHECK(!strcmp(tl_model_joint_name(r, b), tl_model_joint_name(m, b)) &&
+                !strcmp(tl_model_body_name(r, b), tl_model_body_name(m, b)),
+            "%s: body %d after export: %s / %s", file, b, tl_model_joint_name(r, b), tl_model_body_name(r, b));
+    tl_world *w1, *w2;
+    tl_system *s1 = make_system(&w1, m), *s2 = make_system(&w2, r);
+    int nq = tl_model_nq(m), nv = tl_model_nv(m);
+    double q[32], u[32], M1[32 * 32], M2[32 * 32], lo1, hi1, lo2, hi2;
+    random_state(nq, nv, q, u, 3u);
+    tl_system_set_state(s1, q, nq, u, nv, NULL), tl_system_set_state(s2, q, nq, u, nv, NULL);
+    tl_system_mass_matrix(s1, M1, nv, NULL), tl_system_mass_matrix(s2, M2, nv, NULL);
+    CHECK(maxdiff(M1, M2, nv * nv) < 1e-12, "%s: M after export differs by %g", file, maxdiff(M1, M2, nv * nv));
+    for (int k = 0; k < nv; k++) {
+      tl_model_dof_limits(m, k, &lo1, &hi1, NULL), tl_model_dof_limits(r, k, &lo2, &hi2, NULL);
+      CHECK(lo1 == lo2 && hi1 == hi2, "%s: DOF %d limits after export", file, k);
+    }
+    tl_world_free(w1), tl_world_free(w2);
+  }
+  tl_model_free(r);
   tl_model_free(m);
 }
 
