@@ -21,6 +21,9 @@
  *               (ODE's suspension ERP / CFM from stiffness and damping); the steering PD holds its
  *               target (signs of ODE's axis-1 motor); a +-20 N m steering torque stops at the
  *               steering limit (ODE's stops) within 2 mrad;
+ *   record      a recording of the sprung car (tl_recorder, HTML): every compiled joint listed by
+ *               name (front_left_suspension prismatic, front_left, front_left_wheel revolute) and
+ *               frames taken while it drives;
  *   bad         missing <axis2>, zero <axis> / <axis2>, <axis2> parallel to <axis>, negative or
  *               missing suspension stiffness, negative damping, <mimic> on a hinge2, a joint named
  *               like a compiled one: refused with FILE:LINE naming the element's line.
@@ -30,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "talus/talus.h"
 
@@ -527,6 +531,49 @@ static int test_ode(const char *dir) {
   return 0;
 }
 
+/* ---------------------------------------------------------------- record */
+
+static void test_record(const char *dir) {
+  tl_model *m = load_file(dir, "hinge2_car_suspension.urdf");
+  tl_world *w;
+  tl_system *s = make_system(&w, m);
+  tl_error e;
+  tl_recorder *rec = NULL;
+  if (tl_world_add_ground(w, 0, 0.8, &e)) die(&e);
+  int nq = tl_model_nq(m), nv = tl_model_nv(m), nframe = 1, taken;
+  double q[32], u[32], kp[32] = {0}, kd[32] = {0}, ut[32] = {0};
+  tl_system_get_state(s, q, nq, u, nv, NULL);
+  q[2] = 0.171;
+  kd[tl_model_joint_u_index(m, joint_body(m, "rear_left"))] = kd[tl_model_joint_u_index(m, joint_body(m, "rear_right"))] = 20;
+  ut[tl_model_joint_u_index(m, joint_body(m, "rear_left"))] = ut[tl_model_joint_u_index(m, joint_body(m, "rear_right"))] = 4;
+  if (tl_system_set_state(s, q, nq, u, nv, &e) || tl_system_set_pd_gains(s, kp, kd, nv, &e) ||
+      tl_system_set_pd_targets(s, q, nq, ut, nv, &e) || tl_recorder_create(w, NULL, &rec, &e))
+    die(&e);
+  for (int i = 0; i < 500; i++) {
+    if (tl_world_step(w, &e) || tl_recorder_update(rec, &taken, &e)) die(&e);
+    nframe += taken;
+  }
+  char path[] = "/tmp/test_hinge2_XXXXXX";
+  int fd = mkstemp(path);
+  if (fd < 0 || tl_recorder_write_html(rec, path, &e)) die(&e);
+  FILE *f = fopen(path, "rb");
+  static char page[1 << 22];
+  size_t n = f ? fread(page, 1, sizeof page - 1, f) : 0;
+  page[n] = 0;
+  if (f) fclose(f);
+  remove(path);
+  const char *want[3] = {"\"name\":\"front_left_suspension\",\"type\":\"prismatic\"",
+                         "\"name\":\"front_left\",\"type\":\"revolute\"",
+                         "\"name\":\"front_left_wheel\",\"type\":\"revolute\""};
+  for (int i = 0; i < 3; i++) CHECK(strstr(page, want[i]) != NULL, "recording lacks %s", want[i]);
+  tl_system_get_state(s, q, nq, u, nv, NULL);
+  printf("record: %d frames, %zu bytes; the car moved %.3f m\n", nframe, n, q[0]);
+  CHECK(nframe >= 10 && q[0] > 0.1, "frames %d, x %g", nframe, q[0]);
+  tl_recorder_free(rec);
+  tl_world_free(w);
+  tl_model_free(m);
+}
+
 /* ------------------------------------------------------------------ bad */
 
 static void test_bad(void) {
@@ -585,7 +632,7 @@ static void test_bad(void) {
 
 int main(int argc, char **argv) {
   if (argc < 3) {
-    printf("usage: test_hinge2 parse|kinematics|derivatives|suspension|limit|ode|bad ROBOTS_DIR\n");
+    printf("usage: test_hinge2 parse|kinematics|derivatives|suspension|limit|ode|record|bad ROBOTS_DIR\n");
     return 2;
   }
   const char *mode = argv[1];
@@ -595,6 +642,7 @@ int main(int argc, char **argv) {
   else if (!strcmp(mode, "suspension")) test_suspension();
   else if (!strcmp(mode, "limit")) test_limit();
   else if (!strcmp(mode, "bad")) test_bad();
+  else if (!strcmp(mode, "record")) test_record(argv[2]);
   else if (!strcmp(mode, "ode")) {
     if (test_ode(argv[2]) == 77) return 77;
   }
