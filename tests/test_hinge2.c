@@ -20,7 +20,8 @@
  *               standing still, each front suspension's sag equals the native engine's within 2 %
  *               (ODE's suspension ERP / CFM from stiffness and damping); the steering PD holds its
  *               target (signs of ODE's axis-1 motor); a +-20 N m steering torque stops at the
- *               steering limit (ODE's stops) within 2 mrad;
+ *               steering limit (ODE's stops) within 2 mrad; on MuJoCo (when present) the sag
+ *               equals the native engine's within 2 % too;
  *   record      a recording of the sprung car (tl_recorder, HTML): every compiled joint listed by
  *               name (front_left_suspension prismatic, front_left, front_left_wheel revolute) and
  *               frames taken while it drives;
@@ -516,7 +517,17 @@ static int test_ode(const char *dir) {
     printf("ode: %s suspension sag talus %.6f m, ode %.6f m\n", side ? "right" : "left", qa[k], qb[k]);
     CHECK(qa[k] > 0.005 && fabs(qb[k] / qa[k] - 1) < 0.02, "sag talus %g ode %g", qa[k], qb[k]);
   }
-  tl_world_free(wa), tl_world_free(wb);
+  tl_world_free(wb);
+  /* MuJoCo (its plugin builds the compiled chain: a slide and two hinges in massless bodies) */
+  if (run_car(dir, "hinge2_car_suspension.urdf", "mujoco", 0, 0, 0, 2000, qb, &mb, &wb) == 0) {
+    for (int side = 0; side < 2; side++) {
+      int k = tl_model_joint_q_index(ma, joint_body(ma, side ? "front_right_suspension" : "front_left_suspension"));
+      printf("mujoco: %s suspension sag talus %.6f m, mujoco %.6f m\n", side ? "right" : "left", qa[k], qb[k]);
+      CHECK(fabs(qb[k] / qa[k] - 1) < 0.02, "sag talus %g mujoco %g", qa[k], qb[k]);
+    }
+    tl_world_free(wb);
+  }
+  tl_world_free(wa);
   /* steering PD and limits */
   for (int c = 0; c < 3; c++) {
     double target = 0.3, kp = c == 0 ? 500 : 0, torque = c == 1 ? 20 : c == 2 ? -20 : 0;
