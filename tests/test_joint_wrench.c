@@ -47,6 +47,9 @@
  *            frame's axes (1e-9); a movable joint's frame equals its joint's
  *            wrench, a user frame the body's joint wrench moved to it; an
  *            external force on the body: TL_ERR_UNSUPPORTED.
+ *   hinge2   the project's sprung hinge-2 car (ROBOTS/hinge2_car, compiled into
+ *            massless suspension and steering bodies) in flight at random
+ *            states: as the arm, against the independent sum (1e-9).
  *   plugin   on the ODE engine (when built): TL_ERR_UNSUPPORTED naming it.
  * Exit 77 when SHARED is absent (the chain and errors parts need nothing). */
 #include <math.h>
@@ -715,6 +718,11 @@ int main(int argc, char **argv) {
   limit_rest();
   fixed_frames();
   plugin();
+  if (argc > 2) { /* the project's own robots: the sprung hinge-2 car (massless compiled bodies) in flight */
+    char car[4096];
+    snprintf(car, sizeof car, "%s/hinge2_car/hinge2_car_suspension.urdf", argv[2]);
+    random_states("hinge2 car in flight", car, 0, TL_BASE_AUTO);
+  }
   char path[4096];
   snprintf(path, sizeof path, "%s/kuka_iiwa/model.urdf", shared ? shared : "");
   FILE *f = shared ? fopen(path, "r") : NULL;
