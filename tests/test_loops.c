@@ -42,6 +42,7 @@
 #include <string.h>
 
 #include "talus/talus.h"
+#include "test_alloc.h"
 #include "test_util.h"
 
 #define PI 3.14159265358979323846
@@ -251,7 +252,7 @@ static void fourbar_run(tl_model *m, tl_constraint_type type, const char *name) 
 }
 
 /* (2) every solver on the four-bar (ball: a zero row; hinge: three). */
-static void fourbar_solvers(tl_model *m, tl_constraint_type type, const char *name) {
+static double fourbar_solvers(tl_model *m, tl_constraint_type type, const char *name) {
   static const tl_solver solvers[3] = {TL_SOLVER_PER_CONTACT, TL_SOLVER_PGS, TL_SOLVER_DANTZIG};
   static const char *sname[3] = {"per-contact", "PGS", "Dantzig"};
   double q_end[3][3];
@@ -281,6 +282,71 @@ static void fourbar_solvers(tl_model *m, tl_constraint_type type, const char *na
   }
   TL_CHECK_NEAR(q_end[2][0], q_end[0][0], 1e-6, "Dantzig against per-contact: crank angle after 2 s");
   TL_CHECK_NEAR(q_end[1][0], q_end[0][0], 1e-7, "PGS against per-contact: crank angle after 2 s");
+  return q_end[0][0];
+}
+
+static tl_system *add_box_pendulum(tl_world *w, tl_model *box, double th0, int *con, int rope);
+
+/* Redundant rows that are not zero: the four-bar closed by a ball AND a
+ * hinge at the same point (the ball's rows repeat the hinge's), every
+ * solver: no NaN, the gap stays < 1e-9, the motion is that of one ball. */
+static void fourbar_duplicate(tl_model *m, double crank_ref) {
+  static const tl_solver solvers[3] = {TL_SOLVER_PER_CONTACT, TL_SOLVER_PGS, TL_SOLVER_DANTZIG};
+  for (int k = 0; k < 3; k++) {
+    tl_world *w = new_world(solvers[k]);
+    int c0, c1;
+    tl_system *s = add_fourbar(w, m, TL_CONSTRAINT_BALL, &c0);
+    tl_constraint_def d = tl_constraint_def_default();
+    d.type = TL_CONSTRAINT_HINGE;
+    d.system1 = tl_system_index(s);
+    d.body1 = "rocker";
+    d.point1[0] = LC;
+    d.body2 = "ground";
+    d.point2[0] = LD;
+    d.axis[0] = 0, d.axis[1] = 1, d.axis[2] = 0;
+    TL_CHECK(tl_world_add_constraint(w, &d, &c1, &E) == TL_OK, "add the second (hinge) closure: %s", E.message);
+    double gmax = 0, q[3], u[3];
+    int finite = 1;
+    for (int i = 0; i < 2000; i++) {
+      if (tl_world_step(w, &E) != TL_OK) {
+        TL_CHECK(0, "duplicate rows (solver %d): step %d: %s", (int)solvers[k], i, E.message);
+        break;
+      }
+      gmax = fmax(gmax, fmax(gap(w, c0, NULL), gap(w, c1, NULL)));
+    }
+    tl_system_get_state(s, q, 3, u, 3, &E);
+    for (int i = 0; i < 3; i++) finite &= isfinite(q[i]) && isfinite(u[i]);
+    tl_constraint_info a, b;
+    tl_world_constraint(w, c0, &a, &E);
+    tl_world_constraint(w, c1, &b, &E);
+    printf("ball + hinge (duplicate rows, solver %d): crank %.15f rad, gap %.3g m, forces %.4g / %.4g N\n",
+           (int)solvers[k], q[0], gmax, a.force[2], b.force[2]);
+    TL_CHECK(finite, "duplicate rows (solver %d): a non-finite state", (int)solvers[k]);
+    TL_CHECK(gmax < 1e-9, "duplicate rows (solver %d): gap %.3g m", (int)solvers[k], gmax);
+    TL_CHECK_NEAR(q[0], crank_ref, solvers[k] == TL_SOLVER_PGS ? 1e-6 : 1e-9, "duplicate rows: crank after 2 s against one ball");
+    TL_CHECK(fabs(a.force[2]) < 1e3 && fabs(b.force[2]) < 1e3, "duplicate rows: unbounded impulses");
+    tl_world_free(w);
+  }
+}
+
+/* Stepping with constraints allocates nothing (the reservation pass sized everything). */
+static void no_alloc(tl_model *m, tl_model *box) {
+  static const tl_solver solvers[3] = {TL_SOLVER_PER_CONTACT, TL_SOLVER_PGS, TL_SOLVER_DANTZIG};
+  for (int k = 0; k < 3; k++) {
+    tl_world *w = new_world(solvers[k]);
+    int c0, c1;
+    tl_system *s = add_fourbar(w, m, TL_CONSTRAINT_HINGE, &c0);
+    (void)s;
+    add_box_pendulum(w, box, 0.3, &c1, 1);
+    tl_world_add_ground(w, -0.45, 0.8, &E);
+    counting = 1, nalloc = 0;
+    int ok = 1;
+    for (int i = 0; i < 500 && ok; i++) ok = tl_world_step(w, &E) == TL_OK;
+    counting = 0;
+    TL_CHECK(ok, "no_alloc: %s", E.message);
+    TL_CHECK(nalloc == 0, "stepping with loop constraints (solver %d) allocated %d times", (int)solvers[k], nalloc);
+    tl_world_free(w);
+  }
 }
 
 /* Period of a swinging system from its coordinate index `iv` of u (minima of the angle). */
@@ -592,12 +658,14 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "core")) {
     fourbar_run(m, TL_CONSTRAINT_BALL, "four-bar + ball");
     fourbar_run(m, TL_CONSTRAINT_HINGE, "four-bar + hinge");
-    fourbar_solvers(m, TL_CONSTRAINT_BALL, "four-bar + ball");
+    double crank = fourbar_solvers(m, TL_CONSTRAINT_BALL, "four-bar + ball");
     fourbar_solvers(m, TL_CONSTRAINT_HINGE, "four-bar + hinge");
+    fourbar_duplicate(m, crank);
     distance_pendulum(box, pend);
     weld_fourbar(m, box);
     projection(m);
     snapshot(m, box);
+    no_alloc(m, box);
   } else {
     iiwa_weld(tl_test_shared_dir(argc, argv, 3), box);
   }
