@@ -329,6 +329,56 @@ static void fourbar_duplicate(tl_model *m, double crank_ref) {
   }
 }
 
+/* Softness where asked: erp > 0 corrects that fraction of the error per step
+ * instead of projecting it away; with cfm the rod is a spring, at rest
+ * stretched by m g dt^2 cfm / erp. */
+static void softness(tl_model *m, tl_model *box) {
+  tl_world *w = new_world(TL_SOLVER_PER_CONTACT);
+  tl_system *s = NULL;
+  tl_world_add_system(w, m, &s, &E);
+  double q[3], u[3] = {0, 0, 0};
+  fourbar_q(T20, 1.0, q);
+  q[1] += 0.05;
+  tl_system_set_state(s, q, 3, u, 3, &E);
+  tl_constraint_def d = tl_constraint_def_default();
+  d.system1 = tl_system_index(s);
+  d.body1 = "rocker";
+  d.point1[0] = LC;
+  d.body2 = "ground";
+  d.point2[0] = LD;
+  d.erp = 0.2;
+  int con;
+  tl_world_add_constraint(w, &d, &con, &E);
+  double g0 = gap(w, con, NULL);
+  tl_world_step(w, &E);
+  double g1 = gap(w, con, NULL);
+  for (int i = 0; i < 199; i++) tl_world_step(w, &E);
+  double g200 = gap(w, con, NULL);
+  printf("erp 0.2: gap %.3g -> %.3g after 1 step -> %.3g after 200\n", g0, g1, g200);
+  TL_CHECK(g1 > 0.6 * g0 && g1 < 0.95 * g0, "erp 0.2: one step took the gap from %.3g to %.3g (about 0.8 of it)", g0, g1);
+  TL_CHECK(g200 < 1e-3 * g0, "erp 0.2: the gap %.3g after 200 steps did not decay (Baumgarte leaves an O(dt^2) residue of the motion)", g200);
+  tl_world_free(w);
+  const double erp = 0.2, cfm = 1.0, dt = 1e-3;
+  w = new_world(TL_SOLVER_PER_CONTACT);
+  tl_world_add_system(w, box, &s, &E);
+  double qb[7] = {0, 0, -0.5, 1, 0, 0, 0};
+  tl_system_set_state(s, qb, 7, NULL, 0, &E);
+  d = tl_constraint_def_default();
+  d.type = TL_CONSTRAINT_DISTANCE;
+  d.system1 = tl_system_index(s);
+  d.body1 = "box";
+  d.body2 = "world";
+  d.distance = 0.5;
+  d.erp = erp, d.cfm = cfm;
+  tl_world_add_constraint(w, &d, &con, &E);
+  for (int i = 0; i < 5000; i++) tl_world_step(w, &E);
+  tl_system_get_state(s, qb, 7, NULL, 0, &E);
+  double sag = -0.5 - qb[2], expect = G * dt * dt * cfm / erp;
+  printf("erp %g cfm %g: the rod stretched by %.6g m (m g dt^2 cfm / erp = %.6g)\n", erp, cfm, sag, expect);
+  TL_CHECK(fabs(sag / expect - 1) < 1e-3, "soft rod: stretched %.6g m, expected %.6g", sag, expect);
+  tl_world_free(w);
+}
+
 /* Stepping with constraints allocates nothing (the reservation pass sized everything). */
 static void no_alloc(tl_model *m, tl_model *box) {
   static const tl_solver solvers[3] = {TL_SOLVER_PER_CONTACT, TL_SOLVER_PGS, TL_SOLVER_DANTZIG};
@@ -666,6 +716,7 @@ int main(int argc, char **argv) {
     projection(m);
     snapshot(m, box);
     no_alloc(m, box);
+    softness(m, box);
   } else {
     iiwa_weld(tl_test_shared_dir(argc, argv, 3), box);
   }

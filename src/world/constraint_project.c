@@ -113,7 +113,7 @@ void tl_constraint_geom(const tl_world *w, const tl_constraint *c, tl_cgeom *g) 
 
 static int included(const tl_world *w, const tl_constraint *c, int which) {
   if (which == TL_CPROJ_ALL) return 1;
-  if (c->erp > 0) return 0;
+  if (c->erp > 0 || c->cfm > 0) return 0; /* soft where the user asked: no projection */
   for (int i = 0; i < 2; i++)
     if (c->sys[i] >= 0 && w->systems[c->sys[i]]->integrator != TL_INTEGRATOR_EULER) return 0;
   return 1;

@@ -70,7 +70,7 @@ void tl_cproj_free(tl_cproj *p);
 
 /* Which constraints a projection moves. */
 enum {
-  TL_CPROJ_STEP = 0, /* the native step's: exact ones (erp = 0) whose systems are Euler-integrated */
+  TL_CPROJ_STEP = 0, /* the native step's: exact ones (erp = cfm = 0) whose systems are Euler-integrated */
   TL_CPROJ_ALL = 1   /* every constraint (tl_world_project_constraints) */
 };
 
