@@ -379,6 +379,56 @@ static void softness(tl_model *m, tl_model *box) {
   tl_world_free(w);
 }
 
+/* Step derivatives with loop constraints: the analytic mode falls back to
+ * finite differences (reported), the world is left as it was, and the
+ * derivative of the next crank velocity by the crank velocity matches a
+ * difference of two steps taken by hand. */
+static void derivatives(tl_model *m) {
+  tl_world *w = new_world(TL_SOLVER_PER_CONTACT);
+  int con;
+  tl_system *s = add_fourbar(w, m, TL_CONSTRAINT_BALL, &con);
+  for (int i = 0; i < 100; i++) tl_world_step(w, &E);
+  tl_step_derivatives *ws = NULL;
+  TL_CHECK(tl_step_derivatives_create(w, &ws, &E) == TL_OK, "derivatives workspace: %s", E.message);
+  double A[36], B[18];
+  tl_deriv_mode used = TL_DERIV_ANALYTIC;
+  size_t n = tl_world_snapshot_size(w);
+  unsigned char *s0 = malloc(n), *s1 = malloc(n);
+  tl_world_snapshot_save(w, s0, n, NULL, &E);
+  tl_status st = tl_world_step_derivatives(w, ws, TL_DERIV_ANALYTIC, A, B, 3, &used, &E);
+  tl_world_snapshot_save(w, s1, n, NULL, &E);
+  TL_CHECK(st == TL_OK, "step derivatives: %s", E.message);
+  TL_CHECK(used == TL_DERIV_FD_CENTRED, "step derivatives with loops: mode %d, expected the FD fallback", (int)used);
+  TL_CHECK(!memcmp(s0, s1, n), "step derivatives changed the world");
+  /* d u0+ / d u0 by hand: the constrained velocity is consistent, so perturb along the loop's motion */
+  double q[3], u[3], up[3], um[3], q2[3], u2[3];
+  tl_system_get_state(s, q, 3, u, 3, &E);
+  const double eps = 1e-6;
+  double dir[3];
+  { /* the loop's velocity direction at q: the null space of its Jacobian, from two nearby closed poses */
+    double qa[3], qb[3];
+    fourbar_q(q[0] + 1e-7, 1.0, qa);
+    fourbar_q(q[0] - 1e-7, 1.0, qb);
+    for (int i = 0; i < 3; i++) dir[i] = wrap(qa[i] - qb[i]) / 2e-7;
+  }
+  for (int sgn = 0; sgn < 2; sgn++) {
+    tl_world_snapshot_restore(w, s0, n, &E);
+    for (int i = 0; i < 3; i++) u2[i] = u[i] + (sgn ? -eps : eps) * dir[i];
+    tl_system_set_state(s, q, 3, u2, 3, &E);
+    tl_world_step(w, &E);
+    tl_system_get_state(s, q2, 3, sgn ? um : up, 3, &E);
+  }
+  tl_world_snapshot_restore(w, s0, n, &E);
+  /* A's velocity block (rows nv.., columns nv..) applied to dir */
+  double pred = 0, meas = (up[0] - um[0]) / (2 * eps);
+  for (int j = 0; j < 3; j++) pred += A[(3 + 0) * 6 + 3 + j] * dir[j];
+  printf("step derivatives with loops: mode FD, d u_crank+ along the loop: %.6f (A) vs %.6f (two steps)\n", pred, meas);
+  TL_CHECK(fabs(pred - meas) < 1e-4 * fmax(1.0, fabs(meas)), "step derivatives with loops: %.6g vs %.6g", pred, meas);
+  free(s0), free(s1);
+  tl_step_derivatives_free(ws);
+  tl_world_free(w);
+}
+
 /* Stepping with constraints allocates nothing (the reservation pass sized everything). */
 static void no_alloc(tl_model *m, tl_model *box) {
   static const tl_solver solvers[3] = {TL_SOLVER_PER_CONTACT, TL_SOLVER_PGS, TL_SOLVER_DANTZIG};
@@ -717,6 +767,7 @@ int main(int argc, char **argv) {
     snapshot(m, box);
     no_alloc(m, box);
     softness(m, box);
+    derivatives(m);
   } else {
     iiwa_weld(tl_test_shared_dir(argc, argv, 3), box);
   }
