@@ -41,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "math/tl_dense.h"
 #include "talus/talus.h"
 #include "test_alloc.h"
 #include "test_util.h"
@@ -429,6 +430,83 @@ static void derivatives(tl_model *m) {
   tl_world_free(w);
 }
 
+/* Loops with contacts in one solve: a box sliding on the ground at 2 m/s,
+ * tied by a 0.3 m rope (a distance range, max only) to the world point
+ * above where it starts: the rope stops it; every solver. The box's
+ * centre never gets farther than 0.3 m from the anchor (1e-9), it stays on
+ * the ground (its height within 1 mm), and comes to rest. */
+static void rope_and_contacts(tl_model *box) {
+  static const tl_solver solvers[3] = {TL_SOLVER_PER_CONTACT, TL_SOLVER_PGS, TL_SOLVER_DANTZIG};
+  for (int k = 0; k < 3; k++) {
+    tl_world *w = new_world(solvers[k]);
+    TL_CHECK(tl_world_add_ground(w, 0.0, 0.5, &E) == TL_OK, "ground: %s", E.message);
+    tl_system *s = NULL;
+    tl_world_add_system(w, box, &s, &E);
+    double q[7] = {0, 0, 0.1, 1, 0, 0, 0}, u[6] = {2, 0, 0, 0, 0, 0};
+    tl_system_set_state(s, q, 7, u, 6, &E);
+    tl_constraint_def d = tl_constraint_def_default();
+    d.type = TL_CONSTRAINT_DISTANCE;
+    d.system1 = tl_system_index(s);
+    d.body1 = "box";
+    d.body2 = "world";
+    d.point2[2] = 0.1;
+    d.max = 0.3;
+    int con;
+    TL_CHECK(tl_world_add_constraint(w, &d, &con, &E) == TL_OK, "rope: %s", E.message);
+    double rmax = 0, zdev = 0;
+    int ok = 1;
+    for (int i = 0; i < 2000 && ok; i++) {
+      ok = tl_world_step(w, &E) == TL_OK;
+      tl_system_get_state(s, q, 7, u, 6, &E);
+      rmax = fmax(rmax, sqrt(q[0] * q[0] + q[1] * q[1] + (q[2] - 0.1) * (q[2] - 0.1)));
+      zdev = fmax(zdev, fabs(q[2] - 0.1));
+    }
+    double speed = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+    printf("rope and contacts (solver %d): farthest %.12f m, height off by %.3g m, x %.6f m, speed %.3g m/s at 2 s\n",
+           (int)solvers[k], rmax, zdev, q[0], speed);
+    TL_CHECK(ok, "rope and contacts (solver %d): %s", (int)solvers[k], E.message);
+    TL_CHECK(rmax < 0.3 + 1e-9, "rope and contacts (solver %d): the box got %.12f m from the anchor (rope 0.3)",
+             (int)solvers[k], rmax);
+    TL_CHECK(rmax > 0.3 - 1e-3, "rope and contacts (solver %d): the rope never went taut (%.6f m)", (int)solvers[k], rmax);
+    TL_CHECK(zdev < 1e-3, "rope and contacts (solver %d): the box left the ground by %.3g m", (int)solvers[k], zdev);
+    TL_CHECK(speed < 1e-3, "rope and contacts (solver %d): still moving at %.3g m/s", (int)solvers[k], speed);
+    tl_world_free(w);
+  }
+}
+
+/* The semidefinite Cholesky (math/tl_dense.h) on rank-deficient matrices:
+ * A = J J^T with a zero row, an exactly repeated row and a row repeated to
+ * 1e-9: the zero and repeated rows are dropped, the solution of a
+ * consistent system satisfies it to rounding, and stays bounded. */
+static void psd_unit(void) {
+  const double J[5][3] = {{1, 0, 0}, {0, 0, 0}, {1, 0, 0}, {0, 1, 1}, {1, 1e-9, 0}};
+  const int n = 5;
+  double A[25], A0[25], y[5] = {0.3, -0.7, 1.1, 0.2, -0.4}, r[5], x[5];
+  unsigned char drop[5];
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) A0[j * n + i] = J[i][0] * J[j][0] + J[i][1] * J[j][1] + J[i][2] * J[j][2];
+  memcpy(A, A0, sizeof A);
+  for (int i = 0; i < n; i++) {
+    r[i] = 0;
+    for (int j = 0; j < n; j++) r[i] += A0[j * n + i] * y[j];
+  }
+  memcpy(x, r, sizeof x);
+  int nd = tl_dense_cholesky_psd(n, A, 1e-10, 1e-12 * 2.0, drop);
+  tl_dense_cholesky_psd_solve(n, A, drop, x);
+  double res = 0, xn = 0;
+  for (int i = 0; i < n; i++) {
+    double s = -r[i];
+    for (int j = 0; j < n; j++) s += A0[j * n + i] * x[j];
+    res = fmax(res, fabs(s));
+    xn = fmax(xn, fabs(x[i]));
+  }
+  printf("psd Cholesky: dropped %d (%d%d%d%d%d), residual %.3g, |x| %.3g\n", nd, drop[0], drop[1], drop[2], drop[3],
+         drop[4], res, xn);
+  TL_CHECK(nd == 3 && !drop[0] && drop[1] && drop[2] && !drop[3] && drop[4], "psd Cholesky: dropped %d rows", nd);
+  TL_CHECK(res < 1e-8, "psd Cholesky: residual %.3g of a consistent system", res);
+  TL_CHECK(xn < 10, "psd Cholesky: the solution is not bounded (%.3g)", xn);
+}
+
 /* Stepping with constraints allocates nothing (the reservation pass sized everything). */
 static void no_alloc(tl_model *m, tl_model *box) {
   static const tl_solver solvers[3] = {TL_SOLVER_PER_CONTACT, TL_SOLVER_PGS, TL_SOLVER_DANTZIG};
@@ -768,6 +846,8 @@ int main(int argc, char **argv) {
     no_alloc(m, box);
     softness(m, box);
     derivatives(m);
+    rope_and_contacts(box);
+    psd_unit();
   } else {
     iiwa_weld(tl_test_shared_dir(argc, argv, 3), box);
   }
