@@ -77,8 +77,11 @@ typedef struct tl_eqgroup {
   size_t adr;           /* offset of the factor (n x n, column-major) in eq_pool; rhs after it */
   int factored;         /* 0: not positive definite (dependent rows): solved row by row */
   int loop;             /* 1: the loop constraints' rows (constraint_loop.c): factored by the
-                           semidefinite Cholesky (redundant rows dropped), the n drop flags
-                           (bytes) after the rhs */
+                           semidefinite Cholesky (redundant rows dropped) and solved for the
+                           minimum-norm impulses; after the rhs: n drop flags (n doubles' room),
+                           the matrix before factoring (n x n), Cm (n x n), S (n x n), n scratch
+                           (tl_dense_psd_minnorm_prepare) */
+  int ndrop;            /* loop group: rows dropped as redundant */
 } tl_eqgroup;
 
 /* Reserve the blocks, pools and dense matrices for the world's current

@@ -13,9 +13,10 @@
  * each sweep (block Gauss-Seidel) with the semidefinite Cholesky of their
  * Delassus matrix (tl_dense_cholesky_psd: a row whose pivot falls below
  * 1e-10 of its diagonal, or whose diagonal is below 1e-12 of the largest, is
- * dropped as redundant and gets no impulse; the kept rows give the same
- * generalized impulse, hence the same motion, as the minimum-norm
- * solution). PGS sweeps them row by row (over-relaxed, as its other rows),
+ * dropped as redundant, so the kept rows' factor stays well conditioned;
+ * the impulses are then the minimum-norm solution, tl_dense_psd_minnorm_*:
+ * two constraints repeating a row share its load equally). PGS sweeps them
+ * row by row (over-relaxed, as its other rows),
  * Dantzig takes them as free rows (lo = -inf, hi = inf). A row whose
  * Delassus diagonal is below 1e-12 of the largest of its constraint (the
  * out-of-plane row of a planar linkage closed by a ball: J is zero there) is
@@ -76,7 +77,7 @@ int tl_loop_reserve(tl_world *w, int *nblock, size_t *pool, size_t *ipool, size_
     *ipool += (size_t)r * nv;
   }
   *nblock += nrow;
-  *eq += (size_t)nrow * (size_t)nrow + 2 * (size_t)nrow;
+  *eq += 4 * (size_t)nrow * (size_t)nrow + 4 * (size_t)nrow; /* factor, rhs, flags, A0, Cm, S, scratch */
   *rows += (size_t)nrow;
   if (nrow > nat->cap_loop_row) {
     tl_loop_row *r = realloc(nat->loop_rows, (size_t)nrow * sizeof(*r));
