@@ -559,6 +559,26 @@ static void minnorm_unit(void) {
   TL_CHECK_NEAR(x[4], 2 * x[3], 1e-12, "minimum norm: row 4 = 2 row 3");
 }
 
+/* Two four-bars in one world (two components of the constraints, two
+ * equality groups, projected apart) move as one alone does. */
+static void two_fourbars(tl_model *m, double crank_ref) {
+  tl_world *w = new_world(TL_SOLVER_PER_CONTACT);
+  int c0, c1;
+  tl_system *a = add_fourbar(w, m, TL_CONSTRAINT_BALL, &c0), *b = add_fourbar(w, m, TL_CONSTRAINT_HINGE, &c1);
+  double gmax = 0, qa[3], qb[3];
+  for (int i = 0; i < 2000; i++) {
+    tl_world_step(w, &E);
+    gmax = fmax(gmax, fmax(gap(w, c0, NULL), gap(w, c1, NULL)));
+  }
+  tl_system_get_state(a, qa, 3, NULL, 0, &E);
+  tl_system_get_state(b, qb, 3, NULL, 0, &E);
+  printf("two four-bars: cranks %.15f %.15f rad, gap %.3g m\n", qa[0], qb[0], gmax);
+  TL_CHECK(gmax < 1e-9, "two four-bars: gap %.3g m", gmax);
+  TL_CHECK_NEAR(qa[0], crank_ref, 1e-8, "two four-bars: the first against one alone");
+  TL_CHECK_NEAR(qb[0], crank_ref, 1e-8, "two four-bars: the second against one alone");
+  tl_world_free(w);
+}
+
 /* Stepping with constraints allocates nothing (the reservation pass sized everything). */
 static void no_alloc(tl_model *m, tl_model *box) {
   static const tl_solver solvers[3] = {TL_SOLVER_PER_CONTACT, TL_SOLVER_PGS, TL_SOLVER_DANTZIG};
@@ -891,6 +911,7 @@ int main(int argc, char **argv) {
     double crank = fourbar_solvers(m, TL_CONSTRAINT_BALL, "four-bar + ball");
     fourbar_solvers(m, TL_CONSTRAINT_HINGE, "four-bar + hinge");
     fourbar_duplicate(m, box, crank);
+    two_fourbars(m, crank);
     distance_pendulum(box, pend);
     weld_fourbar(m, box);
     projection(m);

@@ -99,7 +99,8 @@ void tl_world_solve_constraints(tl_world *w);
  * scratch; -1: out of memory. */
 int tl_loop_reserve(tl_world *w, int *nblock, size_t *pool, size_t *ipool, size_t *eq, size_t *rows);
 /* The rows of every loop constraint, appended to the step's blocks:
- * equality rows as one equality group, then one-sided distance rows. */
+ * the equality rows of each component (constraints sharing a system) as
+ * one equality group, then the one-sided distance rows. */
 void tl_loop_blocks(tl_world *w);
 /* After finish_block: rows whose Delassus diagonal vanishes against their
  * constraint's largest (a planar linkage's out-of-plane row) are fixed at 0. */
