@@ -56,7 +56,9 @@ int tl_dense_cholesky(int n, double *L, int ld);
  *  - tl_dense_cholesky_cm: left-looking by columns, each entry
  *    ((S_ij - L_i0 L_j0) - L_i1 L_j1) - ... in order, divided by L_jj, with a
  *    relative pivot test: the equality (mimic) groups of the per-contact
- *    solver (contact/solver_gs.c), a few rows.
+ *    solver (contact/solver_gs.c), a few rows. Its semidefinite variant
+ *    tl_dense_cholesky_psd (same order, redundant columns dropped) serves
+ *    the loop constraints' groups and their projection.
  *  - tl_dense_cholesky_rl: right-looking (outer products, two columns per
  *    pass on two-lane vectors), the same sequential order of each entry's
  *    subtractions but scaled by the reciprocal 1 / L_jj: the direct solves
