@@ -1,7 +1,7 @@
 /* mpc_quadruped: the default quadruped (robots/talus_quadruped) stands up
  * from lying on the ground and holds a base height and orientation target
  * under a 50 N lateral push, in closed loop with the receding-horizon iLQR
- * of quadruped_mpc.c on Talus's analytic step derivatives with contacts
+ * of controllers/mpc.c on Talus's analytic step derivatives with contacts
  * (issue 24 §5 (b)). Public API only.
  *
  * Plant: a world with dt = 2 ms (the simulator's step), a ground plane
@@ -9,7 +9,7 @@
  * whose targets are the nominal standing posture (tl_find_standing_pose at
  * the target base height 0.45 m, base level). Start: lying, the base on the
  * ground (the base box's centre 0.09 m up), the legs spread sideways and
- * folded (hips and knees at 95 % of their limits), at rest. Control at 100 Hz (every 5 plant steps): qmpc_update from the
+ * folded (hips and knees at 95 % of their limits), at rest. Control at 100 Hz (every 5 plant steps): tl_mpc_update from the
  * measured state (one iLQR iteration, horizon 30 knots of 10 ms = 0.3 s, the
  * plan's model stepped at 10 ms), its first feed-forward torque held over
  * the period (the PD runs at every plant step inside the step). Push: 50 N
@@ -20,7 +20,7 @@
  * target height, the largest height error in [2, 3) s and [4.5, 6] s, the
  * largest orientation error (rotation angle of the base from level) from
  * t = 2 s on and during the push, the lowest base height after 2 s, the
- * largest lateral displacement, and the thread CPU time of qmpc_update per
+ * largest lateral displacement, and the thread CPU time of tl_mpc_update per
  * control step (mean, max). Exit 0 when: the base is within 2 cm of the
  * target height before t = 2 s and stays there, the height error stays below
  * 1 cm in [2, 3) s and [4.5, 6] s, the orientation error below 2 deg from
@@ -42,7 +42,7 @@
 
 #include <talus/talus.h>
 
-#include "quadruped_mpc.h"
+#include "mpc.h"
 
 #ifndef TALUS_SOURCE_DIR
 #define TALUS_SOURCE_DIR "."
@@ -97,10 +97,10 @@ int main(int argc, char **argv) {
   so.height = Z_TARGET;
   tl_standing_result sr;
   if (check(tl_find_standing_pose(m, &so, q_ref, nq, &sr, &err), &err, "standing pose")) return 1;
-  qmpc_params p;
-  qmpc_params_default(&p);
-  qmpc *mpc = NULL;
-  if (check(qmpc_create(m, &p, q_ref, &mpc, &err), &err, "qmpc_create")) return 1;
+  tl_mpc_params p;
+  tl_mpc_params_default(&p);
+  tl_mpc *mpc = NULL;
+  if (check(tl_mpc_create(m, &p, q_ref, &mpc, &err), &err, "tl_mpc_create")) return 1;
 
   /* the plant */
   tl_world *w = NULL;
@@ -150,13 +150,13 @@ int main(int argc, char **argv) {
     if (i % SUBSTEPS == 0) {
       tl_system_get_state(s, q, nq, u, nv, NULL);
       double c0 = cpu_now();
-      if (use_mpc && check(qmpc_update(mpc, q, u, tau, &err), &err, "qmpc_update")) return 1;
+      if (use_mpc && check(tl_mpc_update(mpc, q, u, tau, &err), &err, "tl_mpc_update")) return 1;
       double dc = cpu_now() - c0;
       cpu_sum += dc, cpu_max = fmax(cpu_max, dc), nctrl++;
       if (check(tl_system_set_generalized_force(s, tau, nv, &err), &err, "tau")) return 1;
       if (trace && i % (10 * SUBSTEPS) == 0)
         printf("t %.2f z %.4f y %.4f quat %.4f %.4f %.4f %.4f cost %.3f solve %.2f ms\n", t, q[2], q[1], q[3], q[4],
-               q[5], q[6], qmpc_cost(mpc), 1e3 * dc);
+               q[5], q[6], tl_mpc_cost(mpc), 1e3 * dc);
     }
     if (push != 0 && t >= PUSH_T0 - 1e-9 && t < PUSH_T1 - 1e-9) {
       double f[3] = {0, push, 0};
@@ -181,7 +181,7 @@ int main(int argc, char **argv) {
       if (t >= PUSH_T0 && t < PUSH_T1 + 0.5) ang_push = fmax(ang_push, ang);
     }
   }
-  int fb = qmpc_fallbacks(mpc);
+  int fb = tl_mpc_fallbacks(mpc);
   printf("stand-up: within 2 cm of %.2f m from t = %.3f s (from lying at %.3f m), orientation error up to %.2f deg\n",
          Z_TARGET, t_up, z_lying, ang_up);
   printf("height error: %.4f m max in [2, 3) s, %.4f m max in [4.5, 6] s\n", herr_a, herr_b);
@@ -193,7 +193,7 @@ int main(int argc, char **argv) {
   int ok = herr_a < HEIGHT_TOL && herr_b < HEIGHT_TOL && ang_max < ANGLE_TOL && !fell && fb == 0 && t_up > 0 &&
            t_up < 2.0;
   printf("%s\n", ok ? "PASS" : "FAIL");
-  qmpc_free(mpc);
+  tl_mpc_free(mpc);
   tl_world_free(w);
   tl_model_free(m);
   free(q_ref), free(q), free(u), free(tau), free(kp), free(kd), free(q_fold);

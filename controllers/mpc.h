@@ -1,4 +1,4 @@
-/* quadruped_mpc: a receding-horizon iLQR (Tassa, Erez, Todorov, IROS 2012)
+/* mpc: a receding-horizon iLQR (Tassa, Erez, Todorov, IROS 2012)
  * for a floating-base legged robot standing on the ground, on Talus's
  * analytic step derivatives with contacts (tl_world_step_derivatives,
  * TL_DERIV_ANALYTIC). Written against the public API only (talus/talus.h).
@@ -17,13 +17,13 @@
  * the measured state, linearize every knot, backward pass (Levenberg-
  * Marquardt mu on Q_uu, Cholesky), forward line search alpha in {1, 1/2, 1/4}
  * (with the feedback gains), keep the lowest cost. Nothing allocates after
- * qmpc_create. */
-#ifndef TALUS_EXAMPLES_QUADRUPED_MPC_H
-#define TALUS_EXAMPLES_QUADRUPED_MPC_H
+ * tl_mpc_create. */
+#ifndef TALUS_CONTROLLERS_MPC_H
+#define TALUS_CONTROLLERS_MPC_H
 
 #include <talus/talus.h>
 
-typedef struct qmpc_params {
+typedef struct tl_mpc_params {
   int horizon;         /* knots N (default 30) */
   double dt;           /* the plan's time step, s (default 0.01) */
   double kp, kd;       /* the joint PD of the plant and of the plan (N m/rad, N m s/rad) */
@@ -32,24 +32,56 @@ typedef struct qmpc_params {
    * base linear velocity, base angular velocity, joint velocities; torque r; terminal factor */
   double w_xy, w_z, w_rp, w_yaw, w_joint, w_vlin, w_vang, w_vjoint, r_tau, terminal;
   int iterations;      /* iLQR iterations per control step (default 1) */
-} qmpc_params;
+} tl_mpc_params;
 
-void qmpc_params_default(qmpc_params *p);
+void tl_mpc_params_default(tl_mpc_params *p);
 
-typedef struct qmpc qmpc;
+typedef struct tl_mpc tl_mpc;
 
 /* The MPC for `model` (a floating base) with the reference configuration
  * q_ref (nq: base pose and the nominal joint posture, also the PD targets).
  * Allocates everything it will use. */
-tl_status qmpc_create(const tl_model *model, const qmpc_params *p, const double *q_ref, qmpc **out,
+tl_status tl_mpc_create(const tl_model *model, const tl_mpc_params *p, const double *q_ref, tl_mpc **out,
                       tl_error *err);
-void qmpc_free(qmpc *c);
+void tl_mpc_free(tl_mpc *c);
 /* One control step from the measured state (q: nq, u: nv): shifts the plan,
  * runs the iterations, writes the feed-forward torque to apply now into tau
  * (nv: zeros on the base, the first knot's torque on the joints). */
-tl_status qmpc_update(qmpc *c, const double *q, const double *u, double *tau, tl_error *err);
+tl_status tl_mpc_update(tl_mpc *c, const double *q, const double *u, double *tau, tl_error *err);
 /* Cost of the current plan, and the number of derivative calls that fell back to finite differences. */
-double qmpc_cost(const qmpc *c);
-int qmpc_fallbacks(const qmpc *c);
+double tl_mpc_cost(const tl_mpc *c);
+int tl_mpc_fallbacks(const tl_mpc *c);
+
+
+/* ---- as a controller of controllers/ (`talus simulate --controller mpc`) ----
+ * Holds a floating-base legged robot standing at a base height: the
+ * reference is tl_find_standing_pose at `height` (m; <= 0: 0.58 of the mean
+ * leg length, 0.456 m for robots/talus_quadruped), base level at the
+ * system's current x, y. init sets the plant's joint PD (p->kp, p->kd) with
+ * the standing posture as targets and builds the MPC; update re-plans every
+ * p->dt of simulated time (the first call at once) from the system's state
+ * and sets the feed-forward torque (tl_system_set_generalized_force) held
+ * until the next re-plan. Allocation only in init. */
+typedef struct tl_mpc_controller {
+  tl_mpc *mpc;
+  tl_mpc_params params;
+  tl_system *sys;
+  int nq, nv, started;
+  double *q, *u, *tau, *q_ref;
+  double period, next, height;
+  double cpu_sum, cpu_max; /* thread CPU time of the re-plans, s */
+  int nsolve;
+} tl_mpc_controller;
+
+tl_status tl_mpc_controller_init(tl_mpc_controller *c, tl_system *sys, const tl_mpc_params *p, double height,
+                                 tl_error *err);
+/* Called every step (between integrate1 and integrate2, or before a step);
+ * time: tl_world_time (s). */
+tl_status tl_mpc_controller_update(tl_mpc_controller *c, double time, tl_error *err);
+void tl_mpc_controller_free(tl_mpc_controller *c);
+/* Set one parameter of p by name (horizon, dt, kp, kd, iterations, mu_ground, w_xy, w_z, w_rp, w_yaw,
+ * w_joint, w_vlin, w_vang, w_vjoint, r_tau, terminal): TL_ERR_ARGUMENT for an unknown key or a value out
+ * of range (horizon 2 .. 200 knots, dt > 0, the others >= 0; iterations 1 .. 20). */
+tl_status tl_mpc_params_set(tl_mpc_params *p, const char *key, double value, tl_error *err);
 
 #endif

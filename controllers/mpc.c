@@ -1,13 +1,16 @@
-/* quadruped_mpc: receding-horizon iLQR on the analytic step derivatives with
- * contacts (see quadruped_mpc.h). Public API only. */
-#include "quadruped_mpc.h"
+/* mpc: receding-horizon iLQR on the analytic step derivatives with
+ * contacts (see mpc.h). Public API only. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#include "mpc.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-struct qmpc {
-  qmpc_params p;
+struct tl_mpc {
+  tl_mpc_params p;
   const tl_model *m;
   tl_world *w;
   tl_system *s;
@@ -22,8 +25,8 @@ struct qmpc {
   int fallbacks;
 };
 
-void qmpc_params_default(qmpc_params *p) {
-  *p = (qmpc_params){.horizon = 30,
+void tl_mpc_params_default(tl_mpc_params *p) {
+  *p = (tl_mpc_params){.horizon = 30,
                      .dt = 0.01,
                      .kp = 150.0,
                      .kd = 4.0,
@@ -50,7 +53,7 @@ static tl_status fail(tl_error *err, tl_status st, const char *msg) {
   return st;
 }
 
-void qmpc_free(qmpc *c) {
+void tl_mpc_free(tl_mpc *c) {
   if (!c) return;
   double *arr[] = {c->qref, c->W,   c->Wf, c->tau_max, c->Xq,  c->Xu,  c->U,   c->K,   c->kff, c->Yq,
                    c->Yu,   c->V,   c->A,  c->B,       c->Bfull, c->Vx, c->Vxx, c->Qx,  c->Qu,  c->Qxx,
@@ -61,12 +64,12 @@ void qmpc_free(qmpc *c) {
   free(c);
 }
 
-tl_status qmpc_create(const tl_model *m, const qmpc_params *p, const double *q_ref, qmpc **out, tl_error *err) {
-  if (!m || !q_ref || !out) return fail(err, TL_ERR_ARGUMENT, "qmpc_create: NULL argument");
-  if (tl_model_joint_type(m, 0) != TL_JOINT_FLOATING) return fail(err, TL_ERR_ARGUMENT, "qmpc: needs a floating base");
-  qmpc *c = calloc(1, sizeof *c);
-  if (!c) return fail(err, TL_ERR_MEMORY, "qmpc: out of memory");
-  qmpc_params_default(&c->p);
+tl_status tl_mpc_create(const tl_model *m, const tl_mpc_params *p, const double *q_ref, tl_mpc **out, tl_error *err) {
+  if (!m || !q_ref || !out) return fail(err, TL_ERR_ARGUMENT, "tl_mpc_create: NULL argument");
+  if (tl_model_joint_type(m, 0) != TL_JOINT_FLOATING) return fail(err, TL_ERR_ARGUMENT, "tl_mpc: needs a floating base");
+  tl_mpc *c = calloc(1, sizeof *c);
+  if (!c) return fail(err, TL_ERR_MEMORY, "tl_mpc: out of memory");
+  tl_mpc_params_default(&c->p);
   if (p) c->p = *p;
   c->m = m;
   c->nq = tl_model_nq(m), c->nv = tl_model_nv(m), c->nu = c->nv - 6, c->nx = 2 * c->nv, c->N = c->p.horizon;
@@ -83,14 +86,14 @@ tl_status qmpc_create(const tl_model *m, const qmpc_params *p, const double *q_r
             {&c->L, nu * nu},         {&c->tmp, nx * nx},    {&c->e, nx},          {&c->tau, nv}};
   for (size_t i = 0; i < sizeof al / sizeof al[0]; i++)
     if (!(*al[i].p = calloc(al[i].n ? al[i].n : 1, sizeof(double)))) {
-      qmpc_free(c);
-      return fail(err, TL_ERR_MEMORY, "qmpc: out of memory");
+      tl_mpc_free(c);
+      return fail(err, TL_ERR_MEMORY, "tl_mpc: out of memory");
     }
   memcpy(c->qref, q_ref, nq * sizeof(double));
   tl_status st;
   if ((st = tl_world_create(&c->w, err)) || (st = tl_world_set_timestep(c->w, c->p.dt, err)) ||
       (st = tl_world_add_ground(c->w, 0.0, c->p.mu_ground, err)) || (st = tl_world_add_system(c->w, m, &c->s, err))) {
-    qmpc_free(c);
+    tl_mpc_free(c);
     return st;
   }
   double *kp = c->tmp, *kd = c->tmp + nv;
@@ -98,7 +101,7 @@ tl_status qmpc_create(const tl_model *m, const qmpc_params *p, const double *q_r
   if ((st = tl_system_set_pd_gains(c->s, kp, kd, c->nv, err)) ||
       (st = tl_system_set_pd_targets(c->s, q_ref, c->nq, NULL, c->nv, err)) ||
       (st = tl_step_derivatives_create(c->w, &c->ws, err))) {
-    qmpc_free(c);
+    tl_mpc_free(c);
     return st;
   }
   /* weights on e = (dq: base xyz, base rotation, joints | u: base linear, base angular, joints) */
@@ -124,12 +127,12 @@ tl_status qmpc_create(const tl_model *m, const qmpc_params *p, const double *q_r
 }
 
 /* e = (q (-) q_ref, u) */
-static void error_of(qmpc *c, const double *q, const double *u, double *e) {
+static void error_of(tl_mpc *c, const double *q, const double *u, double *e) {
   tl_model_difference(c->m, c->qref, q, c->nq, e, c->nv, NULL);
   memcpy(e + c->nv, u, (size_t)c->nv * sizeof(double));
 }
 
-static double stage_cost(qmpc *c, const double *q, const double *u, const double *tau, const double *W) {
+static double stage_cost(tl_mpc *c, const double *q, const double *u, const double *tau, const double *W) {
   double J = 0;
   error_of(c, q, u, c->e);
   for (int i = 0; i < c->nx; i++) J += 0.5 * W[i] * c->e[i] * c->e[i];
@@ -140,7 +143,7 @@ static double stage_cost(qmpc *c, const double *q, const double *u, const double
 
 /* Roll the plan model out from (q0, u0): tau_k = U_k + alpha kff_k + K_k (x_k (-) X_k) (gains 0: U_k
  * only), into (Yq, Yu, V). Returns the cost, INFINITY if a step failed. */
-static double rollout(qmpc *c, const double *q0, const double *u0, double alpha, int gains) {
+static double rollout(tl_mpc *c, const double *q0, const double *u0, double alpha, int gains) {
   const int nq = c->nq, nv = c->nv, nu = c->nu, nx = c->nx;
   double J = 0, *dx = c->tmp;
   memcpy(c->Yq, q0, (size_t)nq * sizeof(double));
@@ -172,14 +175,14 @@ static double rollout(qmpc *c, const double *q0, const double *u0, double alpha,
   return J;
 }
 
-static void accept(qmpc *c, double J) {
+static void accept(tl_mpc *c, double J) {
   memcpy(c->Xq, c->Yq, (size_t)(c->N + 1) * c->nq * sizeof(double));
   memcpy(c->Xu, c->Yu, (size_t)(c->N + 1) * c->nv * sizeof(double));
   memcpy(c->U, c->V, (size_t)c->N * c->nu * sizeof(double));
   c->cost = J;
 }
 
-static tl_status linearize(qmpc *c, tl_error *err) {
+static tl_status linearize(tl_mpc *c, tl_error *err) {
   const int nq = c->nq, nv = c->nv, nu = c->nu, nx = c->nx;
   for (int k = 0; k < c->N; k++) {
     memset(c->tau, 0, 6 * sizeof(double));
@@ -230,7 +233,7 @@ static void chol_solve(const double *L, int n, double *x) {
 }
 
 /* Backward pass over the linearized plan: kff, K. 0 on success, -1 if Q_uu + mu is not positive. */
-static int backward(qmpc *c) {
+static int backward(tl_mpc *c) {
   const int nq = c->nq, nv = c->nv, nu = c->nu, nx = c->nx, N = c->N;
   error_of(c, c->Xq + (size_t)N * nq, c->Xu + (size_t)N * nv, c->e);
   for (int i = 0; i < nx; i++) c->Vx[i] = c->Wf[i] * c->e[i];
@@ -347,7 +350,7 @@ static int backward(qmpc *c) {
   return 0;
 }
 
-tl_status qmpc_update(qmpc *c, const double *q, const double *u, double *tau, tl_error *err) {
+tl_status tl_mpc_update(tl_mpc *c, const double *q, const double *u, double *tau, tl_error *err) {
   const int nq = c->nq, nv = c->nv, nu = c->nu, nx = c->nx, N = c->N;
   /* warm start: the previous plan shifted by one knot (its last knot repeated) */
   memmove(c->Xq, c->Xq + nq, (size_t)N * nq * sizeof(double));
@@ -359,7 +362,7 @@ tl_status qmpc_update(qmpc *c, const double *q, const double *u, double *tau, tl
     memset(c->K, 0, (size_t)N * nu * nx * sizeof(double));
     J = rollout(c, q, u, 0.0, 0);
   }
-  if (!isfinite(J)) return fail(err, TL_ERR_DIVERGED, "qmpc: the plan's rollout diverged");
+  if (!isfinite(J)) return fail(err, TL_ERR_DIVERGED, "tl_mpc: the plan's rollout diverged");
   accept(c, J);
   for (int it = 0; it < c->p.iterations; it++) {
     tl_status st = linearize(c, err);
@@ -387,5 +390,109 @@ tl_status qmpc_update(qmpc *c, const double *q, const double *u, double *tau, tl
   return TL_OK;
 }
 
-double qmpc_cost(const qmpc *c) { return c->cost; }
-int qmpc_fallbacks(const qmpc *c) { return c->fallbacks; }
+double tl_mpc_cost(const tl_mpc *c) { return c->cost; }
+int tl_mpc_fallbacks(const tl_mpc *c) { return c->fallbacks; }
+
+/* ---------------- the controller ---------------- */
+
+tl_status tl_mpc_params_set(tl_mpc_params *p, const char *key, double v, tl_error *err) {
+  if (!p || !key) return fail(err, TL_ERR_ARGUMENT, "mpc: NULL parameter");
+  if (!isfinite(v)) return fail(err, TL_ERR_ARGUMENT, "mpc: a parameter must be a finite number");
+  struct {
+    const char *k;
+    double *x;
+  } d[] = {{"dt", &p->dt},         {"kp", &p->kp},         {"kd", &p->kd},         {"mu_ground", &p->mu_ground},
+           {"w_xy", &p->w_xy},     {"w_z", &p->w_z},       {"w_rp", &p->w_rp},     {"w_yaw", &p->w_yaw},
+           {"w_joint", &p->w_joint}, {"w_vlin", &p->w_vlin}, {"w_vang", &p->w_vang}, {"w_vjoint", &p->w_vjoint},
+           {"r_tau", &p->r_tau},   {"terminal", &p->terminal}};
+  if (strcmp(key, "horizon") == 0 || strcmp(key, "iterations") == 0) {
+    int hz = key[0] == 'h';
+    if (v != floor(v) || v < (hz ? 2 : 1) || v > (hz ? 200 : 20))
+      return fail(err, TL_ERR_ARGUMENT, hz ? "mpc: horizon must be an integer in 2 .. 200 knots"
+                                           : "mpc: iterations must be an integer in 1 .. 20");
+    *(hz ? &p->horizon : &p->iterations) = (int)v;
+    return TL_OK;
+  }
+  for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
+    if (strcmp(key, d[i].k) == 0) {
+      if (v < 0 || (strcmp(key, "dt") == 0 && !(v > 0)))
+        return fail(err, TL_ERR_ARGUMENT, "mpc: dt must be > 0 and the gains and weights >= 0");
+      *d[i].x = v;
+      return TL_OK;
+    }
+  char msg[200];
+  snprintf(msg, sizeof msg,
+           "mpc: unknown parameter '%.40s' (height, horizon, dt, kp, kd, iterations, mu_ground, w_xy, w_z, w_rp, "
+           "w_yaw, w_joint, w_vlin, w_vang, w_vjoint, r_tau, terminal)",
+           key);
+  return fail(err, TL_ERR_ARGUMENT, msg);
+}
+
+void tl_mpc_controller_free(tl_mpc_controller *c) {
+  if (!c) return;
+  tl_mpc_free(c->mpc);
+  free(c->q), free(c->u), free(c->tau), free(c->q_ref);
+  memset(c, 0, sizeof *c);
+}
+
+tl_status tl_mpc_controller_init(tl_mpc_controller *c, tl_system *sys, const tl_mpc_params *p, double height,
+                                 tl_error *err) {
+  if (!c || !sys) return fail(err, TL_ERR_ARGUMENT, "mpc: NULL argument");
+  memset(c, 0, sizeof *c);
+  const tl_model *m = tl_system_model(sys);
+  tl_mpc_params pp;
+  tl_mpc_params_default(&pp);
+  if (p) pp = *p;
+  c->sys = sys, c->nq = tl_model_nq(m), c->nv = tl_model_nv(m), c->period = pp.dt, c->params = pp;
+  if (tl_model_joint_type(m, 0) != TL_JOINT_FLOATING) return fail(err, TL_ERR_ARGUMENT, "mpc: needs a floating base");
+  c->q = calloc((size_t)c->nq, sizeof(double)), c->u = calloc((size_t)c->nv, sizeof(double));
+  c->tau = calloc((size_t)c->nv, sizeof(double)), c->q_ref = calloc((size_t)c->nq, sizeof(double));
+  if (!c->q || !c->u || !c->tau || !c->q_ref) {
+    tl_mpc_controller_free(c);
+    return fail(err, TL_ERR_MEMORY, "mpc: out of memory");
+  }
+  tl_standing_options so;
+  tl_standing_options_default(&so);
+  if (height > 0) so.height = height;
+  else so.height_fraction = 0.58;
+  tl_standing_result sr;
+  tl_status st;
+  if ((st = tl_find_standing_pose(m, &so, c->q_ref, c->nq, &sr, err)) ||
+      (st = tl_system_get_state(sys, c->q, c->nq, c->u, c->nv, err))) {
+    tl_mpc_controller_free(c);
+    return st;
+  }
+  c->height = sr.height;
+  c->q_ref[0] = c->q[0], c->q_ref[1] = c->q[1]; /* stand where it is */
+  double *kp = c->tau, *kd = c->u; /* scratch here */
+  for (int k = 0; k < c->nv; k++) kp[k] = k < 6 ? 0.0 : pp.kp;
+  for (int k = 0; k < c->nv; k++) kd[k] = k < 6 ? 0.0 : pp.kd;
+  if ((st = tl_system_set_pd_gains(sys, kp, kd, c->nv, err)) ||
+      (st = tl_system_set_pd_targets(sys, c->q_ref, c->nq, NULL, c->nv, err)) ||
+      (st = tl_mpc_create(m, &pp, c->q_ref, &c->mpc, err))) {
+    tl_mpc_controller_free(c);
+    return st;
+  }
+  memset(c->tau, 0, (size_t)c->nv * sizeof(double));
+  memset(c->u, 0, (size_t)c->nv * sizeof(double));
+  return TL_OK;
+}
+
+static double cpu_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+tl_status tl_mpc_controller_update(tl_mpc_controller *c, double time, tl_error *err) {
+  if (!c || !c->mpc) return fail(err, TL_ERR_ARGUMENT, "mpc: controller not initialised");
+  if (c->started && time < c->next - 1e-9) return TL_OK;
+  if (!c->started) c->started = 1, c->next = time;
+  c->next += c->period;
+  tl_status st = tl_system_get_state(c->sys, c->q, c->nq, c->u, c->nv, err);
+  double t0 = cpu_now();
+  if (st == TL_OK) st = tl_mpc_update(c->mpc, c->q, c->u, c->tau, err);
+  double dt = cpu_now() - t0;
+  c->cpu_sum += dt, c->cpu_max = fmax(c->cpu_max, dt), c->nsolve++;
+  return st == TL_OK ? tl_system_set_generalized_force(c->sys, c->tau, c->nv, err) : st;
+}
