@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "talus/engine.h"
 #include "math/tl_math.h"
 #include "native/native_internal.h"
 #include "native/step.h"
@@ -100,9 +101,13 @@ static tl_status native_set_solver(tl_world *w, tl_solver solver, tl_error *err)
   return TL_OK;
 }
 
-/* The native engine has every feature. */
+/* The native engine has every feature but loop constraints, whose rows
+ * are not yet part of its step. */
 static tl_status native_check_feature(const tl_world *w, unsigned feature, tl_error *err) {
-  (void)w, (void)feature, (void)err;
+  (void)w;
+  if (feature & TL_ENGINE_CONSTRAINTS)
+    return tl_error_set(err, TL_ERR_UNSUPPORTED, NULL, 0, "engine", "engine 'talus' does not support %s yet",
+                        tl_engine_feature_name(TL_ENGINE_CONSTRAINTS));
   return TL_OK;
 }
 

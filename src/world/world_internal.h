@@ -18,6 +18,7 @@
 
 #include "contact/narrowphase.h"
 #include "dynamics/dynamics.h"
+#include "talus/constraint.h"
 #include "talus/world.h"
 #include "world/world_engine.h"
 
@@ -73,6 +74,24 @@ typedef struct tl_static_geom {
   int heightmap;        /* index into the world's heightmaps, or -1 */
 } tl_static_geom;
 
+/* A constraint of the world (talus/constraint.h), its declaration resolved
+ * to bodies: frames in the BODY frames (a merged fixed link's frame carried
+ * over), the hinge axis as a unit vector in both body frames, the distance
+ * bounds. Written by tl_world_add_constraint (world_constraint.c); the
+ * engines read it; `force` and `torque` are the serving engine's output of
+ * the last step. */
+typedef struct tl_constraint {
+  tl_constraint_type type;
+  char name[64];
+  int sys[2], body[2];  /* sys[1] = body[1] = -1: the world frame */
+  double pos[2][3];     /* frame origins in the body frames (world frame for the world), m */
+  double rot[2][9];     /* frame orientations in the body frames, row-major */
+  double axis[2][3];    /* hinge: the unit axis in body 1's and body 2's frames */
+  double lo, hi;        /* distance: bounds of |p1 - p2| (lo = hi: rigid; -inf / +inf: none), m */
+  double erp, cfm;      /* softness (0, 0: exact) */
+  double force[3], torque[3]; /* last step's wrench on body 1 at frame 1's origin, world frame */
+} tl_constraint;
+
 typedef struct tl_material_pair {
   char a[128], b[128];
   double mu, restitution, threshold;
@@ -105,6 +124,9 @@ struct tl_world {
                            (tl_world_filters_changed sets it, contact/broadphase.c clears it) */
   int ignore_n, ignore_cap;
   int *ignore;          /* pairs (system, body, system, body) never collided */
+
+  int nconstraint, cap_constraint;
+  tl_constraint *constraints; /* loop constraints (talus/constraint.h, world_constraint.c) */
 
   /* the engine serving the world (world/world_engine.h): its table, and what it keeps */
   const tl_world_engine *engine; /* never NULL: tl_native_world_engine() or a plugin link's */
