@@ -6,11 +6,12 @@
  * gravity and world-frame external forces (a force at a body point, a force
  * at a COM, a pure torque), against central finite differences.
  *
- * For every URDF of the shared corpus (and the project quadruped and
- * humanoid) at NSTATE seeded random states, with rotor inertia, damping and
+ * For four generated trees with every joint type (floating and welded
+ * bases: spherical, universal, revolute, planar, prismatic, continuous), the
+ * project quadruped and humanoid and every URDF of the shared corpus, at NSTATE seeded random states, with rotor inertia, damping and
  * springs set on every joint DOF through the parameter setters and three
- * external forces added (50 N at a point of the deepest body, 30 N at the
- * COM of a middle body, 5 N m on body 1):
+ * external forces added (about 50 N at points of the last two bodies, 35 N
+ * at the COM of a middle body, 5 N m on body 1):
  *   tp_q, tp_u   tl_system_passive_force_derivatives
  *   id_q, id_u   tl_system_inverse_dynamics_passive_derivatives
  *   fd_q, fd_u, fd_tau  tl_system_forward_dynamics_passive_derivatives
@@ -67,8 +68,8 @@ static void rng_quat(rng *r, double q[4]) {
 
 /* the external forces of the test, added at the system's current state */
 typedef struct forces {
-  int b1, b2, b3;
-  double f1[3], p1[3], f2[3], t3[3];
+  int b1, b2, b3, b4;
+  double f1[3], p1[3], f2[3], t3[3], f4[3], p4[3];
 } forces;
 
 static void add_forces(tl_system *s, const forces *F) {
@@ -77,6 +78,7 @@ static void add_forces(tl_system *s, const forces *F) {
   TL_CHECK(tl_system_add_external_force_body_point(s, F->b1, F->f1, F->p1, NULL) == TL_OK, "add force 1");
   TL_CHECK(tl_system_add_external_force(s, F->b2, F->f2, NULL, NULL) == TL_OK, "add force 2");
   TL_CHECK(tl_system_add_external_torque(s, F->b3, F->t3, NULL) == TL_OK, "add torque 3");
+  TL_CHECK(tl_system_add_external_force_body_point(s, F->b4, F->f4, F->p4, NULL) == TL_OK, "add force 4");
 }
 
 enum { F_TP, F_ID, F_FD };
@@ -204,10 +206,11 @@ static void run_model(tl_model *m, const char *label) {
       }
     }
     for (int i = 0; i < nv; i++) u[i] = rng_normal(&r), du[i] = rng_normal(&r), tau[i] = 5 * rng_normal(&r);
-    forces F = {.b1 = nb - 1, .b2 = nb / 2, .b3 = nb > 1 ? 1 : 0};
+    forces F = {.b1 = nb - 1, .b2 = nb / 2, .b3 = nb > 1 ? 1 : 0, .b4 = nb > 2 ? nb - 2 : 0};
     for (int i = 0; i < 3; i++) {
       F.f1[i] = 30 * rng_normal(&r), F.p1[i] = 0.2 * rng_normal(&r);
       F.f2[i] = 20 * rng_normal(&r), F.t3[i] = 3 * rng_normal(&r);
+      F.f4[i] = 20 * rng_normal(&r), F.p4[i] = 0.2 * rng_normal(&r);
     }
     /* analytic, at the base state */
     tl_system_set_state(s, q, nq, u, nv, NULL);
@@ -264,6 +267,55 @@ static void run_model(tl_model *m, const char *label) {
   tl_world_free(w);
 }
 
+
+/* A tree with every joint type (as tests/test_derivatives.c): base (floating or welded) -> spherical ->
+ * universal -> revolute, base -> planar -> prismatic, spherical -> continuous; origins, axes and inertias
+ * from the seed. */
+static void run_generated(int variant) {
+  rng r = {0x9a55e000ull + (uint64_t)variant};
+  char buf[16384];
+  size_t len = 0;
+  const char *types[] = {"spherical", "universal", "revolute", "planar", "prismatic", "continuous"};
+  const int parent[] = {0, 1, 2, 0, 4, 1};
+  len += (size_t)snprintf(buf + len, sizeof buf - len, "<?xml version=\"1.0\"?>\n<robot name=\"gen%d\">\n", variant);
+  if (variant % 2)
+    len += (size_t)snprintf(buf + len, sizeof buf - len,
+                            "<link name=\"world\"/><joint name=\"weld\" type=\"fixed\"><parent link=\"world\"/>"
+                            "<child link=\"l0\"/><origin xyz=\"0.1 -0.2 0.3\" rpy=\"0.3 0.2 0.1\"/></joint>\n");
+  for (int i = 0; i < 7; i++) {
+    double mass = 0.5 + 2 * rng_uniform(&r), a = 0.01 + 0.05 * rng_uniform(&r), b = 0.01 + 0.05 * rng_uniform(&r),
+           c = 0.01 + 0.05 * rng_uniform(&r);
+    len += (size_t)snprintf(buf + len, sizeof buf - len,
+                            "<link name=\"l%d\"><inertial><origin xyz=\"%.6f %.6f %.6f\" rpy=\"%.6f %.6f %.6f\"/>"
+                            "<mass value=\"%.6f\"/><inertia ixx=\"%.6f\" ixy=\"0\" ixz=\"0\" iyy=\"%.6f\" iyz=\"0\" "
+                            "izz=\"%.6f\"/></inertial></link>\n",
+                            i, 0.2 * rng_normal(&r), 0.2 * rng_normal(&r), 0.2 * rng_normal(&r), rng_normal(&r),
+                            rng_normal(&r), rng_normal(&r), mass, b + c, a + c, a + b);
+  }
+  for (int i = 1; i < 7; i++) {
+    double ax[3], ax2[3];
+    for (int k = 0; k < 3; k++) ax[k] = rng_normal(&r), ax2[k] = rng_normal(&r);
+    len += (size_t)snprintf(buf + len, sizeof buf - len,
+                            "<joint name=\"j%d\" type=\"%s\"><parent link=\"l%d\"/><child link=\"l%d\"/>"
+                            "<origin xyz=\"%.6f %.6f %.6f\" rpy=\"%.6f %.6f %.6f\"/><axis xyz=\"%.6f %.6f %.6f\"/>"
+                            "<axis2 xyz=\"%.6f %.6f %.6f\"/>"
+                            "<limit lower=\"-2\" upper=\"2\" effort=\"100\" velocity=\"10\"/></joint>\n",
+                            i, types[i - 1], parent[i - 1], i, 0.3 * rng_normal(&r), 0.3 * rng_normal(&r),
+                            0.3 * rng_normal(&r), rng_normal(&r), rng_normal(&r), rng_normal(&r), ax[0], ax[1], ax[2],
+                            ax2[0], ax2[1], ax2[2]);
+  }
+  len += (size_t)snprintf(buf + len, sizeof buf - len, "</robot>\n");
+  tl_model *m = NULL;
+  tl_error err;
+  memset(&err, 0, sizeof err);
+  char label[64];
+  snprintf(label, sizeof label, "generated_%s_%d", variant % 2 ? "fixed" : "floating", variant);
+  if (!TL_CHECK(tl_model_load_urdf_string(buf, len, label, NULL, &m, &err) == TL_OK, "%s: %s", label, err.message))
+    return;
+  run_model(m, label);
+  tl_model_free(m);
+}
+
 static void run_path(const char *dir, const char *rel, int fixed) {
   char path[4096];
   snprintf(path, sizeof path, "%s/%s", dir, rel);
@@ -287,6 +339,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: %s ROBOTS_DIR SHARED_ROBOTS_DIR\n", argv[0]);
     return 2;
   }
+  for (int v = 0; v < 4; v++) run_generated(v);
   run_path(argv[1], "talus_quadruped/talus_quadruped.urdf", 0);
   run_path(argv[1], "talus_humanoid/talus_humanoid.urdf", 0);
   const char *shared = tl_test_shared_dir(argc, argv, 2);
