@@ -66,7 +66,8 @@ void tl_mpc_free(tl_mpc *c) {
 
 tl_status tl_mpc_create(const tl_model *m, const tl_mpc_params *p, const double *q_ref, tl_mpc **out, tl_error *err) {
   if (!m || !q_ref || !out) return fail(err, TL_ERR_ARGUMENT, "tl_mpc_create: NULL argument");
-  if (tl_model_joint_type(m, 0) != TL_JOINT_FLOATING) return fail(err, TL_ERR_ARGUMENT, "tl_mpc: needs a floating base");
+  if (tl_model_joint_type(m, 0) != TL_JOINT_FLOATING)
+    return fail(err, TL_ERR_ARGUMENT, "tl_mpc: needs a floating base");
   tl_mpc *c = calloc(1, sizeof *c);
   if (!c) return fail(err, TL_ERR_MEMORY, "tl_mpc: out of memory");
   tl_mpc_params_default(&c->p);
@@ -319,7 +320,8 @@ static int backward(tl_mpc *c) {
     }
     for (int i = 0; i < nx; i++) {
       double s = c->Qx[i];
-      for (int j = 0; j < nu; j++) s += Kk[(size_t)j * nx + i] * (Qk[j] + c->Qu[j]) + c->Qux[(size_t)j * nx + i] * kk[j];
+      for (int j = 0; j < nu; j++)
+        s += Kk[(size_t)j * nx + i] * (Qk[j] + c->Qu[j]) + c->Qux[(size_t)j * nx + i] * kk[j];
       c->Vx[i] = s;
     }
     /* QK = Quu K + Qux (nu x nx) into BV; Vxx = Qxx + K^T QK + Qux^T K */

@@ -8,8 +8,9 @@
  *
  * For four generated trees with every joint type (floating and welded
  * bases: spherical, universal, revolute, planar, prismatic, continuous), the
- * project quadruped and humanoid and every URDF of the shared corpus, at NSTATE seeded random states, with rotor inertia, damping and
- * springs set on every joint DOF through the parameter setters and three
+ * project quadruped and humanoid and every URDF of the shared corpus, at
+ * NSTATE seeded random states, with rotor inertia, damping and
+ * springs set on every joint DOF through the parameter setters and four
  * external forces added (about 50 N at points of the last two bodies, 35 N
  * at the COM of a middle body, 5 N m on body 1):
  *   tp_q, tp_u   tl_system_passive_force_derivatives

@@ -9,7 +9,8 @@
  * whose targets are the nominal standing posture (tl_find_standing_pose at
  * the target base height 0.45 m, base level). Start: lying, the base on the
  * ground (the base box's centre 0.09 m up), the legs spread sideways and
- * folded (hips and knees at 95 % of their limits), at rest. Control at 100 Hz (every 5 plant steps): tl_mpc_update from the
+ * folded (hips and knees at 95 % of their limits), at rest. Control at
+ * 100 Hz (every 5 plant steps): tl_mpc_update (controllers/mpc.c) from the
  * measured state (one iLQR iteration, horizon 30 knots of 10 ms = 0.3 s, the
  * plan's model stepped at 10 ms), its first feed-forward torque held over
  * the period (the PD runs at every plant step inside the step). Push: 50 N
@@ -185,10 +186,12 @@ int main(int argc, char **argv) {
   printf("stand-up: within 2 cm of %.2f m from t = %.3f s (from lying at %.3f m), orientation error up to %.2f deg\n",
          Z_TARGET, t_up, z_lying, ang_up);
   printf("height error: %.4f m max in [2, 3) s, %.4f m max in [4.5, 6] s\n", herr_a, herr_b);
-  printf("orientation error: %.2f deg max from 2 s on, %.2f deg max during the push (%.0f N, %.1f to %.1f s, +0.5 s)\n",
+  printf("orientation error: %.2f deg max from 2 s on, %.2f deg max during the push "
+         "(%.0f N, %.1f to %.1f s, +0.5 s)\n",
          ang_max, ang_push, push, PUSH_T0, PUSH_T1);
   printf("lowest base height after 2 s %.4f m, largest lateral displacement %.4f m\n", zmin, ymax);
-  printf("solve per control step (100 Hz, thread CPU): mean %.3f ms, max %.3f ms over %d steps; derivative fall-backs %d\n",
+  printf("solve per control step (100 Hz, thread CPU): mean %.3f ms, max %.3f ms over %d steps; "
+         "derivative fall-backs %d\n",
          1e3 * cpu_sum / nctrl, 1e3 * cpu_max, nctrl, fb);
   int ok = herr_a < HEIGHT_TOL && herr_b < HEIGHT_TOL && ang_max < ANGLE_TOL && !fell && fb == 0 && t_up > 0 &&
            t_up < 2.0;

@@ -393,7 +393,8 @@ void tl_dyn_passive_derivatives(const tl_sysdata *d, const double *ext_w, double
       tl_v3_scale(me, e, -1.0);
       tl_dyn_so3_left_jacobian(Ji, me, 1);
       for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) dq[(size_t)(v0 + i) * nv + v0 + j] -= scale * m->dof_stiffness[v0 + i] * Ji[3 * i + j];
+        for (int j = 0; j < 3; j++)
+          dq[(size_t)(v0 + i) * nv + v0 + j] -= scale * m->dof_stiffness[v0 + i] * Ji[3 * i + j];
     } else {
       for (int k = v0; k < v0 + nj; k++) dq[(size_t)k * nv + k] -= scale * m->dof_stiffness[k];
     }
