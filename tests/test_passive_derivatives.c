@@ -8,7 +8,8 @@
  *
  * For four generated trees with every joint type (floating and welded
  * bases: spherical, universal, revolute, planar, prismatic, continuous), the
- * project quadruped and humanoid and every URDF of the shared corpus, at
+ * project quadruped and humanoid, the hinge-2 car with its suspension
+ * (robots/hinge2_car) and every URDF of the shared corpus, at
  * NSTATE seeded random states, with rotor inertia, damping and
  * springs set on every joint DOF through the parameter setters and four
  * external forces added (about 50 N at points of the last two bodies, 35 N
@@ -375,6 +376,7 @@ int main(int argc, char **argv) {
   for (int v = 0; v < 4; v++) run_generated(v);
   run_path(argv[1], "talus_quadruped/talus_quadruped.urdf", 0);
   run_path(argv[1], "talus_humanoid/talus_humanoid.urdf", 0);
+  run_path(argv[1], "hinge2_car/hinge2_car_suspension.urdf", 0); /* hinge-2 steering, sprung suspension */
   const char *shared = tl_test_shared_dir(argc, argv, 2);
   char probe[4096];
   snprintf(probe, sizeof probe, "%s/anymal_c/urdf/anymal.urdf", shared ? shared : "");
