@@ -30,10 +30,12 @@
  * joint PD alone, --no-mpc, stands up too but sags 2.4 cm and tilts 3.8 deg:
  * it fails these bounds.)
  *
- * Usage: ./build/mpc_quadruped [URDF] [--push N] [--no-mpc] [--fold F] [--trace]
+ * Usage: ./build/mpc_quadruped [URDF] [--push N] [--no-mpc] [--fold F] [--kp X] [--kd X] [--trace]
  *   --push N: the lateral push in N (default 50); --no-mpc: the PD alone
  *   (no feed-forward); --fold F: the lying posture's fraction of the joint
- *   limits (default 0.95); --trace: the state every 0.1 s. */
+ *   limits (default 0.95); --kp, --kd: the joint PD gains of the plant and
+ *   the plan (default 150, 4; --kp 0 --kd 0: no PD at all, the MPC's
+ *   torques alone, test mpc_quadruped_torque); --trace: the state every 0.1 s. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -74,12 +76,14 @@ int main(int argc, char **argv) {
   const char *urdf = TALUS_SOURCE_DIR "/robots/talus_quadruped/talus_quadruped.urdf";
   double push = 50.0;
   int trace = 0, use_mpc = 1;
-  double fold = 0.95;
+  double fold = 0.95, kp_arg = -1, kd_arg = -1;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--push") == 0 && i + 1 < argc) push = atof(argv[++i]);
     else if (strcmp(argv[i], "--trace") == 0) trace = 1;
     else if (strcmp(argv[i], "--no-mpc") == 0) use_mpc = 0;
     else if (strcmp(argv[i], "--fold") == 0 && i + 1 < argc) fold = atof(argv[++i]);
+    else if (strcmp(argv[i], "--kp") == 0 && i + 1 < argc) kp_arg = atof(argv[++i]);
+    else if (strcmp(argv[i], "--kd") == 0 && i + 1 < argc) kd_arg = atof(argv[++i]);
     else urdf = argv[i];
   }
   tl_error err;
@@ -100,6 +104,8 @@ int main(int argc, char **argv) {
   if (check(tl_find_standing_pose(m, &so, q_ref, nq, &sr, &err), &err, "standing pose")) return 1;
   tl_mpc_params p;
   tl_mpc_params_default(&p);
+  if (kp_arg >= 0) p.kp = kp_arg;
+  if (kd_arg >= 0) p.kd = kd_arg;
   tl_mpc *mpc = NULL;
   if (check(tl_mpc_create(m, &p, q_ref, &mpc, &err), &err, "tl_mpc_create")) return 1;
 
