@@ -256,6 +256,7 @@ static void apply_system(rbuf *b, tl_system *s) {
   take(b, s->u_target, nv);
   take(b, s->tau_ff, nv);
   take(b, s->ext, nv);
+  tl_system_wrench_ext_replaced(s); /* the restored forces come without their points */
   take(b, s->tau_applied, nv);
   take(b, s->lambda_joint, TL_JOINT_SLOTS * nv);
   s->kin_valid = s->dyn_valid = 0;
