@@ -174,7 +174,8 @@ tl_status tl_system_forward_dynamics(tl_system *sys, const double *tau, double *
  * contacts, mimic constraints or the external forces of
  * tl_system_add_external_force: the step adds those (world.c); their
  * derivatives are part of the step derivatives (docs/derivatives.md gives
- * the passive terms' closed forms: d/dq = -K, d/du = -D). All matrices are
+ * the passive terms' closed forms: d/dq = -K, d/du = -D; the _passive
+ * variants below include springs, damping and external forces). All matrices are
  * nv x nv, row-major, entry (i, j) = d out_i / d in_j. Derivatives with
  * respect to q are along the nv tangent directions of tl_model_integrate
  * (column j: d/deps of out(q (+) eps e_j)); with respect to u, du, tau the
@@ -215,6 +216,41 @@ tl_status tl_system_forward_dynamics_derivatives(tl_system *sys, const double *t
  * Jl(e)^-1 dR_dq (tl_model_difference_jacobians' Jl). Either may be NULL. */
 tl_status tl_system_frame_placement_derivatives(tl_system *sys, int frame, double *dp_dq, double *dR_dq,
                                                 int nv, tl_error *err);
+
+/* ---- the same with the step's passive and external forces (docs/derivatives.md) ----
+ * tau_p = -D u + K e_s(q) + ext: joint damping D and stiffness K per DOF
+ * (tl_system_set_joint_damping / _spring, URDF <dynamics damping>,
+ * stiffness), the spring deflection e_s = mount (-) q exactly as the step
+ * computes it (scalar joints: spring_mount - q; a ball joint: the rotation
+ * vector log(mount q^-1) in its parent frame; none on a floating base), and
+ * ext the generalized force of the external forces added for the next step
+ * (tl_system_add_external_force / _body_point / _torque). N, N m; nv. */
+tl_status tl_system_passive_force(tl_system *sys, double *tau_p, int nv, tl_error *err);
+/* dtp_dq, dtp_du (nv x nv, row-major, q in the tangent space as above) of
+ * tau_p: springs -K (a ball joint's 3x3 block -K Jl(-e_s)^-1), damping -D,
+ * and the q dependence of the external forces: a force f (world frame) at a
+ * point fixed to a body, and a world-frame torque, give J(q)^T f whose
+ * derivative is taken as if the forces were added again at q (the point
+ * moves with the body, f and the torque keep their world direction). That
+ * record of the forces lasts as long as ext (a step clears both); an
+ * external generalized force set any other way (a snapshot restored with
+ * different forces) counts as constant. Source: Featherstone 2008 (spatial
+ * algebra), Sola et al. 2018 (Jl). */
+tl_status tl_system_passive_force_derivatives(tl_system *sys, double *dtp_dq, double *dtp_du, int nv,
+                                              tl_error *err);
+/* Derivatives (as tl_system_inverse_dynamics_derivatives) of
+ * tau = M(q) du + h(q, u) - tau_p(q, u): the generalized force the actuators
+ * must add to the step's passive and external forces for the acceleration
+ * du, rotor inertia and gravity included. */
+tl_status tl_system_inverse_dynamics_passive_derivatives(tl_system *sys, const double *du, double *dtau_dq,
+                                                         double *dtau_du, int nv, tl_error *err);
+/* Derivatives (as tl_system_forward_dynamics_derivatives) of
+ * du = M^-1 (tau + tau_p(q, u) - h(q, u)) = ABA(q, u, tau + tau_p): the
+ * continuous dynamics the step integrates, without PD, friction, limits and
+ * contacts; ddu_dx = -M^-1 (dtau/dx - dtau_p/dx) at that du, ddu_dtau = M^-1. */
+tl_status tl_system_forward_dynamics_passive_derivatives(tl_system *sys, const double *tau, double *ddu_dq,
+                                                         double *ddu_du, double *ddu_dtau, int nv,
+                                                         tl_error *err);
 
 /* System centre of mass (world, m). */
 tl_status tl_system_com(tl_system *sys, double com[3], tl_error *err);

@@ -283,6 +283,72 @@ static PyObject *system_forward_dynamics_derivatives(tlpy_system *self, PyObject
 }
 
 
+/* ---- with the step's passive and external forces (tl_system_passive_force*, *_passive_derivatives) ---- */
+
+static PyObject *system_clear_external_forces(tlpy_system *self, PyObject *unused) {
+  (void)unused;
+  IDLE(self);
+  tl_system_clear_external_forces(self->sys);
+  Py_RETURN_NONE;
+}
+
+static PyObject *system_passive_force(tlpy_system *self, PyObject *unused) {
+  (void)unused;
+  IDLE(self);
+  PyArrayObject *a = vec(NV(self));
+  tl_error err;
+  return a ? done(a, tl_system_passive_force(self->sys, PyArray_DATA(a), NV(self), &err), &err) : NULL;
+}
+
+static PyObject *system_passive_force_derivatives(tlpy_system *self, PyObject *unused) {
+  (void)unused;
+  IDLE(self);
+  npy_intp nv = NV(self);
+  PyArrayObject *o[2];
+  if (deriv_arrays(o, 2, nv, nv)) return NULL;
+  tl_error err;
+  tl_status st = tl_system_passive_force_derivatives(self->sys, PyArray_DATA(o[0]), PyArray_DATA(o[1]), (int)nv,
+                                                     &err);
+  return deriv_done(o, 2, st, &err);
+}
+
+static PyObject *system_inverse_dynamics_passive_derivatives(tlpy_system *self, PyObject *args) {
+  PyObject *x = NULL;
+  if (!PyArg_ParseTuple(args, "O", &x)) return NULL;
+  IDLE(self);
+  npy_intp nv = NV(self);
+  PyArrayObject *du = tlpy_f64(x, "du", 1, &nv), *o[2];
+  if (!du) return NULL;
+  if (deriv_arrays(o, 2, nv, nv)) {
+    Py_DECREF(du);
+    return NULL;
+  }
+  tl_error err;
+  tl_status st = tl_system_inverse_dynamics_passive_derivatives(self->sys, PyArray_DATA(du), PyArray_DATA(o[0]),
+                                                                PyArray_DATA(o[1]), (int)nv, &err);
+  Py_DECREF(du);
+  return deriv_done(o, 2, st, &err);
+}
+
+static PyObject *system_forward_dynamics_passive_derivatives(tlpy_system *self, PyObject *args) {
+  PyObject *x = NULL;
+  if (!PyArg_ParseTuple(args, "O", &x)) return NULL;
+  IDLE(self);
+  npy_intp nv = NV(self);
+  PyArrayObject *tau = tlpy_f64(x, "tau", 1, &nv), *o[3];
+  if (!tau) return NULL;
+  if (deriv_arrays(o, 3, nv, nv)) {
+    Py_DECREF(tau);
+    return NULL;
+  }
+  tl_error err;
+  tl_status st = tl_system_forward_dynamics_passive_derivatives(self->sys, PyArray_DATA(tau), PyArray_DATA(o[0]),
+                                                                PyArray_DATA(o[1]), PyArray_DATA(o[2]), (int)nv,
+                                                                &err);
+  Py_DECREF(tau);
+  return deriv_done(o, 3, st, &err);
+}
+
 static PyObject *system_frame_placement_derivatives(tlpy_system *self, PyObject *args) {
   PyObject *f = NULL;
   if (!PyArg_ParseTuple(args, "O", &f)) return NULL;
@@ -702,6 +768,21 @@ static PyMethodDef system_methods[] = {
            "forward_dynamics_derivatives(tau) -> (ddu_dq, ddu_du, ddu_dtau), float64 (nv, nv) each\n\n"
            "Analytic derivatives of forward_dynamics(tau) at the current (q, u): -M^-1 times the\n"
            "inverse-dynamics derivatives at the ABA solution, and ddu_dtau = M^-1."),
+    M_NOARGS("clear_external_forces", system_clear_external_forces,
+             "clear_external_forces()\n\nDrop the external forces added for the next step."),
+    M_NOARGS("passive_force", system_passive_force,
+             "passive_force() -> tau_p, float64 (nv,)\n\nThe step's joint damping, springs and external forces at the "
+             "current state:\ntau_p = -D u + K (mount (-) q) + the external forces added for the next step (N, N m)."),
+    M_NOARGS("passive_force_derivatives", system_passive_force_derivatives,
+             "passive_force_derivatives() -> (dtp_dq (nv, nv), dtp_du (nv, nv))\n\nAnalytic derivatives of "
+             "passive_force(): -K, -D and the q dependence of the world-frame\nexternal forces (points fixed to "
+             "their bodies). See docs/derivatives.md."),
+    M_ARGS("inverse_dynamics_passive_derivatives", system_inverse_dynamics_passive_derivatives,
+           "inverse_dynamics_passive_derivatives(du) -> (dtau_dq, dtau_du)\n\n"
+           "Derivatives of inverse_dynamics(du) - passive_force() at the current (q, u)."),
+    M_ARGS("forward_dynamics_passive_derivatives", system_forward_dynamics_passive_derivatives,
+           "forward_dynamics_passive_derivatives(tau) -> (ddu_dq, ddu_du, ddu_dtau)\n\n"
+           "Derivatives of forward_dynamics(tau + passive_force()) at the current (q, u)."),
     M_ARGS("frame_placement_derivatives", system_frame_placement_derivatives,
            "frame_placement_derivatives(frame) -> (dp_dq (3, nv), dR_dq (3, nv))\n\n"
            "p(integrate(q, d)) = p + dp_dq d and R(integrate(q, d)) = exp([dR_dq d]x) R to first order\n"

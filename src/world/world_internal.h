@@ -40,6 +40,11 @@ struct tl_system {
   double *tau_ff;       /* [nv] */
   double *tau_applied;  /* [nv] actuator force of the last step: tau_ff + PD, N or N m */
   double *ext;          /* [nv] generalized force of external forces for the next step */
+  double *ext_w;        /* [15 nbody] the world-frame forces behind ext, per body owning DOFs: wrench
+                           (torque about the origin; force), then sum of p f^T (their q dependence,
+                           tl_system_passive_force_derivatives); valid while ext equals ext_ref */
+  double *ext_ref;      /* [nv] ext as the last add_external_* left it */
+  double *passive_tmp;  /* [nv] scratch of the passive dynamics derivatives (system_derivatives.c) */
 
   /* step scratch */
   double *force, *diag, *u_prev, *q_prev; /* [nv], [nv], [nv], [nq] */
