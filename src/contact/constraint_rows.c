@@ -117,11 +117,13 @@ int tl_world_reserve_constraints(tl_world *w) {
   account_systems(w);
   const int spmax = nat->rc_spmax;
   int nblock = nat->cap_contact + nat->rc_joint_blocks;
-  size_t pool = nat->rc_pool, ipool = nat->rc_ipool, eq = nat->rc_eq;
+  size_t pool = nat->rc_pool, ipool = nat->rc_ipool, eq = nat->rc_eq, loop_rows = 0;
   pool += (size_t)nat->cap_contact * 2 * 3 * 2 * (size_t)spmax; /* 2 parts, 3 rows, J and Y */
   ipool += (size_t)nat->cap_contact * 2 * (size_t)spmax;
-  if (w->nsystem > nat->cap_eqgroup) {
-    int c = (int)grown_size((size_t)w->nsystem, (size_t)nat->cap_eqgroup);
+  if (tl_loop_reserve(w, &nblock, &pool, &ipool, &eq, &loop_rows)) return -1; /* loop constraints (constraint_loop.c) */
+  int ngroup = w->nsystem + (w->nconstraint > 0); /* a mimic group per system, one for the loops */
+  if (ngroup > nat->cap_eqgroup) {
+    int c = (int)grown_size((size_t)ngroup, (size_t)nat->cap_eqgroup);
     tl_eqgroup *g = realloc(nat->eqgroups, (size_t)c * sizeof(*g));
     if (!g) return -1;
     nat->eqgroups = g;
@@ -160,7 +162,7 @@ int tl_world_reserve_constraints(tl_world *w) {
     nat->ipool = p;
     nat->ipool_cap = c;
   }
-  size_t rows = 3 * (size_t)nat->cap_contact + (size_t)nat->rc_joint_blocks;
+  size_t rows = 3 * (size_t)nat->cap_contact + (size_t)nat->rc_joint_blocks + loop_rows;
   return reserve_dense(w, rows < TL_DENSE_MAX_ROWS ? (int)rows : TL_DENSE_MAX_ROWS, nat->rc_nvmax);
 }
 
@@ -174,7 +176,7 @@ static tl_block *new_block(tl_world *w, tl_row_kind kind, int nrow, int sa, int 
   b->nrow = nrow;
   b->sa = sa;
   b->sb = sb;
-  b->contact = b->dof = b->slot = b->group = -1;
+  b->contact = b->dof = b->slot = b->group = b->loop = -1;
   b->lo = -INFINITY;
   b->hi = INFINITY;
   return b;
@@ -529,7 +531,9 @@ void tl_world_build_constraints(tl_world *w) {
   contact_blocks(w);
   for (int i = 0; i < w->nsystem; i++)
     if (w->systems[i]->integrator == TL_INTEGRATOR_EULER) joint_blocks(w, i);
+  if (w->nconstraint) tl_loop_blocks(w);
   defer_contacts(w);
   for (int i = 0; i < nat->nblock_solve; i++) finish_block(w, &nat->blocks[i]); /* the deferred: when needed */
+  if (w->nconstraint) tl_loop_drop_rows(w);
 }
 

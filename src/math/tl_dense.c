@@ -94,6 +94,46 @@ void tl_dense_cholesky_cm_solve(int n, const double *L, double *r) {
 }
 
 
+int tl_dense_cholesky_psd(int n, double *A, double rtol, double atol, unsigned char *drop) {
+  int ndrop = 0;
+  for (int j = 0; j < n; j++) {
+    const double ajj = A[j * n + j];
+    double d = ajj;
+    for (int k = 0; k < j; k++) d -= A[k * n + j] * A[k * n + j];
+    drop[j] = !(ajj > atol) || !(d > rtol * ajj);
+    if (drop[j]) {
+      ndrop++;
+      A[j * n + j] = 1.0;
+      for (int i = j + 1; i < n; i++) A[j * n + i] = 0.0;
+      continue;
+    }
+    d = sqrt(d);
+    A[j * n + j] = d;
+    for (int i = j + 1; i < n; i++) {
+      double x = A[j * n + i];
+      for (int k = 0; k < j; k++) x -= A[k * n + i] * A[k * n + j];
+      A[j * n + i] = x / d;
+    }
+  }
+  return ndrop;
+}
+
+void tl_dense_cholesky_psd_solve(int n, const double *L, const unsigned char *drop, double *r) {
+  for (int i = 0; i < n; i++) {
+    if (drop[i]) {
+      r[i] = 0.0;
+      continue;
+    }
+    for (int k = 0; k < i; k++) r[i] -= L[k * n + i] * r[k];
+    r[i] /= L[i * n + i];
+  }
+  for (int i = n - 1; i >= 0; i--) {
+    if (drop[i]) continue;
+    for (int k = i + 1; k < n; k++) r[i] -= L[i * n + k] * r[k];
+    r[i] /= L[i * n + i];
+  }
+}
+
 static void swap_rows(double *M, int ld, int n, int a, int b, double *r) {
   double *Ra = M + (size_t)a * ld, *Rb = M + (size_t)b * ld;
   for (int j = 0; j < n; j++) {

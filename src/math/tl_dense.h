@@ -79,6 +79,29 @@ int tl_dense_cholesky_cm(int n, double *A, double rtol);
  * forward then backward substitution, each sum in order, divided by L_ii. */
 void tl_dense_cholesky_cm_solve(int n, const double *L, double *r);
 
+/* Cholesky of a symmetric positive SEMI-definite n x n matrix that may be
+ * rank deficient (the Delassus matrix of redundant constraint rows: a planar
+ * linkage closed by a ball joint has a zero out-of-plane row, two loops may
+ * repeat a row). Same layout and order as tl_dense_cholesky_cm; column j is
+ * DROPPED (drop[j] = 1, its column of L zeroed, L_jj = 1) when its diagonal
+ * A_jj <= atol or its pivot d = A_jj - sum_k L_jk^2 <= rtol A_jj: the row
+ * is (to that tolerance) a combination of the rows kept before it. The
+ * engine uses rtol 1e-10, atol 1e-12 times the largest diagonal entry. The
+ * kept rows' factor is that of their own (positive definite) submatrix, so
+ * its condition is bounded by about 1 / rtol whatever the redundancy.
+ * Returns the number of dropped columns. Golub and Van Loan, Matrix
+ * Computations, 4th ed., sec. 4.2.8 (semidefinite Cholesky), without the
+ * symmetric pivoting (rows keep their order: the lowest-indexed of two
+ * dependent rows is kept). */
+int tl_dense_cholesky_psd(int n, double *A, double rtol, double atol, unsigned char *drop);
+/* Solve with the factor of tl_dense_cholesky_psd: the kept rows' system
+ * L L^T x = r exactly, x_j = 0 for dropped rows. For a consistent system
+ * (r in the range of A, as for constraint rows whose dependent equations
+ * agree) this is a solution of A x = r; its generalized impulse J^T x, hence
+ * the motion, is the same as the minimum-norm solution's (J^T x is unique on
+ * the solutions), and a zero row always gets x_j = 0. */
+void tl_dense_cholesky_psd_solve(int n, const double *L, const unsigned char *drop, double *r);
+
 /* Right-looking Cholesky in place: on entry the lower triangle (row-major,
  * leading dimension n) of a symmetric matrix; on return L with S = L L^T in
  * the lower triangle AND mirrored in the strict upper triangle (row k's

@@ -49,6 +49,7 @@ static void native_detach(tl_world *w, void *data) {
   for (size_t i = 0; i < sizeof(arr) / sizeof(arr[0]); i++) free(arr[i]);
   tl_lcp_work_free(n->lcp);
   tl_world_free_dense(w);
+  tl_loop_free(w);
   memset(n, 0, sizeof(*n));
 }
 
@@ -101,13 +102,9 @@ static tl_status native_set_solver(tl_world *w, tl_solver solver, tl_error *err)
   return TL_OK;
 }
 
-/* The native engine has every feature but loop constraints, whose rows
- * are not yet part of its step. */
+/* The native engine has every feature (loop constraints: contact/constraint_loop.c). */
 static tl_status native_check_feature(const tl_world *w, unsigned feature, tl_error *err) {
-  (void)w;
-  if (feature & TL_ENGINE_CONSTRAINTS)
-    return tl_error_set(err, TL_ERR_UNSUPPORTED, NULL, 0, "engine", "engine 'talus' does not support %s yet",
-                        tl_engine_feature_name(TL_ENGINE_CONSTRAINTS));
+  (void)w, (void)feature, (void)err;
   return TL_OK;
 }
 

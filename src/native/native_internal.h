@@ -24,6 +24,7 @@
 #include "contact/lcp.h"
 #include "contact/narrowphase.h"
 #include "native/native.h"
+#include "world/constraint_project.h"
 #include "world/world_internal.h"
 
 typedef struct tl_native tl_native;
@@ -94,6 +95,12 @@ struct tl_native {
   double *lcp_A, *lcp_b, *lcp_lo, *lcp_hi, *lcp_mu, *lcp_x;
   int *lcp_findex, *lcp_row_block;
   tl_solver_stats stats;
+  /* loop constraints (contact/constraint_loop.c): this step's rows, warm starts, projection scratch */
+  int nloop_row, cap_loop_row;
+  tl_loop_row *loop_rows; /* [cap_loop_row] */
+  int cap_loop;         /* constraints loop_lambda holds */
+  double *loop_lambda;  /* [TL_CGEOM_ROWS cap_loop] last impulses of each constraint's row slots */
+  tl_cproj cproj;       /* the post-step projection's scratch */
 };
 
 /* Where the workspace lies behind struct tl_world in the world's block
