@@ -2,7 +2,7 @@
  *
  * Guards: src/scene/scene_load.c (<constraint>), urdf/urdf_parse.c and
  * urdf/urdf_compile.c (<loop_joint>), urdf/urdf_query.c (tl_model_nloop,
- * tl_model_loop), src/model/model_xmacro.h (the loop_* arrays, copied with
+ * tl_model_loop), urdf/urdf_export.c (loop_joint written back), src/model/model_xmacro.h (the loop_* arrays, copied with
  * the model), src/world/world.c (tl_world_add_system adds a model's loops,
  * nothing half-built), src/cli/cli_info.c (talus info lists loops),
  * robots/talus_fivebar + robots/worlds/fivebar_stand.xml,
@@ -10,7 +10,8 @@
  *
  *   - every malformed <constraint> of tests/world_bad_constraint/ (expected.txt)
  *     fails with its file, line and message, *world NULL and info empty;
- *   - every malformed <loop_joint> fails with its URDF line and message;
+ *   - every malformed <loop_joint> fails with its URDF line and message; a good
+ *     one is kept in the model and survives tl_model_export_urdf bit for bit;
  *   - four_bar_loop.urdf: one hinge loop in the model (and in its copy), listed
  *     by `talus info` (text and JSON); added to a world with its system, closed
  *     at q = 0, named after the loop; a second copy of the robot gets its own;
@@ -165,6 +166,24 @@ static void urdf_loops(void) {
   TL_CHECK(li.pos1[0] == 0.5 && li.pos2[2] == 0.4 && li.rpy2[0] == 0.1 && li.axis[1] == 1.0 && li.axis[0] == 0,
            "loop frames and the normalised axis");
   TL_CHECK(tl_model_loop(m, 1, &li, &err) == TL_ERR_ARGUMENT, "index 1 refused");
+  /* exported back to URDF (tl_model_export_urdf) and loaded again: the same loop */
+  char path[64];
+  snprintf(path, sizeof path, "/tmp/talus_loop_export_%d.urdf", (int)getpid());
+  tl_model *back = NULL;
+  tl_load_options opt = tl_load_options_default();
+  opt.base = TL_BASE_FIXED;
+  if (TL_CHECK(tl_model_export_urdf(m, path, &err) == TL_OK && tl_model_load_urdf(path, &opt, &back, &err) == TL_OK,
+               "export and reload: %s", err.message)) {
+    tl_loop_info lb;
+    TL_CHECK(tl_model_nloop(back) == 1 && tl_model_loop(back, 0, &lb, &err) == TL_OK && !strcmp(lb.name, li.name) &&
+                 lb.type == li.type && !strcmp(lb.link1, li.link1) && !strcmp(lb.link2, li.link2) &&
+                 !memcmp(lb.pos1, li.pos1, sizeof li.pos1) && !memcmp(lb.rpy1, li.rpy1, sizeof li.rpy1) &&
+                 !memcmp(lb.pos2, li.pos2, sizeof li.pos2) && !memcmp(lb.rpy2, li.rpy2, sizeof li.rpy2) &&
+                 !memcmp(lb.axis, li.axis, sizeof li.axis),
+             "the exported loop reads back bit for bit");
+  }
+  tl_model_free(back);
+  remove(path);
   tl_model_free(m);
 }
 
