@@ -15,7 +15,8 @@
  *   - four_bar_loop.urdf: one hinge loop in the model (and in its copy), listed
  *     by `talus info` (text and JSON); added to a world with its system, closed
  *     at q = 0, named after the loop; a second copy of the robot gets its own;
- *   - fivebar_stand.xml: four ball constraints; `talus simulate` for 2 s keeps
+ *   - fivebar_stand.xml: four ball constraints, in every env of a batch built from
+ *     the file too (src/batch: tl_batch_create_file); `talus simulate` for 2 s keeps
  *     the base near its nominal height (> 0.24 m, nominal 0.2503 m) and every
  *     foot closed (< 1e-9 m), while the same world without the constraints
  *     collapses onto the knees (base < 0.08 m), as Minitaur does in the issue.
@@ -32,6 +33,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "talus/batch.h"
 #include "talus/talus.h"
 #include "test_util.h"
 
@@ -304,6 +306,25 @@ static void fivebar(void) {
   }
   tl_scene_info_free(&info);
   tl_world_free(w);
+
+  /* a batch built from the world file: every env gets the constraints and keeps them closed */
+  tl_batch *b = NULL;
+  tl_batch_options bo = tl_batch_options_default();
+  bo.nthread = 2;
+  if (TL_CHECK(tl_batch_create_file(path, 3, &bo, &b, &err) == TL_OK, "batch of 3: %s", err.message)) {
+    TL_CHECK(tl_batch_step(b, 300, &err) == TL_OK, "batch steps: %s", err.message);
+    for (int e = 0; e < 3; e++) {
+      tl_world *we = tl_batch_world(b, e);
+      double worst = 0;
+      for (int k = 0; k < tl_world_nconstraint(we); k++) {
+        tl_constraint_info ci;
+        tl_world_constraint(we, k, &ci, &err);
+        worst = fmax(worst, ci.position_error);
+      }
+      TL_CHECK(tl_world_nconstraint(we) == 4 && worst < 1e-9, "env %d: 4 constraints, closed (%g m)", e, worst);
+    }
+  }
+  tl_batch_free(b);
 
   double closed = simulate_height(path);
   /* the same world without its <constraint> elements */
