@@ -304,7 +304,8 @@ static void print_loops(const tl_model *m) {
   int n = tl_model_nloop(m);
   if (n == 0) return;
   int rows = loop_rows(m);
-  printf("\nloop joints (%d; %d constraint rows; nv - rows = %d, the mobility if no row is redundant)\n", n, rows,
+  printf("\nloop joints (%d; %d constraint rows; nv - rows = %d, a lower bound of the mobility: redundant "
+         "rows, such as the out-of-plane rows of a planar loop, remove no DOF)\n", n, rows,
          tl_model_nv(m) - rows);
   int wn = 4, wl = 5;
   for (int i = 0; i < n; ++i) {
