@@ -22,13 +22,16 @@
  * fixed at lambda = 0 for every solver (lo = hi = 0), so no solver divides
  * by a vanishing diagonal.
  *
- * Drift. After the positions' update the exact constraints (erp = 0) are
+ * Drift. After the positions' update the exact constraints (erp = cfm = 0) are
  * projected back onto C(q) = 0 (tl_loop_project: Gauss-Newton in the tangent
  * space in the metric of the step's M_eff, post-stabilization after Ascher,
  * Chin, Petzold and Reich 1995 and Cline and Pai 2003; at most
  * TL_LOOP_PROJ_ITER steps, to TL_LOOP_PROJ_TOL): the position error stays at
- * rounding level. Constraints with erp > 0 are not projected: their rows'
- * target corrects that fraction of the error per step instead (Baumgarte).
+ * rounding level. Soft constraints (erp > 0 or cfm > 0) are not projected:
+ * their rows' target corrects the fraction erp of the error per step
+ * instead (Baumgarte; erp = 0 with cfm > 0: no correction), so with both an
+ * equality row behaves as ODE's spring-damper: at rest under a load F its
+ * error is C = F dt^2 cfm / erp.
  *
  * A constraint on a system integrated with RK4 adds no rows (RK4 systems
  * take no constraint rows: contacts, limits and loops are the Euler

@@ -331,6 +331,7 @@ static void mimic_blocks(tl_world *w, int si) {
   g->first = nat->nblock;
   g->n = 0;
   g->factored = 0;
+  g->loop = 0;
   for (int k = 0; k < m->nv; k++) {
     int j = m->dof_mimic[k], body = m->dof_body[k];
     if (j < 0 || m->jnt_nv[body] != 1) continue;

@@ -98,15 +98,14 @@ void tl_constraint_geom(const tl_world *w, const tl_constraint *c, tl_cgeom *g) 
     tl_v3_cross(n, a1, c2);
     row(g, n, 1, 0, 4, tl_v3_dot(a1, c2));
   } else if (c->type == TL_CONSTRAINT_WELD) {
-    double F1[9], F2[9], e[3] = {0, 0, 0};
+    double F1[9], F2[9], Rr[9], qr[4], phi[3], e[3];
     tl_m3_mul(F1, R1, c->rot[0]);
     tl_m3_mul(F2, R2, c->rot[1]);
-    for (int i = 0; i < 3; i++) {
-      double f1[3] = {F1[i], F1[3 + i], F1[6 + i]}, f2[3] = {F2[i], F2[3 + i], F2[6 + i]}, x[3];
-      tl_v3_cross(x, f2, f1);
-      tl_v3_addscl(e, x, 0.5);
-    }
-    for (int r = 0; r < 3; r++) row(g, E[r], 1, 0, 3 + r, e[r]);
+    tl_m3_tmul(Rr, F1, F2); /* F1^T F2 = exp(phi), phi in frame 1 */
+    tl_quat_from_m3(qr, Rr);
+    tl_quat_log(phi, qr);
+    tl_m3_mulv(e, F1, phi);
+    for (int r = 0; r < 3; r++) row(g, E[r], 1, 0, 3 + r, -e[r]);
   }
 }
 
@@ -114,7 +113,7 @@ void tl_constraint_geom(const tl_world *w, const tl_constraint *c, tl_cgeom *g) 
 
 static int included(const tl_world *w, const tl_constraint *c, int which) {
   if (which == TL_CPROJ_ALL) return 1;
-  if (c->erp > 0) return 0;
+  if (c->erp > 0 || c->cfm > 0) return 0; /* soft where the user asked: no projection */
   for (int i = 0; i < 2; i++)
     if (c->sys[i] >= 0 && w->systems[c->sys[i]]->integrator != TL_INTEGRATOR_EULER) return 0;
   return 1;

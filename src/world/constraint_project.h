@@ -22,8 +22,10 @@
  *            C = a1 . b2, a1 . c2, with a1 the axis on body 1, b2 and c2
  *            two unit vectors fixed on body 2 orthogonal to its axis a2;
  *   weld     the ball's 3 rows, then 3 angular rows dir = world x, y, z,
- *            C = 1/2 sum_i f2_i x f1_i (f_i the frames' axes: minus the
- *            rotation vector from frame 1 to frame 2 to first order);
+ *            C = -F1 log(F1^T F2) (F1, F2 the frames' world rotations:
+ *            minus the rotation vector from frame 1 to frame 2, world axes;
+ *            exact in angle, so Gauss-Newton converges from any relative
+ *            rotation below pi);
  *   distance rigid (lo = hi): 1 row dir = n = (p1 - p2) / |p1 - p2|,
  *            C = |p1 - p2| - lo; a range: a row for each finite bound,
  *            one-sided (side 1: C >= 0 holds it), the lower dir = n,
@@ -68,7 +70,7 @@ void tl_cproj_free(tl_cproj *p);
 
 /* Which constraints a projection moves. */
 enum {
-  TL_CPROJ_STEP = 0, /* the native step's: exact ones (erp = 0) whose systems are Euler-integrated */
+  TL_CPROJ_STEP = 0, /* the native step's: exact ones (erp = cfm = 0) whose systems are Euler-integrated */
   TL_CPROJ_ALL = 1   /* every constraint (tl_world_project_constraints) */
 };
 
