@@ -16,10 +16,12 @@
  *     TL_ERR_UNSUPPORTED naming it; `talus compare` runs the four-bar on talus and ode;
  *   - MuJoCo: the four-bar within 0.05 rad (soft equalities), the weld within 2e-3; a
  *     distance constraint is refused when added (TL_ERR_UNSUPPORTED, nothing added), and a
- *     world holding one cannot switch to MuJoCo (it stays on talus).
+ *     world holding one cannot switch to MuJoCo (it stays on talus);
+ *   - the test plugin "optcount", which maps no type: a URDF with a <loop_joint> is refused by
+ *     tl_world_add_system naming the URDF line, and the world keeps no system and no constraint.
  * Exit 77 when the ODE plugin is not built; the MuJoCo part is skipped (counted) without it.
  *
- * Usage: test_loop_engines SOURCE_DIR TALUS_BINARY */
+ * Usage: test_loop_engines SOURCE_DIR TALUS_BINARY [OPTIONS_PLUGIN_DIR] */
 #define _POSIX_C_SOURCE 200809L
 
 #include <math.h>
@@ -109,6 +111,7 @@ int main(int argc, char **argv) {
     perror(argv[1]);
     return 2;
   }
+  if (argc > 3) setenv("TALUS_PLUGIN_PATH", argv[3], 1); /* the test plugin "optcount" (options_engine.c) */
   const tl_engine_api *ode = NULL, *mj = NULL;
   tl_error err;
   if (tl_engine_find("ode", &ode, &err) != TL_OK) {
@@ -215,6 +218,23 @@ int main(int argc, char **argv) {
       TL_CHECK(tl_world_step(w, &err) == TL_OK, "and steps there: %s", err.message);
       tl_world_free(w);
     }
+  }
+  /* ---- an engine that maps no constraint type: a URDF with a <loop_joint> leaves nothing behind ---- */
+  const tl_engine_api *opt = NULL;
+  if (argc > 3 && tl_engine_find("optcount", &opt, &err) == TL_OK) {
+    tl_model *m = NULL;
+    w = NULL;
+    tl_world_create_with_engine(&w, "optcount", &err);
+    tl_model_load_urdf("robots/four_bar/four_bar_loop.urdf", NULL, &m, &err);
+    tl_status st = w && m ? tl_world_add_system(w, m, NULL, &err) : TL_ERR_ARGUMENT;
+    TL_CHECK(st == TL_ERR_UNSUPPORTED && strstr(err.message, "four_bar_loop.urdf:67: <loop_joint>: loop_joint 'pin_B'") &&
+                 strstr(err.message, "does not map hinge constraints"),
+             "the loop_joint is refused naming its line: %s", err.message);
+    TL_CHECK(w && tl_world_nsystem(w) == 0 && tl_world_nconstraint(w) == 0, "its system is taken out again");
+    tl_model_free(m);
+    tl_world_free(w);
+  } else {
+    tl_test_skip("the test plugin optcount is not available");
   }
   remove(path);
   return tl_test_finish();
