@@ -446,6 +446,15 @@ static PyObject *system_applied_force(tlpy_system *self, PyObject *unused) {
   return a ? done(a, tl_system_applied_generalized_force(self->sys, PyArray_DATA(a), NV(self), &err), &err) : NULL;
 }
 
+static PyObject *system_joint_wrenches(tlpy_system *self, PyObject *unused) {
+  (void)unused;
+  IDLE(self);
+  int nb = tl_model_nbody(tl_system_model(self->sys));
+  PyArrayObject *a = mat(nb, 6);
+  tl_error err;
+  return a ? done(a, tl_system_joint_wrenches(self->sys, PyArray_DATA(a), 6 * nb, &err), &err) : NULL;
+}
+
 static PyObject *system_add_external_force(tlpy_system *self, PyObject *args, PyObject *kw) {
   static char *names[] = {"body", "force", "point", NULL};
   PyObject *body, *force, *point = Py_None;
@@ -542,6 +551,18 @@ static PyObject *system_frame_contact_wrench(tlpy_system *self, PyObject *args) 
   tl_error err;
   tl_status st = f && t ? tl_system_frame_contact_wrench(self->sys, fr, PyArray_DATA(f), PyArray_DATA(t), &err)
                         : TL_ERR_MEMORY;
+  return wrench_result(f, t, st, &err);
+}
+
+static PyObject *system_frame_wrench(tlpy_system *self, PyObject *args) {
+  PyObject *frame;
+  if (!PyArg_ParseTuple(args, "O:frame_wrench", &frame)) return NULL;
+  IDLE(self);
+  int fr = frame_arg(self, frame);
+  if (fr < 0) return NULL;
+  PyArrayObject *f = vec(3), *t = vec(3);
+  tl_error err;
+  tl_status st = f && t ? tl_system_frame_wrench(self->sys, fr, PyArray_DATA(f), PyArray_DATA(t), &err) : TL_ERR_MEMORY;
   return wrench_result(f, t, st, &err);
 }
 
@@ -711,6 +732,25 @@ static PyMethodDef system_methods[] = {
     M_NOARGS("applied_generalized_force", system_applied_force,
              "applied_generalized_force() -> float64 (nv,)\n\nActuator force of the last step: feedforward + PD, after "
              "the effort limits."),
+    M_NOARGS("joint_wrenches", system_joint_wrenches,
+             "joint_wrenches() -> float64 (njoint, 6)\n\nJoint reaction wrenches of the last step (ODE's "
+             "dJointGetFeedback; Pinocchio's data.f\nin the joint frame): row j = [f (3) N, n (3) N m], the wrench "
+             "the parent body exerted on\nbody j through joint j (j: body index, model.body_names order; row 0 the "
+             "root joint:\na fixed base's support reaction, zero for a floating base), constraint, actuator,\nlimit, "
+             "spring, damping and friction parts together, n about the joint frame's origin,\nboth in the axes of "
+             "the child's joint frame (the body frame) at the step's start q.\nRecursive Newton-Euler at the step's "
+             "start with du = (u+ - u)/dt, gravity, the step's\ncontact and external forces (Featherstone 2008, "
+             "Table 5.1): consistent with the step,\nthe axis projection is the applied force less the rotor's "
+             "inertia torque. Fixed URDF\njoints are merged, not reported. Ask right after world.step(): "
+             "TalusError before the\nfirst step or after set_state, and on plugin engines (its status: "
+             "unsupported)."),
+    M_ARGS("frame_wrench", system_frame_wrench,
+           "frame_wrench(frame) -> (f float64 (3,), n float64 (3,))\n\nThe wrench across a frame (name, link name or "
+           "index) over the last step, as\njoint_wrenches: for a fixed URDF joint inside a merged body, what the "
+           "links before it\nexerted on the links beyond it (their inertial and gravity forces, the joints they\n"
+           "carry, less their contacts); for any other frame its body's joint wrench moved to\nthe frame. N and N m "
+           "about the frame's origin, in the frame's axes at the step's\nstart. TalusError (unsupported) when "
+           "external forces or loops acted on that body."),
     M_KW("add_external_force", system_add_external_force,
          "add_external_force(body, force, point=None)\n\nForce (N, world, (3,)) at a world point (m) fixed to "
          "`body` (its COM if None),\nfor the next step only."),

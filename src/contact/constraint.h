@@ -77,8 +77,11 @@ typedef struct tl_eqgroup {
   size_t adr;           /* offset of the factor (n x n, column-major) in eq_pool; rhs after it */
   int factored;         /* 0: not positive definite (dependent rows): solved row by row */
   int loop;             /* 1: the loop constraints' rows (constraint_loop.c): factored by the
-                           semidefinite Cholesky (redundant rows dropped), the n drop flags
-                           (bytes) after the rhs */
+                           semidefinite Cholesky (redundant rows dropped) and solved for the
+                           minimum-norm impulses; after the rhs: n drop flags (n doubles' room),
+                           the matrix before factoring (n x n), Cm (n x n), S (n x n), n scratch
+                           (tl_dense_psd_minnorm_prepare) */
+  int ndrop;            /* loop group: rows dropped as redundant */
 } tl_eqgroup;
 
 /* Reserve the blocks, pools and dense matrices for the world's current
@@ -96,7 +99,8 @@ void tl_world_solve_constraints(tl_world *w);
  * scratch; -1: out of memory. */
 int tl_loop_reserve(tl_world *w, int *nblock, size_t *pool, size_t *ipool, size_t *eq, size_t *rows);
 /* The rows of every loop constraint, appended to the step's blocks:
- * equality rows as one equality group, then one-sided distance rows. */
+ * the equality rows of each component (constraints sharing a system) as
+ * one equality group, then the one-sided distance rows. */
 void tl_loop_blocks(tl_world *w);
 /* After finish_block: rows whose Delassus diagonal vanishes against their
  * constraint's largest (a planar linkage's out-of-plane row) are fixed at 0. */

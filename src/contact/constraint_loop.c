@@ -8,14 +8,17 @@
  * systems' (parts 0 and 1). Velocity target: J u+ = 0 (exact constraints:
  * the velocity is exactly consistent each step), or -erp C / dt where the
  * user asked for ERP; cfm adds the compliance R = cfm (m/s per N s, as the
- * contacts' cfm). The equality rows of all constraints are one equality group
- * (tl_eqgroup.loop): the per-contact solver solves them together exactly in
+ * contacts' cfm). The equality rows of each component of the constraints
+ * (constraints sharing a system: world/constraint_project.h,
+ * tl_cproj_partition) are one equality group (tl_eqgroup.loop): the
+ * per-contact solver solves them together exactly in
  * each sweep (block Gauss-Seidel) with the semidefinite Cholesky of their
  * Delassus matrix (tl_dense_cholesky_psd: a row whose pivot falls below
  * 1e-10 of its diagonal, or whose diagonal is below 1e-12 of the largest, is
- * dropped as redundant and gets no impulse; the kept rows give the same
- * generalized impulse, hence the same motion, as the minimum-norm
- * solution). PGS sweeps them row by row (over-relaxed, as its other rows),
+ * dropped as redundant, so the kept rows' factor stays well conditioned;
+ * the impulses are then the minimum-norm solution, tl_dense_psd_minnorm_*:
+ * two constraints repeating a row share its load equally). PGS sweeps them
+ * row by row (over-relaxed, as its other rows),
  * Dantzig takes them as free rows (lo = -inf, hi = inf). A row whose
  * Delassus diagonal is below 1e-12 of the largest of its constraint (the
  * out-of-plane row of a planar linkage closed by a ball: J is zero there) is
@@ -76,8 +79,14 @@ int tl_loop_reserve(tl_world *w, int *nblock, size_t *pool, size_t *ipool, size_
     *ipool += (size_t)r * nv;
   }
   *nblock += nrow;
-  *eq += (size_t)nrow * (size_t)nrow + 2 * (size_t)nrow;
   *rows += (size_t)nrow;
+  if (w->nconstraint && tl_cproj_reserve(&nat->cproj, w)) return -1; /* also the components */
+  for (int c = 0; c < nat->cproj.ncomp; c++) { /* one equality group per component */
+    size_t n = 0;
+    for (int i = nat->cproj.cfirst[c]; i < nat->cproj.cfirst[c + 1]; i++)
+      n += (size_t)tl_constraint_rows_max(&w->constraints[nat->cproj.order[i]]);
+    *eq += 4 * n * n + 4 * n; /* factor, rhs, flags, A0, Cm, S, scratch */
+  }
   if (nrow > nat->cap_loop_row) {
     tl_loop_row *r = realloc(nat->loop_rows, (size_t)nrow * sizeof(*r));
     if (!r) return -1;
@@ -92,7 +101,7 @@ int tl_loop_reserve(tl_world *w, int *nblock, size_t *pool, size_t *ipool, size_
     nat->loop_lambda = l;
     nat->cap_loop = w->nconstraint;
   }
-  return w->nconstraint ? tl_cproj_reserve(&nat->cproj, w) : 0;
+  return 0;
 }
 
 void tl_loop_free(tl_world *w) {
@@ -210,40 +219,49 @@ void tl_loop_blocks(tl_world *w) {
   nat->nloop_row = 0;
   if (w->nconstraint == 0) return;
   const double dt = w->opt.dt;
-  tl_eqgroup *grp = &nat->eqgroups[nat->neqgroup];
-  grp->first = nat->nblock;
-  grp->n = 0;
-  grp->factored = 0;
-  grp->loop = 1;
-  for (int pass = 0; pass < 2; pass++) /* the equality rows (one group), then the one-sided rows */
-    for (int k = 0; k < w->nconstraint; k++) {
+  tl_cproj *cp = &nat->cproj;
+  tl_cproj_partition(w, cp);
+  for (int comp = 0; comp < cp->ncomp; comp++) { /* the equality rows: a group per component */
+    tl_eqgroup *grp = &nat->eqgroups[nat->neqgroup];
+    grp->first = nat->nblock;
+    grp->n = 0;
+    grp->factored = 0;
+    grp->loop = 1;
+    for (int i = cp->cfirst[comp]; i < cp->cfirst[comp + 1]; i++) {
+      const int k = cp->order[i];
       const tl_constraint *c = &w->constraints[k];
       if (!loop_active(w, c)) continue;
       tl_cgeom g;
       tl_constraint_geom(w, c, &g);
       for (int r = 0; r < g.nrow; r++) {
-        if (g.side[r] != pass) continue;
-        if (!pass) {
-          tl_block *b = loop_block(w, k, &g, r, TL_ROW_EQUALITY);
-          b->target[0] = c->erp > 0 ? -c->erp * g.C[r] / dt : 0.0;
-          b->group = nat->neqgroup;
-          grp->n++;
-          continue;
-        }
-        /* one-sided (a distance range): a row while within the margin of its bound, or when the free
-           velocity would reach the bound within the step (as the joint limits) */
-        size_t pu = nat->pool_used, iu = nat->ipool_used;
-        tl_block *b = loop_block(w, k, &g, r, TL_ROW_LIMIT);
-        double gap = g.C[r];
-        if (gap >= w->opt.limit_margin && gap + free_velocity(w, b) * dt >= w->opt.limit_margin) {
-          nat->nblock--, nat->nloop_row--; /* not near its bound: no row */
-          nat->pool_used = pu, nat->ipool_used = iu;
-          continue;
-        }
-        b->target[0] = gap > 0 ? -gap / dt : c->erp > 0 ? c->erp * (-gap) / dt : 0.0;
+        if (g.side[r]) continue;
+        tl_block *b = loop_block(w, k, &g, r, TL_ROW_EQUALITY);
+        b->target[0] = c->erp > 0 ? -c->erp * g.C[r] / dt : 0.0;
+        b->group = nat->neqgroup;
+        grp->n++;
       }
     }
-  if (grp->n > 0) nat->neqgroup++;
+    if (grp->n > 0) nat->neqgroup++;
+  }
+  for (int k = 0; k < w->nconstraint; k++) { /* then the one-sided rows (a distance range) */
+    const tl_constraint *c = &w->constraints[k];
+    if (c->type != TL_CONSTRAINT_DISTANCE || c->lo == c->hi || !loop_active(w, c)) continue;
+    tl_cgeom g;
+    tl_constraint_geom(w, c, &g);
+    for (int r = 0; r < g.nrow; r++) {
+      /* a row while within the margin of its bound, or when the free velocity would reach the bound
+         within the step (as the joint limits) */
+      size_t pu = nat->pool_used, iu = nat->ipool_used;
+      tl_block *b = loop_block(w, k, &g, r, TL_ROW_LIMIT);
+      double gap = g.C[r];
+      if (gap >= w->opt.limit_margin && gap + free_velocity(w, b) * dt >= w->opt.limit_margin) {
+        nat->nblock--, nat->nloop_row--; /* not near its bound: no row */
+        nat->pool_used = pu, nat->ipool_used = iu;
+        continue;
+      }
+      b->target[0] = gap > 0 ? -gap / dt : c->erp > 0 ? c->erp * (-gap) / dt : 0.0;
+    }
+  }
 }
 
 void tl_loop_drop_rows(tl_world *w) {

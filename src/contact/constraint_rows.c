@@ -121,7 +121,7 @@ int tl_world_reserve_constraints(tl_world *w) {
   pool += (size_t)nat->cap_contact * 2 * 3 * 2 * (size_t)spmax; /* 2 parts, 3 rows, J and Y */
   ipool += (size_t)nat->cap_contact * 2 * (size_t)spmax;
   if (tl_loop_reserve(w, &nblock, &pool, &ipool, &eq, &loop_rows)) return -1; /* loop constraints (constraint_loop.c) */
-  int ngroup = w->nsystem + (w->nconstraint > 0); /* a mimic group per system, one for the loops */
+  int ngroup = w->nsystem + w->nconstraint; /* a mimic group per system, one per component of the loops */
   if (ngroup > nat->cap_eqgroup) {
     int c = (int)grown_size((size_t)ngroup, (size_t)nat->cap_eqgroup);
     tl_eqgroup *g = realloc(nat->eqgroups, (size_t)c * sizeof(*g));

@@ -56,7 +56,9 @@ int tl_dense_cholesky(int n, double *L, int ld);
  *  - tl_dense_cholesky_cm: left-looking by columns, each entry
  *    ((S_ij - L_i0 L_j0) - L_i1 L_j1) - ... in order, divided by L_jj, with a
  *    relative pivot test: the equality (mimic) groups of the per-contact
- *    solver (contact/solver_gs.c), a few rows.
+ *    solver (contact/solver_gs.c), a few rows. Its semidefinite variant
+ *    tl_dense_cholesky_psd (same order, redundant columns dropped) serves
+ *    the loop constraints' groups and their projection.
  *  - tl_dense_cholesky_rl: right-looking (outer products, two columns per
  *    pass on two-lane vectors), the same sequential order of each entry's
  *    subtractions but scaled by the reciprocal 1 / L_jj: the direct solves
@@ -101,6 +103,21 @@ int tl_dense_cholesky_psd(int n, double *A, double rtol, double atol, unsigned c
  * the motion, is the same as the minimum-norm solution's (J^T x is unique on
  * the solutions), and a zero row always gets x_j = 0. */
 void tl_dense_cholesky_psd_solve(int n, const double *L, const unsigned char *drop, double *r);
+/* The minimum-norm solution of a consistent rank-deficient system from the
+ * factor of tl_dense_cholesky_psd. The dropped rows D are combinations of
+ * the kept rows K: A_DK = Cm A_KK with Cm = A_DK A_KK^-1; every solution is
+ * x_K = b - Cm^T x_D (b: the basic solution, x_D = 0) and the one of least
+ * norm has (I + Cm Cm^T) x_D = Cm b (the normal equations of
+ * min |b - Cm^T x_D|^2 + |x_D|^2). tl_dense_psd_minnorm_prepare: A0 the
+ * matrix before factoring (column-major lower, as given to
+ * tl_dense_cholesky_psd), L its factor; writes Cm (nd x n rows, zero on
+ * the dropped columns) and the Cholesky factor of I + Cm Cm^T (nd x nd,
+ * tl_dense_cholesky_cm's layout) into S; nd the number of dropped rows. */
+void tl_dense_psd_minnorm_prepare(int n, const double *A0, const double *L, const unsigned char *drop, int nd,
+                                  double *Cm, double *S);
+/* x = A^+ r for a consistent r (in place; work: nd doubles). */
+void tl_dense_psd_minnorm_solve(int n, const double *L, const unsigned char *drop, int nd, const double *Cm,
+                                const double *S, double *r, double *work);
 
 /* Right-looking Cholesky in place: on entry the lower triangle (row-major,
  * leading dimension n) of a symmetric matrix; on return L with S = L L^T in

@@ -131,6 +131,7 @@ static const tl_world_engine native_engine = {
     .check_feature = native_check_feature,
     .name = native_name,
     .notes = native_notes,
+    .joint_wrenches = tl_native_joint_wrenches,
     .snapshot = &tl_native_snapshot_hooks,
 };
 

@@ -119,53 +119,98 @@ static int included(const tl_world *w, const tl_constraint *c, int which) {
   return 1;
 }
 
-int tl_cproj_reserve(tl_cproj *p, const tl_world *w) {
-  int rows = 0, nv = 0;
-  for (int k = 0; k < w->nconstraint; k++) rows += tl_constraint_rows_max(&w->constraints[k]);
-  for (int s = 0; s < w->nsystem; s++) {
-    int used = 0;
-    for (int k = 0; k < w->nconstraint && !used; k++) used = w->constraints[k].sys[0] == s || w->constraints[k].sys[1] == s;
-    if (used) nv += w->systems[s]->m->nv;
+/* Union-find root of system s (uf: parent links, path halving). */
+static int uf_root(int *uf, int s) {
+  while (uf[s] != s) s = uf[s] = uf[uf[s]];
+  return s;
+}
+
+void tl_cproj_partition(const tl_world *w, tl_cproj *p) {
+  int *uf = p->uf, *root_comp = p->off; /* off: scratch here (component of a root system) */
+  for (int s = 0; s < w->nsystem; s++) uf[s] = s, root_comp[s] = -1;
+  for (int k = 0; k < w->nconstraint; k++) {
+    const tl_constraint *c = &w->constraints[k];
+    if (c->sys[1] >= 0) uf[uf_root(uf, c->sys[1])] = uf_root(uf, c->sys[0]);
   }
-  if (rows <= p->rows_cap && nv <= p->nv_cap && w->nsystem <= p->nsys_cap) return 0;
+  p->ncomp = 0;
+  for (int k = 0; k < w->nconstraint; k++) { /* number the components by their first constraint */
+    int r = uf_root(uf, w->constraints[k].sys[0]);
+    if (root_comp[r] < 0) root_comp[r] = p->ncomp++;
+  }
+  for (int c = 0; c <= p->ncomp; c++) p->cfirst[c] = 0;
+  for (int k = 0; k < w->nconstraint; k++) p->cfirst[root_comp[uf_root(uf, w->constraints[k].sys[0])] + 1]++;
+  for (int c = 0; c < p->ncomp; c++) p->cfirst[c + 1] += p->cfirst[c];
+  int *fill = p->uf + w->nsystem; /* [ncomp] running positions */
+  for (int c = 0; c < p->ncomp; c++) fill[c] = p->cfirst[c];
+  for (int k = 0; k < w->nconstraint; k++) p->order[fill[root_comp[uf_root(uf, w->constraints[k].sys[0])]]++] = k;
+}
+
+int tl_cproj_reserve(tl_cproj *p, const tl_world *w) {
+  const int nc = w->nconstraint, ns = w->nsystem;
+  if (nc > p->ncon_cap || ns > p->nsys_cap) { /* the partition's arrays */
+    int nc2 = nc > p->ncon_cap ? nc : p->ncon_cap, ns2 = ns > p->nsys_cap ? ns : p->nsys_cap;
+    int *order = malloc((size_t)(nc2 ? nc2 : 1) * sizeof(int)), *cfirst = malloc((size_t)(nc2 + 1) * sizeof(int));
+    int *uf = malloc((size_t)(ns2 + nc2 + 1) * sizeof(int)), *off = malloc((size_t)(ns2 ? ns2 : 1) * sizeof(int));
+    if (!order || !cfirst || !uf || !off) {
+      free(order), free(cfirst), free(uf), free(off);
+      return -1;
+    }
+    free(p->order), free(p->cfirst), free(p->uf), free(p->off);
+    p->order = order, p->cfirst = cfirst, p->uf = uf, p->off = off;
+    p->ncon_cap = nc2, p->nsys_cap = ns2;
+  }
+  tl_cproj_partition(w, p);
+  int rows = 0, nv = 0; /* the largest component's */
+  for (int c = 0; c < p->ncomp; c++) {
+    int r = 0, v = 0;
+    for (int s = 0; s < ns; s++) p->off[s] = -1;
+    for (int i = p->cfirst[c]; i < p->cfirst[c + 1]; i++) {
+      const tl_constraint *k = &w->constraints[p->order[i]];
+      r += tl_constraint_rows_max(k);
+      for (int j = 0; j < 2; j++)
+        if (k->sys[j] >= 0 && p->off[k->sys[j]] < 0) {
+          p->off[k->sys[j]] = 0;
+          v += w->systems[k->sys[j]]->m->nv;
+        }
+    }
+    rows = r > rows ? r : rows;
+    nv = v > nv ? v : nv;
+  }
+  if (rows <= p->rows_cap && nv <= p->nv_cap) return 0;
   rows = rows > p->rows_cap ? rows : p->rows_cap;
   nv = nv > p->nv_cap ? nv : p->nv_cap;
-  int ns = w->nsystem > p->nsys_cap ? w->nsystem : p->nsys_cap;
-  tl_cproj q;
-  memset(&q, 0, sizeof q);
   size_t rn = (size_t)(rows ? rows : 1) * (size_t)(nv ? nv : 1);
-  q.J = malloc(rn * sizeof(double));
-  q.X = malloc(rn * sizeof(double));
-  q.A = malloc((size_t)(rows ? rows : 1) * (size_t)(rows ? rows : 1) * sizeof(double));
-  q.C = malloc((size_t)(rows ? rows : 1) * sizeof(double));
-  q.mu = malloc((size_t)(rows ? rows : 1) * sizeof(double));
-  q.dq = malloc((size_t)(nv ? nv : 1) * sizeof(double));
-  q.drop = malloc((size_t)(rows ? rows : 1));
-  q.off = malloc((size_t)(ns ? ns : 1) * sizeof(int));
-  if (!q.J || !q.X || !q.A || !q.C || !q.mu || !q.dq || !q.drop || !q.off) {
-    tl_cproj_free(&q);
+  double *J = malloc(rn * sizeof(double)), *X = malloc(rn * sizeof(double));
+  double *A = malloc((size_t)(rows ? rows : 1) * (size_t)(rows ? rows : 1) * sizeof(double));
+  double *C = malloc((size_t)(rows ? rows : 1) * sizeof(double)), *mu = malloc((size_t)(rows ? rows : 1) * sizeof(double));
+  double *dq = malloc((size_t)(nv ? nv : 1) * sizeof(double));
+  unsigned char *drop = malloc((size_t)(rows ? rows : 1));
+  if (!J || !X || !A || !C || !mu || !dq || !drop) {
+    free(J), free(X), free(A), free(C), free(mu), free(dq), free(drop);
     return -1;
   }
-  q.rows_cap = rows, q.nv_cap = nv, q.nsys_cap = ns;
-  tl_cproj_free(p);
-  *p = q;
+  free(p->J), free(p->X), free(p->A), free(p->C), free(p->mu), free(p->dq), free(p->drop);
+  p->J = J, p->X = X, p->A = A, p->C = C, p->mu = mu, p->dq = dq, p->drop = drop;
+  p->rows_cap = rows, p->nv_cap = nv;
   return 0;
 }
 
 void tl_cproj_free(tl_cproj *p) {
   free(p->J), free(p->X), free(p->A), free(p->C), free(p->mu), free(p->dq), free(p->drop), free(p->off);
+  free(p->order), free(p->cfirst), free(p->uf);
   memset(p, 0, sizeof *p);
 }
 
-/* Columns of the involved systems; returns their DOF count. */
-static int columns(const tl_world *w, tl_cproj *p, int which) {
+/* Columns of the systems of component comp's constraints selected by
+ * `which`; returns their DOF count. */
+static int columns(const tl_world *w, tl_cproj *p, int which, int comp) {
   int nv = 0;
   for (int s = 0; s < w->nsystem; s++) p->off[s] = -1;
-  for (int k = 0; k < w->nconstraint; k++) {
-    const tl_constraint *c = &w->constraints[k];
+  for (int i = p->cfirst[comp]; i < p->cfirst[comp + 1]; i++) {
+    const tl_constraint *c = &w->constraints[p->order[i]];
     if (!included(w, c, which)) continue;
-    for (int i = 0; i < 2; i++) {
-      int s = c->sys[i];
+    for (int j = 0; j < 2; j++) {
+      int s = c->sys[j];
       if (s >= 0 && p->off[s] < 0) p->off[s] = 1; /* marked; numbered below in system order */
     }
   }
@@ -208,11 +253,11 @@ static void kinematics(tl_world *w, const tl_cproj *p) {
  * one-sided row: equality rows and one-sided rows at or beyond their bound
  * (C <= 0). Returns the row count; *err the largest position or angle error
  * of a constraint. */
-static int assemble(const tl_world *w, tl_cproj *p, int which, int nv, double *err) {
+static int assemble(const tl_world *w, tl_cproj *p, int which, int comp, int nv, double *err) {
   int n = 0;
   *err = 0;
-  for (int k = 0; k < w->nconstraint; k++) {
-    const tl_constraint *c = &w->constraints[k];
+  for (int i = p->cfirst[comp]; i < p->cfirst[comp + 1]; i++) {
+    const tl_constraint *c = &w->constraints[p->order[i]];
     if (!included(w, c, which)) continue;
     tl_cgeom g;
     tl_constraint_geom(w, c, &g);
@@ -258,14 +303,13 @@ static void step_of(const tl_cproj *p, int n, int nv) {
   for (int r = 0; r < n; r++) tl_dense_axpy(nv, p->mu[r], p->X + (size_t)r * (size_t)nv, p->dq);
 }
 
-int tl_cproj_positions(tl_world *w, tl_cproj *p, int which, double tol, int max_iter, double *err_out) {
-  int nv = columns(w, p, which);
-  double err = 0;
+/* Gauss-Newton of one component; returns the steps or -1, *err its error. */
+static int positions_comp(tl_world *w, tl_cproj *p, int which, int comp, double tol, int max_iter, double *err) {
+  int nv = columns(w, p, which, comp);
   for (int it = 0;; it++) {
     kinematics(w, p);
-    int n = assemble(w, p, which, nv, &err);
-    if (err_out) *err_out = err;
-    if (err <= tol) return it;
+    int n = assemble(w, p, which, comp, nv, err);
+    if (*err <= tol) return it;
     if (it >= max_iter) return -1;
     for (int r = 0; r < n; r++) p->mu[r] = -p->C[r];
     solve_rows(w, p, n, nv);
@@ -275,28 +319,44 @@ int tl_cproj_positions(tl_world *w, tl_cproj *p, int which, double tol, int max_
   }
 }
 
-void tl_cproj_velocities(tl_world *w, tl_cproj *p, int which) {
-  int nv = columns(w, p, which);
-  double err;
-  int n = assemble(w, p, which, nv, &err), m = 0;
-  double *u = p->dq; /* the involved velocities, then the change */
-  for (int s = 0; s < w->nsystem; s++)
-    if (p->off[s] >= 0) memcpy(u + p->off[s], w->systems[s]->d.u, (size_t)w->systems[s]->m->nv * sizeof(double));
-  for (int r = 0; r < n; r++) { /* equality rows, and one-sided rows at their bound that approach it */
-    double v = tl_dense_dot(nv, p->J + (size_t)r * (size_t)nv, u);
-    if (!p->drop[r] || v < 0) {
-      if (m != r) {
-        memcpy(p->J + (size_t)m * (size_t)nv, p->J + (size_t)r * (size_t)nv, (size_t)nv * sizeof(double));
-        p->C[m] = p->C[r];
-      }
-      p->mu[m++] = -v;
-    }
+int tl_cproj_positions(tl_world *w, tl_cproj *p, int which, double tol, int max_iter, double *err_out) {
+  int steps = 0, fail = 0;
+  double err = 0;
+  for (int c = 0; c < p->ncomp; c++) { /* the components share no system: each is projected alone */
+    double e = 0;
+    int it = positions_comp(w, p, which, c, tol, max_iter, &e);
+    err = fmax(err, e);
+    if (it < 0) fail = 1;
+    else steps = it > steps ? it : steps;
   }
-  solve_rows(w, p, m, nv);
-  step_of(p, m, nv);
-  for (int s = 0; s < w->nsystem; s++)
-    if (p->off[s] >= 0)
-      for (int k = 0; k < w->systems[s]->m->nv; k++) w->systems[s]->d.u[k] += p->dq[p->off[s] + k];
+  if (err_out) *err_out = err;
+  return fail ? -1 : steps;
+}
+
+void tl_cproj_velocities(tl_world *w, tl_cproj *p, int which) {
+  for (int comp = 0; comp < p->ncomp; comp++) {
+    int nv = columns(w, p, which, comp);
+    double err;
+    int n = assemble(w, p, which, comp, nv, &err), m = 0;
+    double *u = p->dq; /* the involved velocities, then the change */
+    for (int s = 0; s < w->nsystem; s++)
+      if (p->off[s] >= 0) memcpy(u + p->off[s], w->systems[s]->d.u, (size_t)w->systems[s]->m->nv * sizeof(double));
+    for (int r = 0; r < n; r++) { /* equality rows, and one-sided rows at their bound that approach it */
+      double v = tl_dense_dot(nv, p->J + (size_t)r * (size_t)nv, u);
+      if (!p->drop[r] || v < 0) {
+        if (m != r) {
+          memcpy(p->J + (size_t)m * (size_t)nv, p->J + (size_t)r * (size_t)nv, (size_t)nv * sizeof(double));
+          p->C[m] = p->C[r];
+        }
+        p->mu[m++] = -v;
+      }
+    }
+    solve_rows(w, p, m, nv);
+    step_of(p, m, nv);
+    for (int s = 0; s < w->nsystem; s++)
+      if (p->off[s] >= 0)
+        for (int k = 0; k < w->systems[s]->m->nv; k++) w->systems[s]->d.u[k] += p->dq[p->off[s] + k];
+  }
 }
 
 tl_status tl_world_project_constraints(tl_world *w, double tol, int max_iter, tl_error *err) {
@@ -314,12 +374,13 @@ tl_status tl_world_project_constraints(tl_world *w, double tol, int max_iter, tl
     tl_cproj_free(&p);
     return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
   }
-  columns(w, &p, TL_CPROJ_ALL);
   tl_status st = TL_OK;
   for (int s = 0, o = 0; s < w->nsystem; o += w->systems[s]->m->nq, s++) {
     tl_system *sys = w->systems[s];
     memcpy(save + o, sys->d.q, (size_t)sys->m->nq * sizeof(double));
-    if (p.off[s] < 0) continue;
+    int used = 0;
+    for (int k = 0; k < w->nconstraint && !used; k++) used = w->constraints[k].sys[0] == s || w->constraints[k].sys[1] == s;
+    if (!used) continue;
     tl_system_update_dynamics(sys); /* M at the start: the metric of the steps */
     if (!st && tl_dyn_factor(&sys->d, NULL))
       st = tl_error_set(err, TL_ERR_INVALID, sys->m->source, 0, NULL,

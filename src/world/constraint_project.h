@@ -56,7 +56,13 @@ int tl_constraint_rows_max(const tl_constraint *c);
  * constraints and systems (the native engine keeps one, reserved with its
  * other arrays, so its step allocates nothing). */
 typedef struct tl_cproj {
-  int rows_cap, nv_cap, nsys_cap;
+  /* the constraints' components (constraints sharing a system), solved apart; computed by
+     tl_cproj_reserve, so valid until constraints or systems are added */
+  int ncomp, ncon_cap;
+  int *order;            /* [ncon_cap] constraint indices, component by component */
+  int *cfirst;           /* [ncon_cap + 1] component c's constraints: order[cfirst[c] .. cfirst[c + 1]) */
+  int *uf;               /* [nsys_cap + ncon_cap + 1] scratch of the partition */
+  int rows_cap, nv_cap, nsys_cap; /* rows and DOFs of the largest component */
   double *J, *X;         /* [rows_cap * nv_cap] rows over the involved DOFs; M^-1 J^T as rows */
   double *A;             /* [rows_cap^2] J M^-1 J^T (column-major lower), then its factor */
   double *C, *mu, *dq;   /* [rows_cap], [rows_cap], [nv_cap] */
@@ -64,8 +70,18 @@ typedef struct tl_cproj {
   int *off;              /* [nsys_cap] first column of each involved system, -1 otherwise */
 } tl_cproj;
 
-/* Size p for w (grows only). -1: out of memory (p keeps what it had). */
+/* Size p for w (grows only) and compute the constraints' components.
+ * -1: out of memory (p keeps its arrays, its partition may be stale). */
 int tl_cproj_reserve(tl_cproj *p, const tl_world *w);
+/* The components of the constraints (two constraints sharing a system are
+ * in one; the world frame joins nothing) into p->order / cfirst / ncomp:
+ * components in the order of their first constraint, constraints in index
+ * order within each; O(nconstraint + nsystem), allocates nothing (p
+ * reserved for at least the world's current constraints and systems). The
+ * native step recomputes it before building its rows (a failed
+ * tl_world_add_constraint leaves the reservation's partition stale, and
+ * the true one a refinement of it, which the reserved sizes cover). */
+void tl_cproj_partition(const tl_world *w, tl_cproj *p);
 void tl_cproj_free(tl_cproj *p);
 
 /* Which constraints a projection moves. */

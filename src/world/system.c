@@ -15,7 +15,7 @@ void tl_system_destroy(tl_system *s) {
   tl_sysdata_free(&s->d);
   double *arr[] = {s->kp, s->kd, s->q_target, s->u_target, s->tau_ff, s->tau_applied, s->ext,
                    s->force, s->diag, s->u_prev, s->q_prev, s->u_free, s->rk, s->Jtmp, s->lambda_joint,
-                   s->gen_change, s->z, s->pd_e, s->spring_e};
+                   s->gen_change, s->z, s->pd_e, s->spring_e, s->ext_sp, s->wrench_ws};
   for (size_t i = 0; i < sizeof(arr) / sizeof(arr[0]); i++) free(arr[i]);
   for (int h = 0; s->hulls && h < s->m->nhull; h++) tl_hull_graph_free(&s->hulls[h]);
   free(s->hulls);
@@ -37,8 +37,11 @@ tl_system *tl_system_create(tl_world *w, const tl_model *model, int index) {
   size_t nv = (size_t)s->m->nv, nq = (size_t)s->m->nq;
   double **arr[] = {&s->kp, &s->kd, &s->q_target, &s->u_target, &s->tau_ff, &s->tau_applied, &s->ext,
                     &s->force, &s->diag, &s->u_prev, &s->q_prev, &s->u_free, &s->rk, &s->Jtmp,
-                    &s->lambda_joint, &s->gen_change, &s->z, &s->pd_e, &s->spring_e};
-  size_t len[] = {nv, nv, nq, nv, nv, nv, nv, nv, nv, nv, nq, nv, nq + 9 * nv, 3 * nv, TL_JOINT_SLOTS * nv, nv, nv, nv, nv};
+                    &s->lambda_joint, &s->gen_change, &s->z, &s->pd_e, &s->spring_e, &s->ext_sp,
+                    &s->wrench_ws};
+  size_t nb = (size_t)s->m->nbody;
+  size_t len[] = {nv, nv, nq, nv, nv, nv, nv, nv, nv, nv, nq, nv, nq + 9 * nv, 3 * nv, TL_JOINT_SLOTS * nv, nv, nv, nv, nv,
+                  12 * nb, tl_system_wrench_ws_size(s->m->nbody, s->m->nv, s->m->nq)};
   for (size_t i = 0; i < sizeof(len) / sizeof(len[0]); i++) {
     *arr[i] = calloc(len[i] ? len[i] : 1, sizeof(double));
     if (!*arr[i]) {
@@ -62,6 +65,7 @@ tl_system *tl_system_create(tl_world *w, const tl_model *model, int index) {
     }
   }
   tl_model_default_q_fill(s->m, s->q_target);
+  tl_system_wrench_init(s);
   return s;
 }
 
@@ -432,6 +436,7 @@ tl_status tl_system_applied_generalized_force(const tl_system *s, double *tau, i
 static void add_wrench(tl_system *s, int b, const double torque[3], const double f[3]) {
   const tl_model *m = s->m;
   double F[6] = {torque[0], torque[1], torque[2], f[0], f[1], f[2]};
+  tl_system_wrench_note_external(s, b, F); /* the body itself: the joint wrenches see where it acts */
   while (b > 0 && m->jnt_nv[b] == 0) b = m->parent[b];
   for (int k = m->jnt_nv[b] ? m->v_adr[b] + m->jnt_nv[b] - 1 : -1; k >= 0; k = m->dof_parent[k])
     s->ext[k] += tl_sp_dot(s->d.cdof + 6 * k, F);
@@ -478,7 +483,10 @@ tl_status tl_system_add_external_torque(tl_system *s, int b, const double torque
   return TL_OK;
 }
 
-void tl_system_clear_external_forces(tl_system *s) { memset(s->ext, 0, (size_t)s->m->nv * sizeof(double)); }
+void tl_system_clear_external_forces(tl_system *s) {
+  memset(s->ext, 0, (size_t)s->m->nv * sizeof(double));
+  tl_system_wrench_clear_external(s);
+}
 
 /* ---------------- collision properties ---------------- */
 

@@ -54,6 +54,16 @@ struct tl_system {
   double *lambda_joint;  /* [TL_JOINT_SLOTS nv] last impulses of joint rows (lower limit,
                             upper limit, friction, PD, velocity limit signed by its side) for
                             warm starting */
+  /* joint reaction wrenches of the last step (tl_system_joint_wrench, src/world/system_wrench.c,
+     computed on request by the engine: src/native/joint_wrench.c); the step never touches these */
+  double *ext_sp;       /* [2][6 nbody] two slots of the external forces of tl_system_add_external_*
+                           per body: spatial (moment about the world origin, force), world axes,
+                           N m and N; the slot of the coming step and that of the last one */
+  double ext_t[2];      /* world time at which each slot's forces were added (the start of the step
+                           they act in); NAN: empty */
+  double ext_lost;      /* start time of a step whose external forces came without their points
+                           (a snapshot restore, the plugin adapter's generalized force); NAN: none */
+  double *wrench_ws;    /* scratch of the wrench computation (tl_system_wrench_ws_size doubles) */
 };
 
 /* Warm-start slots per DOF of tl_system.lambda_joint. */
@@ -145,6 +155,23 @@ static inline int tl_system_pd_implicit(const tl_system *sys, int k) { return !s
 tl_system *tl_system_create(tl_world *w, const tl_model *model, int index);
 void tl_system_destroy(tl_system *sys);
 
+/* ---- joint reaction wrenches (src/world/system_wrench.c) ---- */
+/* Doubles of s->wrench_ws for a model of nbody bodies, nv DOFs, nq coordinates. */
+size_t tl_system_wrench_ws_size(int nbody, int nv, int nq);
+/* Set the bookkeeping of a new system (empty external-force slots). */
+void tl_system_wrench_init(tl_system *s);
+/* tl_system_add_external_*: the spatial force F = (moment about the world
+ * origin, force) (N m, N; world axes) on body b, for the coming step. */
+void tl_system_wrench_note_external(tl_system *s, int b, const double F[6]);
+/* tl_system_clear_external_forces: the coming step's forces are dropped. */
+void tl_system_wrench_clear_external(tl_system *s);
+/* s->ext was written whole, without the points of its forces (a snapshot
+ * restore, the plugin adapter): the coming step's wrenches cannot be told. */
+void tl_system_wrench_ext_replaced(tl_system *s);
+/* The external forces of the step that ended at the world's current time,
+ * spatial per body (6 nbody doubles, as ext_sp), or NULL if none; *lost = 1
+ * when that step had external forces whose points are not known. */
+const double *tl_system_wrench_last_external(const tl_system *s, int *lost);
 /* Largest |q_i| a state may hold (m or rad): 1e9, far beyond any robot, far
  * below where sums of squares overflow. */
 #define TL_Q_MAX 1e9
