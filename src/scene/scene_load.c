@@ -768,6 +768,11 @@ static tl_status read_constraint(sc_state *s, const xmlNode *node) {
   TRY(sc_number(p, node, "cfm", 0, 0.0, &d.cfm));
   tl_error e = {0};
   tl_status st = tl_world_add_constraint(p->world, &d, NULL, &e);
+  if (st && (!strcmp(e.element, "body1") || !strcmp(e.element, "body2")) && strstr(e.message, "no link")) {
+    /* the message names the URDF robot: say which element of this file it is */
+    const char *sys = !strcmp(e.element, "body2") && sc_attr(node, "system2") ? "system2" : "system";
+    return sc_fail(p, st, node, "%s (%s=\"%s\")", constraint_message(&e), sys, sc_attr(node, sys));
+  }
   if (st) return sc_fail(p, st, node, "%s", constraint_message(&e));
   p->info->nconstraint++;
   return TL_OK;
