@@ -69,16 +69,15 @@ typedef struct tl_eqgroup {
   int factored;         /* 0: not positive definite (dependent rows): solved row by row */
 } tl_eqgroup;
 
-/* Reserve the blocks, pools and dense matrices for the world's current
- * objects (constraint_rows.c; not while stepping). -1: out of memory. */
-int tl_world_reserve_constraints(tl_world *w);
+/* The capacities of the blocks, pools and dense matrices for the world's
+ * current objects (constraint_rows.c; not while stepping), from which the
+ * native arena is laid out (native_objects_changed, native.c). */
+void tl_world_size_constraints(tl_world *w);
 /* Rows of the step: contacts, then each Euler system's joint rows
  * (constraint_rows.c). */
 void tl_world_build_constraints(tl_world *w);
 /* Impact pass and solve of the rows; the systems' u become the constrained
  * velocities (constraint_solve.c). */
 void tl_world_solve_constraints(tl_world *w);
-/* Free the dense matrices (constraint_rows.c). */
-void tl_world_free_dense(tl_world *w);
 
 #endif

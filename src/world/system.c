@@ -13,13 +13,10 @@
 void tl_system_destroy(tl_system *s) {
   if (!s) return;
   tl_sysdata_free(&s->d);
-  double *arr[] = {s->kp, s->kd, s->q_target, s->u_target, s->tau_ff, s->tau_applied, s->ext,
-                   s->force, s->diag, s->u_prev, s->q_prev, s->u_free, s->rk, s->Jtmp, s->lambda_joint,
-                   s->gen_change, s->z, s->pd_e, s->spring_e};
+  double *arr[] = {s->kp, s->kd, s->q_target, s->u_target, s->tau_ff, s->tau_applied, s->ext, s->lambda_joint};
   for (size_t i = 0; i < sizeof(arr) / sizeof(arr[0]); i++) free(arr[i]);
   for (int h = 0; s->hulls && h < s->m->nhull; h++) tl_hull_graph_free(&s->hulls[h]);
   free(s->hulls);
-  free(s->pd_row);
   tl_model_free(s->m);
   free(s);
 }
@@ -35,10 +32,11 @@ tl_system *tl_system_create(tl_world *w, const tl_model *model, int index) {
     return NULL;
   }
   size_t nv = (size_t)s->m->nv, nq = (size_t)s->m->nq;
+  /* control and the joint rows' warm starts; the step scratch (TL_SYSTEM_SCRATCH) is the native
+     engine's, placed in its arena when the system is added (src/native/native_workspace.c) */
   double **arr[] = {&s->kp, &s->kd, &s->q_target, &s->u_target, &s->tau_ff, &s->tau_applied, &s->ext,
-                    &s->force, &s->diag, &s->u_prev, &s->q_prev, &s->u_free, &s->rk, &s->Jtmp,
-                    &s->lambda_joint, &s->gen_change, &s->z, &s->pd_e, &s->spring_e};
-  size_t len[] = {nv, nv, nq, nv, nv, nv, nv, nv, nv, nv, nq, nv, nq + 9 * nv, 3 * nv, TL_JOINT_SLOTS * nv, nv, nv, nv, nv};
+                    &s->lambda_joint};
+  size_t len[] = {nv, nv, nq, nv, nv, nv, nv, TL_JOINT_SLOTS * nv};
   for (size_t i = 0; i < sizeof(len) / sizeof(len[0]); i++) {
     *arr[i] = calloc(len[i] ? len[i] : 1, sizeof(double));
     if (!*arr[i]) {
@@ -47,8 +45,7 @@ tl_system *tl_system_create(tl_world *w, const tl_model *model, int index) {
     }
   }
   s->hulls = calloc(s->m->nhull ? (size_t)s->m->nhull : 1, sizeof(tl_hull));
-  s->pd_row = calloc(nv ? nv : 1, 1);
-  if (!s->hulls || !s->pd_row) {
+  if (!s->hulls) {
     tl_system_destroy(s);
     return NULL;
   }

@@ -11,8 +11,11 @@
  *   system*.c        tl_system_*: state, control, parameters, queries, derivatives
  *   snapshot.c       tl_world_snapshot_save / restore: the state as bytes (engine section by hooks)
  *
- * The per-system step scratch below (force .. lambda_joint) is written by
- * the native step only; it is allocated with the system (system.c). */
+ * The per-system step scratch (TL_SYSTEM_SCRATCH: force .. pd_row) is
+ * written and read by the native step only and lies in the native engine's
+ * arena (src/native/native_workspace.c); a system's own allocation
+ * (system.c) holds its model, state, control and the joint rows' warm starts
+ * (lambda_joint, saved in snapshots). */
 #ifndef TALUS_WORLD_INTERNAL_H
 #define TALUS_WORLD_INTERNAL_H
 
@@ -20,6 +23,26 @@
 #include "dynamics/dynamics.h"
 #include "talus/world.h"
 #include "world/world_engine.h"
+
+/* The per-system step scratch of the native step, one line per array:
+ * X(name, element type, element count in terms of nv and nq). Each becomes a
+ * field `type *name` of tl_system pointing into the native engine's arena
+ * (src/native/native_workspace.c lays them out, 64-byte aligned, after the
+ * system's earlier ones): written and read within a step only, never saved
+ * in a snapshot. Adding a per-system scratch array is one line here. */
+#define TL_SYSTEM_SCRATCH(X)                                                                   \
+  X(force, double, nv)          /* generalized force of the step */                           \
+  X(diag, double, nv)           /* what the implicit PD, damping, stiffness add to diag(M) */ \
+  X(u_prev, double, nv)         /* u at the start of integrate2 (rollback, the free velocity) */ \
+  X(q_prev, double, nq)         /* q at the start of integrate2 */                            \
+  X(u_free, double, nv)         /* velocity before constraint impulses */                     \
+  X(rk, double, nq + 9 * nv)    /* RK4: q0 [nq], u0 [nv], 4 accelerations, 4 velocities [8 nv] */ \
+  X(Jtmp, double, 3 * nv)       /* scratch Jacobian */                                        \
+  X(gen_change, double, nv)     /* J^T dlambda of the current Gauss-Seidel sweep (N s, N m s) */ \
+  X(z, double, nv)              /* L^-T J^T lambda of the solve's impulses (tl_block) */      \
+  X(pd_e, double, nv)           /* PD errors of the step (src/native/step.c, joint_errors) */  \
+  X(spring_e, double, nv)       /* spring errors of the step */                               \
+  X(pd_row, unsigned char, nv)  /* 1: this step the DOF's PD is a boxed row (it saturates) */
 
 struct tl_system {
   tl_model *m;          /* own copy of the model (mutable parameters) */
@@ -40,16 +63,14 @@ struct tl_system {
   double *tau_applied;  /* [nv] actuator force of the last step: tau_ff + PD, N or N m */
   double *ext;          /* [nv] generalized force of external forces for the next step */
 
-  /* step scratch */
-  double *force, *diag, *u_prev, *q_prev; /* [nv], [nv], [nv], [nq] */
-  double *u_free;       /* [nv] velocity before constraint impulses */
-  double *rk;           /* RK4 scratch: q0 [nq], u0 [nv], 4 accelerations and 4 velocities [8 nv] */
-  double *Jtmp;         /* [3*nv] scratch Jacobian */
-  double *gen_change;   /* [nv] J^T dlambda of the current Gauss-Seidel sweep (N s, N m s) */
-  double *z;            /* [nv] L^-T J^T lambda of the constraint impulses of the solve (tl_block) */
-  double *pd_e, *spring_e; /* [nv] PD and spring errors of the step (src/native/step.c, joint_errors) */
+  /* step scratch (TL_SYSTEM_SCRATCH below): pointers into the native engine's arena, set by it
+     (src/native/native_workspace.c) when the system is added; NULL while a plugin engine serves
+     the world */
+#define TL_SYSTEM_SCRATCH_FIELD(name, type, count) type *name;
+  TL_SYSTEM_SCRATCH(TL_SYSTEM_SCRATCH_FIELD)
+#undef TL_SYSTEM_SCRATCH_FIELD
   tl_hull *hulls;       /* [m->nhull] views of the model's hull pools */
-  unsigned char *pd_row; /* [nv] 1: this step the PD of the DOF is a boxed row (it saturates) */
+  /* state kept between steps (in the snapshot), allocated with the system (system.c) */
   double *lambda_joint;  /* [TL_JOINT_SLOTS nv] last impulses of joint rows (lower limit,
                             upper limit, friction, PD, velocity limit signed by its side) for
                             warm starting */
