@@ -12,7 +12,8 @@
  *   talus_prof scene NAME [N]              a many-contact scene of
  *        bench_scene.c (pile100, stack4x4), after its settling steps
  *
- * Prints the wall time per step and the last solve's statistics. */
+ * Prints the wall time per step, the last solve's statistics and the bytes
+ * of the world's per-step workspace (tl_world_workspace_bytes). */
 #define _POSIX_C_SOURCE 200809L
 
 #include <math.h>
@@ -73,6 +74,7 @@ static int run(tl_world *w, long n, tl_system *reset_sys, const double *q, const
          n, 1e6 * (t1 - t0) / (double)n, st.ncontact, st.nblock, st.nrow, st.iterations,
          (double)sweeps / (double)n, worst, st.converged, st.signorini, st.cone, st.dissipation, st.direct,
          st.deferred, st.deferred_retry);
+  printf("workspace %zu bytes (the native engine's arena, tl_world_workspace_bytes)\n", tl_world_workspace_bytes(w));
   return 0;
 }
 
