@@ -20,7 +20,12 @@
  *           twin world whose arena is another size (built without that
  *           growth), both continue 500 steps bit for bit alike (their
  *           snapshots compared byte for byte), and each world's snapshot size
- *           is the same whatever its arena. */
+ *           is the same whatever its arena.
+ *   memory  adding a system (robots/talus_quadruped) to a pile with each of
+ *           its allocations failing in turn (the arena's among them): every
+ *           attempt returns TL_ERR_MEMORY and leaves the world's snapshot as
+ *           it was, and once added the world steps bit for bit like a twin's
+ *           that never failed. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -229,6 +234,75 @@ static void check_snapshot(void) {
   tl_world_free(b);
 }
 
+/* ---------------------------------------------------------------- out of memory */
+
+/* Add the quadruped at x = 1.2 m beside the bin; fail_at as set. */
+static tl_status add_quadruped(tl_world *w, const tl_model *m) {
+  tl_system *s = NULL;
+  double q[64], u[64] = {0};
+  int nq = tl_model_nq(m), nv = tl_model_nv(m);
+  tl_model_default_q(m, q, nq, NULL);
+  q[0] = 1.2, q[2] = 0.6;
+  tl_status st = tl_world_add_system(w, m, &s, &err);
+  int was = counting;
+  counting = 0;
+  if (!st) st = tl_system_set_state(s, q, nq, u, nv, &err);
+  counting = was;
+  return st;
+}
+
+/* Adding a system whose arena cannot be allocated (nor anything else it needs) fails with
+ * TL_ERR_MEMORY and leaves the world as it was: its snapshot the same, and, once the system is added,
+ * its steps the same as a twin's that never failed. */
+static void check_out_of_memory(const char *robots) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/talus_quadruped/talus_quadruped.urdf", robots);
+  tl_model *m = NULL;
+  tl_world *a = pile_world(6), *b = pile_world(6);
+  int ok = a && b && TL_CHECK(tl_model_load_urdf(path, NULL, &m, &err) == TL_OK, "%s: %s", path, err.message);
+  ok = ok && steps(a, 100) && steps(b, 100);
+  size_t n0 = 0, n1 = 0, na = 0, nb = 0, bytes0 = ok ? tl_world_workspace_bytes(a) : 0;
+  unsigned char *s0 = ok ? snapshot(a, &n0) : NULL;
+  int failures = 0, added = 0;
+  for (int k = 1; s0 && k < 1000 && !added; k++) {
+    nalloc = 0, fail_at = k, counting = 1;
+    tl_status st = add_quadruped(a, m);
+    counting = 0, fail_at = 0;
+    if (st == TL_OK) {
+      added = 1;
+      break;
+    }
+    failures++;
+    unsigned char *s1 = snapshot(a, &n1);
+    if (!TL_CHECK(st == TL_ERR_MEMORY && tl_world_nsystem(a) == 6 && s1 && n1 == n0 && !memcmp(s0, s1, n0),
+                  "allocation %d failing: status %d (%s), %d systems, the world %s", k, (int)st, err.message,
+                  tl_world_nsystem(a), s1 && n1 == n0 && !memcmp(s0, s1, n0) ? "unchanged" : "CHANGED"))
+      ok = 0;
+    free(s1);
+  }
+  size_t bytes1 = tl_world_workspace_bytes(a);
+  ok = ok && TL_CHECK(added, "the quadruped was never added") &&
+       TL_CHECK(add_quadruped(b, m) == TL_OK, "twin: %s", err.message);
+  ok = ok && steps(a, 300) && steps(b, 300);
+  unsigned char *ea = ok ? snapshot(a, &na) : NULL, *eb = ok ? snapshot(b, &nb) : NULL;
+  if (ea && eb) {
+    int same = na == nb && !memcmp(ea, eb, na);
+    printf("out of memory: each of the %d allocations of adding a quadruped failed in turn (arena %zu -> %zu "
+           "bytes once added): TL_ERR_MEMORY, the world unchanged; 300 steps later it equals a twin's: %s\n",
+           failures, bytes0, bytes1, same ? "identical" : "DIFFERENT");
+    TL_CHECK(bytes1 > bytes0, "adding the quadruped did not grow the arena (%zu bytes)", bytes0);
+    TL_CHECK(tl_world_workspace_bytes(b) == bytes1, "the twin's arena differs (%zu, %zu bytes)",
+             tl_world_workspace_bytes(b), bytes1);
+    TL_CHECK(same, "the failed additions changed the world's steps");
+  }
+  free(s0);
+  free(ea);
+  free(eb);
+  tl_model_free(m);
+  tl_world_free(a);
+  tl_world_free(b);
+}
+
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "pile";
   if (!strcmp(mode, "pile")) {
@@ -246,6 +320,8 @@ int main(int argc, char **argv) {
     check_no_alloc("ANYmal C", anymal_world, shared);
   } else if (!strcmp(mode, "snapshot")) {
     check_snapshot();
+  } else if (!strcmp(mode, "memory")) {
+    check_out_of_memory(argc > 3 ? argv[3] : "robots");
   } else {
     printf("unknown mode '%s'\n", mode);
     return 2;
