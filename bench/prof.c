@@ -11,6 +11,13 @@
  *        after its 1000 settling steps (not counted)
  *   talus_prof scene NAME [N]              a many-contact scene of
  *        bench_scene.c (pile100, stack4x4), after its settling steps
+ *   talus_prof vecenv SCENARIO NENV [N]    N control steps of
+ *        VecEnv("anymal-locomotion") with NENV envs on one thread after 400
+ *        settling steps, as bench/vecenv_bench.py's scenarios: "standing"
+ *        (zero actions, no reset noise, no time limit) or "walking" (the task's
+ *        defaults with a seeded trot-like action sequence, the C twin of
+ *        walking_actions there: feet lift off, land and slip, robots fall
+ *        and are reset); prints env steps/s and resets per 1000 env steps
  *
  * Prints the wall time per step, the last solve's statistics and the bytes
  * of the world's per-step workspace (tl_world_workspace_bytes). */
@@ -26,6 +33,8 @@
 
 #include "bench_contact.h"
 #include "bench_scene.h"
+
+#define PROF_PI 3.14159265358979323846
 
 static double now(void) {
   struct timespec t;
@@ -78,9 +87,78 @@ static int run(tl_world *w, long n, tl_system *reset_sys, const double *q, const
   return 0;
 }
 
+/* Trot-like actions of env e at control step k (12 values, LF RF LH RH x
+ * HAA HFE KFE, action units: the task adds 0.5 rad times these to the
+ * stance): diagonal pairs in antiphase at 25 control steps per cycle, the
+ * env's own phase and amplitude, N(0, 0.15) noise from the env's stream. */
+static void walking_action(tl_rng *r, double phase0, double amp, long k, double *a) {
+  static const double pair[4] = {0.0, PROF_PI, PROF_PI, 0.0};
+  static const double hfe_sign[4] = {1, 1, -1, -1}, kfe_sign[4] = {-1, -1, 1, 1}; /* signs of the stance */
+  for (int l = 0; l < 4; l++) {
+    double phi = 2 * PROF_PI * (double)(k % 25) / 25.0 + phase0 + pair[l];
+    double swing = sin(phi) > 0 ? sin(phi) : 0.0;
+    a[3 * l] = 0.15 * cos(phi) * amp + 0.15 * tl_rng_normal(r);
+    a[3 * l + 1] = 0.5 * sin(phi) * amp * hfe_sign[l] + 0.15 * tl_rng_normal(r);
+    a[3 * l + 2] = swing * amp * kfe_sign[l] + 0.15 * tl_rng_normal(r);
+  }
+}
+
+static int run_vecenv(const char *scenario, int nenv, long n) {
+  int walking = !strcmp(scenario, "walking");
+  if (!walking && strcmp(scenario, "standing")) {
+    fprintf(stderr, "vecenv scenario must be standing or walking\n");
+    return 2;
+  }
+  static const tl_task_option standing[] = {{"joint_noise", "0"}, {"base_vel_noise", "0"}, {"episode_length_s", "1e6"}};
+  tl_vecenv_options o = tl_vecenv_options_default();
+  o.task = "anymal-locomotion", o.nenv = nenv, o.nthread = 1;
+  if (!walking) o.task_opts = standing, o.ntask_opt = 3;
+  tl_vecenv *v;
+  tl_error err;
+  if (tl_vecenv_create(&o, &v, &err)) {
+    fprintf(stderr, "%s\n", err.message);
+    return 1;
+  }
+  int od = tl_vecenv_obs_dim(v), ad = tl_vecenv_act_dim(v);
+  size_t nb = (size_t)nenv;
+  float *f = calloc(nb * (size_t)(3 * od + 2), sizeof(float));
+  unsigned char *flags = calloc(nb * 3, 1);
+  double *ret = calloc(nb * (size_t)(ad + 3), sizeof(double));
+  int *len = calloc(nb, sizeof(int));
+  if (!f || !flags || !ret || !len) return 1;
+  double *act = ret + nb, *phase = act + nb * (size_t)ad, *amp = phase + nb;
+  tl_vecenv_result res = {f, f + nb * (size_t)od, flags, flags + nb, f + nb * (size_t)(od + 1), flags + 2 * nb, ret, len};
+  tl_rng r;
+  tl_rng_init(&r, 25, 0);
+  for (int e = 0; e < nenv; e++) phase[e] = tl_rng_range(&r, 0, 2 * PROF_PI), amp[e] = tl_rng_range(&r, 0.6, 1.4);
+  long resets = 0;
+  double t0 = 0;
+  for (long k = -400; k < n; k++) {
+    if (k == 0) resets = 0, t0 = now();
+    for (int e = 0; e < nenv; e++) {
+      double *a = act + (size_t)e * (size_t)ad;
+      if (walking) walking_action(&r, phase[e], amp[e], k + 400, a);
+      else memset(a, 0, (size_t)ad * sizeof(double));
+    }
+    if (tl_vecenv_step(v, act, nenv * ad, &res, &err)) {
+      fprintf(stderr, "%s\n", err.message);
+      return 1;
+    }
+    for (int e = 0; e < nenv; e++) resets += res.terminated[e] || res.truncated[e];
+  }
+  double dt = now() - t0;
+  printf("vecenv %s: %d envs, %ld control steps, %.0f env steps/s (%.2f us per env step), %.2f resets per 1000 env "
+         "steps\n", scenario, nenv, n, (double)(n * nenv) / dt, 1e6 * dt / (double)(n * nenv),
+         1000.0 * (double)resets / (double)(n * nenv));
+  tl_vecenv_free(v);
+  free(f), free(flags), free(ret), free(len);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: talus_prof free URDF [--fixed] [N] | contact LABEL URDF [N] | scene NAME [N]\n");
+    fprintf(stderr, "usage: talus_prof free URDF [--fixed] [N] | contact LABEL URDF [N] | scene NAME [N] | "
+            "vecenv standing|walking NENV [N]\n");
     return 2;
   }
   tl_error err;
@@ -128,6 +206,7 @@ int main(int argc, char **argv) {
     tl_world_free(w);
     return rc;
   }
+  if (!strcmp(argv[1], "vecenv") && argc >= 4) return run_vecenv(argv[2], atoi(argv[3]), argc > 4 ? atol(argv[4]) : 1000);
   fprintf(stderr, "unknown mode %s\n", argv[1]);
   return 2;
 }

@@ -17,7 +17,7 @@
 #define CTRL_OSC_PERIOD 4.0
 #define CTRL_OSC_RAMP 0.5
 
-static const char *const kind_names[] = {"stand", "none", "trot", "impedance", "osc"};
+static const char *const kind_names[] = {"stand", "none", "trot", "impedance", "osc", "mpc"};
 #define NKIND ((int)(sizeof(kind_names) / sizeof(kind_names[0])))
 
 /* Fill err (if any) and return status; element "controller" marks a bad parameter. */
@@ -86,7 +86,7 @@ tl_status tl_controller_spec_parse(const char *text, tl_controller_spec *spec, t
   size_t nlen = colon ? (size_t)(colon - text) : strlen(text);
   if (find_kind(text, nlen, &s.kind) != 0)
     return fail(err, TL_ERR_ARGUMENT, "controller",
-                "unknown controller '%.*s' (stand, trot, impedance, osc or none)", (int)nlen, text);
+                "unknown controller '%.*s' (stand, trot, impedance, osc, mpc or none)", (int)nlen, text);
   s.nparam = 0;
   if (colon) {
     const char *p = colon + 1;
@@ -327,6 +327,27 @@ static tl_status init_osc(tl_controller *c, const tl_controller_spec *s, tl_syst
   return TL_OK;
 }
 
+static tl_status set_mpc(void *p, const char *k, double v, tl_error *e) { return tl_mpc_params_set(p, k, v, e); }
+
+/* mpc: height and the keys of tl_mpc_params_set; --kp / --kd and the gain scales act on the joint PD. */
+static tl_status init_mpc(tl_controller *c, const tl_controller_spec *s, tl_system *sys, tl_error *err) {
+  tl_mpc_params p;
+  tl_mpc_params_default(&p);
+  if (s->kp_given) p.kp = s->kp;
+  if (s->kd_given) p.kd = s->kd;
+  double height = 0;
+  for (int i = 0; i < s->nparam; ++i)
+    if (strcmp(s->param[i].key, "height") == 0 && (number(&s->param[i], &height) != 0 || !(height >= 0)))
+      return fail(err, TL_ERR_ARGUMENT, "controller", "mpc: parameter height: '%s' is not a number >= 0",
+                  s->param[i].value);
+  static const char *const skip[] = {"height", NULL};
+  tl_status st = apply_params(s, "mpc", set_mpc, &p, skip, err);
+  if (st != TL_OK) return st;
+  p.kp *= s->kp_scale, p.kd *= s->kd_scale;
+  st = tl_mpc_controller_init(&c->mpc, sys, &p, height, err);
+  return st == TL_OK ? st : init_error(err, "mpc", st);
+}
+
 tl_status tl_controller_init(tl_controller *c, const tl_controller_spec *spec, tl_system *sys, const double *q,
                              int nq, tl_error *err) {
   if (!c || !spec || !sys) return fail(err, TL_ERR_ARGUMENT, "controller", "c, spec and sys must not be NULL");
@@ -342,6 +363,7 @@ tl_status tl_controller_init(tl_controller *c, const tl_controller_spec *spec, t
   case TL_CONTROLLER_TROT: st = init_trot(c, spec, sys, err); break;
   case TL_CONTROLLER_IMPEDANCE: st = init_impedance(c, spec, sys, q, q ? nq : 0, err); break;
   case TL_CONTROLLER_OSC: st = init_osc(c, spec, sys, err); break;
+  case TL_CONTROLLER_MPC: st = init_mpc(c, spec, sys, err); break;
   default: st = fail(err, TL_ERR_ARGUMENT, "controller", "unknown controller kind %d", (int)spec->kind);
   }
   if (st != TL_OK) {
@@ -374,6 +396,7 @@ tl_status tl_controller_update(tl_controller *c, double time, tl_error *err) {
   case TL_CONTROLLER_TROT: return tl_trot_update(&c->trot, time, err);
   case TL_CONTROLLER_IMPEDANCE: return tl_impedance_update(&c->imp, err);
   case TL_CONTROLLER_OSC: return osc_step(c, time, err);
+  case TL_CONTROLLER_MPC: return tl_mpc_controller_update(&c->mpc, time, err);
   case TL_CONTROLLER_NONE: break;
   }
   return TL_OK;
@@ -396,6 +419,7 @@ void tl_controller_free(tl_controller *c) {
     case TL_CONTROLLER_TROT: tl_trot_free(&c->trot); break;
     case TL_CONTROLLER_IMPEDANCE: tl_impedance_free(&c->imp); break;
     case TL_CONTROLLER_OSC: tl_osc_free(&c->osc); break;
+    case TL_CONTROLLER_MPC: tl_mpc_controller_free(&c->mpc); break;
     case TL_CONTROLLER_NONE: break;
     }
   memset(c, 0, sizeof(*c));

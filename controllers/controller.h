@@ -12,6 +12,9 @@
  *              (s, 0.5), normal_x / normal_y / normal_z (the circle's plane
  *              normal, (1, 0, 0)) and frame (a frame or link name, or an index;
  *              default: the end effector, tl_controller_default_ee_frame);
+ *   mpc        height (m; default 0.58 of the leg length) and every key of
+ *              tl_mpc_params_set (mpc.h): receding-horizon iLQR on the analytic
+ *              step derivatives holding a legged robot standing;
  *   none       no parameters; nothing is controlled.
  * Values are numbers in C syntax (osc's frame may be a name).
  *
@@ -23,6 +26,7 @@
 #include <stddef.h>
 
 #include "impedance.h"
+#include "mpc.h"
 #include "osc.h"
 #include "stand.h"
 #include "trot.h"
@@ -36,7 +40,8 @@ typedef enum tl_controller_kind {
   TL_CONTROLLER_NONE = 1,
   TL_CONTROLLER_TROT = 2,
   TL_CONTROLLER_IMPEDANCE = 3,
-  TL_CONTROLLER_OSC = 4
+  TL_CONTROLLER_OSC = 4,
+  TL_CONTROLLER_MPC = 5
 } tl_controller_kind;
 
 #define TL_CONTROLLER_MAX_PARAMS 24
@@ -74,7 +79,7 @@ tl_controller_spec tl_controller_spec_default(void);
  * parameters, parameters for "none". Values are checked by tl_controller_init. */
 tl_status tl_controller_spec_parse(const char *text, tl_controller_spec *spec, tl_error *err);
 
-/* "stand", "none", "trot", "impedance", "osc" ("?" otherwise). */
+/* "stand", "none", "trot", "impedance", "osc", "mpc" ("?" otherwise). */
 const char *tl_controller_kind_name(tl_controller_kind kind);
 
 /* The base a controller loads its robot with: impedance and osc control
@@ -92,6 +97,7 @@ typedef struct tl_controller {
   tl_trot_controller trot;
   tl_impedance_controller imp;
   tl_osc_controller osc;
+  tl_mpc_controller mpc;
   tl_osc_circle circle;   /* osc: the target trajectory */
   double t0;              /* osc: time of the first update, s */
   int started;

@@ -98,6 +98,7 @@ int tl_controller_params(const tl_controller *c, tl_controller_tunable *out, int
     add(&l, "radius", "m", 0.0, OSC_RADIUS_MAX, c->circle.radius);
     break;
   }
+  case TL_CONTROLLER_MPC: /* nothing tunable while it runs */
   case TL_CONTROLLER_NONE: break;
   }
   return l.n;

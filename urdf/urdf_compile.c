@@ -11,6 +11,10 @@
  * - Every joint, fixed ones included, keeps a frame named after it; the base
  *   has the frame "ROOT". Frame i and link i of the model are the same URDF
  *   link (the frame is the one of the joint whose child it is).
+ * - hinge2 (ODE's hinge-2, a URDF extension): a chain of 1-DOF joints joined
+ *   by massless bodies, [prismatic suspension along axis,] revolute steering
+ *   about axis, revolute wheel about axis2 (add_hinge2); the URDF joint's
+ *   frame is the child link's, on the wheel body.
  * - <mimic>: the DOF of a 1-DOF joint follows the DOF of another 1-DOF joint
  *   (q = mult q_followed + offset, an equality constraint of the world); a
  *   mimic on a fixed joint has nothing to constrain and is skipped; the
@@ -162,7 +166,21 @@ static int count_joint(build_ctx *c, int jn, int parent_link, void *arg) {
     return -1;
   }
   c->nframe++;
-  if (j->type != TL_JOINT_FIXED) {
+  for (int k = 0; j->hinge2 && k < c->doc->njoint; k++) { /* the chain's joint names are free */
+    const char *o = c->doc->joints[k].name;
+    size_t n = strlen(j->name);
+    if (strncmp(o, j->name, n) != 0 || (strcmp(o + n, "_wheel") != 0 && strcmp(o + n, "_suspension") != 0))
+      continue;
+    tl_error_set(arg, TL_ERR_INVALID, c->doc->path, j->line, "joint",
+                 "hinge2 joint '%s' compiles into joints '%s', '%s_wheel' and '%s_suspension', but the "
+                 "file has another joint named '%s' (line %d): expected unique names", j->name, j->name,
+                 j->name, j->name, o, c->doc->joints[k].line);
+    return -1;
+  }
+  if (j->hinge2) { /* suspension (optional), steering, wheel: see add_hinge2 */
+    int n = j->suspension_line ? 3 : 2;
+    c->nbody += n, c->nq += n, c->nv += n;
+  } else if (j->type != TL_JOINT_FIXED) {
     c->nbody++;
     c->nq += tl_joint_nq(j->type);
     c->nv += tl_joint_nv(j->type);
@@ -332,6 +350,90 @@ static int add_body(build_ctx *c, const tl_urdf_joint *j, int parent_link) {
   return b;
 }
 
+/* One body of a hinge2 chain: a 1-DOF joint (revolute or prismatic about
+ * `axis`) at pos, rot in the frame of body `parent`, named `jname`, carrying
+ * body `bname`, with its DOF's parameters zero / unlimited (the caller sets
+ * those it has). */
+static int add_chain_body(build_ctx *c, const tl_urdf_joint *j, int parent, const double pos[3],
+                          const double rot[9], tl_joint_type type, const double axis[3], const char *jname,
+                          const char *bname) {
+  tl_model *m = c->m;
+  int b = c->nbody++, v = c->nv;
+  tl_v3_copy(m->jnt_pos + 3 * b, pos);
+  tl_m3_copy(m->jnt_rot + 9 * b, rot);
+  m->parent[b] = parent;
+  m->jnt_type[b] = type;
+  m->jnt_line[b] = j->line;
+  snprintf(m->joint_name[b], TL_NAME_MAX, "%s", jname);
+  snprintf(m->body_name[b], TL_NAME_MAX, "%s", bname);
+  tl_v3_copy(m->jnt_axis + 3 * b, axis);
+  m->q_adr[b] = c->nq;
+  m->v_adr[b] = v;
+  m->jnt_nq[b] = m->jnt_nv[b] = 1;
+  m->dof_body[v] = b;
+  m->dof_parent[v] = -1; /* set by fix_dof_parents() */
+  m->dof_lower[v] = -INFINITY;
+  m->dof_upper[v] = INFINITY;
+  m->dof_effort[v] = INFINITY;
+  m->dof_velocity[v] = INFINITY;
+  c->nq++;
+  c->nv++;
+  return b;
+}
+
+/* A hinge2 joint (ODE's hinge-2, urdf_doc.h) compiled into a chain of 1-DOF
+ * joints joined at one point by massless bodies (zero mass and inertia, no
+ * geoms): [suspension: prismatic along axis, joint "NAME_suspension", body
+ * "NAME/suspension", the <suspension> stiffness and damping as its spring
+ * (rest at 0) and damping], then steering: revolute about axis (joint NAME,
+ * body "NAME/steering", the <limit> and <dynamics>), then the wheel: revolute
+ * about axis2 (joint "NAME_wheel", the child link's body, <dynamics> damping,
+ * friction and rotor inertia, effort and velocity limits, no position
+ * limits). At zero coordinates every body frame is the child link's frame.
+ * Returns the wheel body. */
+static int add_hinge2(build_ctx *c, const tl_urdf_joint *j, int parent_link) {
+  tl_model *m = c->m;
+  const link_info *pl = &c->links[parent_link];
+  double pos[3], rot[9], opos[3], orot[9], zero[3] = {0, 0, 0}, eye[9];
+  char name[TL_NAME_MAX], bname[TL_NAME_MAX];
+  tl_m3_identity(eye);
+  pose_to_rt(&j->origin, opos, orot);
+  compose(pos, rot, pl->pos, pl->rot, opos, orot);
+  int parent = pl->body;
+  if (j->suspension_line) {
+    snprintf(name, sizeof name, "%.100s_suspension", j->name);
+    snprintf(bname, sizeof bname, "%.100s/suspension", j->name);
+    parent = add_chain_body(c, j, parent, pos, rot, TL_JOINT_PRISMATIC, j->axis, name, bname);
+    int v = m->v_adr[parent];
+    m->dof_stiffness[v] = j->suspension_stiffness;
+    m->dof_damping[v] = j->suspension_damping;
+    tl_v3_copy(pos, zero);
+    tl_m3_copy(rot, eye);
+  }
+  snprintf(bname, sizeof bname, "%.100s/steering", j->name);
+  int bs = add_chain_body(c, j, parent, pos, rot, TL_JOINT_REVOLUTE, j->axis, j->name, bname);
+  snprintf(name, sizeof name, "%.100s_wheel", j->name);
+  int bw = add_chain_body(c, j, bs, zero, eye, TL_JOINT_REVOLUTE, j->axis2, name,
+                          c->doc->links[j->child_link].name);
+  int vs = m->v_adr[bs], vw = m->v_adr[bw];
+  m->dof_lower[vs] = j->lower;
+  m->dof_upper[vs] = j->upper;
+  m->dof_stiffness[vs] = j->stiffness;
+  m->dof_spring_mount[vs] = j->spring_mount[0];
+  m->jnt_calibration[2 * bs] = j->calibration[0];
+  m->jnt_calibration[2 * bs + 1] = j->calibration[1];
+  if (j->has_safety) memcpy(m->jnt_safety + 4 * bs, j->safety, sizeof(j->safety));
+  for (int v = vs; v <= vw; v += vw - vs) {
+    m->dof_rotor_inertia[v] = j->rotor_inertia;
+    m->dof_damping[v] = j->damping;
+    m->dof_friction[v] = j->friction;
+    m->dof_effort[v] = j->effort;
+    m->dof_velocity[v] = j->velocity;
+  }
+  c->joint_body[j - c->doc->joints] = bw;
+  return bw;
+}
+
 /* dof_parent of each joint's first DOF: the last DOF of the nearest ancestor
  * body that has one (-1 at the root). */
 static void fix_dof_parents(tl_model *m) {
@@ -364,7 +466,7 @@ static int walk_joint(build_ctx *c, int jn, int link, void *arg) {
     cl->body = pl->body;
     compose(cl->pos, cl->rot, pl->pos, pl->rot, opos, orot);
   } else {
-    cl->body = add_body(c, j, link);
+    cl->body = j->hinge2 ? add_hinge2(c, j, link) : add_body(c, j, link);
     tl_v3_set(cl->pos, 0, 0, 0);
     tl_m3_identity(cl->rot);
   }
@@ -388,12 +490,13 @@ static tl_status compile_mimics(build_ctx *c, tl_error *err) {
       return tl_error_set(err, TL_ERR_UNSUPPORTED, d->path, j->mimic_line, "mimic",
                           "joint '%s' is %s: <mimic> is supported on revolute, continuous and "
                           "prismatic joints only", j->name, tl_joint_type_name(j->type));
-    if (fb < 0 || m->jnt_nv[fb] != 1)
+    if (fb < 0 || m->jnt_nv[fb] != 1 || f->hinge2)
       return tl_error_set(err, TL_ERR_INVALID, d->path, j->mimic_line, "mimic",
                           "joint '%s' mimics joint '%s' (line %d), which is %s: expected a revolute, "
                           "continuous or prismatic joint to follow", j->name, f->name, f->line,
                           fb < 0 && f->type != TL_JOINT_FIXED ? "not part of the compiled tree"
-                                                              : tl_joint_type_name(f->type));
+                          : f->hinge2                          ? "hinge2"
+                                                               : tl_joint_type_name(f->type));
     int k = m->v_adr[b], kf = m->v_adr[fb];
     m->dof_mimic[k] = kf;
     m->dof_mimic_mult[k] = j->mimic_mult;

@@ -13,7 +13,7 @@
  *    warning: ANYmal C, HyQ and Talos ship them); geometry sizes > 0, except
  *    mesh scale factors, which are non-zero and may be negative (mirrored
  *    meshes, Talos); axes normalised (a zero axis is an error on revolute,
- *    prismatic and universal joints; on other types it is ignored and the
+ *    prismatic, universal and hinge2 joints; on other types it is ignored and the
  *    default (1 0 0) kept: Talos has fixed joints with axis 0 0 0);
  *  - joints[] and links[] are in file order;
  *  - every <mimic> names an existing joint other than its own (mimic_joint
@@ -94,11 +94,19 @@ typedef struct tl_urdf_joint {
   char name[TL_URDF_NAME_MAX];
   tl_joint_type type;             /* revolute and continuous both map to TL_JOINT_REVOLUTE */
   int continuous;                 /* 1 if written as "continuous" */
+  int hinge2;                     /* 1 if written as "hinge2" (ODE's hinge-2, a Talus extension):
+                                     type is TL_JOINT_REVOLUTE, axis the steering axis (joint
+                                     frame), axis2 the wheel axis (child frame at zero steering),
+                                     lower / upper the steering limits; compiled into a chain of
+                                     2 or 3 one-DOF joints (urdf_compile.c) */
+  int suspension_line;            /* hinge2: line of <suspension>, 0 if none (rigid) */
+  double suspension_stiffness;    /* hinge2 <suspension stiffness> along axis, N/m (>= 0) */
+  double suspension_damping;      /* hinge2 <suspension damping>, N s/m (>= 0, default 0) */
   int parent_link;                /* index into links[] */
   int child_link;                 /* index into links[] */
   tl_urdf_pose origin;            /* child link frame in the parent link frame at q = 0 */
   double axis[3];                 /* unit axis in the joint frame, default (1 0 0) */
-  double axis2[3];                /* universal joints: second axis in the child frame */
+  double axis2[3];                /* universal and hinge2 joints: second axis in the child frame */
   int has_limit;
   double lower, upper;            /* position limits (rad or m); +-INFINITY when absent or continuous */
   double effort;                  /* N or N m; INFINITY when absent */

@@ -287,12 +287,49 @@ static void put_joint_params(FILE *f, const tl_model *m, int b) {
   }
 }
 
+/* A hinge2 joint (urdf_compile.c's add_hinge2) is the only movable URDF
+ * joint whose child link's body is carried by a joint of another name
+ * (NAME_wheel): written back as one <joint type="hinge2"> with the first
+ * chain body's origin, the steering axis and limits, the wheel axis, and
+ * <suspension> from the suspension DOF. */
+static void put_hinge2(FILE *f, const tl_model *m, int l, int b) {
+  int p = m->link_parent[l], st = m->parent[b], sp = m->parent[st], first = st;
+  char name[TL_NAME_MAX + 16];
+  snprintf(name, sizeof name, "%s_suspension", m->frame_name[l]);
+  if (sp > 0 && strcmp(m->joint_name[sp], name) == 0) first = sp;
+  put_origin(f, "    ", m->link_pos + 3 * p, m->link_rot + 9 * p, m->jnt_pos + 3 * first, m->jnt_rot + 9 * first);
+  fputs("    <axis", f);
+  put_vec(f, "xyz", m->jnt_axis + 3 * st, 3);
+  fputs("/>\n    <axis2", f);
+  put_vec(f, "xyz", m->jnt_axis + 3 * b, 3);
+  fputs("/>\n", f);
+  put_joint_params(f, m, st);
+  if (first == sp) {
+    fputs("    <suspension", f);
+    put_num(f, "stiffness", m->dof_stiffness[m->v_adr[sp]]);
+    put_num(f, "damping", m->dof_damping[m->v_adr[sp]]);
+    fputs("/>\n", f);
+  }
+}
+
 static void put_joint(FILE *f, const tl_model *m, int l) {
   int p = m->link_parent[l], b = body_of_link(m, l);
   int movable = m->frame_jnt_type[l] != TL_JOINT_FIXED && b > 0;
+  int hinge2 = movable && strcmp(m->joint_name[b], m->frame_name[l]) != 0 && m->parent[b] > 0 &&
+               strcmp(m->joint_name[m->parent[b]], m->frame_name[l]) == 0;
   fputs("  <joint", f);
   put_attr(f, "name", m->frame_name[l]);
-  put_attr(f, "type", movable ? joint_type_word(m, b) : "fixed");
+  put_attr(f, "type", hinge2 ? "hinge2" : movable ? joint_type_word(m, b) : "fixed");
+  if (hinge2) {
+    fputs(">\n    <parent", f);
+    put_attr(f, "link", m->link_name[p]);
+    fputs("/>\n    <child", f);
+    put_attr(f, "link", m->link_name[l]);
+    fputs("/>\n", f);
+    put_hinge2(f, m, l, b);
+    fputs("  </joint>\n", f);
+    return;
+  }
   fputs(">\n    <parent", f);
   put_attr(f, "link", m->link_name[p]);
   fputs("/>\n    <child", f);

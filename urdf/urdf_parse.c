@@ -19,7 +19,8 @@
  *     decimal (strtod in the C locale), must consume the whole attribute and be
  *     finite; lists such as xyz have an exact length. Read: <link> (inertial,
  *     collision, visual, link-level <contact>), <joint> (origin, parent, child,
- *     axis, axis2, limit, dynamics, mimic, calibration, safety_controller),
+ *     axis, axis2, limit, dynamics, mimic, calibration, safety_controller; hinge2's
+ *     suspension),
  *     robot-level <material>. Skipped, and listed in doc->skipped for verbose
  *     output: <transmission>, <gazebo> and unknown elements. Elements with a
  *     namespace prefix (xacro:..., ...) are extensions and skipped too.
@@ -613,25 +614,26 @@ static tl_status tl_read_link(tl_parser *p, const xmlNode *node, tl_urdf_link *l
 static const struct {
   const char *name;
   tl_joint_type type;
-  int continuous;
+  int continuous, hinge2;
 } tl_joint_types[] = {
-    {"revolute", TL_JOINT_REVOLUTE, 0},   {"continuous", TL_JOINT_REVOLUTE, 1},
-    {"prismatic", TL_JOINT_PRISMATIC, 0}, {"fixed", TL_JOINT_FIXED, 0},
-    {"floating", TL_JOINT_FLOATING, 0},   {"spherical", TL_JOINT_SPHERICAL, 0},
-    {"ball", TL_JOINT_SPHERICAL, 0},      {"universal", TL_JOINT_UNIVERSAL, 0},
-    {"planar", TL_JOINT_PLANAR, 0},
+    {"revolute", TL_JOINT_REVOLUTE, 0, 0},   {"continuous", TL_JOINT_REVOLUTE, 1, 0},
+    {"prismatic", TL_JOINT_PRISMATIC, 0, 0}, {"fixed", TL_JOINT_FIXED, 0, 0},
+    {"floating", TL_JOINT_FLOATING, 0, 0},   {"spherical", TL_JOINT_SPHERICAL, 0, 0},
+    {"ball", TL_JOINT_SPHERICAL, 0, 0},      {"universal", TL_JOINT_UNIVERSAL, 0, 0},
+    {"planar", TL_JOINT_PLANAR, 0, 0},       {"hinge2", TL_JOINT_REVOLUTE, 0, 1},
 };
 
 /* The type attribute of <joint>. */
 static tl_status tl_read_joint_type(tl_parser *p, const xmlNode *node, tl_urdf_joint *j) {
   static const char *const expected =
-      "revolute, continuous, prismatic, fixed, floating, planar, spherical, ball or universal";
+      "revolute, continuous, prismatic, fixed, floating, planar, spherical, ball, universal or hinge2";
   char type[32];
   TL_TRY(tl_get_string(p, node, "type", type, sizeof(type), 1, expected));
   for (size_t k = 0; k < sizeof(tl_joint_types) / sizeof(tl_joint_types[0]); k++) {
     if (strcmp(type, tl_joint_types[k].name) != 0) continue;
     j->type = tl_joint_types[k].type;
     j->continuous = tl_joint_types[k].continuous;
+    j->hinge2 = tl_joint_types[k].hinge2;
     return TL_OK;
   }
   return tl_fail(p, TL_ERR_INVALID, node, "joint '%s' has unknown type \"%s\": expected %s", j->name,
@@ -677,24 +679,41 @@ static tl_status tl_read_axis(tl_parser *p, const xmlNode *node, const char *whi
   return TL_OK;
 }
 
-/* Both axes of a universal joint; axis2 is required and not parallel to axis. */
+/* Both axes of a universal or hinge2 joint; axis2 is required and not
+ * parallel to axis. */
 static tl_status tl_read_axes(tl_parser *p, const xmlNode *node, tl_urdf_joint *j) {
   j->axis[0] = 1;
   TL_TRY(tl_read_axis(p, node, "axis", j->axis, tl_uses_axis(j->type)));
-  if (j->type != TL_JOINT_UNIVERSAL) return TL_OK;
+  if (j->type != TL_JOINT_UNIVERSAL && !j->hinge2) return TL_OK;
+  const char *kind = j->hinge2 ? "hinge2" : "universal";
   const xmlNode *e;
   TL_TRY(tl_child(p, node, "axis2", &e));
   if (!e)
-    return tl_fail(p, TL_ERR_INVALID, node, "universal joint '%s' has no <axis2>: expected "
-                   "<axis2 xyz=\"...\"/>", j->name);
+    return tl_fail(p, TL_ERR_INVALID, node, "%s joint '%s' has no <axis2>: expected "
+                   "<axis2 xyz=\"...\"/>%s", kind, j->name,
+                   j->hinge2 ? " (the wheel axis, in the child frame at zero steering)" : "");
   j->axis2[1] = 1;
   TL_TRY(tl_read_axis(p, node, "axis2", j->axis2, 1));
   const double *a = j->axis, *b = j->axis2;
   double c[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
   if (sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]) < 1e-6)
-    return tl_fail(p, TL_ERR_INVALID, e, "<axis2> of universal joint '%s' is parallel to <axis>: "
-                   "expected two different directions", j->name);
+    return tl_fail(p, TL_ERR_INVALID, e, "<axis2> of %s joint '%s' is parallel to <axis>: "
+                   "expected two different directions", kind, j->name);
   return TL_OK;
+}
+
+/* <suspension stiffness damping> of a hinge2 joint (a spring-damper along
+ * its axis, N/m and N s/m, both >= 0; stiffness required). Absent: rigid. */
+static tl_status tl_read_suspension(tl_parser *p, const xmlNode *node, tl_urdf_joint *j) {
+  const xmlNode *e;
+  if (!j->hinge2) return TL_OK;
+  TL_TRY(tl_child(p, node, "suspension", &e));
+  if (!e) return TL_OK;
+  j->suspension_line = tl_line(e);
+  TL_TRY(tl_get_numbers(p, e, "stiffness", &j->suspension_stiffness, 1, 1));
+  TL_TRY(tl_get_numbers(p, e, "damping", &j->suspension_damping, 1, 0));
+  TL_TRY(tl_check_nonneg(p, e, "stiffness", j->suspension_stiffness));
+  return tl_check_nonneg(p, e, "damping", j->suspension_damping);
 }
 
 /* <limit lower upper effort velocity>, every attribute optional. */
@@ -804,13 +823,14 @@ static tl_status tl_read_calibration(tl_parser *p, const xmlNode *node, tl_urdf_
   return TL_OK;
 }
 
-/* 1 if node is a child element of <joint> that the parser reads. */
-static int tl_is_joint_part(const xmlNode *c) {
+/* 1 if node is a child element of <joint> that the parser reads
+ * (<suspension> on hinge2 joints only). */
+static int tl_is_joint_part(const xmlNode *c, const tl_urdf_joint *j) {
   static const char *const parts[] = {"parent", "child", "origin", "axis", "axis2", "limit",
                                       "dynamics", "mimic", "calibration", "safety_controller"};
   for (size_t k = 0; k < sizeof(parts) / sizeof(parts[0]); k++)
     if (tl_is(c, parts[k])) return 1;
-  return 0;
+  return j->hinge2 && tl_is(c, "suspension");
 }
 
 /* <joint name type>: <parent>, <child>, <origin>, <axis>, <axis2>, <limit>,
@@ -829,10 +849,14 @@ static tl_status tl_read_joint(tl_parser *p, const xmlNode *node, tl_urdf_joint 
   TL_TRY(tl_read_axes(p, node, j));
   TL_TRY(tl_read_limit(p, node, j));
   TL_TRY(tl_read_dynamics(p, node, j));
+  TL_TRY(tl_read_suspension(p, node, j));
   TL_TRY(tl_read_mimic(p, node, j, ends->mimic));
+  if (j->hinge2 && j->mimic_line)
+    return tl_fail_at(p, TL_ERR_UNSUPPORTED, j->mimic_line, "mimic", "joint '%s' is hinge2: <mimic> is "
+                      "supported on revolute, continuous and prismatic joints only", j->name);
   TL_TRY(tl_read_calibration(p, node, j));
   for (const xmlNode *c = node->children; c; c = c->next)
-    if (c->type == XML_ELEMENT_NODE && !tl_is_joint_part(c)) tl_skip(p->doc, c, p->ctx);
+    if (c->type == XML_ELEMENT_NODE && !tl_is_joint_part(c, j)) tl_skip(p->doc, c, p->ctx);
   return TL_OK;
 }
 

@@ -8,7 +8,7 @@ estimation (Schulman et al. 2016), advantage normalization per minibatch, clippe
 clipped value loss, gradient-norm clipping, running observation normalization, and bootstrapping
 of time-limit truncations from the value of the final observation (an ended-by-time-limit
 episode is not a failure; talus.VecEnv hands the final observation in
-infos["final_observation"]).
+infos["final_obs"], Gymnasium 1.x's name, present on a step where some episode ended).
 
 Used by train_cartpole.py and train_anymal.py; `python3 ppo.py` does nothing.
 """
@@ -139,10 +139,10 @@ class PPO:
             if trunc.any():  # time limit: bootstrap from the value of the final observation
                 idx = np.flatnonzero(trunc & ~term)
                 if len(idx):
-                    final = self._obs(infos["final_observation"][idx])
+                    final = self._obs(infos["final_obs"][idx])
                     with torch.no_grad():
                         rew_t[idx] += self.gamma * self.ac.value(final)
-            ended = np.flatnonzero(infos["_final_observation"])
+            ended = np.flatnonzero(infos["_final_obs"]) if "_final_obs" in infos else ()
             self.env_steps += N
             for i in ended:
                 self.episodes.append((self.env_steps, float(infos["episode_return"][i]),

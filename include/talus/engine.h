@@ -84,7 +84,8 @@ typedef enum tl_engine_feature {
   TL_ENGINE_BASE_PD = 1u << 10,        /* PD gains on the 6 floating-base DOFs */
   TL_ENGINE_SOLVER_STATS = 1u << 11,   /* tl_world_solver_stats */
   TL_ENGINE_CONTACT_ERP_CFM = 1u << 12, /* contact ERP / CFM (world and per material pair) */
-  TL_ENGINE_VELOCITY_LIMITS = 1u << 13  /* joint velocity limits as constraints (tl_world_set_velocity_limits) */
+  TL_ENGINE_VELOCITY_LIMITS = 1u << 13, /* joint velocity limits as constraints (tl_world_set_velocity_limits) */
+  TL_ENGINE_CONSTRAINTS = 1u << 14     /* loop constraints (talus/constraint.h) */
 } tl_engine_feature;
 
 /* What an engine supports. joints: bit (1u << tl_joint_type) per joint type;

@@ -174,7 +174,8 @@ tl_status tl_system_forward_dynamics(tl_system *sys, const double *tau, double *
  * contacts, mimic constraints or the external forces of
  * tl_system_add_external_force: the step adds those (world.c); their
  * derivatives are part of the step derivatives (docs/derivatives.md gives
- * the passive terms' closed forms: d/dq = -K, d/du = -D). All matrices are
+ * the passive terms' closed forms: d/dq = -K, d/du = -D; the _passive
+ * variants below include springs, damping and external forces). All matrices are
  * nv x nv, row-major, entry (i, j) = d out_i / d in_j. Derivatives with
  * respect to q are along the nv tangent directions of tl_model_integrate
  * (column j: d/deps of out(q (+) eps e_j)); with respect to u, du, tau the
@@ -215,6 +216,41 @@ tl_status tl_system_forward_dynamics_derivatives(tl_system *sys, const double *t
  * Jl(e)^-1 dR_dq (tl_model_difference_jacobians' Jl). Either may be NULL. */
 tl_status tl_system_frame_placement_derivatives(tl_system *sys, int frame, double *dp_dq, double *dR_dq,
                                                 int nv, tl_error *err);
+
+/* ---- the same with the step's passive and external forces (docs/derivatives.md) ----
+ * tau_p = -D u + K e_s(q) + ext: joint damping D and stiffness K per DOF
+ * (tl_system_set_joint_damping / _spring, URDF <dynamics damping>,
+ * stiffness), the spring deflection e_s = mount (-) q exactly as the step
+ * computes it (scalar joints: spring_mount - q; a ball joint: the rotation
+ * vector log(mount q^-1) in its parent frame; none on a floating base), and
+ * ext the generalized force of the external forces added for the next step
+ * (tl_system_add_external_force / _body_point / _torque). N, N m; nv. */
+tl_status tl_system_passive_force(tl_system *sys, double *tau_p, int nv, tl_error *err);
+/* dtp_dq, dtp_du (nv x nv, row-major, q in the tangent space as above) of
+ * tau_p: springs -K (a ball joint's 3x3 block -K Jl(-e_s)^-1), damping -D,
+ * and the q dependence of the external forces: a force f (world frame) at a
+ * point fixed to a body, and a world-frame torque, give J(q)^T f whose
+ * derivative is taken as if the forces were added again at q (the point
+ * moves with the body, f and the torque keep their world direction). That
+ * record of the forces lasts as long as ext (a step clears both); an
+ * external generalized force set any other way (a snapshot restored with
+ * different forces) counts as constant. Source: Featherstone 2008 (spatial
+ * algebra), Sola et al. 2018 (Jl). */
+tl_status tl_system_passive_force_derivatives(tl_system *sys, double *dtp_dq, double *dtp_du, int nv,
+                                              tl_error *err);
+/* Derivatives (as tl_system_inverse_dynamics_derivatives) of
+ * tau = M(q) du + h(q, u) - tau_p(q, u): the generalized force the actuators
+ * must add to the step's passive and external forces for the acceleration
+ * du, rotor inertia and gravity included. */
+tl_status tl_system_inverse_dynamics_passive_derivatives(tl_system *sys, const double *du, double *dtau_dq,
+                                                         double *dtau_du, int nv, tl_error *err);
+/* Derivatives (as tl_system_forward_dynamics_derivatives) of
+ * du = M^-1 (tau + tau_p(q, u) - h(q, u)) = ABA(q, u, tau + tau_p): the
+ * continuous dynamics the step integrates, without PD, friction, limits and
+ * contacts; ddu_dx = -M^-1 (dtau/dx - dtau_p/dx) at that du, ddu_dtau = M^-1. */
+tl_status tl_system_forward_dynamics_passive_derivatives(tl_system *sys, const double *tau, double *ddu_dq,
+                                                         double *ddu_du, double *ddu_dtau, int nv,
+                                                         tl_error *err);
 
 /* System centre of mass (world, m). */
 tl_status tl_system_com(tl_system *sys, double com[3], tl_error *err);
@@ -276,6 +312,66 @@ tl_status tl_system_body_contact_wrench(tl_system *sys, int body, const double p
 /* The same for the body of frame `frame`, the torque about the frame's origin. */
 tl_status tl_system_frame_contact_wrench(tl_system *sys, int frame, double force[3], double torque[3],
                                          tl_error *err);
+
+/* ---- joint reaction wrenches (the last step; ODE's dJointGetFeedback) ----
+ * The wrench that the parent body exerted on the child body through joint
+ * `joint` over the last step: everything the joint transmits together, its
+ * constraint (the directions it does not move in), the actuator (PD,
+ * feed-forward), limit, spring, damping, friction and mimic forces. joint is
+ * the body / movable-joint index 0 .. nbody - 1 (tl_model_body_name,
+ * tl_model_joint_name); joint 0 is the root joint: for a fixed base the
+ * support reaction the world exerts on the base, for a floating base the
+ * generalized force applied on the base's DOFs (zero, to rounding, unless
+ * base PD gains or a feed-forward act on them). Fixed URDF joints are not
+ * joints of their own (their links are merged into one rigid body with their
+ * movable ancestor): tl_system_frame_wrench gives the wrench across one.
+ * f (N) and n (N m, about the joint frame's origin) are expressed in the
+ * axes of the child's joint frame (the body frame of `joint`), like
+ * Pinocchio's data.f but in the joint frame, at the configuration the step
+ * evaluated its forces at: its start q_prev (the wrench is an average over
+ * the step, the frame is that of the step's start; the current q differs by
+ * dt u). Either output may be NULL.
+ * Method: the recursive Newton-Euler backward pass (Featherstone, Rigid Body
+ * Dynamics Algorithms, 2008, Table 5.1) at the step's start state with the
+ * step's acceleration du = (u+ - u)/dt and, as external forces, gravity, the
+ * contact forces of the step (the impulses of tl_world_contact / dt, at
+ * their points), the external forces of tl_system_add_external_* and the loop
+ * constraints', so that for an Euler system it is consistent with the
+ * semi-implicit step to rounding: the projection on the joint's motion
+ * subspace equals the generalized force the step applied at that joint (PD
+ * at the end-of-step state, springs, damping, friction and limit impulses /
+ * dt) minus the reflected rotor inertia's torque (rotor inertia) du, which
+ * stays in the actuator. For an RK4 system (no contacts) it is the same
+ * formula, consistent with the RK4 step to O(dt). Computed on request (the
+ * step pays nothing for it), O(nbody + contacts); allocates nothing.
+ * Ask right after the step (tl_world_step or tl_world_integrate2); between
+ * tl_world_integrate1 and tl_world_integrate2 the world's contacts are the
+ * coming step's. Errors: TL_ERR_ARGUMENT for a bad joint index; TL_ERR_INVALID
+ * before the first step, or when q or the time step were changed since the
+ * last step (Euler systems: q must equal q_prev (+) dt u bit for bit);
+ * TL_ERR_UNSUPPORTED on an engine that cannot tell them (plugins: ODE,
+ * MuJoCo) and when the last step's external forces came as one generalized
+ * force without their points (restored from a snapshot). */
+tl_status tl_system_joint_wrench(tl_system *sys, int joint, double f[3], double n[3], tl_error *err);
+/* Every joint's wrench at once (one pass): out (n = 6 nbody doubles) holds
+ * joint b's [f (3), n (3)] at out[6 b], as tl_system_joint_wrench. */
+tl_status tl_system_joint_wrenches(tl_system *sys, double *out, int n, tl_error *err);
+/* The wrench across frame `frame` (tl_system_frame_index) over the last
+ * step, as tl_system_joint_wrench: f (N) and n (N m, about the frame's
+ * origin) in the frame's axes at the step's start. For the frame of a fixed
+ * URDF joint inside a merged body: what the links on the parent side exerted
+ * on the links beyond the joint (the child link and everything fixed to it,
+ * with the bodies hanging from them), i.e. the links' own inertial and
+ * gravity forces (each link's URDF inertial at the body's motion), plus the
+ * wrenches of the movable joints they carry, less the contact forces on
+ * their geoms (Newton-Euler of that part: Featherstone 2008, sec. 5.3). The
+ * external forces of tl_system_add_external_* and loop constraints name a
+ * body, not a link: if any acted on that body in the last step,
+ * TL_ERR_UNSUPPORTED. For any other frame (a movable joint's, the root's,
+ * a user frame): the wrench of its body's joint, moved to the frame's origin
+ * and axes. Errors as tl_system_joint_wrench; TL_ERR_ARGUMENT for a bad
+ * frame index. */
+tl_status tl_system_frame_wrench(tl_system *sys, int frame, double f[3], double n[3], tl_error *err);
 
 /* ---- external forces: applied during the next step only (RaiSim), or cleared ---- */
 /* Force f (N, world) at the world point `point` (m) fixed to body `body`;

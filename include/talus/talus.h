@@ -8,6 +8,7 @@
 #include "talus/system.h"
 #include "talus/contact.h"
 #include "talus/world.h"
+#include "talus/constraint.h"
 #include "talus/scene.h"
 #include "talus/engine.h"
 #include "talus/engine_plugin.h"

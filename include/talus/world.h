@@ -342,7 +342,8 @@ typedef enum tl_deriv_mode {
    * of a cylinder or on a heightmap, with a restitution impulse, under the
    * PGS or Dantzig solver, more than 4 nv contacts pushing on one system, a
    * singular active set, a saturated PD on a ball joint, dependent active
-   * joint rows, or a system on TL_INTEGRATOR_RK4. */
+   * joint rows, a system on TL_INTEGRATOR_RK4, or loop constraints
+   * (talus/constraint.h) in the world. */
   TL_DERIV_ANALYTIC = 0,
   /* Centred finite differences of whole steps, like MuJoCo's
    * mjd_transitionFD: each column of x (q through tl_model_integrate) and tau

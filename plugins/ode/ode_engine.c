@@ -75,9 +75,26 @@
  *   generator; each world keeps its own generator state and steps under a
  *   plugin-wide lock, so its trajectory is the same whatever other worlds or
  *   threads do (ODE worlds on several threads step one at a time).
+ * - hinge2 (URDF type="hinge2", compiled by Talus into [a massless prismatic
+ *   suspension along axis 1,] a massless revolute steering body about axis 1
+ *   and the wheel's revolute about axis 2, all at one point): recognised by
+ *   that shape (hinge2_role) and built as ONE dJointHinge2 between the
+ *   chassis (ODE body 1, axis 1) and the wheel (body 2, axis 2), no dBody for
+ *   the massless bodies; the steering PD / limits on ODE's axis 1, the wheel
+ *   PD on axis 2; the suspension's stiffness K and damping D as ODE's
+ *   suspension ERP = dt K / (dt K + D) and CFM = 1 / (dt K + D) (ODE manual,
+ *   "How do I make a spring?"); without a suspension, rigid (the world's ERP
+ *   and CFM). Its axes must be perpendicular, its chassis a dBody (not a
+ *   welded base), no damping, springs,
+ *   friction, rotor inertia or position limits on the steering and wheel
+ *   DOFs beyond the steering limits (TL_ERR_UNSUPPORTED otherwise); a PD on
+ *   the suspension DOF joins ODE's suspension spring (K + kp, D + kd), so
+ *   its targets must be 0. The
+ *   massless bodies' poses are read back from the chassis and the wheel.
  * Unsupported (TL_ERR_UNSUPPORTED): planar joints, mimic joints, the RK4
- * integrator, PD gains on the floating base, massless bodies, rotor inertia
- * off revolute joints, joint friction on sliders, the per-contact solver. */
+ * integrator, PD gains on the floating base, massless bodies (other than a
+ * hinge2's), rotor inertia off revolute joints, joint friction on sliders,
+ * the per-contact solver. */
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -110,7 +127,10 @@ typedef struct contact_rec {
 typedef struct ode_sys {
   tl_engine_model m;
   dBodyID *body;        /* [nbody], NULL for a welded base */
-  dJointID *joint;      /* [nbody] hinge / slider / ball / universal */
+  dJointID *joint;      /* [nbody] hinge / slider / ball / universal / hinge2 (all bodies of its chain) */
+  int *h2;              /* [nbody] hinge2 role: 0 none, 1 suspension, 2 steering, 3 wheel (hinge2_role) */
+  int *h2wheel;         /* [nbody] roles 1-3: the chain's wheel body */
+  int *h2root;          /* [nbody] roles 1-3: the body above the chain (ODE's body 1) */
   dJointID *amotor;     /* [nbody] ball joints: the PD motor */
   dJointID *passive;    /* [nbody] damping / spring motor, or NULL */
   dJointID *fric;       /* [nbody] Coulomb friction motor, or NULL */
@@ -193,6 +213,7 @@ static void ode_caps(tl_engine_caps *c) {
 static void sys_free(ode_sys *s) {
   free(s->body);
   free(s->joint);
+  free(s->h2);
   free(s->amotor);
   free(s->passive);
   free(s->fric);
@@ -230,6 +251,75 @@ static void ode_destroy(tl_engine_world *e) {
   free(e);
 }
 
+/* ------------------------------------------------------------ hinge2 chains */
+
+static int is_identity_frame(const tl_engine_model *m, int b) {
+  static const double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  const double *p = m->jnt_pos + 3 * b, *R = m->jnt_rot + 9 * b;
+  if (p[0] != 0 || p[1] != 0 || p[2] != 0) return 0;
+  for (int k = 0; k < 9; k++)
+    if (R[k] != I[k]) return 0;
+  return 1;
+}
+
+/* 1 if body b is massless, carries no geom and has exactly one child, c. */
+static int massless_link(const tl_engine_model *m, int b, int c) {
+  if (b <= 0 || m->body_mass[b] != 0) return 0;
+  for (int k = 1; k < m->nbody; k++)
+    if (m->parent[k] == b && k != c) return 0;
+  for (int g = 0; g < m->ngeom; g++)
+    if (m->geom_body[g] == b) return 0;
+  return 1;
+}
+
+/* Number of bodies of the hinge2 chain whose wheel is body w (2: steering
+ * and wheel, 3: with the suspension), 0 if w is no such wheel: w revolute
+ * with mass, at the origin of its parent st; st revolute, massless, with w
+ * its only child; optionally st at the origin of a massless prismatic parent
+ * along st's axis (the shape urdf_compile.c's add_hinge2 builds). */
+static int hinge2_chain(const tl_engine_model *m, int w) {
+  if (w <= 0 || m->jnt_type[w] != TL_JOINT_REVOLUTE || !(m->body_mass[w] > 0) || !is_identity_frame(m, w)) return 0;
+  int st = m->parent[w];
+  if (st <= 0 || m->jnt_type[st] != TL_JOINT_REVOLUTE || !massless_link(m, st, w)) return 0;
+  int sp = m->parent[st];
+  const double *a = m->jnt_axis + 3 * st, *b = m->jnt_axis + 3 * sp;
+  if (sp > 0 && m->jnt_type[sp] == TL_JOINT_PRISMATIC && is_identity_frame(m, st) && massless_link(m, sp, st) &&
+      a[0] == b[0] && a[1] == b[1] && a[2] == b[2])
+    return 3;
+  return 2;
+}
+
+/* Role of body b in a hinge2 chain: 0 none, 1 suspension, 2 steering, 3 wheel. */
+static int hinge2_role(const tl_engine_model *m, int b) {
+  if (hinge2_chain(m, b)) return 3;
+  for (int w = b + 1; w < m->nbody; w++) {
+    int n = hinge2_chain(m, w);
+    if (n && m->parent[w] == b) return 2;
+    if (n == 3 && m->parent[m->parent[w]] == b) return 1;
+  }
+  return 0;
+}
+
+/* What ODE's hinge2 cannot do, for body b of a chain (role r). */
+static tl_status check_hinge2(const tl_engine_model *m, int i, int b, int r, tl_error *err) {
+  int v = m->v_adr[b], w = b;
+  while (hinge2_role(m, w) != 3) w++;
+  int st = m->parent[w], first = hinge2_chain(m, w) == 3 ? m->parent[st] : st, root = m->parent[first];
+  const char *what = NULL;
+  if (m->dof_rotor_inertia[v] != 0 || m->dof_friction[v] != 0) what = "rotor inertia or joint friction";
+  if (r != 1 && (m->dof_damping[v] != 0 || m->dof_stiffness[v] != 0)) what = "joint damping or a spring";
+  if (r != 2 && (isfinite(m->dof_lower[v]) || isfinite(m->dof_upper[v]))) what = "position limits";
+  if (r == 1 && m->dof_spring_mount[v] != 0) what = "a suspension rest position other than 0";
+  if (r == 1 && m->dof_stiffness[v] == 0 && m->dof_damping[v] == 0) what = "a suspension without stiffness or damping";
+  if (r == 3 && fabs(tl_v3_dot(m->jnt_axis + 3 * w, m->jnt_axis + 3 * m->parent[w])) > 1e-9)
+    what = "axes that are not perpendicular";
+  if (r == 3 && root == 0 && m->jnt_type[0] == TL_JOINT_FIXED) what = "a welded base as its chassis";
+  if (!what) return TL_OK;
+  return tl_engine_error(err, TL_ERR_UNSUPPORTED, "joint",
+                         "system %d ('%s'), joint '%s' (part of a hinge2): the ODE plugin's dJointHinge2 does "
+                         "not support %s", i, m->name, jname(m, b), what);
+}
+
 /* ------------------------------------------------------------ checks */
 
 static tl_status check_scene(const tl_engine_scene *s, tl_error *err) {
@@ -250,7 +340,12 @@ static tl_status check_scene(const tl_engine_scene *s, tl_error *err) {
       if (t == TL_JOINT_PLANAR)
         return tl_engine_error(err, TL_ERR_UNSUPPORTED, "joint",
                                "system %d ('%s'), joint '%s': ODE has no planar joint", i, m->name, jname(m, b));
-      if (!welded_base && !(m->body_mass[b] > 0))
+      int h2 = hinge2_role(m, b);
+      if (h2) {
+        tl_status st = check_hinge2(m, i, b, h2, err);
+        if (st) return st;
+      }
+      if (!welded_base && h2 != 1 && h2 != 2 && !(m->body_mass[b] > 0))
         return tl_engine_error(err, TL_ERR_UNSUPPORTED, "body",
                                "system %d ('%s'), body '%s': ODE needs a positive mass on every moving body "
                                "(this one has %g kg)", i, m->name, m->body_name[b], m->body_mass[b]);
@@ -397,10 +492,20 @@ static tl_status alloc_sys(ode_sys *s) {
   s->amotor = calloc((size_t)nb, sizeof(dJointID));
   s->passive = calloc((size_t)nb, sizeof(dJointID));
   s->fric = calloc((size_t)nb, sizeof(dJointID));
+  s->h2 = calloc((size_t)(3 * nb), sizeof(int));
   s->kp = calloc((size_t)(10 * nv + nq) + 1, sizeof(double));
   s->q = calloc((size_t)(nq + nv) + 1, sizeof(double));
   s->xpos = calloc((size_t)nb * 18 + 1, sizeof(double));
-  if (!s->body || !s->joint || !s->amotor || !s->passive || !s->fric || !s->kp || !s->q || !s->xpos) return TL_ERR_MEMORY;
+  if (!s->body || !s->joint || !s->amotor || !s->passive || !s->fric || !s->kp || !s->q || !s->xpos || !s->h2)
+    return TL_ERR_MEMORY;
+  s->h2wheel = s->h2 + nb, s->h2root = s->h2wheel + nb;
+  for (int b = 0; b < nb; b++) {
+    s->h2[b] = hinge2_role(&s->m, b);
+    if (s->h2[b] != 3) continue;
+    int st = s->m.parent[b], first = hinge2_chain(&s->m, b) == 3 ? s->m.parent[st] : st;
+    for (int k = first; k <= b; k = k == b ? b + 1 : k == st ? b : st)
+      s->h2wheel[k] = b, s->h2root[k] = s->m.parent[first];
+  }
   s->kd = s->kp + nv, s->ut = s->kd + nv, s->tau = s->ut + nv, s->ext = s->tau + nv;
   s->applied = s->ext + nv, s->cm = s->applied + nv, s->vstar = s->cm + nv, s->pnum = s->vstar + nv;
   s->qt = s->pnum + nv;
@@ -433,6 +538,41 @@ static dJointID make_amotor(tl_engine_world *e, dBodyID child, dBodyID parent, i
 
 static const int param_group[3] = {0, dParamGroup, 2 * dParamGroup};
 
+/* The dJointHinge2 of the chain whose wheel is body w, at the zero
+ * configuration (s->xpos, s->xrot): body 1 the chassis (steering axis),
+ * body 2 the wheel (wheel axis), anchor at the wheel's origin. */
+static void build_hinge2(tl_engine_world *e, ode_sys *s, int w) {
+  const tl_engine_model *m = &s->m;
+  int st = m->parent[w], sp = s->h2[m->parent[st]] == 1 ? m->parent[st] : -1;
+  const double *p = s->xpos + 3 * w, *R = s->xrot + 9 * w;
+  dReal a1[dSA__MAX], a2[dSA__MAX];
+  double t[3];
+  tl_m3_mulv(t, R, m->jnt_axis + 3 * st); /* at zero the wheel frame is the joint frame */
+  a1[0] = t[0], a1[1] = t[1], a1[2] = t[2];
+  tl_m3_mulv(t, R, m->jnt_axis + 3 * w);
+  a2[0] = t[0], a2[1] = t[1], a2[2] = t[2];
+  dJointID j = dJointCreateHinge2(e->world, 0);
+  dJointAttach(j, s->body[s->h2root[w]], s->body[w]);
+  dJointSetHinge2Anchor(j, p[0], p[1], p[2]);
+  dJointSetHinge2Axes(j, a1, a2);
+  int vs = m->v_adr[st];
+  if (isfinite(m->dof_lower[vs]) || isfinite(m->dof_upper[vs])) { /* ODE's angle1 is minus Talus's steering */
+    dJointSetHinge2Param(j, dParamLoStop, isfinite(m->dof_upper[vs]) ? -m->dof_upper[vs] : -dInfinity);
+    dJointSetHinge2Param(j, dParamHiStop, isfinite(m->dof_lower[vs]) ? -m->dof_lower[vs] : dInfinity);
+    dJointSetHinge2Param(j, dParamStopERP, e->scene.options.erp);
+    dJointSetHinge2Param(j, dParamStopCFM, fmax(e->scene.options.cfm * e->scene.options.dt, 1e-10));
+  }
+  double dt = e->scene.options.dt, erp = e->scene.options.erp, cfm = fmax(e->scene.options.cfm * dt, 1e-10);
+  if (sp >= 0) {
+    double K = m->dof_stiffness[m->v_adr[sp]], D = m->dof_damping[m->v_adr[sp]];
+    erp = dt * K / (dt * K + D), cfm = 1.0 / (dt * K + D);
+  }
+  dJointSetHinge2Param(j, dParamSuspensionERP, erp);
+  dJointSetHinge2Param(j, dParamSuspensionCFM, cfm);
+  s->joint[w] = s->joint[st] = j;
+  if (sp >= 0) s->joint[sp] = j;
+}
+
 static tl_status build_system(tl_engine_world *e, int si, tl_error *err) {
   ode_sys *s = &e->sys[si];
   const tl_engine_model *m = &s->m;
@@ -442,6 +582,7 @@ static tl_status build_system(tl_engine_world *e, int si, tl_error *err) {
   int nrotor = 0;
   for (int b = 0; b < m->nbody; b++) {
     if (b == 0 && m->jnt_type[0] == TL_JOINT_FIXED) continue; /* welded: the static world */
+    if (s->h2[b] == 1 || s->h2[b] == 2) continue;              /* massless: inside the dJointHinge2 */
     dBodyID body = dBodyCreate(e->world);
     s->body[b] = body;
     double I[9], c[3];
@@ -472,10 +613,15 @@ static tl_status build_system(tl_engine_world *e, int si, tl_error *err) {
             "child body's inertia (exact on the joint's own diagonal entry of M, but also couples the "
             "ancestor DOFs that turn the child about a)", si, m->name, nrotor);
   /* joints at the zero configuration */
-  int slider_passive = 0;
+  int slider_passive = 0, nhinge2 = 0;
   for (int b = 1; b < m->nbody; b++) {
     tl_joint_type t = m->jnt_type[b];
-    if (t == TL_JOINT_FIXED) continue;
+    if (t == TL_JOINT_FIXED || s->h2[b] == 1 || s->h2[b] == 2) continue;
+    if (s->h2[b] == 3) {
+      build_hinge2(e, s, b);
+      nhinge2++;
+      continue;
+    }
     int par = m->parent[b];
     dBodyID child = s->body[b], parent = s->body[par];
     double jp[3], jR[9], a[3], a2[3], tmp[3];
@@ -550,6 +696,9 @@ static tl_status build_system(tl_engine_world *e, int si, tl_error *err) {
       }
     }
   }
+  if (nhinge2)
+    note(e, "system %d ('%s'): %d hinge2 joints as dJointHinge2 (suspension stiffness and damping as its "
+            "suspension ERP / CFM)", si, m->name, nhinge2);
   if (slider_passive)
     note(e, "system %d ('%s'): damping and springs of %d prismatic joints are in their PD motor row, "
             "which the effort limit bounds together", si, m->name, slider_passive);
@@ -700,9 +849,12 @@ static tl_status ode_set_state(tl_engine_world *e, int i, const double *q, const
 }
 
 /* Read every body's pose and velocity (origin of the body frame) into the FK scratch. */
+static void read_hinge2(ode_sys *s, int w);
+
 static void read_bodies(ode_sys *s) {
   const tl_engine_model *m = &s->m;
   for (int b = 0; b < m->nbody; b++) {
+    if (s->h2[b] == 1 || s->h2[b] == 2) continue; /* after the wheel: read_hinge2 */
     if (!s->body[b]) { /* the welded base */
       memcpy(s->xpos, m->jnt_pos, 3 * sizeof(double));
       memcpy(s->xrot, m->jnt_rot, 9 * sizeof(double));
@@ -719,6 +871,60 @@ static void read_bodies(ode_sys *s) {
     tl_v3_cross(t, s->w + 3 * b, rc);
     for (int k = 0; k < 3; k++) s->v[3 * b + k] = vc[k] - t[k];
   }
+  for (int b = 0; b < m->nbody; b++)
+    if (s->h2[b] == 3) read_hinge2(s, b);
+}
+
+/* Poses and velocities of the massless bodies of the hinge2 chain of wheel
+ * w from its chassis and the wheel (read_bodies): suspension q_s = (x_w -
+ * x_j) . a1 and its rate from the wheel origin's velocity relative to the
+ * chassis; steering from R_rel = R_j^T R_w = Rot(a1, s) Rot(a2, w) (a1 _|_
+ * a2: R_rel a2 = a2 cos s + (a1 x a2) sin s) and its rate w_rel . a1. The
+ * wheel's own coordinates then follow from tlp_joint_state as any hinge. */
+static void read_hinge2(ode_sys *s, int w) {
+  const tl_engine_model *m = &s->m;
+  int st = m->parent[w], sp = s->h2[m->parent[st]] == 1 ? m->parent[st] : -1, r = s->h2root[w];
+  int first = sp >= 0 ? sp : st;
+  const double *pr = s->xpos + 3 * r, *Rr = s->xrot + 9 * r, *wr = s->w + 3 * r, *vr = s->v + 3 * r;
+  const double *a1 = m->jnt_axis + 3 * st, *a2 = m->jnt_axis + 3 * w;
+  double jp[3], jR[9], t[3], a1w[3], d[3], vat[3], dv[3], Rrel[9], n[3], x[3], R1[9], wrel[3];
+  tl_m3_mulv(t, Rr, m->jnt_pos + 3 * first);
+  tl_v3_add(jp, pr, t);
+  tl_m3_mul(jR, Rr, m->jnt_rot + 9 * first);
+  tl_m3_mulv(a1w, jR, a1);
+  tl_v3_sub(d, s->xpos + 3 * w, jp);
+  double qs = sp >= 0 ? tl_v3_dot(d, a1w) : 0.0;
+  tl_v3_sub(d, s->xpos + 3 * w, pr);
+  tl_v3_cross(t, wr, d);
+  tl_v3_add(vat, vr, t);
+  tl_v3_sub(dv, s->v + 3 * w, vat);
+  double us = sp >= 0 ? tl_v3_dot(dv, a1w) : 0.0;
+  tl_m3_tmul(Rrel, jR, s->xrot + 9 * w);
+  tl_v3_cross(n, a1, a2);
+  tl_m3_mulv(x, Rrel, a2);
+  double qst = atan2(tl_v3_dot(x, n), tl_v3_dot(x, a2));
+  tl_v3_sub(wrel, s->w + 3 * w, wr);
+  double ust = tl_v3_dot(wrel, a1w);
+  /* the chain's common origin and its velocity (on the steering axis) */
+  double o[3], vo[3];
+  tl_v3_copy(o, jp);
+  tl_v3_addscl(o, a1w, qs);
+  tl_v3_sub(d, o, pr);
+  tl_v3_cross(t, wr, d);
+  tl_v3_add(vo, vr, t);
+  tl_v3_addscl(vo, a1w, us);
+  if (sp >= 0) {
+    tl_v3_copy(s->xpos + 3 * sp, o);
+    tl_m3_copy(s->xrot + 9 * sp, jR);
+    tl_v3_copy(s->w + 3 * sp, wr);
+    tl_v3_copy(s->v + 3 * sp, vo);
+  }
+  tl_m3_axis_angle(R1, a1, qst);
+  tl_v3_copy(s->xpos + 3 * st, o);
+  tl_m3_mul(s->xrot + 9 * st, jR, R1);
+  tl_v3_copy(s->w + 3 * st, wr);
+  tl_v3_addscl(s->w + 3 * st, a1w, ust);
+  tl_v3_copy(s->v + 3 * st, vo);
 }
 
 static void pull_state(ode_sys *s) {
@@ -743,6 +949,22 @@ static tl_status ode_get_state(const tl_engine_world *e, int i, double *q, doubl
 
 /* ------------------------------------------------------------ control */
 
+/* A PD on a hinge2's suspension DOF is folded into ODE's suspension spring,
+ * which rests at 0: its targets must be 0. */
+static tl_status check_suspension_pd(const ode_sys *s, int i, const double *kp, const double *kd, const double *qt,
+                                     const double *ut, tl_error *err) {
+  const tl_engine_model *m = &s->m;
+  for (int v = 0; v < m->nv; v++) {
+    int b = m->dof_body[v];
+    if (s->h2[b] == 1 && (kp[v] != 0 || kd[v] != 0) && (qt[m->q_adr[b]] != 0 || ut[v] != 0))
+      return tl_engine_error(err, TL_ERR_UNSUPPORTED, "q_target",
+                             "system %d ('%s'), joint '%s': a PD on a hinge2's suspension becomes ODE's suspension "
+                             "spring, which rests at 0: targets other than 0 are not supported (DOF %d)", i, m->name,
+                             jname(m, b), v);
+  }
+  return TL_OK;
+}
+
 static tl_status ode_gains(tl_engine_world *e, int i, const double *kp, const double *kd, tl_error *err) {
   tl_status st = check_sys(e, i, err);
   if (st) return st;
@@ -753,6 +975,8 @@ static tl_status ode_gains(tl_engine_world *e, int i, const double *kp, const do
       if (kp[k] != 0 || kd[k] != 0)
         return tl_engine_error(err, TL_ERR_UNSUPPORTED, "kp", "system %d ('%s'): ODE does not support %s (DOF %d)",
                                i, m->name, tlp_feature_name(TL_ENGINE_BASE_PD), k);
+  st = check_suspension_pd(s, i, kp, kd, s->qt, s->ut, err);
+  if (st) return st;
   memcpy(s->kp, kp, (size_t)m->nv * sizeof(double));
   memcpy(s->kd, kd, (size_t)m->nv * sizeof(double));
   return TL_OK;
@@ -762,6 +986,8 @@ static tl_status ode_targets(tl_engine_world *e, int i, const double *qt, const 
   tl_status st = check_sys(e, i, err);
   if (st) return st;
   ode_sys *s = &e->sys[i];
+  st = check_suspension_pd(s, i, s->kp, s->kd, qt, ut, err);
+  if (st) return st;
   memcpy(s->qt, qt, (size_t)s->m.nq * sizeof(double));
   memcpy(s->ut, ut, (size_t)s->m.nv * sizeof(double));
   return TL_OK;
@@ -785,6 +1011,8 @@ static tl_status ode_ext(tl_engine_world *e, int i, const double *f, tl_error *e
 static void apply_joint_force(ode_sys *s, int b, const double *f) {
   const tl_engine_model *m = &s->m;
   dBodyID child = s->body[b], parent = b > 0 ? s->body[m->parent[b]] : NULL;
+  if (s->h2[b]) /* a hinge2's DOF: between the wheel and the chassis */
+    child = s->body[s->h2wheel[b]], parent = s->body[s->h2root[b]];
   tl_joint_type t = m->jnt_type[b];
   if (t == TL_JOINT_FLOATING) {
     const double *p = s->xpos;
@@ -822,8 +1050,16 @@ static void apply_joint_force(ode_sys *s, int b, const double *f) {
   if (parent) dBodyAddTorque(parent, -tq[0], -tq[1], -tq[2]);
 }
 
-static void set_motor(dJointID j, tl_joint_type t, int k, double vel, double fmax, double cfm) {
-  if (t == TL_JOINT_REVOLUTE) {
+/* The motor of DOF k of body b's joint (type t): ODE's hinge2 rows measure
+ * body 1 (the chassis) against body 2 (the wheel), so their velocity is
+ * minus Talus's u. */
+static void set_motor(dJointID j, tl_joint_type t, int k, double vel, double fmax, double cfm, int h2) {
+  if (h2 == 2 || h2 == 3) {
+    int g = h2 == 3 ? dParamGroup : 0;
+    dJointSetHinge2Param(j, dParamVel + g, -vel);
+    dJointSetHinge2Param(j, dParamFMax + g, fmax);
+    dJointSetHinge2Param(j, dParamCFM + g, cfm);
+  } else if (t == TL_JOINT_REVOLUTE) {
     dJointSetHingeParam(j, dParamVel, vel);
     dJointSetHingeParam(j, dParamFMax, fmax);
     dJointSetHingeParam(j, dParamCFM, cfm);
@@ -861,6 +1097,15 @@ static void apply_control(tl_engine_world *e, ode_sys *s) {
       double eff = m->dof_effort[v], tff = tlp_clamp_effort(s->tau[v], eff);
       free_f[k] = s->ext[v];
       double K = m->dof_stiffness[v], D = m->dof_damping[v];
+      if (s->h2[b] == 1) { /* a hinge2's suspension: spring K + kp and damper D + kd to 0 in ODE's own row */
+        double Kt = K + s->kp[v], Dt = D + s->kd[v];
+        dJointSetHinge2Param(s->joint[b], dParamSuspensionERP, dt * Kt / (dt * Kt + Dt));
+        dJointSetHinge2Param(s->joint[b], dParamSuspensionCFM, 1.0 / (dt * Kt + Dt));
+        s->cm[v] = s->vstar[v] = s->pnum[v] = 0;
+        free_f[k] += tff;
+        any_free |= free_f[k] != 0;
+        continue;
+      }
       int slider = t == TL_JOINT_PRISMATIC;
       double cm = dt * s->kp[v] + s->kd[v] + (slider ? dt * K + D : 0.0);
       double num = s->kp[v] * e_pd[k] + s->kd[v] * s->ut[v] + (slider ? K * e_sp[k] : 0.0);
@@ -872,21 +1117,21 @@ static void apply_control(tl_engine_world *e, ode_sys *s) {
       } else if (cm > 0) {
         s->vstar[v] = (num + tff) / cm;
         dJointID j = t == TL_JOINT_SPHERICAL ? s->amotor[b] : s->joint[b];
-        set_motor(j, t, k, s->vstar[v], isfinite(eff) ? eff : dInfinity, 1.0 / cm);
+        set_motor(j, t, k, s->vstar[v], isfinite(eff) ? eff : dInfinity, 1.0 / cm, s->h2[b]);
       } else {
         s->vstar[v] = 0;
         free_f[k] += tff;
         dJointID j = t == TL_JOINT_SPHERICAL ? s->amotor[b] : s->joint[b];
-        set_motor(j, t, k, 0, 0, 0);
+        if (s->h2[b] != 1) set_motor(j, t, k, 0, 0, 0, s->h2[b]);
       }
       if (s->passive[b]) {
         double cp = dt * K + D;
         set_motor(s->passive[b], TL_JOINT_SPHERICAL, k, cp > 0 ? K * e_sp[k] / cp : 0, cp > 0 ? dInfinity : 0,
-                  cp > 0 ? 1.0 / cp : 0);
+                  cp > 0 ? 1.0 / cp : 0, 0);
       }
       any_free |= free_f[k] != 0;
     }
-    if (any_free && s->body[b]) apply_joint_force(s, b, free_f);
+    if (any_free && (s->body[b] || s->h2[b])) apply_joint_force(s, b, free_f);
   }
 }
 
@@ -1008,6 +1253,10 @@ static tl_status ode_integrate2(tl_engine_world *e, tl_error *err) {
     pull_state(s);
     for (int v = 0; v < m->nv; v++) { /* the actuator: the motor law at the end-of-step velocity */
       double eff = m->dof_effort[v], tff = tlp_clamp_effort(s->tau[v], eff);
+      if (s->h2[m->dof_body[v]] == 1) { /* the PD part of ODE's suspension row, at the end-of-step state */
+        s->applied[v] = tff - s->kp[v] * s->q[m->q_adr[m->dof_body[v]]] - s->kd[v] * s->u[v];
+        continue;
+      }
       if (m->jnt_type[m->dof_body[v]] == TL_JOINT_FLOATING || !(s->cm[v] > 0)) {
         s->applied[v] = tff;
         continue;

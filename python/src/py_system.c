@@ -283,6 +283,72 @@ static PyObject *system_forward_dynamics_derivatives(tlpy_system *self, PyObject
 }
 
 
+/* ---- with the step's passive and external forces (tl_system_passive_force*, *_passive_derivatives) ---- */
+
+static PyObject *system_clear_external_forces(tlpy_system *self, PyObject *unused) {
+  (void)unused;
+  IDLE(self);
+  tl_system_clear_external_forces(self->sys);
+  Py_RETURN_NONE;
+}
+
+static PyObject *system_passive_force(tlpy_system *self, PyObject *unused) {
+  (void)unused;
+  IDLE(self);
+  PyArrayObject *a = vec(NV(self));
+  tl_error err;
+  return a ? done(a, tl_system_passive_force(self->sys, PyArray_DATA(a), NV(self), &err), &err) : NULL;
+}
+
+static PyObject *system_passive_force_derivatives(tlpy_system *self, PyObject *unused) {
+  (void)unused;
+  IDLE(self);
+  npy_intp nv = NV(self);
+  PyArrayObject *o[2];
+  if (deriv_arrays(o, 2, nv, nv)) return NULL;
+  tl_error err;
+  tl_status st = tl_system_passive_force_derivatives(self->sys, PyArray_DATA(o[0]), PyArray_DATA(o[1]), (int)nv,
+                                                     &err);
+  return deriv_done(o, 2, st, &err);
+}
+
+static PyObject *system_inverse_dynamics_passive_derivatives(tlpy_system *self, PyObject *args) {
+  PyObject *x = NULL;
+  if (!PyArg_ParseTuple(args, "O", &x)) return NULL;
+  IDLE(self);
+  npy_intp nv = NV(self);
+  PyArrayObject *du = tlpy_f64(x, "du", 1, &nv), *o[2];
+  if (!du) return NULL;
+  if (deriv_arrays(o, 2, nv, nv)) {
+    Py_DECREF(du);
+    return NULL;
+  }
+  tl_error err;
+  tl_status st = tl_system_inverse_dynamics_passive_derivatives(self->sys, PyArray_DATA(du), PyArray_DATA(o[0]),
+                                                                PyArray_DATA(o[1]), (int)nv, &err);
+  Py_DECREF(du);
+  return deriv_done(o, 2, st, &err);
+}
+
+static PyObject *system_forward_dynamics_passive_derivatives(tlpy_system *self, PyObject *args) {
+  PyObject *x = NULL;
+  if (!PyArg_ParseTuple(args, "O", &x)) return NULL;
+  IDLE(self);
+  npy_intp nv = NV(self);
+  PyArrayObject *tau = tlpy_f64(x, "tau", 1, &nv), *o[3];
+  if (!tau) return NULL;
+  if (deriv_arrays(o, 3, nv, nv)) {
+    Py_DECREF(tau);
+    return NULL;
+  }
+  tl_error err;
+  tl_status st = tl_system_forward_dynamics_passive_derivatives(self->sys, PyArray_DATA(tau), PyArray_DATA(o[0]),
+                                                                PyArray_DATA(o[1]), PyArray_DATA(o[2]), (int)nv,
+                                                                &err);
+  Py_DECREF(tau);
+  return deriv_done(o, 3, st, &err);
+}
+
 static PyObject *system_frame_placement_derivatives(tlpy_system *self, PyObject *args) {
   PyObject *f = NULL;
   if (!PyArg_ParseTuple(args, "O", &f)) return NULL;
@@ -446,6 +512,15 @@ static PyObject *system_applied_force(tlpy_system *self, PyObject *unused) {
   return a ? done(a, tl_system_applied_generalized_force(self->sys, PyArray_DATA(a), NV(self), &err), &err) : NULL;
 }
 
+static PyObject *system_joint_wrenches(tlpy_system *self, PyObject *unused) {
+  (void)unused;
+  IDLE(self);
+  int nb = tl_model_nbody(tl_system_model(self->sys));
+  PyArrayObject *a = mat(nb, 6);
+  tl_error err;
+  return a ? done(a, tl_system_joint_wrenches(self->sys, PyArray_DATA(a), 6 * nb, &err), &err) : NULL;
+}
+
 static PyObject *system_add_external_force(tlpy_system *self, PyObject *args, PyObject *kw) {
   static char *names[] = {"body", "force", "point", NULL};
   PyObject *body, *force, *point = Py_None;
@@ -542,6 +617,18 @@ static PyObject *system_frame_contact_wrench(tlpy_system *self, PyObject *args) 
   tl_error err;
   tl_status st = f && t ? tl_system_frame_contact_wrench(self->sys, fr, PyArray_DATA(f), PyArray_DATA(t), &err)
                         : TL_ERR_MEMORY;
+  return wrench_result(f, t, st, &err);
+}
+
+static PyObject *system_frame_wrench(tlpy_system *self, PyObject *args) {
+  PyObject *frame;
+  if (!PyArg_ParseTuple(args, "O:frame_wrench", &frame)) return NULL;
+  IDLE(self);
+  int fr = frame_arg(self, frame);
+  if (fr < 0) return NULL;
+  PyArrayObject *f = vec(3), *t = vec(3);
+  tl_error err;
+  tl_status st = f && t ? tl_system_frame_wrench(self->sys, fr, PyArray_DATA(f), PyArray_DATA(t), &err) : TL_ERR_MEMORY;
   return wrench_result(f, t, st, &err);
 }
 
@@ -681,6 +768,21 @@ static PyMethodDef system_methods[] = {
            "forward_dynamics_derivatives(tau) -> (ddu_dq, ddu_du, ddu_dtau), float64 (nv, nv) each\n\n"
            "Analytic derivatives of forward_dynamics(tau) at the current (q, u): -M^-1 times the\n"
            "inverse-dynamics derivatives at the ABA solution, and ddu_dtau = M^-1."),
+    M_NOARGS("clear_external_forces", system_clear_external_forces,
+             "clear_external_forces()\n\nDrop the external forces added for the next step."),
+    M_NOARGS("passive_force", system_passive_force,
+             "passive_force() -> tau_p, float64 (nv,)\n\nThe step's joint damping, springs and external forces at the "
+             "current state:\ntau_p = -D u + K (mount (-) q) + the external forces added for the next step (N, N m)."),
+    M_NOARGS("passive_force_derivatives", system_passive_force_derivatives,
+             "passive_force_derivatives() -> (dtp_dq (nv, nv), dtp_du (nv, nv))\n\nAnalytic derivatives of "
+             "passive_force(): -K, -D and the q dependence of the world-frame\nexternal forces (points fixed to "
+             "their bodies). See docs/derivatives.md."),
+    M_ARGS("inverse_dynamics_passive_derivatives", system_inverse_dynamics_passive_derivatives,
+           "inverse_dynamics_passive_derivatives(du) -> (dtau_dq, dtau_du)\n\n"
+           "Derivatives of inverse_dynamics(du) - passive_force() at the current (q, u)."),
+    M_ARGS("forward_dynamics_passive_derivatives", system_forward_dynamics_passive_derivatives,
+           "forward_dynamics_passive_derivatives(tau) -> (ddu_dq, ddu_du, ddu_dtau)\n\n"
+           "Derivatives of forward_dynamics(tau + passive_force()) at the current (q, u)."),
     M_ARGS("frame_placement_derivatives", system_frame_placement_derivatives,
            "frame_placement_derivatives(frame) -> (dp_dq (3, nv), dR_dq (3, nv))\n\n"
            "p(integrate(q, d)) = p + dp_dq d and R(integrate(q, d)) = exp([dR_dq d]x) R to first order\n"
@@ -711,6 +813,25 @@ static PyMethodDef system_methods[] = {
     M_NOARGS("applied_generalized_force", system_applied_force,
              "applied_generalized_force() -> float64 (nv,)\n\nActuator force of the last step: feedforward + PD, after "
              "the effort limits."),
+    M_NOARGS("joint_wrenches", system_joint_wrenches,
+             "joint_wrenches() -> float64 (njoint, 6)\n\nJoint reaction wrenches of the last step (ODE's "
+             "dJointGetFeedback; Pinocchio's data.f\nin the joint frame): row j = [f (3) N, n (3) N m], the wrench "
+             "the parent body exerted on\nbody j through joint j (j: body index, model.body_names order; row 0 the "
+             "root joint:\na fixed base's support reaction, zero for a floating base), constraint, actuator,\nlimit, "
+             "spring, damping and friction parts together, n about the joint frame's origin,\nboth in the axes of "
+             "the child's joint frame (the body frame) at the step's start q.\nRecursive Newton-Euler at the step's "
+             "start with du = (u+ - u)/dt, gravity, the step's\ncontact and external forces (Featherstone 2008, "
+             "Table 5.1): consistent with the step,\nthe axis projection is the applied force less the rotor's "
+             "inertia torque. Fixed URDF\njoints are merged, not reported. Ask right after world.step(): "
+             "TalusError before the\nfirst step or after set_state, and on plugin engines (its status: "
+             "unsupported)."),
+    M_ARGS("frame_wrench", system_frame_wrench,
+           "frame_wrench(frame) -> (f float64 (3,), n float64 (3,))\n\nThe wrench across a frame (name, link name or "
+           "index) over the last step, as\njoint_wrenches: for a fixed URDF joint inside a merged body, what the "
+           "links before it\nexerted on the links beyond it (their inertial and gravity forces, the joints they\n"
+           "carry, less their contacts); for any other frame its body's joint wrench moved to\nthe frame. N and N m "
+           "about the frame's origin, in the frame's axes at the step's\nstart. TalusError (unsupported) when "
+           "external forces or loops acted on that body."),
     M_KW("add_external_force", system_add_external_force,
          "add_external_force(body, force, point=None)\n\nForce (N, world, (3,)) at a world point (m) fixed to "
          "`body` (its COM if None),\nfor the next step only."),

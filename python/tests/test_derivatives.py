@@ -5,7 +5,8 @@ System.inverse_dynamics_derivatives, forward_dynamics_derivatives and frame_plac
 against central finite differences computed here with NumPy through the bindings (q perturbed with
 Model.integrate in the tangent space), on the project quadruped (always) and ANYmal C (shared corpus).
 Relative error max|a - b| / max|b| below 1e-6; M and M^-1 to 1e-9; integrate/difference round trips
-to 1e-12. Also: the arrays' shapes, dtypes and refusal of wrong shapes."""
+to 1e-12. Also: the arrays' shapes, dtypes and refusal of wrong shapes; System.passive_force and the
+*_passive_derivatives (damping, rotor inertia, world-frame forces at body points) the same way."""
 import numpy as np
 import pytest
 
@@ -132,3 +133,58 @@ def test_dynamics_derivatives(model):
         sys.inverse_dynamics_derivatives(du[:-1])
     with pytest.raises(talus.Error):
         sys.forward_dynamics_derivatives(np.full(model.nv, np.nan))
+
+
+@pytest.mark.parametrize("model", models(), ids=lambda m: m.name)
+def test_passive_derivatives(model):
+    """passive_force (damping, external forces at body points, world frame) and the *_passive_derivatives
+    against central differences, the forces added again at every perturbed state."""
+    rng = np.random.default_rng(11)
+    world = talus.World(gravity=(0, 0, -9.81))
+    sys = world.add_system(model)
+    for k in range(6 if model.floating_base else 0, model.nv):
+        sys.set_joint_damping(k, 0.5 + rng.uniform())
+        sys.set_rotor_inertia(k, 0.05)
+    q, u = random_state(model, rng)
+    du = rng.normal(size=model.nv)
+    tau = rng.normal(size=model.nv)
+    f1, f2, p1 = 30 * rng.normal(size=3), 20 * rng.normal(size=3), rng.normal(size=3)
+    nb = model.nbody
+
+    def at(qq, uu):
+        sys.set_state(qq, uu)
+        sys.clear_external_forces()
+        p = sys.body_pose(nb - 1)
+        sys.add_external_force(nb - 1, f1, p[0] + p[1] @ (0.1 * p1))
+        sys.add_external_force(nb // 2, f2)
+
+    def tp(qq, uu):
+        at(qq, uu)
+        return sys.passive_force()
+
+    def idp(qq, uu):
+        t = tp(qq, uu)  # sets the state first
+        return sys.inverse_dynamics(du) - t
+
+    def fwp(qq, uu):
+        t = tp(qq, uu)
+        return sys.forward_dynamics(tau + t)
+
+    at(q, u)
+    q, u = sys.q, sys.u
+    at(q, u)
+    A = sys.passive_force_derivatives()
+    at(q, u)
+    B = sys.inverse_dynamics_passive_derivatives(du)
+    at(q, u)
+    C = sys.forward_dynamics_passive_derivatives(tau)
+    assert A[0].shape == (model.nv, model.nv) and len(C) == 3
+    h = 1e-5
+    for (dq, du_), f in ((A, tp), (B, idp), (C[:2], fwp)):
+        assert rel(dq, fd(lambda x: f(x, u), q, model.nv, h, model.integrate)) < 1e-6
+        assert rel(du_, fd(lambda x: f(q, x), u, model.nv, h, np.add)) < 1e-6
+    at(q, u)
+    assert rel(C[2], sys.inverse_mass_matrix()) < 1e-9
+    # the forces' q dependence is in it: without them dtp_dq is zero (damping only)
+    sys.clear_external_forces()
+    assert np.max(np.abs(sys.passive_force_derivatives()[0])) == 0.0 and np.max(np.abs(A[0])) > 1.0

@@ -74,6 +74,10 @@ void cli_ctrl_print(const cli_sim *s) {
       printf("controller     impedance (k %g, d %g, gravity compensation %s, %s)\n", c->imp.p.k,
              c->imp.p.d, c->imp.p.gravity ? "on" : "off", c->imp.p.implicit ? "implicit" : "explicit");
     return;
+  case TL_CONTROLLER_MPC:
+    printf("controller     mpc (iLQR, horizon %d x %g s, base height %.4g m; joint PD kp %g, kd %g)\n",
+           c->mpc.params.horizon, c->mpc.params.dt, c->mpc.height, c->mpc.params.kp, c->mpc.params.kd);
+    return;
   case TL_CONTROLLER_OSC:
     printf("controller     osc (frame %s, circle radius %g m, period %g s; kp %g, kd %g)\n",
            tl_model_frame_name(s->model, c->osc.frame), c->circle.radius, c->circle.period,

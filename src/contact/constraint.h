@@ -19,7 +19,7 @@ typedef enum tl_row_kind {
   TL_ROW_CONTACT = 0,   /* 3 rows t1 t2 n, Coulomb cone */
   TL_ROW_LIMIT = 1,     /* 1 row, lambda >= 0 */
   TL_ROW_BOX = 2,       /* 1 row, lo <= lambda <= hi (joint friction, effort-limited PD) */
-  TL_ROW_EQUALITY = 3   /* 1 row, free (mimic) */
+  TL_ROW_EQUALITY = 3   /* 1 row, free (mimic, loop constraints) */
 } tl_row_kind;
 
 /* One constraint block (1 or 3 rows) on one or two systems (parts 0 and 1).
@@ -58,7 +58,16 @@ typedef struct tl_block {
   int contact;          /* index into contacts, or -1 */
   int dof;              /* joint rows: the DOF, or -1 */
   int slot;             /* joint rows: warm-start slot (see dof_block, constraint_rows.c), or -1 */
+  int loop;             /* loop-constraint rows: index into the world's loop_rows, else -1 */
 } tl_block;
+
+/* One row of a loop constraint (talus/constraint.h) in this step's blocks
+ * (contact/constraint_loop.c): its constraint, warm-start slot and world
+ * direction (a force on body 1 at frame 1's origin, or a moment if ang). */
+typedef struct tl_loop_row {
+  int con, slot, ang;
+  double dir[3];
+} tl_loop_row;
 
 /* The equality (mimic) rows of one system, consecutive blocks first ..
  * first + n - 1, solved together exactly in each sweep of the per-contact
@@ -67,17 +76,45 @@ typedef struct tl_eqgroup {
   int first, n;
   size_t adr;           /* offset of the factor (n x n, column-major) in eq_pool; rhs after it */
   int factored;         /* 0: not positive definite (dependent rows): solved row by row */
+  int loop;             /* 1: the loop constraints' rows (constraint_loop.c): factored by the
+                           semidefinite Cholesky (redundant rows dropped) and solved for the
+                           minimum-norm impulses; after the rhs: n drop flags (n doubles' room),
+                           the matrix before factoring (n x n), Cm (n x n), S (n x n), n scratch
+                           (tl_dense_psd_minnorm_prepare) */
+  int ndrop;            /* loop group: rows dropped as redundant */
 } tl_eqgroup;
 
-/* The capacities of the blocks, pools and dense matrices for the world's
- * current objects (constraint_rows.c; not while stepping), from which the
- * native arena is laid out (native_objects_changed, native.c). */
-void tl_world_size_constraints(tl_world *w);
+/* The capacities of the blocks, pools and dense matrices (and, through
+ * tl_loop_reserve, the loop rows) for the world's current objects
+ * (constraint_rows.c; not while stepping), from which the native arena is
+ * laid out (native_objects_changed, native.c). -1: out of memory (the loop
+ * projection's scratch). */
+int tl_world_size_constraints(tl_world *w);
 /* Rows of the step: contacts, then each Euler system's joint rows
  * (constraint_rows.c). */
 void tl_world_build_constraints(tl_world *w);
 /* Impact pass and solve of the rows; the systems' u become the constrained
  * velocities (constraint_solve.c). */
 void tl_world_solve_constraints(tl_world *w);
+/* Loop constraints (constraint_loop.c). Adds what the world's constraints
+ * need to the reservation's totals (blocks, pool, int pool, equality pool,
+ * dense rows) and sets the capacities of the loop rows and warm starts (in
+ * the native arena) and reserves the projection's scratch; -1: out of
+ * memory. */
+int tl_loop_reserve(tl_world *w, int *nblock, size_t *pool, size_t *ipool, size_t *eq, size_t *rows);
+/* The rows of every loop constraint, appended to the step's blocks:
+ * the equality rows of each component (constraints sharing a system) as
+ * one equality group, then the one-sided distance rows. */
+void tl_loop_blocks(tl_world *w);
+/* After finish_block: rows whose Delassus diagonal vanishes against their
+ * constraint's largest (a planar linkage's out-of-plane row) are fixed at 0. */
+void tl_loop_drop_rows(tl_world *w);
+/* After the solve: warm starts kept, each constraint's wrench written. */
+void tl_loop_after_solve(tl_world *w);
+/* After the positions' update: the post-step projection of the exact
+ * constraints (world/constraint_project.h). */
+void tl_loop_project(tl_world *w);
+/* Free the projection's scratch (native detach). */
+void tl_loop_free(tl_world *w);
 
 #endif

@@ -87,15 +87,17 @@ static void account_systems(tl_world *w) {
  * growth: adding n objects one by one costs O(n) copies in all, and at most half again the memory). */
 static size_t grown_size(size_t need, size_t cap) { return need > cap + cap / 2 ? need : cap + cap / 2; }
 
-void tl_world_size_constraints(tl_world *w) {
+int tl_world_size_constraints(tl_world *w) {
   tl_native *nat = tl_native_of(w);
   account_systems(w);
   const int spmax = nat->rc_spmax;
   int nblock = nat->cap_contact + nat->rc_joint_blocks;
-  size_t pool = nat->rc_pool, ipool = nat->rc_ipool, eq = nat->rc_eq;
+  size_t pool = nat->rc_pool, ipool = nat->rc_ipool, eq = nat->rc_eq, loop_rows = 0;
   pool += (size_t)nat->cap_contact * 2 * 3 * 2 * (size_t)spmax; /* 2 parts, 3 rows, J and Y */
   ipool += (size_t)nat->cap_contact * 2 * (size_t)spmax;
-  if (w->nsystem > nat->cap_eqgroup) nat->cap_eqgroup = (int)grown_size((size_t)w->nsystem, (size_t)nat->cap_eqgroup);
+  if (tl_loop_reserve(w, &nblock, &pool, &ipool, &eq, &loop_rows)) return -1; /* loop constraints (constraint_loop.c) */
+  int ngroup = w->nsystem + w->nconstraint; /* a mimic group per system, one per component of the loops */
+  if (ngroup > nat->cap_eqgroup) nat->cap_eqgroup = (int)grown_size((size_t)ngroup, (size_t)nat->cap_eqgroup);
   if (eq > nat->eq_cap) nat->eq_cap = grown_size(eq, nat->eq_cap);
   /* cap_block is the solve's limit (defer_contacts): exactly what the objects need; alloc_block,
      what the arena holds, grows geometrically */
@@ -105,8 +107,9 @@ void tl_world_size_constraints(tl_world *w) {
   }
   if (pool > nat->pool_cap) nat->pool_cap = grown_size(pool, nat->pool_cap);
   if (ipool > nat->ipool_cap) nat->ipool_cap = grown_size(ipool, nat->ipool_cap);
-  size_t rows = 3 * (size_t)nat->cap_contact + (size_t)nat->rc_joint_blocks;
+  size_t rows = 3 * (size_t)nat->cap_contact + (size_t)nat->rc_joint_blocks + loop_rows;
   size_dense(w, rows < TL_DENSE_MAX_ROWS ? (int)rows : TL_DENSE_MAX_ROWS, nat->rc_nvmax);
+  return 0;
 }
 
 /* ---------------- building blocks ---------------- */
@@ -119,7 +122,7 @@ static tl_block *new_block(tl_world *w, tl_row_kind kind, int nrow, int sa, int 
   b->nrow = nrow;
   b->sa = sa;
   b->sb = sb;
-  b->contact = b->dof = b->slot = b->group = -1;
+  b->contact = b->dof = b->slot = b->group = b->loop = -1;
   b->lo = -INFINITY;
   b->hi = INFINITY;
   return b;
@@ -274,6 +277,7 @@ static void mimic_blocks(tl_world *w, int si) {
   g->first = nat->nblock;
   g->n = 0;
   g->factored = 0;
+  g->loop = 0;
   for (int k = 0; k < m->nv; k++) {
     int j = m->dof_mimic[k], body = m->dof_body[k];
     if (j < 0 || m->jnt_nv[body] != 1) continue;
@@ -474,7 +478,9 @@ void tl_world_build_constraints(tl_world *w) {
   contact_blocks(w);
   for (int i = 0; i < w->nsystem; i++)
     if (w->systems[i]->integrator == TL_INTEGRATOR_EULER) joint_blocks(w, i);
+  if (w->nconstraint) tl_loop_blocks(w);
   defer_contacts(w);
   for (int i = 0; i < nat->nblock_solve; i++) finish_block(w, &nat->blocks[i]); /* the deferred: when needed */
+  if (w->nconstraint) tl_loop_drop_rows(w);
 }
 

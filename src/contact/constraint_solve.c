@@ -172,5 +172,5 @@ void tl_world_solve_constraints(tl_world *w) {
     if (b->slot >= 0) /* the velocity limit's impulse signed by its side (its J entry) */
       w->systems[b->sa]->lambda_joint[TL_JOINT_SLOTS * b->dof + b->slot] =
           b->slot == 4 ? nat->pool[b->adr[0]] * b->lambda[0] : b->lambda[0];
-  }
+  }  tl_loop_after_solve(w); /* loop constraints: warm starts and wrenches (constraint_loop.c) */
 }

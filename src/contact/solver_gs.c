@@ -8,7 +8,9 @@
  *    exactly on its Coulomb cone (Hwangbo, Lee, Hutter, "Per-contact
  *    iteration method for solving contact dynamics", RA-L 2018; contact/cone.c),
  *    the mimic rows of a system together by a Cholesky solve of their
- *    Delassus matrix (block Gauss-Seidel; math/tl_dense.h), accelerated by
+ *    Delassus matrix (block Gauss-Seidel; math/tl_dense.h), the loop
+ *    constraints' rows likewise with the semidefinite Cholesky that drops
+ *    redundant rows (contact/constraint_loop.c), accelerated by
  *    nonsmooth nonlinear conjugate gradients (NNCG: Silcowitz, Niebe,
  *    Erleben, The Visual Computer 26, 2010; see tl_solver_gauss_seidel);
  *    on small coupled problems direct solves of the current stick / open
@@ -45,6 +47,23 @@ void tl_solver_factor_eqgroups(tl_world *w) {
                               : nat->dense ? nat->dA[(size_t)a->row * (size_t)nat->dense_n + b->row]
                                          : delassus(w, a, 0, b, 0);
       }
+    if (g->loop) { /* loop rows: redundant ones dropped (rows fixed at 0 first: tl_loop_drop_rows) */
+      const size_t nn = (size_t)n * (size_t)n;
+      unsigned char *drop = (unsigned char *)(A + nn + n);
+      double *A0 = A + nn + 2 * (size_t)n, *Cm = A0 + nn, *S = Cm + nn, dmax = 0;
+      for (int c = 0; c < n; c++) {
+        const tl_block *b = &nat->blocks[g->first + c];
+        if (b->lo == b->hi)
+          for (int r = 0; r < n; r++) A[(r < c ? r : c) * n + (r < c ? c : r)] = 0.0;
+        dmax = fmax(dmax, A[c * n + c]);
+      }
+      nat->eq_used += (size_t)n + 3 * nn + (size_t)n; /* flags, A0, Cm, S, scratch */
+      memcpy(A0, A, nn * sizeof(double));
+      g->ndrop = tl_dense_cholesky_psd(n, A, 1e-10, 1e-12 * dmax, drop);
+      if (g->ndrop) tl_dense_psd_minnorm_prepare(n, A0, A, drop, g->ndrop, Cm, S);
+      g->factored = 1;
+      continue;
+    }
     g->factored = tl_dense_cholesky_cm(n, A, 1e-14) == 0;
   }
 }
@@ -97,7 +116,12 @@ static double eqgroup_update(tl_world *w, const tl_eqgroup *g) {
     block_velocity(w, b, &v);
     r[i] = b->target[0] - v - b->R * b->lambda[0];
   }
-  tl_dense_cholesky_cm_solve(g->n, L, r);
+  if (g->loop) { /* the minimum-norm impulses (redundant rows share the load) */
+    const size_t nn = (size_t)g->n * (size_t)g->n;
+    const double *Cm = r + 2 * (size_t)g->n + nn, *S = Cm + nn;
+    tl_dense_psd_minnorm_solve(g->n, L, (const unsigned char *)(r + g->n), g->ndrop, Cm, S, r, (double *)S + nn);
+  } else
+    tl_dense_cholesky_cm_solve(g->n, L, r);
   for (int i = 0; i < g->n; i++) {
     tl_block *b = &nat->blocks[g->first + i];
     b->dl[0] = r[i];

@@ -343,6 +343,92 @@ void tl_dyn_solve_rows_neg(tl_sysdata *d, double *X, double *Y) {
   tl_dyn_solve_rows_neg_from(d, X, 0, Y);
 }
 
+/* ---------------- passive and external forces (springs, damping, world-frame forces) ---------------- */
+
+/* The spring deflection e_s = mount (-) q of body b's joint (nv doubles),
+ * as the step's spring_error (src/native/step.c): none on a floating base. */
+static void spring_deflection(const tl_sysdata *d, int b, double *e) {
+  const tl_model *m = d->m;
+  if (m->jnt_type[b] == TL_JOINT_FLOATING) {
+    memset(e, 0, 6 * sizeof(double));
+    return;
+  }
+  const double *mount = m->jnt_type[b] == TL_JOINT_SPHERICAL ? m->jnt_spring_quat + 4 * b
+                                                             : m->dof_spring_mount + m->v_adr[b];
+  tl_js_error(m->jnt_type[b], m->jnt_nv[b], d->q + m->q_adr[b], mount, e);
+}
+
+void tl_dyn_passive_force(const tl_sysdata *d, const double *ext, double *tau_p) {
+  const tl_model *m = d->m;
+  for (int b = 0; b < m->nbody; b++) {
+    int v0 = m->v_adr[b], nj = m->jnt_nv[b], stiff = 0;
+    double e[6] = {0, 0, 0, 0, 0, 0};
+    for (int k = 0; k < nj; k++) stiff |= m->dof_stiffness[v0 + k] != 0;
+    if (stiff) spring_deflection(d, b, e);
+    for (int k = 0; k < nj; k++) {
+      int v = v0 + k;
+      tau_p[v] = -m->dof_damping[v] * d->u[v] + m->dof_stiffness[v] * e[k] + (ext ? ext[v] : 0.0);
+    }
+  }
+}
+
+void tl_dyn_passive_derivatives(const tl_sysdata *d, const double *ext_w, double scale, double *dq,
+                                double *du) {
+  const tl_model *m = d->m;
+  const int nv = m->nv, kf = m->nbody > 0 && m->jnt_type[0] == TL_JOINT_FLOATING ? 3 : 0;
+  const double *S = d->cdof;
+  for (int b = 0; b < m->nbody; b++) {
+    const int v0 = m->v_adr[b], nj = m->jnt_nv[b];
+    int stiff = 0;
+    for (int k = v0; k < v0 + nj; k++) {
+      du[(size_t)k * nv + k] -= scale * m->dof_damping[k];
+      stiff |= m->dof_stiffness[k] != 0;
+    }
+    if (!stiff || m->jnt_type[b] == TL_JOINT_FLOATING) continue;
+    if (m->jnt_type[b] == TL_JOINT_SPHERICAL) {
+      /* e = log(mount q^-1), q (+) x = exp(x) q: e(x) = log(exp(e) exp(-x)) = e - Jr(e)^-1 x,
+       * Jr(e)^-1 = Jl(-e)^-1 */
+      double e[3], me[3], Ji[9];
+      spring_deflection(d, b, e);
+      tl_v3_scale(me, e, -1.0);
+      tl_dyn_so3_left_jacobian(Ji, me, 1);
+      for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+          dq[(size_t)(v0 + i) * nv + v0 + j] -= scale * m->dof_stiffness[v0 + i] * Ji[3 * i + j];
+    } else {
+      for (int k = v0; k < v0 + nj; k++) dq[(size_t)k * nv + k] -= scale * m->dof_stiffness[k];
+    }
+  }
+  if (!ext_w) return;
+  for (int b = 0; b < m->nbody; b++) {
+    const double *F = ext_w + 15 * b, *P = F + 6;
+    int any = 0;
+    for (int i = 0; i < 15; i++) any |= F[i] != 0;
+    if (!any || m->jnt_nv[b] == 0) continue;
+    const double trP = P[0] + P[4] + P[8];
+    for (int k = m->v_adr[b] + m->jnt_nv[b] - 1; k >= 0; k = m->dof_parent[k]) {
+      const double *Sk = S + 6 * k;
+      double *row = dq + (size_t)k * nv;
+      for (int l = m->v_adr[b] + m->jnt_nv[b] - 1; l >= kf; l = m->dof_parent[l]) {
+        const double *Sl = S + 6 * l, *wl = Sl, *vl = Sl + 3;
+        /* the points move with the body: d tau_O = v_l x f + P w_l - tr(P) w_l */
+        double dt[3], Pw[3];
+        tl_v3_cross(dt, vl, F + 3);
+        tl_m3_mulv(Pw, P, wl);
+        for (int i = 0; i < 3; i++) dt[i] += Pw[i] - trP * wl[i];
+        double val = tl_v3_dot(Sk, dt);
+        /* l above k turns k's axis: d S_k = S_l x S_k */
+        if (l < k && (m->dof_body[l] != m->dof_body[k] || moves_mate(m, m->dof_body[k], l, k))) {
+          double X[6];
+          tl_sp_cross_motion(X, Sl, Sk);
+          val += tl_sp_dot(X, F);
+        }
+        row[l] += scale * val;
+      }
+    }
+  }
+}
+
 /* ---------------- configuration-space calculus (public: talus/model.h) ---------------- */
 
 #include "base/error.h"

@@ -110,6 +110,28 @@ int tl_dyn_aba(tl_sysdata *d, const double g[3], const double *tau, double *du);
  * drv_* scratch; allocates nothing. */
 void tl_dyn_rnea_derivatives(tl_sysdata *d, const double g[3], const double *du, double *dtau_dq,
                              double *dtau_du);
+/* Passive and external generalized force of the step at the current state
+ * (nv, N or N m): tau_p = -D u + K e_s(q) + ext, with D and K the joint
+ * damping and stiffness (per DOF), e_s the spring deflection mount (-) q of
+ * the step (src/native/step.c: scalar coordinates mount - q, a ball joint
+ * log(mount q^-1) in its parent frame, none on a floating base) and ext the
+ * given generalized external force (may be NULL: zero). */
+void tl_dyn_passive_force(const tl_sysdata *d, const double *ext, double *tau_p);
+/* dq += scale d tau_p/dq, du += scale d tau_p/du (nv x nv row-major each; q
+ * along the tangent directions of tl_dyn_integrate_q): springs -K (a ball
+ * joint's block -K Jl(-e)^-1, Sola et al. 2018), damping -D, and when ext_w
+ * is not NULL the q dependence of world-frame external forces recorded per
+ * body (15 doubles per body, at the body owning the DOFs: the wrench
+ * (torque about the world origin; force) F, then P = sum of p f^T over the
+ * forces f applied at world points p fixed to the body): the generalized
+ * force S_k . F changes as the axes S_k turn (l moves k: (S_l x S_k) . F)
+ * and as the points move with the body (S_k . (v_l x f + P w_l - tr(P)
+ * w_l, 0) for every DOF l supporting the body, S_l = (w_l, v_l); a floating
+ * base's translations change nothing: exactly 0). Entries only between DOFs
+ * on one path (the pattern of tl_dyn_solve_rows_neg) and never in a
+ * floating base's columns 0..2. Needs tl_dyn_kinematics. */
+void tl_dyn_passive_derivatives(const tl_sysdata *d, const double *ext_w, double scale, double *dq,
+                                double *du);
 /* X <- -A^-1 X and Y <- -A^-1 Y (nv x nv row-major each, the columns are
  * right-hand sides; Y may be NULL) with the factorization of tl_dyn_factor
  * (d->LD, d->LDinv), for X = dtau_dq and Y = dtau_du of

@@ -144,6 +144,7 @@ static tl_status native_ext_force(tl_engine_world *e, int i, const double *f, tl
   SYS(e, i, err);
   tl_system *s = e->sys[i];
   memcpy(s->ext, f, (size_t)s->m->nv * sizeof(double));
+  tl_system_wrench_ext_replaced(s);
   return TL_OK;
 }
 

@@ -16,7 +16,7 @@ static const char *const feature_names[] = {
     "joint springs",       "joint position limits", "effort limits",
     "mimic joints",        "restitution",          "self-collision",
     "the RK4 integrator",  "PD gains on the floating base", "solver statistics",
-    "contact ERP / CFM",   "joint velocity limits"};
+    "contact ERP / CFM",   "joint velocity limits", "loop constraints"};
 
 const char *tl_engine_feature_name(unsigned feature) {
   for (unsigned k = 0; k < sizeof(feature_names) / sizeof(feature_names[0]); k++)

@@ -94,6 +94,81 @@ void tl_dense_cholesky_cm_solve(int n, const double *L, double *r) {
 }
 
 
+int tl_dense_cholesky_psd(int n, double *A, double rtol, double atol, unsigned char *drop) {
+  int ndrop = 0;
+  for (int j = 0; j < n; j++) {
+    const double ajj = A[j * n + j];
+    double d = ajj;
+    for (int k = 0; k < j; k++) d -= A[k * n + j] * A[k * n + j];
+    drop[j] = !(ajj > atol) || !(d > rtol * ajj);
+    if (drop[j]) {
+      ndrop++;
+      A[j * n + j] = 1.0;
+      for (int i = j + 1; i < n; i++) A[j * n + i] = 0.0;
+      continue;
+    }
+    d = sqrt(d);
+    A[j * n + j] = d;
+    for (int i = j + 1; i < n; i++) {
+      double x = A[j * n + i];
+      for (int k = 0; k < j; k++) x -= A[k * n + i] * A[k * n + j];
+      A[j * n + i] = x / d;
+    }
+  }
+  return ndrop;
+}
+
+void tl_dense_cholesky_psd_solve(int n, const double *L, const unsigned char *drop, double *r) {
+  for (int i = 0; i < n; i++) {
+    if (drop[i]) {
+      r[i] = 0.0;
+      continue;
+    }
+    for (int k = 0; k < i; k++) r[i] -= L[k * n + i] * r[k];
+    r[i] /= L[i * n + i];
+  }
+  for (int i = n - 1; i >= 0; i--) {
+    if (drop[i]) continue;
+    for (int k = i + 1; k < n; k++) r[i] -= L[i * n + k] * r[k];
+    r[i] /= L[i * n + i];
+  }
+}
+
+void tl_dense_psd_minnorm_prepare(int n, const double *A0, const double *L, const unsigned char *drop, int nd,
+                                  double *Cm, double *S) {
+  for (int d = 0, t = 0; d < n; d++) {
+    if (!drop[d]) continue;
+    double *c = Cm + (size_t)t * (size_t)n;
+    for (int i = 0; i < n; i++) /* column d of A0 (its lower triangle holds (max, min)) */
+      c[i] = drop[i] ? 0.0 : (i >= d ? A0[(size_t)d * (size_t)n + i] : A0[(size_t)i * (size_t)n + d]);
+    tl_dense_cholesky_psd_solve(n, L, drop, c); /* row t of Cm = A_KK^-1 A_Kd */
+    t++;
+  }
+  for (int a = 0; a < nd; a++)
+    for (int b = a; b < nd; b++) {
+      double x = a == b ? 1.0 : 0.0;
+      for (int i = 0; i < n; i++) x += Cm[(size_t)a * (size_t)n + i] * Cm[(size_t)b * (size_t)n + i];
+      S[a * nd + b] = x; /* (b, a), b >= a: column a */
+    }
+  tl_dense_cholesky_cm(nd, S, 0.0); /* I + Cm Cm^T: positive definite, every pivot >= 1 */
+}
+
+void tl_dense_psd_minnorm_solve(int n, const double *L, const unsigned char *drop, int nd, const double *Cm,
+                                const double *S, double *r, double *work) {
+  tl_dense_cholesky_psd_solve(n, L, drop, r);
+  if (nd == 0) return;
+  for (int t = 0; t < nd; t++) {
+    double x = 0;
+    for (int i = 0; i < n; i++) x += Cm[(size_t)t * (size_t)n + i] * r[i];
+    work[t] = x;
+  }
+  tl_dense_cholesky_cm_solve(nd, S, work);
+  for (int d = 0, t = 0; d < n; d++)
+    if (drop[d]) r[d] = work[t++];
+  for (int t = 0; t < nd; t++)
+    for (int i = 0; i < n; i++) r[i] -= Cm[(size_t)t * (size_t)n + i] * work[t];
+}
+
 static void swap_rows(double *M, int ld, int n, int a, int b, double *r) {
   double *Ra = M + (size_t)a * ld, *Rb = M + (size_t)b * ld;
   for (int j = 0; j < n; j++) {

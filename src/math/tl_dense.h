@@ -56,7 +56,9 @@ int tl_dense_cholesky(int n, double *L, int ld);
  *  - tl_dense_cholesky_cm: left-looking by columns, each entry
  *    ((S_ij - L_i0 L_j0) - L_i1 L_j1) - ... in order, divided by L_jj, with a
  *    relative pivot test: the equality (mimic) groups of the per-contact
- *    solver (contact/solver_gs.c), a few rows.
+ *    solver (contact/solver_gs.c), a few rows. Its semidefinite variant
+ *    tl_dense_cholesky_psd (same order, redundant columns dropped) serves
+ *    the loop constraints' groups and their projection.
  *  - tl_dense_cholesky_rl: right-looking (outer products, two columns per
  *    pass on two-lane vectors), the same sequential order of each entry's
  *    subtractions but scaled by the reciprocal 1 / L_jj: the direct solves
@@ -78,6 +80,44 @@ int tl_dense_cholesky_cm(int n, double *A, double rtol);
 /* Solve L L^T x = r in place (n; r becomes x), L from tl_dense_cholesky_cm:
  * forward then backward substitution, each sum in order, divided by L_ii. */
 void tl_dense_cholesky_cm_solve(int n, const double *L, double *r);
+
+/* Cholesky of a symmetric positive SEMI-definite n x n matrix that may be
+ * rank deficient (the Delassus matrix of redundant constraint rows: a planar
+ * linkage closed by a ball joint has a zero out-of-plane row, two loops may
+ * repeat a row). Same layout and order as tl_dense_cholesky_cm; column j is
+ * DROPPED (drop[j] = 1, its column of L zeroed, L_jj = 1) when its diagonal
+ * A_jj <= atol or its pivot d = A_jj - sum_k L_jk^2 <= rtol A_jj: the row
+ * is (to that tolerance) a combination of the rows kept before it. The
+ * engine uses rtol 1e-10, atol 1e-12 times the largest diagonal entry. The
+ * kept rows' factor is that of their own (positive definite) submatrix, so
+ * its condition is bounded by about 1 / rtol whatever the redundancy.
+ * Returns the number of dropped columns. Golub and Van Loan, Matrix
+ * Computations, 4th ed., sec. 4.2.8 (semidefinite Cholesky), without the
+ * symmetric pivoting (rows keep their order: the lowest-indexed of two
+ * dependent rows is kept). */
+int tl_dense_cholesky_psd(int n, double *A, double rtol, double atol, unsigned char *drop);
+/* Solve with the factor of tl_dense_cholesky_psd: the kept rows' system
+ * L L^T x = r exactly, x_j = 0 for dropped rows. For a consistent system
+ * (r in the range of A, as for constraint rows whose dependent equations
+ * agree) this is a solution of A x = r; its generalized impulse J^T x, hence
+ * the motion, is the same as the minimum-norm solution's (J^T x is unique on
+ * the solutions), and a zero row always gets x_j = 0. */
+void tl_dense_cholesky_psd_solve(int n, const double *L, const unsigned char *drop, double *r);
+/* The minimum-norm solution of a consistent rank-deficient system from the
+ * factor of tl_dense_cholesky_psd. The dropped rows D are combinations of
+ * the kept rows K: A_DK = Cm A_KK with Cm = A_DK A_KK^-1; every solution is
+ * x_K = b - Cm^T x_D (b: the basic solution, x_D = 0) and the one of least
+ * norm has (I + Cm Cm^T) x_D = Cm b (the normal equations of
+ * min |b - Cm^T x_D|^2 + |x_D|^2). tl_dense_psd_minnorm_prepare: A0 the
+ * matrix before factoring (column-major lower, as given to
+ * tl_dense_cholesky_psd), L its factor; writes Cm (nd x n rows, zero on
+ * the dropped columns) and the Cholesky factor of I + Cm Cm^T (nd x nd,
+ * tl_dense_cholesky_cm's layout) into S; nd the number of dropped rows. */
+void tl_dense_psd_minnorm_prepare(int n, const double *A0, const double *L, const unsigned char *drop, int nd,
+                                  double *Cm, double *S);
+/* x = A^+ r for a consistent r (in place; work: nd doubles). */
+void tl_dense_psd_minnorm_solve(int n, const double *L, const unsigned char *drop, int nd, const double *Cm,
+                                const double *S, double *r, double *work);
 
 /* Right-looking Cholesky in place: on entry the lower triangle (row-major,
  * leading dimension n) of a symmetric matrix; on return L with S = L L^T in

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "talus/engine.h"
 #include "math/tl_math.h"
 #include "native/native_internal.h"
 #include "native/step.h"
@@ -15,28 +16,32 @@
 /* Re-plan the arena after the sizing of `size` (one of the functions below)
  * changed capacities: on failure every capacity is put back, the old arena
  * kept, and TL_ERR_MEMORY returned with `what`. */
-static tl_status fit(tl_world *w, void (*size)(tl_world *w), const char *what, tl_error *err) {
+static tl_status fit(tl_world *w, int (*size)(tl_world *w), const char *what, tl_error *err) {
   tl_native *n = tl_native_of(w), saved = *n;
-  size(w);
-  if (tl_native_workspace_fit(w)) {
+  if (size(w) || tl_native_workspace_fit(w)) {
+    tl_cproj cproj = n->cproj; /* its own block, maybe grown: kept (it is sized for at least as much) */
     *n = saved;
+    n->cproj = cproj;
     return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "%s", what);
   }
   return TL_OK;
 }
 
 /* Capacities for the world's objects: contacts, geom list and broadphase,
- * constraint rows and pools, dense matrices, every system's step scratch. */
-static void size_objects(tl_world *w) {
+ * constraint rows and pools, loop rows, dense matrices, every system's step
+ * scratch. -1: out of memory (the loop projection's scratch). */
+static int size_objects(tl_world *w) {
   tl_world_size_geoms(w);
-  tl_world_size_constraints(w);
+  if (tl_world_size_constraints(w)) return -1;
   tl_native_size_systems(w);
+  return 0;
 }
 
 /* Dense Dantzig scratch for TL_DANTZIG_MAX_ROWS rows (laid out when the solver is selected). */
-static void size_dantzig(tl_world *w) {
+static int size_dantzig(tl_world *w) {
   tl_native *n = tl_native_of(w);
   if (n->lcp_cap < TL_DANTZIG_MAX_ROWS) n->lcp_cap = TL_DANTZIG_MAX_ROWS;
+  return 0;
 }
 
 /* Free the arena and zero the workspace (it stays with the world, ready for the next attach). */
@@ -44,6 +49,7 @@ static void native_detach(tl_world *w, void *data) {
   (void)data;
   tl_native *n = tl_native_of(w);
   tl_native_workspace_free(w);
+  tl_loop_free(w); /* the loop projection's scratch, outside the arena */
   memset(n, 0, sizeof(*n));
 }
 
@@ -100,7 +106,7 @@ static tl_status native_set_solver(tl_world *w, tl_solver solver, tl_error *err)
 /* Bytes of the arena (its layout). */
 static size_t native_workspace_bytes(const tl_world *w) { return tl_native_of(w)->ws_bytes; }
 
-/* The native engine has every feature. */
+/* The native engine has every feature (loop constraints: contact/constraint_loop.c). */
 static tl_status native_check_feature(const tl_world *w, unsigned feature, tl_error *err) {
   (void)w, (void)feature, (void)err;
   return TL_OK;
@@ -129,6 +135,7 @@ static const tl_world_engine native_engine = {
     .check_feature = native_check_feature,
     .name = native_name,
     .notes = native_notes,
+    .joint_wrenches = tl_native_joint_wrenches,
     .snapshot = &tl_native_snapshot_hooks,
     .workspace_bytes = native_workspace_bytes,
 };

@@ -8,15 +8,17 @@
  * of src/native and src/contact reaches it as tl_native_of(w) (below),
  * loaded once per function: tl_native *nat = tl_native_of(w); nat->X.
  *
- * Every array below, and every system's step scratch (TL_SYSTEM_SCRATCH,
+ * Every array below (but the loop projection's scratch, cproj, which
+ * world/constraint_project.c allocates itself when constraints are added),
+ * and every system's step scratch (TL_SYSTEM_SCRATCH,
  * world/world_internal.h), lies in one block, the arena (ws_block), listed
  * once in native_workspace.h and laid out from the capacities by
  * native_workspace.c when the native engine takes the world (attach), its
  * objects change (objects_changed) or the Dantzig solver is selected
  * (set_solver); never while stepping. Detach frees the block and zeroes the
  * struct. What the struct holds between steps as state (the last contacts
- * prev / contacts for warm starting) is saved by native_snapshot.c; the
- * rest is workspace. The types are declared with the code that builds them:
+ * prev / contacts and the loop rows' loop_lambda, for warm starting) is saved
+ * by native_snapshot.c; the rest is workspace. The types are declared with the code that builds them:
  * contact/broadphase.h (geom list, candidate pairs), contact/contact_gen.h
  * (contacts), contact/constraint.h (row blocks and their solve),
  * contact/lcp.h (Dantzig scratch). */
@@ -33,6 +35,7 @@
 #include "contact/narrowphase.h"
 #include "native/native.h"
 #include "native/native_workspace.h"
+#include "world/constraint_project.h"
 #include "world/world_internal.h"
 
 typedef struct tl_native tl_native;
@@ -104,14 +107,20 @@ struct tl_native {
   int *lcp_findex, *lcp_row_block;
   unsigned char *lcp_mem; /* [tl_lcp_work_bytes(lcp_cap)] where lcp lies */
   tl_solver_stats stats;
+  /* loop constraints (contact/constraint_loop.c): this step's rows, warm starts, projection scratch */
+  int nloop_row, cap_loop_row;
+  tl_loop_row *loop_rows; /* [cap_loop_row] */
+  int cap_loop;         /* constraints loop_lambda holds */
+  double *loop_lambda;  /* [TL_CGEOM_ROWS cap_loop] last impulses of each constraint's row slots */
+  tl_cproj cproj;       /* the post-step projection's scratch (its own allocations, constraint_project.c) */
 
   /* every system's step scratch (TL_SYSTEM_SCRATCH), system after system (native_workspace.c) */
   unsigned char *sys_scratch; /* [sys_cap] */
   size_t sys_cap;       /* bytes reserved (geometric growth) */
   size_t sys_used;      /* bytes of the systems [0, sys_placed) */
   int sys_placed;       /* systems whose scratch is placed (their pointers set, zeroed once) */
-  /* the arena: one block holding every array above (native_workspace.h) */
-  void *ws_block;       /* as allocated (malloc); the arrays start at the next 64-byte boundary */
+  /* the arena: one block holding every array above but cproj's (native_workspace.h) */
+  void *ws_block;       /* as allocated (calloc); the arrays start at the next 64-byte boundary */
   size_t ws_bytes;      /* bytes of the layout */
   size_t ws_len[TL_NWS_COUNT]; /* elements of each array in the layout */
 };

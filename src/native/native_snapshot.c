@@ -3,9 +3,12 @@
  * comment): the last step's contacts, from which the next step warm-starts,
  * ncontact x { i32 sa, ba, ga, sb, bb, gb; f64 pos[3], frame[9], depth, mu,
  * restitution, threshold, vtarget, cfm, erp, lambda[3], impact[3], vn_pre,
- * 3 reserved }. Moved here from snapshot.c (put_contact, check_contacts and
- * its checks, apply_contact) so that the snapshot reaches the workspace
- * through the engine table only. */
+ * 3 reserved }, then, when the world has loop constraints (talus/constraint.h),
+ * nconstraint x { f64 lambda[6] (the warm-start impulses of the constraint's
+ * row slots, N s or N m s), force[3], torque[3] (its last wrench) } (no bytes
+ * without constraints: such snapshots are as before). Moved here from
+ * snapshot.c (put_contact, check_contacts and its checks, apply_contact) so
+ * that the snapshot reaches the workspace through the engine table only. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -14,6 +17,7 @@
 #include "native/native_internal.h"
 
 #define SNAP_CONTACT (6 * 4 + 29 * 8)
+#define SNAP_LOOP ((TL_CGEOM_ROWS + 6) * 8)
 
 /* ---------------- writing ---------------- */
 
@@ -44,12 +48,20 @@ static void put_contact(unsigned char **p, const tl_wcontact *c) {
 
 static void snap_put(const tl_world *w, unsigned char **p) {
   for (int i = 0; i < tl_native_of(w)->ncontact; i++) put_contact(p, &tl_native_of(w)->contacts[i]);
+  for (int k = 0; k < w->nconstraint; k++) { /* loop constraints: warm starts and wrench */
+    put(p, tl_native_of(w)->loop_lambda + (size_t)k * TL_CGEOM_ROWS, TL_CGEOM_ROWS * sizeof(double));
+    put(p, w->constraints[k].force, 3 * sizeof(double));
+    put(p, w->constraints[k].torque, 3 * sizeof(double));
+  }
 }
 
-static size_t snap_bytes(const tl_world *w) { return SNAP_CONTACT * (size_t)tl_native_of(w)->ncontact; }
+static size_t snap_bytes(const tl_world *w) {
+  return SNAP_CONTACT * (size_t)tl_native_of(w)->ncontact + SNAP_LOOP * (size_t)w->nconstraint;
+}
 
 static size_t snap_bytes_max(const tl_world *w) {
-  return SNAP_CONTACT * (size_t)(tl_native_of(w)->cap_contact > 0 ? tl_native_of(w)->cap_contact : 0);
+  return SNAP_CONTACT * (size_t)(tl_native_of(w)->cap_contact > 0 ? tl_native_of(w)->cap_contact : 0) +
+         SNAP_LOOP * (size_t)w->nconstraint;
 }
 
 static int snap_count(const tl_world *w) { return tl_native_of(w)->ncontact; }
@@ -135,6 +147,17 @@ static tl_status snap_check(const tl_world *w, const unsigned char **p, const un
         return tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot",
                             "contacts %d and %d are the same contact recorded twice (the same geoms at the same "
                             "point)", j, i);
+  if ((size_t)(end - *p) < SNAP_LOOP * (size_t)w->nconstraint)
+    return tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot", "%s", "truncated loop-constraint records");
+  for (int k = 0; k < w->nconstraint; k++) {
+    double f[TL_CGEOM_ROWS + 6];
+    memcpy(f, *p, sizeof f);
+    *p += sizeof f;
+    for (int i = 0; i < TL_CGEOM_ROWS + 6; i++)
+      if (!isfinite(f[i]))
+        return tl_error_set(err, TL_ERR_INVALID, NULL, 0, "snapshot", "loop constraint %d ('%s'): a number is not finite",
+                            k, w->constraints[k].name);
+  }
   return TL_OK;
 }
 
@@ -167,6 +190,14 @@ static void snap_apply(tl_world *w, const unsigned char *p, int n) {
   nat->ncontact = n;
   for (int i = 0; i < n; i++) apply_contact(&p, &nat->contacts[i]);
   nat->nprev = 0;
+  for (int k = 0; k < w->nconstraint; k++) {
+    memcpy(nat->loop_lambda + (size_t)k * TL_CGEOM_ROWS, p, TL_CGEOM_ROWS * sizeof(double));
+    p += TL_CGEOM_ROWS * sizeof(double);
+    memcpy(w->constraints[k].force, p, 3 * sizeof(double));
+    p += 3 * sizeof(double);
+    memcpy(w->constraints[k].torque, p, 3 * sizeof(double));
+    p += 3 * sizeof(double);
+  }
 }
 
 const tl_world_snapshot_hooks tl_native_snapshot_hooks = {

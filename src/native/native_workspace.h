@@ -70,6 +70,9 @@
   X(lcp_findex, int, n->lcp_cap)                                                       \
   X(lcp_row_block, int, n->lcp_cap)                                                    \
   X(lcp_mem, unsigned char, n->lcp_cap ? tl_lcp_work_bytes(n->lcp_cap) : 0)            \
+  /* loop constraints (constraint_loop.c): rows of the step, warm starts */            \
+  X(loop_rows, tl_loop_row, n->cap_loop_row)                                           \
+  X(loop_lambda, double, TL_CGEOM_ROWS * (size_t)n->cap_loop)                          \
   /* every system's TL_SYSTEM_SCRATCH, system after system (native_workspace.c) */    \
   X(sys_scratch, unsigned char, n->sys_cap)
 

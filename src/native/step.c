@@ -25,13 +25,16 @@
  *        rk4_step: classical RK4 with Runge-Kutta-Munthe-Kaas stages for the
  *        quaternion joints (rk_accel: ABA; rkmk_tangent: dexp^-1).
  *     b. constraint rows, tl_world_build_constraints: contacts, joint
- *        limits, joint friction, effort-limited PDs, mimic joints.
+ *        limits, joint friction, effort-limited PDs, mimic joints, loop
+ *        constraints.
  *     c. constraint solve, tl_world_solve_constraints: per-contact cone /
  *        PGS / Dantzig, then the restitution impact pass; u <- u+.
  *     d. applied_forces: the actuator force actually applied over the step.
  *     e. verify_saturation: a PD still beyond its limit joins the active
  *        set and the pass is repeated.
  *  5. positions, q+ = q (+) dt u+ (tl_dyn_integrate_q) for Euler systems;
+ *     loop constraints projected back onto C(q) = 0 (tl_loop_project,
+ *     post-stabilization: contact/constraint_loop.c);
  *     caches invalidated, external forces cleared (they last one step).
  *  6. divergence check, state_finite: a non-finite state restores every
  *     system to the start of the step (restore) and names the entry.
@@ -356,6 +359,10 @@ tl_status tl_native_integrate2(tl_world *w, tl_error *err) {
   for (int i = 0; i < w->nsystem; i++) {
     tl_system *s = w->systems[i];
     if (s->integrator == TL_INTEGRATOR_EULER) tl_dyn_integrate_q(s->m, s->d.q, s->d.u, w->opt.dt);
+  }
+  if (w->nconstraint) tl_loop_project(w); /* loop constraints: post-step projection (contact/constraint_loop.c) */
+  for (int i = 0; i < w->nsystem; i++) {
+    tl_system *s = w->systems[i];
     s->kin_valid = s->dyn_valid = 0;
     memset(s->ext, 0, (size_t)s->m->nv * sizeof(double)); /* external forces last one step */
     if (!state_finite(s) && !st) {

@@ -26,4 +26,9 @@ tl_status tl_native_integrate2(tl_world *w, tl_error *err);
  * position difference and rotation vector in the world frame. */
 void tl_system_pd_error(const tl_system *sys, int b, double *e);
 
+/* Joint reaction wrenches of system s over the last step (joint_wrench.c):
+ * the engine table's joint_wrenches (world/world_engine.h). Uses
+ * s->wrench_ws beyond its first 6 nbody doubles; allocates nothing. */
+tl_status tl_native_joint_wrenches(tl_world *w, tl_system *s, int frame, double *out, tl_error *err);
+
 #endif

@@ -812,6 +812,7 @@ tl_status tl_world_step_derivatives(tl_world *w, tl_step_derivatives *ws, tl_der
   int analytic = !st && mode == TL_DERIV_ANALYTIC;
   for (int i = 0; analytic && i < w->nsystem; i++) analytic = w->systems[i]->integrator == TL_INTEGRATOR_EULER;
   for (int b = 0; analytic && b < nat->nblock; b++) analytic = nat->blocks[b].sb < 0 && contact_analytic(w, &nat->blocks[b]);
+  analytic = analytic && w->nconstraint == 0; /* loop constraints (rows and post-step projection): finite differences */
   tl_error e2;
   if (st) {
     restore(w, ws, &e2);

@@ -8,7 +8,9 @@
  *   contacts ncontact x { i32 sa, ba, ga, sb, bb, gb; f64 pos[3], frame[9],
  *            depth, mu, restitution, threshold, vtarget, cfm, erp, lambda[3],
  *            impact[3], vn_pre, 3 reserved } (the last step's contacts: the
- *            next step warm-starts from their impulses). This is the engine's
+ *            next step warm-starts from their impulses), then for a world
+ *            with loop constraints nconstraint x { f64 lambda[6], force[3],
+ *            torque[3] } (their warm starts and last wrench). This is the engine's
  *            section: written, checked and applied by the engine's snapshot
  *            hooks (world/world_engine.h; the native engine's in
  *            src/native/native_snapshot.c), so this file reaches no engine
@@ -256,6 +258,7 @@ static void apply_system(rbuf *b, tl_system *s) {
   take(b, s->u_target, nv);
   take(b, s->tau_ff, nv);
   take(b, s->ext, nv);
+  tl_system_wrench_ext_replaced(s); /* the restored forces come without their points */
   take(b, s->tau_applied, nv);
   take(b, s->lambda_joint, TL_JOINT_SLOTS * nv);
   s->kin_valid = s->dyn_valid = 0;

@@ -13,10 +13,12 @@
 void tl_system_destroy(tl_system *s) {
   if (!s) return;
   tl_sysdata_free(&s->d);
-  double *arr[] = {s->kp, s->kd, s->q_target, s->u_target, s->tau_ff, s->tau_applied, s->ext, s->lambda_joint};
+  double *arr[] = {s->kp, s->kd, s->q_target, s->u_target, s->tau_ff, s->tau_applied, s->ext,
+                   s->ext_w, s->ext_ref, s->passive_tmp, s->lambda_joint, s->ext_sp, s->wrench_ws};
   for (size_t i = 0; i < sizeof(arr) / sizeof(arr[0]); i++) free(arr[i]);
   for (int h = 0; s->hulls && h < s->m->nhull; h++) tl_hull_graph_free(&s->hulls[h]);
   free(s->hulls);
+  free(s->pd_row);
   tl_model_free(s->m);
   free(s);
 }
@@ -35,8 +37,10 @@ tl_system *tl_system_create(tl_world *w, const tl_model *model, int index) {
   /* control and the joint rows' warm starts; the step scratch (TL_SYSTEM_SCRATCH) is the native
      engine's, placed in its arena when the system is added (src/native/native_workspace.c) */
   double **arr[] = {&s->kp, &s->kd, &s->q_target, &s->u_target, &s->tau_ff, &s->tau_applied, &s->ext,
-                    &s->lambda_joint};
-  size_t len[] = {nv, nv, nq, nv, nv, nv, nv, TL_JOINT_SLOTS * nv};
+                    &s->ext_w, &s->ext_ref, &s->passive_tmp, &s->lambda_joint, &s->ext_sp, &s->wrench_ws};
+  size_t nb = (size_t)s->m->nbody;
+  size_t len[] = {nv, nv, nq, nv, nv, nv, nv, 15 * nb, nv, nv, TL_JOINT_SLOTS * nv,
+                  12 * nb, tl_system_wrench_ws_size(s->m->nbody, s->m->nv, s->m->nq)};
   for (size_t i = 0; i < sizeof(len) / sizeof(len[0]); i++) {
     *arr[i] = calloc(len[i] ? len[i] : 1, sizeof(double));
     if (!*arr[i]) {
@@ -45,7 +49,8 @@ tl_system *tl_system_create(tl_world *w, const tl_model *model, int index) {
     }
   }
   s->hulls = calloc(s->m->nhull ? (size_t)s->m->nhull : 1, sizeof(tl_hull));
-  if (!s->hulls) {
+  s->pd_row = calloc(nv ? nv : 1, 1);
+  if (!s->hulls || !s->pd_row) {
     tl_system_destroy(s);
     return NULL;
   }
@@ -59,6 +64,7 @@ tl_system *tl_system_create(tl_world *w, const tl_model *model, int index) {
     }
   }
   tl_model_default_q_fill(s->m, s->q_target);
+  tl_system_wrench_init(s);
   return s;
 }
 
@@ -425,13 +431,25 @@ tl_status tl_system_applied_generalized_force(const tl_system *s, double *tau, i
   return TL_OK;
 }
 
-/* ext += J^T w for the wrench (torque about the origin; force) of body b. */
-static void add_wrench(tl_system *s, int b, const double torque[3], const double f[3]) {
+/* ext += J^T w for the wrench (torque about the origin; force) of body b,
+ * and the record of its q dependence in ext_w (p: the world point of the
+ * force, NULL for a pure torque); ext_ref marks the record valid. */
+static void add_wrench(tl_system *s, int b, const double torque[3], const double f[3], const double *p) {
   const tl_model *m = s->m;
   double F[6] = {torque[0], torque[1], torque[2], f[0], f[1], f[2]};
+  const size_t nv = (size_t)m->nv;
+  if (nv > 0 && memcmp(s->ext_ref, s->ext, nv * sizeof(double)) != 0) /* stale record (a step cleared ext) */
+    memset(s->ext_w, 0, 15 * (size_t)m->nbody * sizeof(double));
+  tl_system_wrench_note_external(s, b, F); /* the body itself: the joint wrenches see where it acts */
   while (b > 0 && m->jnt_nv[b] == 0) b = m->parent[b];
   for (int k = m->jnt_nv[b] ? m->v_adr[b] + m->jnt_nv[b] - 1 : -1; k >= 0; k = m->dof_parent[k])
     s->ext[k] += tl_sp_dot(s->d.cdof + 6 * k, F);
+  double *W = s->ext_w + 15 * b;
+  for (int i = 0; i < 6; i++) W[i] += F[i];
+  if (p)
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++) W[6 + 3 * i + j] += p[i] * f[j];
+  memcpy(s->ext_ref, s->ext, nv * sizeof(double));
 }
 
 tl_status tl_system_add_external_force(tl_system *s, int b, const double f[3], const double point[3],
@@ -447,7 +465,7 @@ tl_status tl_system_add_external_force(tl_system *s, int b, const double f[3], c
   else
     tl_v3_copy(p, s->d.xcom + 3 * b);
   tl_v3_cross(t, p, f); /* moment about the world origin */
-  add_wrench(s, b, t, f);
+  add_wrench(s, b, t, f, p);
   return TL_OK;
 }
 
@@ -471,11 +489,16 @@ tl_status tl_system_add_external_torque(tl_system *s, int b, const double torque
     return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "torque", "torque must be 3 finite numbers");
   tl_system_update_kinematics(s);
   double zero[3] = {0, 0, 0};
-  add_wrench(s, b, torque, zero);
+  add_wrench(s, b, torque, zero, NULL);
   return TL_OK;
 }
 
-void tl_system_clear_external_forces(tl_system *s) { memset(s->ext, 0, (size_t)s->m->nv * sizeof(double)); }
+void tl_system_clear_external_forces(tl_system *s) {
+  memset(s->ext, 0, (size_t)s->m->nv * sizeof(double));
+  memset(s->ext_w, 0, 15 * (size_t)s->m->nbody * sizeof(double));
+  memset(s->ext_ref, 0, (size_t)s->m->nv * sizeof(double));
+  tl_system_wrench_clear_external(s);
+}
 
 /* ---------------- collision properties ---------------- */
 

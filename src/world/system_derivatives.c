@@ -65,3 +65,72 @@ tl_status tl_system_frame_placement_derivatives(tl_system *s, int frame, double 
                                                 tl_error *err) {
   return tl_system_frame_jacobian(s, frame, dp_dq, dR_dq, nv, err);
 }
+
+/* ---------------- with the passive and external forces of the step ---------------- */
+
+/* The record of the external forces' q dependence, if it still describes ext
+ * (no step has cleared ext since the last add_external_*). */
+static const double *ext_record(const tl_system *s) {
+  size_t nv = (size_t)s->m->nv;
+  return nv > 0 && memcmp(s->ext, s->ext_ref, nv * sizeof(double)) == 0 ? s->ext_w : NULL;
+}
+
+tl_status tl_system_passive_force(tl_system *s, double *tau_p, int nv, tl_error *err) {
+  if (!tau_p) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "tau_p", "tau_p must not be NULL");
+  if (nv != s->m->nv)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "tau_p", "tau_p has length %d, expected nv = %d", nv,
+                        s->m->nv);
+  tl_system_update_kinematics(s);
+  tl_dyn_passive_force(&s->d, s->ext, tau_p);
+  return TL_OK;
+}
+
+tl_status tl_system_passive_force_derivatives(tl_system *s, double *dtp_dq, double *dtp_du, int nv,
+                                              tl_error *err) {
+  tl_status st;
+  if ((st = check_out(dtp_dq, "dtp_dq", err)) || (st = check_out(dtp_du, "dtp_du", err))) return st;
+  if (nv != s->m->nv)
+    return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "nv", "the matrices are nv x nv with nv = %d, not %d",
+                        s->m->nv, nv);
+  tl_system_update_kinematics(s);
+  memset(dtp_dq, 0, (size_t)nv * nv * sizeof(double));
+  memset(dtp_du, 0, (size_t)nv * nv * sizeof(double));
+  tl_dyn_passive_derivatives(&s->d, ext_record(s), 1.0, dtp_dq, dtp_du);
+  return TL_OK;
+}
+
+tl_status tl_system_inverse_dynamics_passive_derivatives(tl_system *s, const double *du, double *dtau_dq,
+                                                         double *dtau_du, int nv, tl_error *err) {
+  tl_status st = tl_system_inverse_dynamics_derivatives(s, du, dtau_dq, dtau_du, nv, err);
+  if (st) return st;
+  tl_dyn_passive_derivatives(&s->d, ext_record(s), -1.0, dtau_dq, dtau_du);
+  return TL_OK;
+}
+
+tl_status tl_system_forward_dynamics_passive_derivatives(tl_system *s, const double *tau, double *ddu_dq,
+                                                         double *ddu_du, double *ddu_dtau, int nv,
+                                                         tl_error *err) {
+  tl_status st;
+  if ((st = check_in(s, tau, nv, "tau", err)) || (st = check_out(ddu_dq, "ddu_dq", err)) ||
+      (st = check_out(ddu_du, "ddu_du", err)) || (st = check_out(ddu_dtau, "ddu_dtau", err)))
+    return st;
+  tl_sysdata *d = &s->d;
+  double *du = d->drv_tau + nv, *tt = s->passive_tmp;
+  tl_system_update_kinematics(s);
+  tl_dyn_passive_force(d, s->ext, tt);
+  for (int i = 0; i < nv; i++) tt[i] += tau[i];
+  if (tl_dyn_aba(d, s->world->opt.gravity, tt, du))
+    return tl_error_set(err, TL_ERR_INVALID, s->m->source, 0, NULL,
+                        "an articulated joint inertia of '%s' is not positive definite", s->m->name);
+  tl_dyn_rnea_derivatives(d, s->world->opt.gravity, du, ddu_dq, ddu_du);
+  const double *rec = ext_record(s);
+  tl_dyn_passive_derivatives(d, rec, -1.0, ddu_dq, ddu_du);
+  if (!s->dyn_valid) tl_dyn_crba(d);
+  if (!tl_dyn_factor_of_M(d) && tl_dyn_factor(d, NULL))
+    return tl_error_set(err, TL_ERR_INVALID, s->m->source, 0, NULL,
+                        "the mass matrix of '%s' is not positive definite", s->m->name);
+  tl_dyn_inverse(d, ddu_dtau);
+  /* columns 0..2 of a floating base stay exactly 0 (tl_dyn_passive_derivatives writes none) */
+  tl_dyn_solve_rows_neg_from(d, ddu_dq, s->m->jnt_type[0] == TL_JOINT_FLOATING ? 3 : 0, ddu_du);
+  return TL_OK;
+}

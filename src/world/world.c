@@ -51,7 +51,7 @@ void tl_world_free(tl_world *w) {
   w->engine->detach(w, w->engine_data);
   for (int i = 0; i < w->nsystem; i++) tl_system_destroy(w->systems[i]);
   for (int i = 0; i < w->nheightmap; i++) free((double *)w->heightmaps[i].heights);
-  void *arr[] = {w->systems, w->statics, w->heightmaps, w->pairs, w->pair_slot, w->ignore};
+  void *arr[] = {w->systems, w->statics, w->heightmaps, w->pairs, w->pair_slot, w->ignore, w->constraints};
   for (size_t i = 0; i < sizeof(arr) / sizeof(arr[0]); i++) free(arr[i]);
   free(w);
 }

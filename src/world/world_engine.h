@@ -66,6 +66,12 @@ struct tl_world_engine {
   /* The engine's name as selected ("talus", "mujoco:cone=round"), and its notes ("" if none). */
   const char *(*name)(const tl_world *w);
   const char *(*notes)(const tl_world *w);
+  /* Joint reaction wrenches of system s over the last step (tl_system_joint_wrench,
+   * talus/system.h): frame -1: out[6 b .. 6 b + 5] = (force, moment) of joint b in its child
+   * joint frame, for every body b; frame >= 0 (checked by the caller): out[0..5] = the wrench
+   * across that frame (tl_system_frame_wrench). NULL: the engine cannot tell them
+   * (TL_ERR_UNSUPPORTED). */
+  tl_status (*joint_wrenches)(tl_world *w, tl_system *s, int frame, double *out, tl_error *err);
   /* The snapshot's engine section; NULL: the engine's state cannot be
    * snapshotted (a plugin keeps warm starts the snapshot cannot hold). */
   const tl_world_snapshot_hooks *snapshot;

@@ -11,16 +11,18 @@
  *   system*.c        tl_system_*: state, control, parameters, queries, derivatives
  *   snapshot.c       tl_world_snapshot_save / restore: the state as bytes (engine section by hooks)
  *
- * The per-system step scratch (TL_SYSTEM_SCRATCH: force .. pd_row) is
+ * The per-system step scratch (TL_SYSTEM_SCRATCH: force .. spring_e) is
  * written and read by the native step only and lies in the native engine's
  * arena (src/native/native_workspace.c); a system's own allocation
- * (system.c) holds its model, state, control and the joint rows' warm starts
- * (lambda_joint, saved in snapshots). */
+ * (system.c) holds its model, state, control, the joint rows' warm starts
+ * (lambda_joint, saved in snapshots) and what queries read after a step
+ * (pd_row, the external forces' records, the wrench scratch). */
 #ifndef TALUS_WORLD_INTERNAL_H
 #define TALUS_WORLD_INTERNAL_H
 
 #include "contact/narrowphase.h"
 #include "dynamics/dynamics.h"
+#include "talus/constraint.h"
 #include "talus/world.h"
 #include "world/world_engine.h"
 
@@ -41,8 +43,7 @@
   X(gen_change, double, nv)     /* J^T dlambda of the current Gauss-Seidel sweep (N s, N m s) */ \
   X(z, double, nv)              /* L^-T J^T lambda of the solve's impulses (tl_block) */      \
   X(pd_e, double, nv)           /* PD errors of the step (src/native/step.c, joint_errors) */  \
-  X(spring_e, double, nv)       /* spring errors of the step */                               \
-  X(pd_row, unsigned char, nv)  /* 1: this step the DOF's PD is a boxed row (it saturates) */
+  X(spring_e, double, nv)       /* spring errors of the step */
 
 struct tl_system {
   tl_model *m;          /* own copy of the model (mutable parameters) */
@@ -62,18 +63,36 @@ struct tl_system {
   double *tau_ff;       /* [nv] */
   double *tau_applied;  /* [nv] actuator force of the last step: tau_ff + PD, N or N m */
   double *ext;          /* [nv] generalized force of external forces for the next step */
+  double *ext_w;        /* [15 nbody] the world-frame forces behind ext, per body owning DOFs: wrench
+                           (torque about the origin; force), then sum of p f^T (their q dependence,
+                           tl_system_passive_force_derivatives); valid while ext equals ext_ref */
+  double *ext_ref;      /* [nv] ext as the last add_external_* left it */
+  double *passive_tmp;  /* [nv] scratch of the passive dynamics derivatives (system_derivatives.c) */
 
-  /* step scratch (TL_SYSTEM_SCRATCH below): pointers into the native engine's arena, set by it
+  /* step scratch (TL_SYSTEM_SCRATCH above): pointers into the native engine's arena, set by it
      (src/native/native_workspace.c) when the system is added; NULL while a plugin engine serves
      the world */
 #define TL_SYSTEM_SCRATCH_FIELD(name, type, count) type *name;
   TL_SYSTEM_SCRATCH(TL_SYSTEM_SCRATCH_FIELD)
 #undef TL_SYSTEM_SCRATCH_FIELD
   tl_hull *hulls;       /* [m->nhull] views of the model's hull pools */
-  /* state kept between steps (in the snapshot), allocated with the system (system.c) */
+  /* what a step leaves for the next one or for queries, allocated with the system (system.c) */
   double *lambda_joint;  /* [TL_JOINT_SLOTS nv] last impulses of joint rows (lower limit,
                             upper limit, friction, PD, velocity limit signed by its side) for
-                            warm starting */
+                            warm starting (in the snapshot) */
+  unsigned char *pd_row; /* [nv] 1: the last step made the DOF's PD a boxed row (it saturated);
+                            read after the step by tl_system_implicit_diagonal
+                            (tl_system_effective_inverse_mass_matrix), so not step scratch */
+  /* joint reaction wrenches of the last step (tl_system_joint_wrench, src/world/system_wrench.c,
+     computed on request by the engine: src/native/joint_wrench.c); the step never touches these */
+  double *ext_sp;       /* [2][6 nbody] two slots of the external forces of tl_system_add_external_*
+                           per body: spatial (moment about the world origin, force), world axes,
+                           N m and N; the slot of the coming step and that of the last one */
+  double ext_t[2];      /* world time at which each slot's forces were added (the start of the step
+                           they act in); NAN: empty */
+  double ext_lost;      /* start time of a step whose external forces came without their points
+                           (a snapshot restore, the plugin adapter's generalized force); NAN: none */
+  double *wrench_ws;    /* scratch of the wrench computation (tl_system_wrench_ws_size doubles) */
 };
 
 /* Warm-start slots per DOF of tl_system.lambda_joint. */
@@ -88,6 +107,24 @@ typedef struct tl_static_geom {
   unsigned group, mask;
   int heightmap;        /* index into the world's heightmaps, or -1 */
 } tl_static_geom;
+
+/* A constraint of the world (talus/constraint.h), its declaration resolved
+ * to bodies: frames in the BODY frames (a merged fixed link's frame carried
+ * over), the hinge axis as a unit vector in both body frames, the distance
+ * bounds. Written by tl_world_add_constraint (world_constraint.c); the
+ * engines read it; `force` and `torque` are the serving engine's output of
+ * the last step. */
+typedef struct tl_constraint {
+  tl_constraint_type type;
+  char name[64];
+  int sys[2], body[2];  /* sys[1] = body[1] = -1: the world frame */
+  double pos[2][3];     /* frame origins in the body frames (world frame for the world), m */
+  double rot[2][9];     /* frame orientations in the body frames, row-major */
+  double axis[2][3];    /* hinge: the unit axis in body 1's and body 2's frames */
+  double lo, hi;        /* distance: bounds of |p1 - p2| (lo = hi: rigid; -inf / +inf: none), m */
+  double erp, cfm;      /* softness (0, 0: exact) */
+  double force[3], torque[3]; /* last step's wrench on body 1 at frame 1's origin, world frame */
+} tl_constraint;
 
 typedef struct tl_material_pair {
   char a[128], b[128];
@@ -122,6 +159,9 @@ struct tl_world {
   int ignore_n, ignore_cap;
   int *ignore;          /* pairs (system, body, system, body) never collided */
 
+  int nconstraint, cap_constraint;
+  tl_constraint *constraints; /* loop constraints (talus/constraint.h, world_constraint.c) */
+
   /* the engine serving the world (world/world_engine.h): its table, and what it keeps */
   const tl_world_engine *engine; /* never NULL: tl_native_world_engine() or a plugin link's */
   void *engine_data;     /* a plugin engine's link (src/engine/engine_link.c); NULL on the native one */
@@ -144,6 +184,23 @@ static inline int tl_system_pd_implicit(const tl_system *sys, int k) { return !s
 tl_system *tl_system_create(tl_world *w, const tl_model *model, int index);
 void tl_system_destroy(tl_system *sys);
 
+/* ---- joint reaction wrenches (src/world/system_wrench.c) ---- */
+/* Doubles of s->wrench_ws for a model of nbody bodies, nv DOFs, nq coordinates. */
+size_t tl_system_wrench_ws_size(int nbody, int nv, int nq);
+/* Set the bookkeeping of a new system (empty external-force slots). */
+void tl_system_wrench_init(tl_system *s);
+/* tl_system_add_external_*: the spatial force F = (moment about the world
+ * origin, force) (N m, N; world axes) on body b, for the coming step. */
+void tl_system_wrench_note_external(tl_system *s, int b, const double F[6]);
+/* tl_system_clear_external_forces: the coming step's forces are dropped. */
+void tl_system_wrench_clear_external(tl_system *s);
+/* s->ext was written whole, without the points of its forces (a snapshot
+ * restore, the plugin adapter): the coming step's wrenches cannot be told. */
+void tl_system_wrench_ext_replaced(tl_system *s);
+/* The external forces of the step that ended at the world's current time,
+ * spatial per body (6 nbody doubles, as ext_sp), or NULL if none; *lost = 1
+ * when that step had external forces whose points are not known. */
+const double *tl_system_wrench_last_external(const tl_system *s, int *lost);
 /* Largest |q_i| a state may hold (m or rad): 1e9, far beyond any robot, far
  * below where sums of squares overflow. */
 #define TL_Q_MAX 1e9
