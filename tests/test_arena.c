@@ -25,13 +25,18 @@
  *           its allocations failing in turn (the arena's among them): every
  *           attempt returns TL_ERR_MEMORY and leaves the world's snapshot as
  *           it was, and once added the world steps bit for bit like a twin's
- *           that never failed. */
+ *           that never failed.
+ *   plugin  on the ODE plugin (skips (77) without it) the arena is 0 bytes
+ *           and the effective inverse mass matrix, which used a system's
+ *           step scratch, is the native engine's bit for bit; back on talus
+ *           the arena is laid out again. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "talus/engine.h"
 #include "talus/talus.h"
 #include "test_util.h"
 
@@ -303,6 +308,49 @@ static void check_out_of_memory(const char *robots) {
   tl_world_free(b);
 }
 
+/* ---------------------------------------------------------------- on a plugin */
+
+/* The systems' step scratch is the native engine's: on a plugin world (ODE) it is absent, and the
+ * queries that used it (the effective inverse mass matrix) answer without it, the same as on the
+ * native engine bit for bit; the arena is 0 bytes there and is laid out again back on talus. */
+static int check_plugin(const char *robots) {
+  const tl_engine_api *ode = NULL;
+  if (tl_engine_find("ode", &ode, NULL) != TL_OK) {
+    printf("SKIPPED: the ODE plugin is not built\n");
+    return TL_TEST_SKIP_CODE;
+  }
+  char path[4096];
+  snprintf(path, sizeof path, "%s/talus_quadruped/talus_quadruped.urdf", robots);
+  tl_model *m = NULL;
+  tl_world *w = pile_world(2);
+  int ok = w && TL_CHECK(tl_model_load_urdf(path, NULL, &m, &err) == TL_OK, "%s: %s", path, err.message) &&
+           TL_CHECK(add_quadruped(w, m) == TL_OK, "add: %s", err.message);
+  tl_system *s = ok ? tl_world_system(w, 2) : NULL;
+  int nv = s ? tl_system_nv(s) : 0;
+  double kp[64], kd[64], Mn[64 * 64], Mo[64 * 64];
+  for (int k = 0; k < nv; k++) kp[k] = k < 6 ? 0 : 100, kd[k] = k < 6 ? 0 : 3;
+  ok = ok && nv <= 64 && tl_system_set_pd_gains(s, kp, kd, nv, &err) == TL_OK && steps(w, 20) &&
+       TL_CHECK(tl_system_effective_inverse_mass_matrix(s, Mn, nv, &err) == TL_OK, "native: %s", err.message);
+  size_t native_bytes = ok ? tl_world_workspace_bytes(w) : 0;
+  ok = ok && TL_CHECK(tl_world_set_engine(w, "ode", &err) == TL_OK, "to ode: %s", err.message) &&
+       TL_CHECK(tl_system_effective_inverse_mass_matrix(s, Mo, nv, &err) == TL_OK, "ode: %s", err.message);
+  size_t ode_bytes = ok ? tl_world_workspace_bytes(w) : 1;
+  ok = ok && steps(w, 10) && TL_CHECK(tl_world_set_engine(w, "talus", &err) == TL_OK, "back: %s", err.message) &&
+       steps(w, 10);
+  size_t back_bytes = ok ? tl_world_workspace_bytes(w) : 0;
+  if (ok) {
+    int same = !memcmp(Mn, Mo, (size_t)nv * (size_t)nv * sizeof(double));
+    printf("plugin: arena %zu bytes on talus, %zu on ode, %zu back on talus; M_eff^-1 on ode %s the native one\n",
+           native_bytes, ode_bytes, back_bytes, same ? "equals" : "DIFFERS FROM");
+    TL_CHECK(same, "the effective inverse mass matrix changed with the engine");
+    TL_CHECK(native_bytes > 0 && ode_bytes == 0 && back_bytes == native_bytes, "arena bytes %zu, %zu, %zu",
+             native_bytes, ode_bytes, back_bytes);
+  }
+  tl_model_free(m);
+  tl_world_free(w);
+  return tl_test_finish();
+}
+
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "pile";
   if (!strcmp(mode, "pile")) {
@@ -320,6 +368,8 @@ int main(int argc, char **argv) {
     check_no_alloc("ANYmal C", anymal_world, shared);
   } else if (!strcmp(mode, "snapshot")) {
     check_snapshot();
+  } else if (!strcmp(mode, "plugin")) {
+    return check_plugin(argc > 3 ? argv[3] : "robots");
   } else if (!strcmp(mode, "memory")) {
     check_out_of_memory(argc > 3 ? argv[3] : "robots");
   } else {
