@@ -895,6 +895,63 @@ static void iiwa_weld(const char *shared, tl_model *box) {
   tl_model_free(arm);
 }
 
+/* Bad declarations through the C API: each refused with its field named and
+ * the world unchanged (no constraint added); RK4 refused both ways. */
+static void bad_declarations(tl_model *m, tl_model *box) {
+  tl_world *w = new_world(TL_SOLVER_PER_CONTACT);
+  tl_system *s = NULL, *b = NULL;
+  TL_CHECK(tl_world_add_system(w, m, &s, &E) == TL_OK, "add four_bar: %s", E.message);
+  TL_CHECK(tl_world_add_system(w, box, &b, &E) == TL_OK, "add box: %s", E.message);
+  struct {
+    const char *what, *field;
+    tl_status status;
+  } cases[] = {{"unknown body1", "body1", TL_ERR_ARGUMENT},   {"unknown body2", "body2", TL_ERR_ARGUMENT},
+               {"same body", "body2", TL_ERR_ARGUMENT},       {"no system 5", "system1", TL_ERR_ARGUMENT},
+               {"NaN point1", "point1", TL_ERR_ARGUMENT},     {"Inf rpy2", "rpy2", TL_ERR_ARGUMENT},
+               {"zero hinge axis", "axis", TL_ERR_ARGUMENT}, {"min > max", "min", TL_ERR_ARGUMENT},
+               {"negative distance", "distance", TL_ERR_ARGUMENT}, {"erp 2", "erp", TL_ERR_ARGUMENT},
+               {"missing body1", "body1", TL_ERR_ARGUMENT},   {"duplicate name", "name", TL_ERR_ARGUMENT}};
+  tl_constraint_def ok = tl_constraint_def_default();
+  ok.body1 = "rocker", ok.body2 = "ground", ok.name = "pin";
+  TL_CHECK(tl_world_add_constraint(w, &ok, NULL, &E) == TL_OK, "a good declaration: %s", E.message);
+  for (int k = 0; k < (int)(sizeof(cases) / sizeof(cases[0])); k++) {
+    tl_constraint_def d = tl_constraint_def_default();
+    d.body1 = "rocker", d.body2 = "ground";
+    switch (k) {
+    case 0: d.body1 = "no_such_link"; break;
+    case 1: d.body2 = "no_such_link"; break;
+    case 2: d.body2 = "rocker"; break;
+    case 3: d.system1 = 5; break;
+    case 4: d.point1[1] = NAN; break;
+    case 5: d.rpy2[0] = INFINITY; break;
+    case 6: d.type = TL_CONSTRAINT_HINGE, d.axis[2] = 0; break;
+    case 7: d.type = TL_CONSTRAINT_DISTANCE, d.min = 0.5, d.max = 0.2; break;
+    case 8: d.type = TL_CONSTRAINT_DISTANCE, d.distance = -1; break;
+    case 9: d.erp = 2; break;
+    case 10: d.body1 = NULL; break;
+    default: d.name = "pin"; break;
+    }
+    tl_error e;
+    memset(&e, 0, sizeof e);
+    tl_status st = tl_world_add_constraint(w, &d, NULL, &e);
+    TL_CHECK(st == cases[k].status && !strcmp(e.element, cases[k].field),
+             "%s: status %d element '%s' (expected %d '%s'): %s", cases[k].what, (int)st, e.element,
+             (int)cases[k].status, cases[k].field, e.message);
+    TL_CHECK(tl_world_nconstraint(w) == 1, "%s: the world changed (%d constraints)", cases[k].what,
+             tl_world_nconstraint(w));
+  }
+  tl_error e;
+  TL_CHECK(tl_system_set_integrator(s, TL_INTEGRATOR_RK4, &e) == TL_ERR_UNSUPPORTED,
+           "RK4 on a constrained system was not refused");
+  TL_CHECK(tl_system_integrator(s) == TL_INTEGRATOR_EULER, "the refused RK4 changed the integrator");
+  TL_CHECK(tl_system_set_integrator(b, TL_INTEGRATOR_RK4, &e) == TL_OK, "RK4 on a free box: %s", e.message);
+  tl_constraint_def d = tl_constraint_def_default();
+  d.system1 = tl_system_index(b), d.body1 = "box", d.body2 = "world";
+  TL_CHECK(tl_world_add_constraint(w, &d, NULL, &e) == TL_ERR_UNSUPPORTED, "a constraint on an RK4 system was not refused");
+  TL_CHECK(tl_world_nconstraint(w) == 1, "the refused RK4 constraint was added");
+  tl_world_free(w);
+}
+
 int main(int argc, char **argv) {
   if (argc < 3 || (strcmp(argv[1], "core") && strcmp(argv[1], "iiwa"))) {
     fprintf(stderr, "usage: test_loops core|iiwa ROBOTS_DIR [SHARED_DIR]\n");
@@ -922,6 +979,7 @@ int main(int argc, char **argv) {
     rope_and_contacts(box);
     psd_unit();
     minnorm_unit();
+    bad_declarations(m, box);
   } else {
     iiwa_weld(tl_test_shared_dir(argc, argv, 3), box);
   }

@@ -81,7 +81,9 @@ tl_constraint_def tl_constraint_def_default(void);
  * be constrained to itself, also not through a merged fixed link); every
  * number finite (distance, min, max may be NAN as documented); a hinge's axis
  * nonzero; a distance's bounds ordered and non-negative; erp in [0, 1], cfm >= 0;
- * a name unique in the world. TL_ERR_MEMORY, or more than TL_CONSTRAINT_MAX:
+ * a name unique in the world. TL_ERR_UNSUPPORTED: a system on the RK4
+ * integrator (loops are solved on the Euler step; tl_system_set_integrator
+ * refuses RK4 for a constrained system likewise). TL_ERR_MEMORY, or more than TL_CONSTRAINT_MAX:
  * TL_ERR_ARGUMENT. On failure the world is unchanged. The current state may
  * violate the constraint: tl_world_project_constraints moves it onto every
  * constraint. Engines without constraint support refuse it with

@@ -363,6 +363,14 @@ void tl_system_implicit_diagonal(const tl_system *s, double dt, double *diag) {
 tl_status tl_system_set_integrator(tl_system *s, tl_integrator integrator, tl_error *err) {
   if (integrator != TL_INTEGRATOR_EULER && integrator != TL_INTEGRATOR_RK4)
     return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "integrator", "unknown integrator %d", (int)integrator);
+  if (integrator == TL_INTEGRATOR_RK4)
+    for (int k = 0; k < s->world->nconstraint; k++) {
+      const tl_constraint *c = s->world->constraints + k;
+      if (c->sys[0] == s->index || c->sys[1] == s->index)
+        return tl_error_set(err, TL_ERR_UNSUPPORTED, NULL, 0, "integrator",
+                            "system '%s' is held by constraint '%s': loop constraints are solved on the Euler "
+                            "step only, not with RK4", s->m->name, c->name);
+    }
   s->integrator = integrator;
   tl_world_filters_changed(s->world);
   return TL_OK;

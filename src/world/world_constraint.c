@@ -158,6 +158,11 @@ static tl_status fill(tl_world *w, const tl_constraint_def *d, tl_constraint *c,
   if (!st) st = resolve_body(w, d, 0, c, err);
   if (!st) st = resolve_body(w, d, 1, c, err);
   if (st) return st;
+  for (int i = 0; i < 2; i++)
+    if (c->sys[i] >= 0 && w->systems[c->sys[i]]->integrator == TL_INTEGRATOR_RK4)
+      return tl_error_set(err, TL_ERR_UNSUPPORTED, NULL, 0, i ? "system2" : "system1",
+                          "constraint: system '%s' uses the RK4 integrator: loop constraints are solved on the "
+                          "Euler step only", w->systems[c->sys[i]]->m->name);
   if (c->sys[0] == c->sys[1] && c->body[0] == c->body[1])
     return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "body2",
                         "constraint: body1 '%s' and body2 '%s' are the same body of system '%s': a body cannot "
