@@ -83,8 +83,12 @@ static int run(tl_world *w, long n, tl_system *reset_sys, const double *q, const
          n, 1e6 * (t1 - t0) / (double)n, st.ncontact, st.nblock, st.nrow, st.iterations,
          (double)sweeps / (double)n, worst, st.converged, st.signorini, st.cone, st.dissipation, st.direct,
          st.deferred, st.deferred_retry);
-  printf("workspace %zu bytes (the native engine's arena, tl_world_workspace_bytes)\n", tl_world_workspace_bytes(w));
   return 0;
+}
+
+/* The bytes of the world's per-step workspace (printed after run, outside its loop). */
+static void print_workspace(const tl_world *w) {
+  printf("workspace %zu bytes (the native engine's arena, tl_world_workspace_bytes)\n", tl_world_workspace_bytes(w));
 }
 
 /* Trot-like actions of env e at control step k (12 values, LF RF LH RH x
@@ -187,6 +191,7 @@ int main(int argc, char **argv) {
       return 1;
     }
     int rc = run(w, n, NULL, NULL, NULL);
+    print_workspace(w);
     tl_world_free(w);
     return rc;
   }
@@ -203,6 +208,7 @@ int main(int argc, char **argv) {
       return 1;
     }
     int rc = run(w, n, NULL, NULL, NULL);
+    print_workspace(w);
     tl_world_free(w);
     return rc;
   }
