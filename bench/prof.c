@@ -19,7 +19,8 @@
  *        walking_actions there: feet lift off, land and slip, robots fall
  *        and are reset); prints env steps/s and resets per 1000 env steps
  *
- * Prints the wall time per step and the last solve's statistics. */
+ * Prints the wall time per step, the last solve's statistics and the bytes
+ * of the world's per-step workspace (tl_world_workspace_bytes). */
 #define _POSIX_C_SOURCE 200809L
 
 #include <math.h>
@@ -83,6 +84,11 @@ static int run(tl_world *w, long n, tl_system *reset_sys, const double *q, const
          (double)sweeps / (double)n, worst, st.converged, st.signorini, st.cone, st.dissipation, st.direct,
          st.deferred, st.deferred_retry);
   return 0;
+}
+
+/* The bytes of the world's per-step workspace (printed after run, outside its loop). */
+static void print_workspace(const tl_world *w) {
+  printf("workspace %zu bytes (the native engine's arena, tl_world_workspace_bytes)\n", tl_world_workspace_bytes(w));
 }
 
 /* Trot-like actions of env e at control step k (12 values, LF RF LH RH x
@@ -185,6 +191,7 @@ int main(int argc, char **argv) {
       return 1;
     }
     int rc = run(w, n, NULL, NULL, NULL);
+    print_workspace(w);
     tl_world_free(w);
     return rc;
   }
@@ -201,6 +208,7 @@ int main(int argc, char **argv) {
       return 1;
     }
     int rc = run(w, n, NULL, NULL, NULL);
+    print_workspace(w);
     tl_world_free(w);
     return rc;
   }

@@ -46,56 +46,52 @@ static double geom_radius(const tl_system *s, int g) {
   }
 }
 
-/* Grow array ptr to hold n elements (n >= 1), keeping its contents; returns -1 from the
- * enclosing function when out of memory (ptr unchanged). */
-#define GROW(ptr, n)                                                                               \
-  do {                                                                                             \
-    void *grown_ = realloc((ptr), (size_t)(n) * sizeof(*(ptr)));                                   \
-    if (!grown_) return -1;                                                                        \
-    (ptr) = grown_;                                                                                \
-  } while (0)
-
 /* Capacity for need entries when cap are allocated: need, or 1.5 cap when that is more
  * (geometric growth: n additions cost O(n) copies in all, and at most half again the memory). */
 static int grown_cap(int need, int cap) { return need > cap + cap / 2 ? need : cap + cap / 2; }
+
+/* Where the update of the geom list starts (tl_world_rebuild_geoms): *from,
+ * the first system whose geoms are appended (0: all), *sfrom, the first
+ * static geom appended while there is no system (0: all). */
+static void geoms_from(const tl_world *w, int *from, int *sfrom) {
+  const tl_native *nat = tl_native_of(w);
+  const int valid = nat->geoms_valid;
+  *from = valid && nat->geoms_nstatic == w->nstatic && nat->geoms_nsystem <= w->nsystem ? nat->geoms_nsystem : 0;
+  *sfrom = valid && w->nsystem == 0 && nat->geoms_nsystem == 0 && nat->geoms_nstatic <= w->nstatic ? nat->geoms_nstatic : 0;
+}
+
+void tl_world_size_geoms(tl_world *w) {
+  tl_native *nat = tl_native_of(w);
+  int from, sfrom;
+  geoms_from(w, &from, &sfrom);
+  int n = from ? nat->ngeomref : w->nstatic;
+  for (int i = from; i < w->nsystem; i++) n += w->systems[i]->m->ngeom;
+  int cap_contact = 16 * n + 64;
+  if (cap_contact > nat->cap_contact) {
+    if (cap_contact > nat->alloc_contact) nat->alloc_contact = grown_cap(cap_contact, nat->alloc_contact);
+    nat->cap_contact = cap_contact;
+    nat->ncontact = nat->nprev = 0;
+  }
+  if (n > nat->cap_geomref) nat->cap_geomref = grown_cap(n, nat->cap_geomref);
+  /* the broadphase's units (rebuild_units): systems, bodies, geoms (n of them), units */
+  int nu = w->nstatic + w->nsystem, nb = from ? nat->body_adr[from] : 0;
+  for (int i = from; i < w->nsystem; i++) nb += w->systems[i]->m->nbody;
+  if (w->nsystem + 1 > nat->cap_usys) nat->cap_usys = grown_cap(w->nsystem + 1, nat->cap_usys);
+  if (nb + 1 > nat->cap_ubody) nat->cap_ubody = grown_cap(nb + 1, nat->cap_ubody);
+  if (n + 1 > nat->cap_ugeom) nat->cap_ugeom = grown_cap(n + 1, nat->cap_ugeom);
+  if (nu + 1 > nat->cap_uunit) nat->cap_uunit = grown_cap(nu + 1, nat->cap_uunit);
+}
 
 /* Per unit (static geom, then system) and per body of every system: the
  * arrays of the broadphase, and each body's sphere (centre in the body frame,
  * radius; -1: no geom) around its geoms, for systems [from, nsystem): the
  * entries of systems before `from` are kept (from > 0 only when the static
  * geoms and those systems are unchanged since the last call); units from
- * ufrom on are appended to unit_order (the units before it unchanged). */
-static int rebuild_units(tl_world *w, int from, int ufrom) {
+ * ufrom on are appended to unit_order (the units before it unchanged). The
+ * arrays are sized (tl_world_size_geoms). */
+static void rebuild_units(tl_world *w, int from, int ufrom) {
   tl_native *nat = tl_native_of(w);
-  int nu = w->nstatic + w->nsystem, nb0 = from ? nat->body_adr[from] : 0, nb = nb0;
-  for (int i = from; i < w->nsystem; i++) nb += w->systems[i]->m->nbody;
-  if (w->nsystem + 1 > nat->cap_usys) {
-    int c = grown_cap(w->nsystem + 1, nat->cap_usys);
-    GROW(nat->sys_active, c);
-    GROW(nat->body_adr, c);
-    GROW(nat->sys_geom, c);
-    nat->cap_usys = c;
-  }
-  if (nb + 1 > nat->cap_ubody) {
-    int c = grown_cap(nb + 1, nat->cap_ubody);
-    GROW(nat->body_welded, c);
-    GROW(nat->body_geom_adr, c);
-    GROW(nat->bsphere, 4 * (size_t)c);
-    GROW(nat->bbox, 6 * (size_t)c);
-    nat->cap_ubody = c;
-  }
-  if (nat->ngeomref + 1 > nat->cap_ugeom) {
-    int c = grown_cap(nat->ngeomref + 1, nat->cap_ugeom);
-    GROW(nat->gradius, c);
-    GROW(nat->body_geoms, c);
-    nat->cap_ugeom = c;
-  }
-  if (nu + 1 > nat->cap_uunit) {
-    int c = grown_cap(nu + 1, nat->cap_uunit);
-    GROW(nat->unit_box, 6 * (size_t)c);
-    GROW(nat->unit_order, c);
-    nat->cap_uunit = c;
-  }
+  int nu = w->nstatic + w->nsystem, nb0 = from ? nat->body_adr[from] : 0;
   /* unit_order: a permutation of the units kept between steps (speed only): the new units go last */
   for (int u = ufrom; u < nu; u++) nat->unit_order[u] = u;
   int adr = nb0, gadr = from ? nat->sys_geom[from] : w->nstatic, ng = from ? nat->body_geom_adr[nb0] : 0;
@@ -139,42 +135,17 @@ static int rebuild_units(tl_world *w, int from, int ufrom) {
   nat->body_adr[w->nsystem] = adr;
   nat->body_geom_adr[adr] = ng;
   nat->sys_geom[w->nsystem] = gadr;
-  return 0;
 }
 
 /* The geom list and the broadphase arrays after objects were added (not while
- * stepping; world_internal.h). Appends the geoms of the systems added since the
- * last call when the static geoms are unchanged, and the static geoms added
- * while there is no system (a world file's order: static geometry first), else
- * rebuilds the whole list. */
-int tl_world_rebuild_geoms(tl_world *w) {
+ * stepping; world_internal.h), in arrays sized by tl_world_size_geoms. Appends
+ * the geoms of the systems added since the last call when the static geoms are
+ * unchanged, and the static geoms added while there is no system (a world
+ * file's order: static geometry first), else rebuilds the whole list. */
+void tl_world_rebuild_geoms(tl_world *w) {
   tl_native *nat = tl_native_of(w);
-  const int valid = nat->geoms_valid;
-  int from = valid && nat->geoms_nstatic == w->nstatic && nat->geoms_nsystem <= w->nsystem ? nat->geoms_nsystem : 0;
-  int sfrom = valid && w->nsystem == 0 && nat->geoms_nsystem == 0 && nat->geoms_nstatic <= w->nstatic ? nat->geoms_nstatic : 0;
-  nat->geoms_valid = 0; /* until this call succeeds */
-  int n = from ? nat->ngeomref : w->nstatic;
-  for (int i = from; i < w->nsystem; i++) n += w->systems[i]->m->ngeom;
-  int cap_contact = 16 * n + 64;
-  if (cap_contact > nat->cap_contact) {
-    if (cap_contact > nat->alloc_contact) {
-      int c = grown_cap(cap_contact, nat->alloc_contact);
-      GROW(nat->contacts, c);
-      GROW(nat->prev, c);
-      GROW(nat->cpairs, c);
-      nat->alloc_contact = c;
-    }
-    nat->cap_contact = cap_contact;
-    nat->ncontact = nat->nprev = 0;
-  }
-  if (n > nat->cap_geomref) {
-    int c = grown_cap(n, nat->cap_geomref);
-    GROW(nat->geomrefs, c);
-    GROW(nat->shapes, c);
-    GROW(nat->geom_active, c);
-    GROW(nat->geom_act0, c);
-    nat->cap_geomref = c;
-  }
+  int from, sfrom;
+  geoms_from(w, &from, &sfrom);
   int k = from ? nat->ngeomref : sfrom;
   if (!from)
     for (int i = sfrom; i < w->nstatic; i++) nat->geomrefs[k++] = (tl_geom_ref){.system = -1, .body = -1, .geom = i};
@@ -185,11 +156,10 @@ int tl_world_rebuild_geoms(tl_world *w) {
   }
   nat->ngeomref = k;
   w->filters_stale = 1;
-  if (rebuild_units(w, from, from ? w->nstatic + from : sfrom)) return -1;
+  rebuild_units(w, from, from ? w->nstatic + from : sfrom);
   nat->geoms_nstatic = w->nstatic;
   nat->geoms_nsystem = w->nsystem;
   nat->geoms_valid = 1;
-  return 0;
 }
 
 /* Shape of model geom k of system sys on a body at (x, R) (world position and

@@ -1,7 +1,8 @@
 /* Internal: the broadphase of the native engine's world (broadphase.c):
  * the geom list every collision geom of the world is in (tl_geom_ref), the
  * step's candidate pairs (tl_cand_pair), and the calls that keep them. The
- * arrays live in struct tl_world (world/world_internal.h). */
+ * arrays live in the native engine's arena (struct tl_native,
+ * native/native_internal.h; laid out by native/native_workspace.c). */
 #ifndef TALUS_BROADPHASE_H
 #define TALUS_BROADPHASE_H
 
@@ -23,12 +24,16 @@ typedef struct tl_cand_pair {
   int a, b;
 } tl_cand_pair;
 
-/* tl_world_rebuild_geoms brings the geom list and the broadphase arrays up to
- * date after objects were added: when only systems were added since the last
- * call it appends theirs (O(their geoms), amortized: arrays grow
- * geometrically), else it rebuilds everything (O(all geoms)). -1: out of
- * memory (the next call then rebuilds everything). */
-int tl_world_rebuild_geoms(tl_world *w);
+/* After objects were added (never while stepping), in two phases around the
+ * one allocation of the native arena (native.c, native_objects_changed):
+ * tl_world_size_geoms sets the capacities of the contacts, the geom list and
+ * the broadphase arrays (geometric growth) for the world's objects, and
+ * tl_world_rebuild_geoms then brings the geom list and the broadphase arrays
+ * up to date in the arena: when only systems were added since the last call
+ * it appends theirs (O(their geoms)), else it rebuilds everything (O(all
+ * geoms)). */
+void tl_world_size_geoms(tl_world *w);
+void tl_world_rebuild_geoms(tl_world *w);
 /* The shape of a geom reference in its current pose. */
 void tl_world_geom_shape(const tl_world *w, const tl_geom_ref *g, tl_shape *out);
 

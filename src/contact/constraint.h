@@ -84,9 +84,12 @@ typedef struct tl_eqgroup {
   int ndrop;            /* loop group: rows dropped as redundant */
 } tl_eqgroup;
 
-/* Reserve the blocks, pools and dense matrices for the world's current
- * objects (constraint_rows.c; not while stepping). -1: out of memory. */
-int tl_world_reserve_constraints(tl_world *w);
+/* The capacities of the blocks, pools and dense matrices (and, through
+ * tl_loop_reserve, the loop rows) for the world's current objects
+ * (constraint_rows.c; not while stepping), from which the native arena is
+ * laid out (native_objects_changed, native.c). -1: out of memory (the loop
+ * projection's scratch). */
+int tl_world_size_constraints(tl_world *w);
 /* Rows of the step: contacts, then each Euler system's joint rows
  * (constraint_rows.c). */
 void tl_world_build_constraints(tl_world *w);
@@ -95,8 +98,9 @@ void tl_world_build_constraints(tl_world *w);
 void tl_world_solve_constraints(tl_world *w);
 /* Loop constraints (constraint_loop.c). Adds what the world's constraints
  * need to the reservation's totals (blocks, pool, int pool, equality pool,
- * dense rows) and reserves the loop rows, warm starts and the projection's
- * scratch; -1: out of memory. */
+ * dense rows) and sets the capacities of the loop rows and warm starts (in
+ * the native arena) and reserves the projection's scratch; -1: out of
+ * memory. */
 int tl_loop_reserve(tl_world *w, int *nblock, size_t *pool, size_t *ipool, size_t *eq, size_t *rows);
 /* The rows of every loop constraint, appended to the step's blocks:
  * the equality rows of each component (constraints sharing a system) as
@@ -110,10 +114,7 @@ void tl_loop_after_solve(tl_world *w);
 /* After the positions' update: the post-step projection of the exact
  * constraints (world/constraint_project.h). */
 void tl_loop_project(tl_world *w);
-/* Free the loop arrays (native detach). */
+/* Free the projection's scratch (native detach). */
 void tl_loop_free(tl_world *w);
-
-/* Free the dense matrices (constraint_rows.c). */
-void tl_world_free_dense(tl_world *w);
 
 #endif

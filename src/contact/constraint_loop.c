@@ -87,31 +87,16 @@ int tl_loop_reserve(tl_world *w, int *nblock, size_t *pool, size_t *ipool, size_
       n += (size_t)tl_constraint_rows_max(&w->constraints[nat->cproj.order[i]]);
     *eq += 4 * n * n + 4 * n; /* factor, rhs, flags, A0, Cm, S, scratch */
   }
-  if (nrow > nat->cap_loop_row) {
-    tl_loop_row *r = realloc(nat->loop_rows, (size_t)nrow * sizeof(*r));
-    if (!r) return -1;
-    nat->loop_rows = r;
-    nat->cap_loop_row = nrow;
-  }
-  if (w->nconstraint > nat->cap_loop) {
-    double *l = realloc(nat->loop_lambda, (size_t)w->nconstraint * TL_CGEOM_ROWS * sizeof(double));
-    if (!l) return -1;
-    memset(l + (size_t)nat->cap_loop * TL_CGEOM_ROWS, 0,
-           (size_t)(w->nconstraint - nat->cap_loop) * TL_CGEOM_ROWS * sizeof(double));
-    nat->loop_lambda = l;
-    nat->cap_loop = w->nconstraint;
-  }
+  /* loop_rows and loop_lambda lie in the native arena (native_workspace.h): laid out for these
+     capacities after the sizing; new warm starts are zero there */
+  if (nrow > nat->cap_loop_row) nat->cap_loop_row = nrow;
+  if (w->nconstraint > nat->cap_loop) nat->cap_loop = w->nconstraint;
   return 0;
 }
 
 void tl_loop_free(tl_world *w) {
   tl_native *nat = tl_native_of(w);
-  free(nat->loop_rows);
-  free(nat->loop_lambda);
   tl_cproj_free(&nat->cproj);
-  nat->loop_rows = NULL;
-  nat->loop_lambda = NULL;
-  nat->cap_loop_row = nat->cap_loop = nat->nloop_row = 0;
 }
 
 /* ---------------- rows ---------------- */

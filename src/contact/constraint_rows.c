@@ -14,8 +14,9 @@
  * off-diagonal blocks are formed only where a solver needs them
  * (solver_internal.h, delassus_block). Speculative contacts that cannot push
  * at the free velocity are deferred behind the others (defer_contacts). Also
- * here: the capacity of the rows, pools and dense matrices, reserved when
- * objects are added (stepping never allocates).
+ * here: the capacities of the rows, pools and dense matrices, set when
+ * objects are added (tl_world_size_constraints), from which the native
+ * arena is laid out (native/native_workspace.c; stepping never allocates).
  * The solvers: solver_gs.c (Gauss-Seidel: per-contact cone, PGS pyramid,
  * NNCG), solver_direct.c (dense assembly, direct solve, Dantzig),
  * impact.c (restitution), constraint_solve.c (the solve of a step). */
@@ -35,40 +36,14 @@
  * dense matrices then cost a world 64 kB. */
 #define TL_DENSE_MAX_ROWS 64
 
-void tl_world_free_dense(tl_world *w) {
-  tl_native *nat = tl_native_of(w);
-  void *arr[] = {nat->dA, nat->db, nat->dx, nat->dM, nat->dr, nat->dy, nat->dW, nat->dfree, nat->dstat, nat->dstat_prev};
-  for (size_t i = 0; i < sizeof(arr) / sizeof(arr[0]); i++) free(arr[i]);
-  nat->dA = nat->db = nat->dx = nat->dM = nat->dr = nat->dy = nat->dW = NULL;
-  nat->dW_cap = 0;
-  nat->dfree = NULL;
-  nat->dstat = nat->dstat_prev = NULL;
-  nat->dense_cap = 0;
-}
-
-static int reserve_dense(tl_world *w, int n, int nvmax) {
+/* The dense arrays for n rows and the D^-1 Y rows of nvmax DOFs: capacities
+ * set exactly (not grown geometrically) when either grows. */
+static void size_dense(tl_world *w, int n, int nvmax) {
   tl_native *nat = tl_native_of(w);
   size_t nw = 2 * (size_t)n * (size_t)nvmax;
-  if (n <= nat->dense_cap && nw <= nat->dW_cap) return 0;
-  tl_world_free_dense(w);
-  size_t n2 = (size_t)n * (size_t)n;
-  nat->dW = malloc((nw ? nw : 1) * sizeof(double));
+  if (n <= nat->dense_cap && nw <= nat->dW_cap) return;
   nat->dW_cap = nw;
-  nat->dA = malloc(n2 * sizeof(double));
-  nat->dM = malloc(n2 * sizeof(double));
-  nat->db = malloc((size_t)n * sizeof(double));
-  nat->dx = malloc((size_t)n * sizeof(double));
-  nat->dr = malloc(3 * (size_t)n * sizeof(double));
-  nat->dy = malloc(3 * (size_t)n * sizeof(double));
-  nat->dfree = malloc((size_t)n * sizeof(int));
-  nat->dstat = malloc((size_t)n);
-  nat->dstat_prev = malloc((size_t)n);
-  if (!nat->dW || !nat->dA || !nat->dM || !nat->db || !nat->dx || !nat->dr || !nat->dy || !nat->dfree || !nat->dstat || !nat->dstat_prev) {
-    tl_world_free_dense(w);
-    return -1;
-  }
   nat->dense_cap = n;
-  return 0;
 }
 
 /* Per DOF: two position limits, friction, PD, velocity limit, mimic. */
@@ -108,11 +83,11 @@ static void account_systems(tl_world *w) {
   nat->rc_nsystem = w->nsystem;
 }
 
-/* Capacity for need entries when cap are allocated: need, or 1.5 cap when that is more (geometric
+/* Capacity for need entries when cap are reserved: need, or 1.5 cap when that is more (geometric
  * growth: adding n objects one by one costs O(n) copies in all, and at most half again the memory). */
 static size_t grown_size(size_t need, size_t cap) { return need > cap + cap / 2 ? need : cap + cap / 2; }
 
-int tl_world_reserve_constraints(tl_world *w) {
+int tl_world_size_constraints(tl_world *w) {
   tl_native *nat = tl_native_of(w);
   account_systems(w);
   const int spmax = nat->rc_spmax;
@@ -122,48 +97,19 @@ int tl_world_reserve_constraints(tl_world *w) {
   ipool += (size_t)nat->cap_contact * 2 * (size_t)spmax;
   if (tl_loop_reserve(w, &nblock, &pool, &ipool, &eq, &loop_rows)) return -1; /* loop constraints (constraint_loop.c) */
   int ngroup = w->nsystem + w->nconstraint; /* a mimic group per system, one per component of the loops */
-  if (ngroup > nat->cap_eqgroup) {
-    int c = (int)grown_size((size_t)ngroup, (size_t)nat->cap_eqgroup);
-    tl_eqgroup *g = realloc(nat->eqgroups, (size_t)c * sizeof(*g));
-    if (!g) return -1;
-    nat->eqgroups = g;
-    nat->cap_eqgroup = c;
-  }
-  if (eq > nat->eq_cap) {
-    size_t c = grown_size(eq, nat->eq_cap);
-    double *p = realloc(nat->eq_pool, c * sizeof(double));
-    if (!p) return -1;
-    nat->eq_pool = p;
-    nat->eq_cap = c;
-  }
-  /* cap_block is the solve's limit (defer_contacts): exactly what the objects need, as before the
-     allocation grew geometrically; alloc_block is what is allocated */
+  if (ngroup > nat->cap_eqgroup) nat->cap_eqgroup = (int)grown_size((size_t)ngroup, (size_t)nat->cap_eqgroup);
+  if (eq > nat->eq_cap) nat->eq_cap = grown_size(eq, nat->eq_cap);
+  /* cap_block is the solve's limit (defer_contacts): exactly what the objects need; alloc_block,
+     what the arena holds, grows geometrically */
   if (nblock > nat->cap_block) {
-    if (nblock > nat->alloc_block) {
-      int c = (int)grown_size((size_t)nblock, (size_t)nat->alloc_block);
-      tl_block *b = realloc(nat->blocks, (size_t)c * sizeof(*b));
-      if (!b) return -1;
-      nat->blocks = b;
-      nat->alloc_block = c;
-    }
+    if (nblock > nat->alloc_block) nat->alloc_block = (int)grown_size((size_t)nblock, (size_t)nat->alloc_block);
     nat->cap_block = nblock;
   }
-  if (pool > nat->pool_cap) {
-    size_t c = grown_size(pool, nat->pool_cap);
-    double *p = realloc(nat->pool, (c ? c : 1) * sizeof(double));
-    if (!p) return -1;
-    nat->pool = p;
-    nat->pool_cap = c;
-  }
-  if (ipool > nat->ipool_cap) {
-    size_t c = grown_size(ipool, nat->ipool_cap);
-    int *p = realloc(nat->ipool, (c ? c : 1) * sizeof(int));
-    if (!p) return -1;
-    nat->ipool = p;
-    nat->ipool_cap = c;
-  }
+  if (pool > nat->pool_cap) nat->pool_cap = grown_size(pool, nat->pool_cap);
+  if (ipool > nat->ipool_cap) nat->ipool_cap = grown_size(ipool, nat->ipool_cap);
   size_t rows = 3 * (size_t)nat->cap_contact + (size_t)nat->rc_joint_blocks + loop_rows;
-  return reserve_dense(w, rows < TL_DENSE_MAX_ROWS ? (int)rows : TL_DENSE_MAX_ROWS, nat->rc_nvmax);
+  size_dense(w, rows < TL_DENSE_MAX_ROWS ? (int)rows : TL_DENSE_MAX_ROWS, nat->rc_nvmax);
+  return 0;
 }
 
 /* ---------------- building blocks ---------------- */

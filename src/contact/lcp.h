@@ -14,8 +14,18 @@
 #ifndef TALUS_LCP_H
 #define TALUS_LCP_H
 
-/* Scratch for tl_lcp_dantzig: allocated once for a largest size n. */
+#include <stddef.h>
+
+/* Scratch for tl_lcp_dantzig, for problems of up to nmax rows: one block of
+ * tl_lcp_work_bytes(nmax) bytes (the struct and its arrays, 64-byte
+ * aligned). tl_lcp_work_place lays it out in caller memory `mem` (64-byte
+ * aligned, that many bytes; the native engine's arena,
+ * src/native/native_workspace.c) and returns it, valid while mem is;
+ * tl_lcp_work_create allocates a block of its own (NULL: out of memory),
+ * tl_lcp_work_free frees that. */
 typedef struct tl_lcp_work tl_lcp_work;
+size_t tl_lcp_work_bytes(int nmax);
+tl_lcp_work *tl_lcp_work_place(void *mem, int nmax);
 tl_lcp_work *tl_lcp_work_create(int nmax);
 void tl_lcp_work_free(tl_lcp_work *w);
 

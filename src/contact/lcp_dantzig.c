@@ -81,45 +81,48 @@ struct tl_lcp_work {
   int pivots, budget;
 };
 
-tl_lcp_work *tl_lcp_work_create(int nmax) {
+/* The scratch's layout in one block: the struct, then L, the nine double
+ * vectors and the four int vectors, each at a 64-byte boundary. */
+#define LCP_ALIGN(x) (((x) + 63) & ~(size_t)63)
+#define LCP_DVECS(X) X(w) X(y) X(v) X(dw) X(lo) X(hi) X(best) X(xp) X(prox)
+#define LCP_IVECS(X) X(state) X(cidx) X(cpos) X(ipiv)
+
+size_t tl_lcp_work_bytes(int nmax) {
+  size_t n = (size_t)(nmax < 1 ? 1 : nmax), bytes = LCP_ALIGN(sizeof(tl_lcp_work)) + LCP_ALIGN(n * n * sizeof(double));
+#define LCP_D(name) bytes += LCP_ALIGN(n * sizeof(double));
+#define LCP_I(name) bytes += LCP_ALIGN(n * sizeof(int));
+  LCP_DVECS(LCP_D)
+  LCP_IVECS(LCP_I)
+#undef LCP_D
+#undef LCP_I
+  return bytes;
+}
+
+tl_lcp_work *tl_lcp_work_place(void *mem, int nmax) {
   if (nmax < 1) nmax = 1;
-  tl_lcp_work *w = calloc(1, sizeof(*w));
-  if (!w) return NULL;
   size_t n = (size_t)nmax;
+  unsigned char *p = mem;
+  tl_lcp_work *w = mem;
+  memset(w, 0, sizeof(*w));
   w->nmax = nmax;
-  w->L = malloc(n * n * sizeof(double));
-  double **vec[] = {&w->w, &w->y, &w->v, &w->dw, &w->lo, &w->hi, &w->best, &w->xp, &w->prox};
-  int ok = w->L != NULL;
-  for (size_t k = 0; k < sizeof(vec) / sizeof(vec[0]); k++)
-    ok &= (*vec[k] = malloc(n * sizeof(double))) != NULL;
-  int **ivec[] = {&w->state, &w->cidx, &w->cpos, &w->ipiv};
-  for (size_t k = 0; k < sizeof(ivec) / sizeof(ivec[0]); k++)
-    ok &= (*ivec[k] = malloc(n * sizeof(int))) != NULL;
-  if (!ok) {
-    tl_lcp_work_free(w);
-    return NULL;
-  }
+  p += LCP_ALIGN(sizeof(tl_lcp_work));
+  w->L = (double *)(void *)p;
+  p += LCP_ALIGN(n * n * sizeof(double));
+#define LCP_D(name) w->name = (double *)(void *)p, p += LCP_ALIGN(n * sizeof(double));
+#define LCP_I(name) w->name = (int *)(void *)p, p += LCP_ALIGN(n * sizeof(int));
+  LCP_DVECS(LCP_D)
+  LCP_IVECS(LCP_I)
+#undef LCP_D
+#undef LCP_I
   return w;
 }
 
-void tl_lcp_work_free(tl_lcp_work *w) {
-  if (!w) return;
-  free(w->L);
-  free(w->w);
-  free(w->y);
-  free(w->v);
-  free(w->dw);
-  free(w->lo);
-  free(w->hi);
-  free(w->best);
-  free(w->xp);
-  free(w->prox);
-  free(w->ipiv);
-  free(w->state);
-  free(w->cidx);
-  free(w->cpos);
-  free(w);
+tl_lcp_work *tl_lcp_work_create(int nmax) {
+  void *mem = aligned_alloc(64, tl_lcp_work_bytes(nmax));
+  return mem ? tl_lcp_work_place(mem, nmax) : NULL;
 }
+
+void tl_lcp_work_free(tl_lcp_work *w) { free(w); }
 
 /* ---------------------------------------------------------------- shared helpers */
 

@@ -1,10 +1,10 @@
 /* The native engine's implementation of the world's engine table
  * (world/world_engine.h): attach builds the workspace (struct tl_native,
- * native/native_internal.h) for the world's objects, the step is the
+ * native/native_internal.h; its arena: native_workspace.c) for the world's
+ * objects, objects_changed and set_solver re-plan it, the step is the
  * pipeline of step.c, contacts and solver statistics are read from the
  * workspace, the snapshot's engine section is native_snapshot.c's. The
  * native engine knows nothing of plugins. */
-#include <stdlib.h>
 #include <string.h>
 
 #include "base/error.h"
@@ -13,50 +13,52 @@
 #include "native/native_internal.h"
 #include "native/step.h"
 
-/* Dense Dantzig scratch for up to `rows` rows (allocated when selected). */
-static int reserve_dantzig(tl_world *w, int rows) {
-  tl_native *n = tl_native_of(w);
-  if (rows <= n->lcp_cap && n->lcp) return 0;
-  tl_lcp_work_free(n->lcp);
-  n->lcp = tl_lcp_work_create(rows);
-  size_t r = (size_t)rows;
-  double **d[] = {&n->lcp_b, &n->lcp_lo, &n->lcp_hi, &n->lcp_mu, &n->lcp_x};
-  for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++) {
-    free(*d[i]);
-    *d[i] = calloc(r, sizeof(double));
+/* Re-plan the arena after the sizing of `size` (one of the functions below)
+ * changed capacities: on failure every capacity is put back, the old arena
+ * kept, and TL_ERR_MEMORY returned with `what`. */
+static tl_status fit(tl_world *w, int (*size)(tl_world *w), const char *what, tl_error *err) {
+  tl_native *n = tl_native_of(w), saved = *n;
+  if (size(w) || tl_native_workspace_fit(w)) {
+    tl_cproj cproj = n->cproj; /* its own block, maybe grown: kept (it is sized for at least as much) */
+    *n = saved;
+    n->cproj = cproj;
+    return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "%s", what);
   }
-  free(n->lcp_A);
-  n->lcp_A = calloc(r * r, sizeof(double));
-  free(n->lcp_findex);
-  free(n->lcp_row_block);
-  n->lcp_findex = calloc(r, sizeof(int));
-  n->lcp_row_block = calloc(r, sizeof(int));
-  int ok = n->lcp && n->lcp_A && n->lcp_b && n->lcp_lo && n->lcp_hi && n->lcp_mu && n->lcp_x &&
-           n->lcp_findex && n->lcp_row_block;
-  n->lcp_cap = ok ? rows : 0;
-  return ok ? 0 : -1;
+  return TL_OK;
 }
 
-/* Free the workspace's arrays and zero it (it stays with the world, ready for the next attach). */
+/* Capacities for the world's objects: contacts, geom list and broadphase,
+ * constraint rows and pools, loop rows, dense matrices, every system's step
+ * scratch. -1: out of memory (the loop projection's scratch). */
+static int size_objects(tl_world *w) {
+  tl_world_size_geoms(w);
+  if (tl_world_size_constraints(w)) return -1;
+  tl_native_size_systems(w);
+  return 0;
+}
+
+/* Dense Dantzig scratch for TL_DANTZIG_MAX_ROWS rows (laid out when the solver is selected). */
+static int size_dantzig(tl_world *w) {
+  tl_native *n = tl_native_of(w);
+  if (n->lcp_cap < TL_DANTZIG_MAX_ROWS) n->lcp_cap = TL_DANTZIG_MAX_ROWS;
+  return 0;
+}
+
+/* Free the arena and zero the workspace (it stays with the world, ready for the next attach). */
 static void native_detach(tl_world *w, void *data) {
   (void)data;
   tl_native *n = tl_native_of(w);
-  void *arr[] = {n->geomrefs, n->contacts, n->prev, n->shapes, n->geom_active, n->geom_act0, n->sys_active,
-                 n->body_welded, n->body_adr, n->sys_geom, n->bsphere, n->bbox, n->unit_box, n->unit_order,
-                 n->cpairs, n->body_geom_adr, n->body_geoms, n->gradius, n->blocks, n->pool, n->ipool,
-                 n->eqgroups, n->eq_pool, n->lcp_A, n->lcp_b, n->lcp_lo, n->lcp_hi, n->lcp_mu, n->lcp_x,
-                 n->lcp_findex, n->lcp_row_block};
-  for (size_t i = 0; i < sizeof(arr) / sizeof(arr[0]); i++) free(arr[i]);
-  tl_lcp_work_free(n->lcp);
-  tl_world_free_dense(w);
-  tl_loop_free(w);
+  tl_native_workspace_free(w);
+  tl_loop_free(w); /* the loop projection's scratch, outside the arena */
   memset(n, 0, sizeof(*n));
 }
 
+/* The arena re-planned for the objects (one allocation when a capacity
+ * grows, none otherwise), then the geom list and broadphase arrays filled. */
 static tl_status native_objects_changed(tl_world *w, tl_error *err) {
-  if (tl_world_rebuild_geoms(w) || tl_world_reserve_constraints(w))
-    return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
-  return TL_OK;
+  tl_status st = fit(w, size_objects, "out of memory", err);
+  if (!st) tl_world_rebuild_geoms(w);
+  return st;
 }
 
 /* The workspace (zero: fresh from tl_world_create or native_detach) sized for
@@ -64,8 +66,8 @@ static tl_status native_objects_changed(tl_world *w, tl_error *err) {
 static tl_status native_attach(tl_world *w, tl_error *err) {
   w->filters_stale = 1;
   tl_status st = native_objects_changed(w, err);
-  if (!st && w->opt.solver == TL_SOLVER_DANTZIG && reserve_dantzig(w, TL_DANTZIG_MAX_ROWS))
-    st = tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory for the Dantzig solver");
+  if (!st && w->opt.solver == TL_SOLVER_DANTZIG)
+    st = fit(w, size_dantzig, "out of memory for the Dantzig solver", err);
   if (st) native_detach(w, NULL);
   return st;
 }
@@ -97,10 +99,12 @@ static tl_status native_solver_stats(const tl_world *w, tl_solver_stats *out, tl
 }
 
 static tl_status native_set_solver(tl_world *w, tl_solver solver, tl_error *err) {
-  if (solver == TL_SOLVER_DANTZIG && reserve_dantzig(w, TL_DANTZIG_MAX_ROWS))
-    return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory for the Dantzig solver");
+  if (solver == TL_SOLVER_DANTZIG) return fit(w, size_dantzig, "out of memory for the Dantzig solver", err);
   return TL_OK;
 }
+
+/* Bytes of the arena (its layout). */
+static size_t native_workspace_bytes(const tl_world *w) { return tl_native_of(w)->ws_bytes; }
 
 /* The native engine has every feature (loop constraints: contact/constraint_loop.c). */
 static tl_status native_check_feature(const tl_world *w, unsigned feature, tl_error *err) {
@@ -133,6 +137,7 @@ static const tl_world_engine native_engine = {
     .notes = native_notes,
     .joint_wrenches = tl_native_joint_wrenches,
     .snapshot = &tl_native_snapshot_hooks,
+    .workspace_bytes = native_workspace_bytes,
 };
 
 const tl_world_engine *tl_native_world_engine(void) { return &native_engine; }

@@ -6,9 +6,19 @@
  * Dantzig solve arrays, the solver statistics and the capacities of them
  * all. It lies behind struct tl_world in the world's allocation; the code
  * of src/native and src/contact reaches it as tl_native_of(w) (below),
- * loaded once per function: tl_native *nat = tl_native_of(w); nat->X. Its
- * arrays exist while the native engine serves the world (native.c: attach
- * sizes them, detach frees them and zeroes the struct). The types are declared with the code that builds them:
+ * loaded once per function: tl_native *nat = tl_native_of(w); nat->X.
+ *
+ * Every array below (but the loop projection's scratch, cproj, which
+ * world/constraint_project.c allocates itself when constraints are added),
+ * and every system's step scratch (TL_SYSTEM_SCRATCH,
+ * world/world_internal.h), lies in one block, the arena (ws_block), listed
+ * once in native_workspace.h and laid out from the capacities by
+ * native_workspace.c when the native engine takes the world (attach), its
+ * objects change (objects_changed) or the Dantzig solver is selected
+ * (set_solver); never while stepping. Detach frees the block and zeroes the
+ * struct. What the struct holds between steps as state (the last contacts
+ * prev / contacts and the loop rows' loop_lambda, for warm starting) is saved
+ * by native_snapshot.c; the rest is workspace. The types are declared with the code that builds them:
  * contact/broadphase.h (geom list, candidate pairs), contact/contact_gen.h
  * (contacts), contact/constraint.h (row blocks and their solve),
  * contact/lcp.h (Dantzig scratch). */
@@ -24,6 +34,7 @@
 #include "contact/lcp.h"
 #include "contact/narrowphase.h"
 #include "native/native.h"
+#include "native/native_workspace.h"
 #include "world/constraint_project.h"
 #include "world/world_internal.h"
 
@@ -54,7 +65,7 @@ struct tl_native {
   int npair_c;
   double up[3];         /* -gravity, unit */
   int ncontact, cap_contact, nprev; /* cap_contact: contacts (and candidate pairs) kept per step, 16 geoms + 64 */
-  int alloc_contact;    /* contacts, prev and cpairs are allocated for this many (>= cap_contact; geometric growth) */
+  int alloc_contact;    /* contacts, prev and cpairs are laid out for this many (>= cap_contact; geometric growth) */
   /* what the geom list and the broadphase arrays cover (broadphase.c): statics and systems, valid 0/1;
      adding a system after them appends its geoms, anything else rebuilds */
   int geoms_nstatic, geoms_nsystem, geoms_valid;
@@ -64,7 +75,7 @@ struct tl_native {
 
   /* constraint solve */
   int nblock, cap_block; /* cap_block: blocks a solve may use (contacts + 6 per DOF; defer_contacts' limit) */
-  int alloc_block;      /* blocks allocated (>= cap_block; geometric growth) */
+  int alloc_block;      /* blocks laid out (>= cap_block; geometric growth) */
   /* per-system terms of the reservation summed over systems [0, rc_nsystem) (contact/constraint_rows.c) */
   int rc_nsystem, rc_joint_blocks, rc_spmax, rc_nvmax;
   size_t rc_pool, rc_ipool, rc_eq;
@@ -94,14 +105,39 @@ struct tl_native {
   int lcp_cap;
   double *lcp_A, *lcp_b, *lcp_lo, *lcp_hi, *lcp_mu, *lcp_x;
   int *lcp_findex, *lcp_row_block;
+  unsigned char *lcp_mem; /* [tl_lcp_work_bytes(lcp_cap)] where lcp lies */
   tl_solver_stats stats;
   /* loop constraints (contact/constraint_loop.c): this step's rows, warm starts, projection scratch */
   int nloop_row, cap_loop_row;
   tl_loop_row *loop_rows; /* [cap_loop_row] */
   int cap_loop;         /* constraints loop_lambda holds */
   double *loop_lambda;  /* [TL_CGEOM_ROWS cap_loop] last impulses of each constraint's row slots */
-  tl_cproj cproj;       /* the post-step projection's scratch */
+  tl_cproj cproj;       /* the post-step projection's scratch (its own allocations, constraint_project.c) */
+
+  /* every system's step scratch (TL_SYSTEM_SCRATCH), system after system (native_workspace.c) */
+  unsigned char *sys_scratch; /* [sys_cap] */
+  size_t sys_cap;       /* bytes reserved (geometric growth) */
+  size_t sys_used;      /* bytes of the systems [0, sys_placed) */
+  int sys_placed;       /* systems whose scratch is placed (their pointers set, zeroed once) */
+  /* the arena: one block holding every array above but cproj's (native_workspace.h) */
+  void *ws_block;       /* as allocated (calloc); the arrays start at the next 64-byte boundary */
+  size_t ws_bytes;      /* bytes of the layout */
+  size_t ws_len[TL_NWS_COUNT]; /* elements of each array in the layout */
 };
+
+/* Lay the arena out for the capacities in tl_native_of(w) (set by the sizing
+ * functions: tl_world_size_geoms, tl_world_size_constraints,
+ * tl_native_size_systems, the Dantzig rows): when a capacity changed, one new
+ * block (calloc) into which each array's first min(old, new) elements are
+ * copied, the old block freed; then every system's scratch pointers set and
+ * the scratch of systems placed for the first time zeroed. Never called
+ * while stepping. -1: out of memory, the old block and pointers kept (the
+ * caller restores the capacities). native_workspace.c. */
+int tl_native_workspace_fit(tl_world *w);
+/* Free the arena, set the systems' scratch pointers to NULL. */
+void tl_native_workspace_free(tl_world *w);
+/* sys_cap for every system's scratch (geometric growth). */
+void tl_native_size_systems(tl_world *w);
 
 /* Where the workspace lies behind struct tl_world in the world's block
  * (tl_native_world_size): sizeof(tl_world) rounded up to tl_native's
@@ -113,7 +149,7 @@ struct tl_native {
  * hot loops load no pointer to reach it (with a pointer field, w->native->X,
  * callgrind counted 0.2 % more instructions per step: a second base register
  * live beside w). Valid for every world (tl_world_create allocates the block);
- * its arrays are allocated while the native engine serves the world. */
+ * its arrays (the arena) exist while the native engine serves the world. */
 static inline tl_native *tl_native_of(const tl_world *w) {
   return (tl_native *)(void *)((char *)(uintptr_t)w + TL_NATIVE_OFFSET);
 }

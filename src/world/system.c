@@ -14,9 +14,7 @@ void tl_system_destroy(tl_system *s) {
   if (!s) return;
   tl_sysdata_free(&s->d);
   double *arr[] = {s->kp, s->kd, s->q_target, s->u_target, s->tau_ff, s->tau_applied, s->ext,
-                   s->ext_w, s->ext_ref, s->passive_tmp, s->force, s->diag, s->u_prev, s->q_prev,
-                   s->u_free, s->rk, s->Jtmp, s->lambda_joint, s->gen_change, s->z, s->pd_e, s->spring_e,
-                   s->ext_sp, s->wrench_ws};
+                   s->ext_w, s->ext_ref, s->passive_tmp, s->lambda_joint, s->ext_sp, s->wrench_ws};
   for (size_t i = 0; i < sizeof(arr) / sizeof(arr[0]); i++) free(arr[i]);
   for (int h = 0; s->hulls && h < s->m->nhull; h++) tl_hull_graph_free(&s->hulls[h]);
   free(s->hulls);
@@ -36,13 +34,12 @@ tl_system *tl_system_create(tl_world *w, const tl_model *model, int index) {
     return NULL;
   }
   size_t nv = (size_t)s->m->nv, nq = (size_t)s->m->nq;
+  /* control and the joint rows' warm starts; the step scratch (TL_SYSTEM_SCRATCH) is the native
+     engine's, placed in its arena when the system is added (src/native/native_workspace.c) */
   double **arr[] = {&s->kp, &s->kd, &s->q_target, &s->u_target, &s->tau_ff, &s->tau_applied, &s->ext,
-                    &s->ext_w, &s->ext_ref, &s->passive_tmp, &s->force, &s->diag, &s->u_prev,
-                    &s->q_prev, &s->u_free, &s->rk, &s->Jtmp, &s->lambda_joint, &s->gen_change, &s->z,
-                    &s->pd_e, &s->spring_e, &s->ext_sp, &s->wrench_ws};
+                    &s->ext_w, &s->ext_ref, &s->passive_tmp, &s->lambda_joint, &s->ext_sp, &s->wrench_ws};
   size_t nb = (size_t)s->m->nbody;
-  size_t len[] = {nv, nv, nq, nv, nv, nv, nv, 15 * nb, nv, nv, nv, nv, nv, nq, nv,
-                  nq + 9 * nv, 3 * nv, TL_JOINT_SLOTS * nv, nv, nv, nv, nv,
+  size_t len[] = {nv, nv, nq, nv, nv, nv, nv, 15 * nb, nv, nv, TL_JOINT_SLOTS * nv,
                   12 * nb, tl_system_wrench_ws_size(s->m->nbody, s->m->nv, s->m->nq)};
   for (size_t i = 0; i < sizeof(len) / sizeof(len[0]); i++) {
     *arr[i] = calloc(len[i] ? len[i] : 1, sizeof(double));

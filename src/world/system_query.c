@@ -201,9 +201,13 @@ tl_status tl_system_inverse_mass_matrix(tl_system *s, double *Minv, int nv, tl_e
   return inverse_with(s, NULL, Minv, nv, err);
 }
 
+/* The diagonal is written into Minv's first row, which tl_dyn_factor reads
+ * before tl_dyn_inverse writes Minv (the step's s->diag is the native
+ * engine's scratch, absent while a plugin serves the world). */
 tl_status tl_system_effective_inverse_mass_matrix(tl_system *s, double *Minv, int nv, tl_error *err) {
-  tl_system_implicit_diagonal(s, s->world->opt.dt, s->diag);
-  return inverse_with(s, s->diag, Minv, nv, err);
+  if (!Minv || nv != s->m->nv) return inverse_with(s, NULL, Minv, nv, err); /* the argument error */
+  tl_system_implicit_diagonal(s, s->world->opt.dt, Minv);
+  return inverse_with(s, Minv, Minv, nv, err);
 }
 
 tl_status tl_system_mass_matrix_multiply(tl_system *s, const double *x, double *y, int nv, tl_error *err) {

@@ -206,6 +206,10 @@ tl_status tl_world_solver_stats(const tl_world *w, tl_solver_stats *out, tl_erro
   return w->engine->solver_stats(w, out, err);
 }
 
+size_t tl_world_workspace_bytes(const tl_world *w) {
+  return w->engine->workspace_bytes ? w->engine->workspace_bytes(w) : 0;
+}
+
 /* ---------------- objects ---------------- */
 
 /* Keep what the engine holds sized for every object (the native engine: its

@@ -75,6 +75,8 @@ struct tl_world_engine {
   /* The snapshot's engine section; NULL: the engine's state cannot be
    * snapshotted (a plugin keeps warm starts the snapshot cannot hold). */
   const tl_world_snapshot_hooks *snapshot;
+  /* Bytes of the engine's per-step workspace (tl_world_workspace_bytes); NULL: 0 (a plugin's). */
+  size_t (*workspace_bytes)(const tl_world *w);
 };
 
 #endif

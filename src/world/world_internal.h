@@ -11,8 +11,12 @@
  *   system*.c        tl_system_*: state, control, parameters, queries, derivatives
  *   snapshot.c       tl_world_snapshot_save / restore: the state as bytes (engine section by hooks)
  *
- * The per-system step scratch below (force .. lambda_joint) is written by
- * the native step only; it is allocated with the system (system.c). */
+ * The per-system step scratch (TL_SYSTEM_SCRATCH: force .. spring_e) is
+ * written and read by the native step only and lies in the native engine's
+ * arena (src/native/native_workspace.c); a system's own allocation
+ * (system.c) holds its model, state, control, the joint rows' warm starts
+ * (lambda_joint, saved in snapshots) and what queries read after a step
+ * (pd_row, the external forces' records, the wrench scratch). */
 #ifndef TALUS_WORLD_INTERNAL_H
 #define TALUS_WORLD_INTERNAL_H
 
@@ -21,6 +25,25 @@
 #include "talus/constraint.h"
 #include "talus/world.h"
 #include "world/world_engine.h"
+
+/* The per-system step scratch of the native step, one line per array:
+ * X(name, element type, element count in terms of nv and nq). Each becomes a
+ * field `type *name` of tl_system pointing into the native engine's arena
+ * (src/native/native_workspace.c lays them out, 64-byte aligned, after the
+ * system's earlier ones): written and read within a step only, never saved
+ * in a snapshot. Adding a per-system scratch array is one line here. */
+#define TL_SYSTEM_SCRATCH(X)                                                                   \
+  X(force, double, nv)          /* generalized force of the step */                           \
+  X(diag, double, nv)           /* what the implicit PD, damping, stiffness add to diag(M) */ \
+  X(u_prev, double, nv)         /* u at the start of integrate2 (rollback, the free velocity) */ \
+  X(q_prev, double, nq)         /* q at the start of integrate2 */                            \
+  X(u_free, double, nv)         /* velocity before constraint impulses */                     \
+  X(rk, double, nq + 9 * nv)    /* RK4: q0 [nq], u0 [nv], 4 accelerations, 4 velocities [8 nv] */ \
+  X(Jtmp, double, 3 * nv)       /* scratch Jacobian */                                        \
+  X(gen_change, double, nv)     /* J^T dlambda of the current Gauss-Seidel sweep (N s, N m s) */ \
+  X(z, double, nv)              /* L^-T J^T lambda of the solve's impulses (tl_block) */      \
+  X(pd_e, double, nv)           /* PD errors of the step (src/native/step.c, joint_errors) */  \
+  X(spring_e, double, nv)       /* spring errors of the step */
 
 struct tl_system {
   tl_model *m;          /* own copy of the model (mutable parameters) */
@@ -46,19 +69,20 @@ struct tl_system {
   double *ext_ref;      /* [nv] ext as the last add_external_* left it */
   double *passive_tmp;  /* [nv] scratch of the passive dynamics derivatives (system_derivatives.c) */
 
-  /* step scratch */
-  double *force, *diag, *u_prev, *q_prev; /* [nv], [nv], [nv], [nq] */
-  double *u_free;       /* [nv] velocity before constraint impulses */
-  double *rk;           /* RK4 scratch: q0 [nq], u0 [nv], 4 accelerations and 4 velocities [8 nv] */
-  double *Jtmp;         /* [3*nv] scratch Jacobian */
-  double *gen_change;   /* [nv] J^T dlambda of the current Gauss-Seidel sweep (N s, N m s) */
-  double *z;            /* [nv] L^-T J^T lambda of the constraint impulses of the solve (tl_block) */
-  double *pd_e, *spring_e; /* [nv] PD and spring errors of the step (src/native/step.c, joint_errors) */
+  /* step scratch (TL_SYSTEM_SCRATCH above): pointers into the native engine's arena, set by it
+     (src/native/native_workspace.c) when the system is added; NULL while a plugin engine serves
+     the world */
+#define TL_SYSTEM_SCRATCH_FIELD(name, type, count) type *name;
+  TL_SYSTEM_SCRATCH(TL_SYSTEM_SCRATCH_FIELD)
+#undef TL_SYSTEM_SCRATCH_FIELD
   tl_hull *hulls;       /* [m->nhull] views of the model's hull pools */
-  unsigned char *pd_row; /* [nv] 1: this step the PD of the DOF is a boxed row (it saturates) */
+  /* what a step leaves for the next one or for queries, allocated with the system (system.c) */
   double *lambda_joint;  /* [TL_JOINT_SLOTS nv] last impulses of joint rows (lower limit,
                             upper limit, friction, PD, velocity limit signed by its side) for
-                            warm starting */
+                            warm starting (in the snapshot) */
+  unsigned char *pd_row; /* [nv] 1: the last step made the DOF's PD a boxed row (it saturated);
+                            read after the step by tl_system_implicit_diagonal
+                            (tl_system_effective_inverse_mass_matrix), so not step scratch */
   /* joint reaction wrenches of the last step (tl_system_joint_wrench, src/world/system_wrench.c,
      computed on request by the engine: src/native/joint_wrench.c); the step never touches these */
   double *ext_sp;       /* [2][6 nbody] two slots of the external forces of tl_system_add_external_*
