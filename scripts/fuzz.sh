@@ -63,8 +63,8 @@ cmake --build "$build" -j2 "${targets[@]}"
 
 seeds() { # the seed folders of harness $1 (as tests/CMakeLists.txt's fuzz_<harness> tests)
   case "$1" in
-    urdf) echo robots/pendulum robots/double_pendulum robots/talus_quadruped robots/ball tests/urdf_bad ;;
-    world) echo robots/worlds tests/world_bad ;;
+    urdf) echo robots/pendulum robots/double_pendulum robots/talus_quadruped robots/ball tests/urdf_bad robots/four_bar robots/talus_fivebar robots/hinge2_car ;;
+    world) echo robots/worlds tests/world_bad tests/world_bad_constraint ;;
     snapshot) echo "$absbuild/fuzz/snapshot/seeds" ;;
     sweep) echo examples/sweeps tests/fuzz/seeds/sweep ;;
     engine_options) echo tests/fuzz/seeds/engine_options ;;

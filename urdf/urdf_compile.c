@@ -665,6 +665,38 @@ static void free_ctx(build_ctx *c) {
   free(c->child_list);
 }
 
+/* The <loop_joint> elements into the model's loop arrays (talus/constraint.h:
+ * tl_world_add_system adds them to the world as constraints). The parser
+ * resolved the links; here a loop whose two links were merged into one body
+ * by fixed joints is refused (a body cannot be constrained to itself). */
+static tl_status compile_loops(const tl_urdf_doc *doc, tl_model *m, tl_error *err) {
+  if (doc->nloop == 0) return TL_OK;
+  if (tl_model_set_nloop(m, doc->nloop)) return tl_error_set(err, TL_ERR_MEMORY, doc->path, 0, NULL, "out of memory");
+  for (int i = 0; i < doc->nloop; i++) {
+    const tl_urdf_loop *l = &doc->loops[i];
+    int body[2] = {-1, -1};
+    for (int e = 0; e < 2; e++)
+      for (int k = 0; k < m->nlink; k++)
+        if (!strcmp(m->link_name[k], l->link_name[e])) body[e] = m->link_body[k];
+    if (body[0] >= 0 && body[0] == body[1])
+      return tl_error_set(err, TL_ERR_INVALID, doc->path, l->line, "loop_joint",
+                          "loop_joint '%s' joins links '%s' and '%s', which fixed joints merge into one body "
+                          "('%s'): expected links on two different bodies", l->name, l->link_name[0],
+                          l->link_name[1], m->body_name[body[0]]);
+    snprintf(m->loop_name[i], TL_NAME_MAX, "%s", l->name);
+    snprintf(m->loop_link1[i], TL_NAME_MAX, "%s", l->link_name[0]);
+    snprintf(m->loop_link2[i], TL_NAME_MAX, "%s", l->link_name[1]);
+    m->loop_type[i] = l->type;
+    m->loop_line[i] = l->line;
+    memcpy(m->loop_pos1 + 3 * i, l->frame[0].xyz, 3 * sizeof(double));
+    memcpy(m->loop_rpy1 + 3 * i, l->frame[0].rpy, 3 * sizeof(double));
+    memcpy(m->loop_pos2 + 3 * i, l->frame[1].xyz, 3 * sizeof(double));
+    memcpy(m->loop_rpy2 + 3 * i, l->frame[1].rpy, 3 * sizeof(double));
+    memcpy(m->loop_axis + 3 * i, l->axis, 3 * sizeof(double));
+  }
+  return TL_OK;
+}
+
 tl_status tl_urdf_compile(const tl_urdf_doc *doc, tl_base_type want, tl_model **out, tl_error *err) {
   build_ctx c = {.doc = doc};
   *out = NULL;
@@ -718,6 +750,7 @@ tl_status tl_urdf_compile(const tl_urdf_doc *doc, tl_base_type want, tl_model **
       snprintf(c.m->material_texture[i], sizeof(c.m->material_texture[i]), "%s", mt->texture);
     }
   }
+  if (!s) s = compile_loops(doc, c.m, err);
   if (!s && base == TL_BASE_FLOATING && c.m->total_mass <= 0)
     s = tl_error_set(err, TL_ERR_INVALID, doc->path, doc->links[c.root_link].line, "link",
                      "the robot has no mass at all: a floating base needs mass");

@@ -128,6 +128,23 @@ typedef struct tl_urdf_joint {
                                      k_velocity is required */
 } tl_urdf_joint;
 
+/* <loop_joint name type><link1 link xyz rpy/><link2 link xyz rpy/><axis xyz/></loop_joint>
+ * (a Talus extension, RaiSim-style: other parsers skip it): a loop-closure
+ * constraint between two links of the robot (talus/constraint.h), added to
+ * the world with the system. The parser guarantees: a unique non-empty name
+ * (among loop joints), a known type, both links present, defined and
+ * different, finite numbers, a nonzero axis (hinge; normalised). */
+typedef struct tl_urdf_loop {
+  int line;
+  char name[TL_URDF_NAME_MAX];
+  int type;                       /* tl_constraint_type: ball, hinge or weld */
+  int link[2];                    /* indices into links[] */
+  char link_name[2][TL_URDF_NAME_MAX]; /* <link1 link>, <link2 link> as written */
+  int link_line[2];               /* lines of <link1>, <link2> */
+  tl_urdf_pose frame[2];          /* frame on each link, in its link frame */
+  double axis[3];                 /* hinge: unit axis in link1's frame, default (0 0 1) */
+} tl_urdf_loop;
+
 typedef struct tl_urdf_doc {
   char path[TL_URDF_PATH_MAX];    /* file name for error messages ("<string>" for text input) */
   char robot_name[TL_URDF_NAME_MAX];
@@ -140,6 +157,8 @@ typedef struct tl_urdf_doc {
   char warnings[16][256];         /* first warnings (e.g. triangle inequality), for verbose output */
   int nmaterial;
   tl_urdf_material *materials;    /* robot-level <material> elements, file order */
+  int nloop;
+  tl_urdf_loop *loops;            /* <loop_joint> elements, file order */
   int nskipped;                   /* elements read past (<transmission>, <gazebo>, unknown ones) */
   char skipped[32][128];          /* the first of them, "line N: <name> ...", for verbose output */
 } tl_urdf_doc;

@@ -367,6 +367,30 @@ static int exportable(const tl_model *m) {
   return 1;
 }
 
+/* A <loop_joint> (Talus extension) as read: links, frames, hinge axis. */
+static void put_loop(FILE *f, const tl_model *m, int i) {
+  static const char *const types[] = {"ball", "hinge", "weld"};
+  int t = m->loop_type[i];
+  fputs("  <loop_joint", f);
+  put_attr(f, "name", m->loop_name[i]);
+  put_attr(f, "type", t >= 0 && t <= 2 ? types[t] : "ball");
+  fputs(">\n    <link1", f);
+  put_attr(f, "link", m->loop_link1[i]);
+  put_vec(f, "xyz", m->loop_pos1 + 3 * i, 3);
+  put_vec(f, "rpy", m->loop_rpy1 + 3 * i, 3);
+  fputs("/>\n    <link2", f);
+  put_attr(f, "link", m->loop_link2[i]);
+  put_vec(f, "xyz", m->loop_pos2 + 3 * i, 3);
+  put_vec(f, "rpy", m->loop_rpy2 + 3 * i, 3);
+  fputs("/>\n", f);
+  if (t == 1) {
+    fputs("    <axis", f);
+    put_vec(f, "xyz", m->loop_axis + 3 * i, 3);
+    fputs("/>\n", f);
+  }
+  fputs("  </loop_joint>\n", f);
+}
+
 tl_status tl_model_export_urdf_file(const tl_model *m, FILE *f, tl_error *err) {
   if (!m || !f) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, m ? "f" : "model", "%s must not be NULL",
                                     m ? "the stream" : "model");
@@ -407,6 +431,7 @@ tl_status tl_model_export_urdf_file(const tl_model *m, FILE *f, tl_error *err) {
                         "stored link by link (%d of %d geoms, %d of %d visuals written)", m->name,
                         cur.geom, m->ngeom, cur.visual, m->nvisual);
   for (int l = 1; l < m->nlink; l++) put_joint(f, m, l);
+  for (int i = 0; i < m->nloop; i++) put_loop(f, m, i);
   fputs("</robot>\n", f);
   if (fflush(f) != 0 || ferror(f))
     return tl_error_set(err, TL_ERR_IO, NULL, 0, NULL, "cannot write the URDF: %s", strerror(errno));

@@ -863,6 +863,88 @@ static tl_status tl_read_joint(tl_parser *p, const xmlNode *node, tl_urdf_joint 
 static tl_name_ref *tl_sorted_names(const char *base, size_t stride, int n, int *dup_a, int *dup_b);
 
 /* ------------------------------------------------------------------------ */
+/* loop joints: <loop_joint name type><link1 link xyz rpy/><link2 .../>     */
+/* <axis xyz/></loop_joint>, a Talus extension read beside <link> and       */
+/* <joint> (stage 3); its links are resolved with the joints' (stage 4)     */
+
+/* <link1 link xyz rpy/> or <link2 ...> of a <loop_joint>: required. */
+static tl_status tl_read_loop_end(tl_parser *p, const xmlNode *node, tl_urdf_loop *l, int i) {
+  const char *which = i ? "link2" : "link1";
+  const xmlNode *e;
+  TL_TRY(tl_child(p, node, which, &e));
+  if (!e)
+    return tl_fail(p, TL_ERR_INVALID, node, "<loop_joint> '%s' has no <%s>: expected <%s link=\"NAME\" "
+                   "xyz=\"x y z\" rpy=\"r p y\"/> (the frame on that link, in its link frame)", l->name, which,
+                   which);
+  l->link_line[i] = tl_line(e);
+  TL_TRY(tl_get_string(p, e, "link", l->link_name[i], sizeof(l->link_name[i]), 1, "the name of a <link>"));
+  TL_TRY(tl_get_numbers(p, e, "xyz", l->frame[i].xyz, 3, 0));
+  return tl_get_numbers(p, e, "rpy", l->frame[i].rpy, 3, 0);
+}
+
+/* <loop_joint name type>: <link1>, <link2>, <axis> (hinge). */
+static tl_status tl_read_loop(tl_parser *p, const xmlNode *node, tl_urdf_loop *l) {
+  static const char *const types[] = {"ball", "hinge", "weld"}; /* tl_constraint_type 0, 1, 2 */
+  l->line = tl_line(node);
+  p->ctx[0] = '\0';
+  TL_TRY(tl_get_string(p, node, "name", l->name, sizeof(l->name), 1, "a unique loop joint name"));
+  snprintf(p->ctx, sizeof(p->ctx), " in loop '%s'", l->name);
+  char type[32];
+  TL_TRY(tl_get_string(p, node, "type", type, sizeof(type), 1, "ball, hinge or weld"));
+  l->type = -1;
+  for (int k = 0; k < 3; k++)
+    if (!strcmp(type, types[k])) l->type = k;
+  if (l->type < 0)
+    return tl_fail(p, TL_ERR_INVALID, node, "loop_joint '%s' has unknown type \"%s\": expected ball, hinge or weld",
+                   l->name, type);
+  TL_TRY(tl_read_loop_end(p, node, l, 0));
+  TL_TRY(tl_read_loop_end(p, node, l, 1));
+  const xmlNode *axis;
+  TL_TRY(tl_child(p, node, "axis", &axis));
+  l->axis[0] = 0, l->axis[1] = 0, l->axis[2] = 1;
+  if (axis && l->type != 1)
+    return tl_fail(p, TL_ERR_INVALID, axis, "<axis> of loop_joint '%s' of type \"%s\": only a hinge has an axis",
+                   l->name, type);
+  if (axis) {
+    TL_TRY(tl_get_numbers(p, axis, "xyz", l->axis, 3, 1));
+    double n = sqrt(l->axis[0] * l->axis[0] + l->axis[1] * l->axis[1] + l->axis[2] * l->axis[2]);
+    if (!(n > 1e-12))
+      return tl_fail(p, TL_ERR_INVALID, axis, "<axis> of loop_joint '%s' is zero: expected a direction", l->name);
+    for (int k = 0; k < 3; k++) l->axis[k] /= n;
+  }
+  for (const xmlNode *c = node->children; c; c = c->next)
+    if (c->type == XML_ELEMENT_NODE && !tl_is(c, "link1") && !tl_is(c, "link2") && !tl_is(c, "axis"))
+      return tl_fail(p, TL_ERR_INVALID, c, "unexpected element <%s> in loop_joint '%s': expected <link1>, "
+                     "<link2> and (hinge) <axis>", (const char *)c->name, l->name);
+  return TL_OK;
+}
+
+static int tl_find_link(const tl_name_ref *t, int n, const char *name);
+
+/* Resolve the links of every loop joint; names unique among loop joints. */
+static tl_status tl_resolve_loops(tl_parser *p, const tl_name_ref *links) {
+  tl_urdf_doc *doc = p->doc;
+  for (int i = 0; i < doc->nloop; i++) {
+    tl_urdf_loop *l = &doc->loops[i];
+    for (int k = 0; k < i; k++)
+      if (!strcmp(doc->loops[k].name, l->name))
+        return tl_fail_at(p, TL_ERR_INVALID, l->line, "loop_joint", "loop_joint name '%s' is used twice (first "
+                          "at line %d): expected unique names", l->name, doc->loops[k].line);
+    for (int e = 0; e < 2; e++) {
+      l->link[e] = tl_find_link(links, doc->nlink, l->link_name[e]);
+      if (l->link[e] < 0)
+        return tl_fail_at(p, TL_ERR_INVALID, l->line, "loop_joint", "<link%d link=\"%s\"> (line %d) of "
+                          "loop_joint '%s' is not defined: expected the name of a <link>", e + 1,
+                          l->link_name[e], l->link_line[e], l->name);
+    }
+    if (l->link[0] == l->link[1])
+      return tl_fail_at(p, TL_ERR_INVALID, l->line, "loop_joint", "loop_joint '%s' joins link '%s' to itself: "
+                        "expected two different links", l->name, l->link_name[0]);
+  }
+  return TL_OK;
+}
+
+/* ------------------------------------------------------------------------ */
 /* robot                                                                     */
 
 /* Count the <link> and <joint> children of <robot>, allocate the arrays and
@@ -877,6 +959,7 @@ static tl_status tl_read_robot(tl_parser *p, const xmlNode *robot) {
   }
   TL_TRY(tl_alloc_children(p, robot, "material", sizeof(*doc->materials), &doc->nmaterial,
                            (void **)&doc->materials));
+  TL_TRY(tl_alloc_children(p, robot, "loop_joint", sizeof(*doc->loops), &doc->nloop, (void **)&doc->loops));
   if (doc->nlink == 0)
     return tl_fail(p, TL_ERR_INVALID, robot, "<robot> has no <link> element: expected at least one link");
   doc->links = calloc((size_t)doc->nlink, sizeof(*doc->links));
@@ -885,7 +968,7 @@ static tl_status tl_read_robot(tl_parser *p, const xmlNode *robot) {
   if (!doc->links || (doc->njoint && (!doc->joints || !p->ends)))
     return tl_fail(p, TL_ERR_MEMORY, robot, "out of memory for %d links and %d joints", doc->nlink,
                    doc->njoint);
-  int nl = 0, nj = 0, nm = 0;
+  int nl = 0, nj = 0, nm = 0, nloop = 0;
   for (const xmlNode *c = robot->children; c; c = c->next) {
     if (tl_is(c, "link")) {
       TL_TRY(tl_read_link(p, c, &doc->links[nl++]));
@@ -895,6 +978,8 @@ static tl_status tl_read_robot(tl_parser *p, const xmlNode *robot) {
     } else if (tl_is(c, "material")) {
       p->ctx[0] = '\0';
       TL_TRY(tl_read_material(p, c, &doc->materials[nm++], 1));
+    } else if (tl_is(c, "loop_joint")) {
+      TL_TRY(tl_read_loop(p, c, &doc->loops[nloop++]));
     } else if (c->type == XML_ELEMENT_NODE) {
       tl_skip(doc, c, "");
     }
@@ -1108,6 +1193,7 @@ static tl_status tl_check_structure(tl_parser *p) {
   }
   if (st == TL_OK) st = tl_find_root(p, parent_joint);
   if (st == TL_OK) st = tl_check_tree(p, parent_joint);
+  if (st == TL_OK) st = tl_resolve_loops(p, links);
   free(links);
   free(parent_joint);
   return st;
@@ -1234,6 +1320,7 @@ void tl_urdf_doc_free(tl_urdf_doc *doc) {
     free(doc->links[i].visuals);
   }
   free(doc->materials);
+  free(doc->loops);
   free(doc->links);
   free(doc->joints);
   memset(doc, 0, sizeof(*doc));

@@ -1,6 +1,6 @@
 /* Public queries of the URDF content a tl_model keeps beyond the dynamics:
  * mimics, calibration, safety controllers, contact properties, meshes and
- * hulls, visuals and materials (talus/model.h). */
+ * hulls, visuals and materials, loop joints (talus/model.h). */
 #include <math.h>
 #include <string.h>
 
@@ -104,5 +104,25 @@ tl_status tl_model_material(const tl_model *m, int i, const char **name, double 
   if (name) *name = m->material_name[i];
   if (rgba) memcpy(rgba, m->material_rgba + 4 * i, 4 * sizeof(double));
   if (texture) *texture = m->material_texture[i];
+  return TL_OK;
+}
+
+int tl_model_nloop(const tl_model *m) { return m ? m->nloop : 0; }
+
+tl_status tl_model_loop(const tl_model *m, int i, tl_loop_info *out, tl_error *err) {
+  if (!m || i < 0 || i >= m->nloop) return tl_model_index_error(m, "loop", i, m ? m->nloop : 0, err);
+  if (!out) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "out", "out must not be NULL");
+  static const int nrow[] = {3, 5, 6};
+  out->name = m->loop_name[i];
+  out->type = m->loop_type[i];
+  out->line = m->loop_line[i];
+  out->link1 = m->loop_link1[i];
+  out->link2 = m->loop_link2[i];
+  memcpy(out->pos1, m->loop_pos1 + 3 * i, sizeof(out->pos1));
+  memcpy(out->rpy1, m->loop_rpy1 + 3 * i, sizeof(out->rpy1));
+  memcpy(out->pos2, m->loop_pos2 + 3 * i, sizeof(out->pos2));
+  memcpy(out->rpy2, m->loop_rpy2 + 3 * i, sizeof(out->rpy2));
+  memcpy(out->axis, m->loop_axis + 3 * i, sizeof(out->axis));
+  out->nrow = m->loop_type[i] >= 0 && m->loop_type[i] <= 2 ? nrow[m->loop_type[i]] : 0;
   return TL_OK;
 }

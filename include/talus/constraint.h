@@ -103,6 +103,8 @@ typedef struct tl_constraint_info {
   int nrow;             /* rows it adds: 3, 5, 6, or 1 (distance; 2 one-sided when a range) */
   int system1, body1;   /* body indices of the systems' models (tl_model_body_name) */
   int system2, body2;   /* -1, -1: the world frame */
+  double pos1[3], pos2[3]; /* m: frame 1's origin in body 1's frame, frame 2's in body 2's (or the
+                              world frame): what the recorder draws a line between */
   double position_error; /* m, at the current state: |p1 - p2| for ball, hinge and weld; for
                             distance the length beyond its bound (0 inside the range) */
   double angle_error;    /* rad, at the current state: the angle between the two axes (hinge),

@@ -91,10 +91,13 @@ typedef enum tl_engine_feature {
 /* What an engine supports. joints: bit (1u << tl_joint_type) per joint type;
  * geoms: bit (1u << tl_geom_type) per geom type (on systems or static);
  * solvers: bit (1u << tl_solver) per solver it accepts; default_solver: the
- * solver a new world on this engine gets; features: tl_engine_feature bits. */
+ * solver a new world on this engine gets; features: tl_engine_feature bits;
+ * constraints: bit (1u << tl_constraint_type) per loop-constraint type it
+ * maps (with TL_ENGINE_CONSTRAINTS in features; its notes say how). */
 typedef struct tl_engine_caps {
   unsigned joints, geoms, solvers, features;
   tl_solver default_solver;
+  unsigned constraints;
 } tl_engine_caps;
 
 /* Name of one feature bit ("rotor inertia", ...), "?" if not one bit. */

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "talus/constraint.h"
 #include "talus/engine.h"
 #include "talus/world.h"
 
@@ -34,8 +35,10 @@ extern "C" {
 
 /* Version of this interface (structs and table). A plugin built against
  * another version is refused. 2: tl_engine_scene holds the world's
- * tl_world_options as is (options) and the engine's text is engine_options. */
-#define TL_ENGINE_ABI_VERSION 2
+ * tl_world_options as is (options) and the engine's text is engine_options.
+ * 3: the scene holds the world's loop constraints (tl_engine_constraint) and
+ * tl_engine_caps says which constraint types an engine maps (constraints). */
+#define TL_ENGINE_ABI_VERSION 3
 /* Length of the fixed-size name arrays of tl_engine_model (incl. the NUL). */
 #define TL_ENGINE_NAME_MAX 128
 /* Name of the function a plugin exports. */
@@ -138,6 +141,23 @@ typedef struct tl_engine_material_pair {
   double mu, restitution, threshold, erp, cfm;
 } tl_engine_material_pair;
 
+/* A loop constraint of the world (talus/constraint.h), its declaration
+ * resolved to bodies: type (tl_constraint_type, talus/constraint.h); frame k (0: on body 1, 1: on
+ * body 2) at pos[k] (m) with orientation rot[k] (row-major) in its BODY frame
+ * (a merged fixed link's frame already carried over), or in the world frame
+ * when sys[1] = body[1] = -1; hinge: the unit axis in each body's frame;
+ * distance: lo <= |p1 - p2| <= hi (m; lo = hi rigid, +-INFINITY no bound);
+ * erp, cfm: the softness asked for (0, 0: exact). An engine that maps a type
+ * says so in tl_engine_caps.constraints and the others are refused before
+ * create (the link checks the types), so create sees only types it maps. */
+typedef struct tl_engine_constraint {
+  const char *name;
+  int type;
+  int sys[2], body[2];
+  double pos[2][3], rot[2][9], axis[2][3];
+  double lo, hi, erp, cfm;
+} tl_engine_constraint;
+
 /* Everything an engine builds its world from. options: the world's settings
  * as they are, byte for byte (tl_world_options, talus/world.h: time step,
  * gravity, solver and its parameters, Talus's contact ERP (fraction of
@@ -163,6 +183,8 @@ typedef struct tl_engine_scene {
   int nignore;
   const int *ignore;
   const char *engine_options;
+  int nconstraint;
+  const tl_engine_constraint *constraints;
 } tl_engine_scene;
 
 /* Fill *out with the scene of a Talus world as it is now (pointers into the

@@ -233,6 +233,27 @@ int tl_model_nmaterial(const tl_model *model);
 tl_status tl_model_material(const tl_model *model, int i, const char **name, double rgba[4],
                             const char **texture, tl_error *err);
 
+/* A URDF <loop_joint> (Talus extension, README "URDF extensions"): a loop
+ * closure between two links of the robot, which tl_world_add_system adds to
+ * the world as a constraint (talus/constraint.h) of the system with itself.
+ * Strings point into the model. */
+typedef struct tl_loop_info {
+  const char *name;       /* the loop_joint's name (also the world constraint's name) */
+  int type;               /* tl_constraint_type: TL_CONSTRAINT_BALL, _HINGE or _WELD */
+  int line;               /* URDF line of the <loop_joint> */
+  const char *link1, *link2; /* URDF link names of the two sides */
+  double pos1[3], rpy1[3];   /* frame on link1 in link1's frame: m, rad (URDF rpy) */
+  double pos2[3], rpy2[3];   /* frame on link2 in link2's frame */
+  double axis[3];         /* hinge: unit axis in link1's frame (else 0 0 1) */
+  int nrow;               /* constraint rows it adds: 3 (ball), 5 (hinge), 6 (weld) */
+} tl_loop_info;
+
+/* Number of <loop_joint> elements of the model. */
+int tl_model_nloop(const tl_model *model);
+/* Fill *out with loop i (0 <= i < nloop). TL_ERR_ARGUMENT for a bad index
+ * or a NULL out. */
+tl_status tl_model_loop(const tl_model *model, int i, tl_loop_info *out, tl_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,7 +4,8 @@
  * contact solver and its parameters, materials and material pairs, a ground
  * plane, heightmaps, static primitives, dynamic primitives (single rigid
  * objects) and articulated systems loaded from URDF with their base pose,
- * initial q and u and a controller. tl_scene_load builds a tl_world from it.
+ * initial q and u and a controller, and loop constraints between their bodies
+ * (<constraint>, talus/constraint.h). tl_scene_load builds a tl_world from it.
  *
  * The XML is read with libxml2 as the URDF loader reads it: from memory,
  * no network (XML_PARSE_NONET), no entity substitution, no external entity
@@ -56,6 +57,8 @@ typedef struct tl_scene_info {
   int first_articulated;    /* index into systems of the first <system>, -1 if none */
   int nstatic;              /* static world geoms added (ground, heightmaps, <static>) */
   char *name;               /* name attribute of <talus_world>, "" if none */
+  int nconstraint;          /* <constraint> elements added (tl_world_nconstraint also counts the
+                               <loop_joint> loops of the systems' URDFs) */
 } tl_scene_info;
 
 /* Load the world file `path` into a new world (*world, free with

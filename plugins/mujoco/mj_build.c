@@ -413,7 +413,58 @@ static void put_equalities(builder *B) {
       fputs("/>\n", f);
     }
   }
+  /* loop constraints (talus/constraint.h): ball -> <connect>, hinge -> two <connect> on its axis, weld ->
+   * <weld>; their points and relative pose are written into eq_data after compiling (patch_model) */
+  for (int k = 0; k < s->nconstraint; ++k) {
+    const tl_engine_constraint *c = &s->constraints[k];
+    if (c->type == TL_CONSTRAINT_DISTANCE) continue; /* refused before (tlmj_build) */
+    if (!any) fputs("  <equality>\n", f);
+    any = 1;
+    for (int h = 0; h < (c->type == TL_CONSTRAINT_HINGE ? 2 : 1); ++h) {
+      fprintf(f, "    <%s name=\"c%d%s\"", c->type == TL_CONSTRAINT_WELD ? "weld" : "connect", k, h ? ":axis" : "");
+      put_name(f, "body1", c->sys[0], s->systems[c->sys[0]].model.body_name[c->body[0]], NULL);
+      if (c->sys[1] >= 0)
+        put_name(f, "body2", c->sys[1], s->systems[c->sys[1]].model.body_name[c->body[1]], NULL);
+      else
+        fputs(" body2=\"world\"", f);
+      fputs(c->type == TL_CONSTRAINT_WELD ? "/>\n" : " anchor=\"0 0 0\"/>\n", f);
+    }
+  }
   if (any) fputs("  </equality>\n", f);
+}
+
+/* Length of the second connect of a hinge along its axis, m. */
+#define MJB_HINGE_ARM 0.1
+
+/* eq_data of the loop constraints (MuJoCo 2.2, engine_core_constraint.c):
+ * connect: [anchor in body1's frame, anchor in body2's frame]; weld:
+ * [point in body2's frame, point in body1's frame, relpose quaternion with
+ * q2 = q1 relpose at rest, torquescale]. Frames are body frames (xpos, xmat),
+ * as Talus's. */
+static void patch_constraints(const tl_engine_scene *s, mjModel *m) {
+  for (int k = 0; k < s->nconstraint; ++k) {
+    const tl_engine_constraint *c = &s->constraints[k];
+    for (int h = 0; h < (c->type == TL_CONSTRAINT_HINGE ? 2 : 1); ++h) {
+      char name[32];
+      snprintf(name, sizeof(name), "c%d%s", k, h ? ":axis" : "");
+      int id = mj_name2id(m, mjOBJ_EQUALITY, name);
+      if (id < 0) continue;
+      mjtNum *d = m->eq_data + mjNEQDATA * id;
+      if (c->type == TL_CONSTRAINT_WELD) {
+        double Rrel[9], q[4];
+        tl_m3_mult(Rrel, c->rot[0], c->rot[1]); /* r1 r2^T: R2 = R1 Rrel when the frames coincide */
+        tl_quat_from_m3(q, Rrel);
+        for (int i = 0; i < 3; ++i) d[i] = c->pos[1][i], d[3 + i] = c->pos[0][i];
+        for (int i = 0; i < 4; ++i) d[6 + i] = q[i];
+        d[10] = 1;
+        continue;
+      }
+      for (int i = 0; i < 3; ++i) {
+        d[i] = c->pos[0][i] + (h ? MJB_HINGE_ARM * c->axis[0][i] : 0);
+        d[3 + i] = c->pos[1][i] + (h ? MJB_HINGE_ARM * c->axis[1][i] : 0);
+      }
+    }
+  }
 }
 
 static char *write_mjcf(builder *B) {
@@ -642,6 +693,11 @@ int tlmj_build(const tl_engine_scene *s, const tlmj_options *o, mjModel **out, t
         return -1;
       }
   }
+  for (int k = 0; k < s->nconstraint; ++k)
+    if (s->constraints[k].type == TL_CONSTRAINT_DISTANCE) {
+      snprintf(why, why_len, "constraint '%s': MuJoCo 2.2 has no distance equality", s->constraints[k].name);
+      return -1;
+    }
   B.patched = calloc((size_t)s->nsystem + 1, sizeof(unsigned char *));
   int ok = B.patched != NULL;
   for (int si = 0; si < s->nsystem && ok; ++si)
@@ -652,6 +708,7 @@ int tlmj_build(const tl_engine_scene *s, const tlmj_options *o, mjModel **out, t
   int rc = -1;
   if (m && fill_map(s, m, map, why, why_len) == 0) {
     patch_model(&B, m, map);
+    patch_constraints(s, m);
     mjData *d = mj_makeData(m);
     if (d) {
       mj_setConst(m, d);

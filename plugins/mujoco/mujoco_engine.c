@@ -89,7 +89,8 @@ static void mj_caps(tl_engine_caps *c) {
   c->default_solver = TL_SOLVER_PER_CONTACT;
   c->features = TL_ENGINE_ROTOR_INERTIA | TL_ENGINE_JOINT_DAMPING | TL_ENGINE_JOINT_FRICTION |
                 TL_ENGINE_JOINT_SPRING | TL_ENGINE_JOINT_LIMITS | TL_ENGINE_EFFORT_LIMITS | TL_ENGINE_MIMIC |
-                TL_ENGINE_SELF_COLLISION | TL_ENGINE_SOLVER_STATS;
+                TL_ENGINE_SELF_COLLISION | TL_ENGINE_SOLVER_STATS | TL_ENGINE_CONSTRAINTS;
+  c->constraints = (1u << TL_CONSTRAINT_BALL) | (1u << TL_CONSTRAINT_HINGE) | (1u << TL_CONSTRAINT_WELD);
 }
 
 static void mj_destroy(tl_engine_world *e) {
@@ -219,6 +220,11 @@ static tl_status mj_create(const tl_engine_scene *scene, tl_engine_world **out, 
        e->m->ngeom ? e->m->geom_solimp[0] : 0.9, e->m->ngeom ? e->m->geom_solimp[1] : 0.95,
        e->m->ngeom ? e->m->geom_solimp[2] : 0.001, cone, solver,
        o.impratio > 0 ? ", impratio from the options" : "");
+  if (scene->nconstraint)
+    note(e, "loop constraints: ball as <connect>, hinge as two <connect> %g m apart on its axis, weld as <weld>: "
+            "MuJoCo's soft equalities (default solref / solimp; the constraints' erp / cfm are not used), whose "
+            "error is not projected away; no distance constraint; force and torque not read back "
+            "(tl_world_constraint reports 0)", 0.1);
   e->warn0 = e->d->warning[mjWARN_BADQACC].number;
   *out = e;
   return TL_OK;
@@ -473,7 +479,7 @@ static const tl_engine_api mj_api = {
     "MuJoCo in generalized coordinates, its model generated from the compiled Talus model by the "
     "project's one builder (plugins/mujoco/mj_build.h, cross-checked by talus_bench): same bodies, "
     "joints, exact inertials, rotor inertia as armature, damping, friction loss, springs, limits, "
-    "mimic equalities, geoms (hulls as meshes, heightmaps as hfields), one contact pair per pair Talus "
+    "mimic equalities, loop constraints as connect / weld equalities, geoms (hulls as meshes, heightmaps as hfields), one contact pair per pair Talus "
     "would collide with its friction; the PD as position actuators (kp, explicit) plus joint damping "
     "(kd, implicit in Euler); MuJoCo's soft contacts; TL_SOLVER_PER_CONTACT -> Newton with the "
     "elliptic cone (default), TL_SOLVER_PGS -> PGS with the pyramidal cone; options cone=, solver=, "

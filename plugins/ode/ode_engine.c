@@ -205,7 +205,9 @@ static void ode_caps(tl_engine_caps *c) {
   c->default_solver = TL_SOLVER_PGS;
   c->features = TL_ENGINE_ROTOR_INERTIA | TL_ENGINE_JOINT_DAMPING | TL_ENGINE_JOINT_FRICTION |
                 TL_ENGINE_JOINT_SPRING | TL_ENGINE_JOINT_LIMITS | TL_ENGINE_EFFORT_LIMITS |
-                TL_ENGINE_RESTITUTION | TL_ENGINE_SELF_COLLISION | TL_ENGINE_CONTACT_ERP_CFM;
+                TL_ENGINE_RESTITUTION | TL_ENGINE_SELF_COLLISION | TL_ENGINE_CONTACT_ERP_CFM | TL_ENGINE_CONSTRAINTS;
+  c->constraints = (1u << TL_CONSTRAINT_BALL) | (1u << TL_CONSTRAINT_HINGE) | (1u << TL_CONSTRAINT_WELD) |
+                   (1u << TL_CONSTRAINT_DISTANCE);
 }
 
 /* ------------------------------------------------------------ destroy */
@@ -757,6 +759,146 @@ static tl_status read_options(const tl_engine_scene *s, int *iterations, double 
   return TL_OK;
 }
 
+/* ------------------------------------------------------------ loop constraints */
+
+/* A constraint's side: its ODE body (NULL: static, the world or a welded
+ * base) and its body frame's pose (ODE's body sits at the COM). -1: a massless
+ * hinge2 body, which ODE does not have. */
+typedef struct side {
+  dBodyID body;
+  double x[3], R[9], com[3];
+  double p[3], Rf[9]; /* the constraint frame in the world */
+} side;
+
+static int side_of(tl_engine_world *e, const tl_engine_constraint *c, int k, side *out) {
+  memset(out, 0, sizeof(*out));
+  tl_m3_identity(out->R);
+  if (c->sys[k] >= 0) {
+    ode_sys *s = &e->sys[c->sys[k]];
+    int b = c->body[k];
+    if (s->h2[b] == 1 || s->h2[b] == 2) return -1;
+    out->body = s->body[b];
+    if (out->body) {
+      const dReal *cp = dBodyGetPosition(out->body), *Ro = dBodyGetRotation(out->body);
+      from_ode_R(out->R, Ro);
+      tl_v3_copy(out->com, s->m.body_com + 3 * b);
+      double rc[3];
+      tl_m3_mulv(rc, out->R, out->com);
+      for (int i = 0; i < 3; i++) out->x[i] = cp[i] - rc[i];
+    } else { /* the welded base */
+      tl_v3_copy(out->x, s->m.jnt_pos);
+      tl_m3_copy(out->R, s->m.jnt_rot);
+    }
+  }
+  double t[3];
+  tl_m3_mulv(t, out->R, c->pos[k]);
+  tl_v3_add(out->p, out->x, t);
+  tl_m3_mul(out->Rf, out->R, c->rot[k]);
+  return 0;
+}
+
+/* Put side a's body where its constraint frame coincides with side b's (the
+ * pose in which ODE's hinge and fixed joints record their reference). */
+static void place_coincident(side *a, const side *b, const double rot_a[9], const double pos_a[3]) {
+  double R[9], t[3], c[3];
+  tl_m3_mult(R, b->Rf, rot_a); /* R rot_a = Rf_b */
+  tl_m3_mulv(t, R, pos_a);
+  double x[3] = {b->p[0] - t[0], b->p[1] - t[1], b->p[2] - t[2]};
+  tl_m3_mulv(c, R, a->com);
+  tl_v3_add(c, c, x);
+  dMatrix3 Ro;
+  to_ode_R(Ro, R);
+  dBodySetPosition(a->body, c[0], c[1], c[2]);
+  dBodySetRotation(a->body, Ro);
+}
+
+static void restore_side(const side *a) {
+  double c[3];
+  tl_m3_mulv(c, a->R, a->com);
+  tl_v3_add(c, c, a->x);
+  dMatrix3 Ro;
+  to_ode_R(Ro, a->R);
+  dBodySetPosition(a->body, c[0], c[1], c[2]);
+  dBodySetRotation(a->body, Ro);
+}
+
+/* Each constraint as an ODE joint between the two bodies: ball -> dJointBall,
+ * hinge -> dJointHinge and weld -> dJointFixed (anchors, axis and reference
+ * recorded with the first body placed where the two frames coincide, then
+ * put back: ODE keeps them in each body's frame), a rigid distance ->
+ * dJointDBall (anchors set where they are); a distance range (rope) is refused. ERP / CFM: the
+ * constraint's own when it asks for softness, else the world's. */
+static tl_status build_constraints(tl_engine_world *e, const tl_engine_scene *sc, tl_error *err) {
+  static const char *const names[] = {"ball", "hinge", "weld", "distance"};
+  int count[4] = {0, 0, 0, 0};
+  for (int k = 0; k < sc->nconstraint; k++) {
+    const tl_engine_constraint *c = &sc->constraints[k];
+    side a, b;
+    if (side_of(e, c, 0, &a) || side_of(e, c, 1, &b))
+      return tl_engine_error(err, TL_ERR_UNSUPPORTED, "constraint", "constraint '%s': a massless body of a hinge2 "
+                             "chain has no ODE body to attach it to", c->name);
+    int swap = !a.body; /* ODE's first body must be a dynamic one */
+    if (swap && !b.body)
+      return tl_engine_error(err, TL_ERR_UNSUPPORTED, "constraint", "constraint '%s' joins two static bodies",
+                             c->name);
+    if (c->type == TL_CONSTRAINT_DISTANCE && !(c->lo == c->hi && isfinite(c->lo)))
+      return tl_engine_error(err, TL_ERR_UNSUPPORTED, "constraint", "constraint '%s': ODE has no distance range "
+                             "(min / max, a rope): only a rigid distance (dJointDBall)", c->name);
+    side *s1 = swap ? &b : &a, *s2 = swap ? &a : &b;
+    const int i1 = swap ? 1 : 0, i2 = swap ? 0 : 1;
+    dJointID j = NULL;
+    switch (c->type) {
+      case TL_CONSTRAINT_DISTANCE:
+        j = dJointCreateDBall(e->world, 0);
+        dJointAttach(j, s1->body, s2->body);
+        dJointSetDBallAnchor1(j, s1->p[0], s1->p[1], s1->p[2]);
+        dJointSetDBallAnchor2(j, s2->p[0], s2->p[1], s2->p[2]);
+        dJointSetDBallDistance(j, c->lo);
+        break;
+      default: { /* ball, hinge, weld: the anchors and reference recorded with the frames coincident */
+        place_coincident(s1, s2, c->rot[i1], c->pos[i1]);
+        if (c->type == TL_CONSTRAINT_BALL) {
+          j = dJointCreateBall(e->world, 0);
+          dJointAttach(j, s1->body, s2->body);
+          dJointSetBallAnchor(j, s2->p[0], s2->p[1], s2->p[2]);
+        } else if (c->type == TL_CONSTRAINT_HINGE) {
+          double ax[3];
+          tl_m3_mulv(ax, s2->R, c->axis[i2]);
+          j = dJointCreateHinge(e->world, 0);
+          dJointAttach(j, s1->body, s2->body);
+          dJointSetHingeAnchor(j, s2->p[0], s2->p[1], s2->p[2]);
+          dJointSetHingeAxis(j, ax[0], ax[1], ax[2]);
+        } else {
+          j = dJointCreateFixed(e->world, 0);
+          dJointAttach(j, s1->body, s2->body);
+          dJointSetFixed(j);
+        }
+        restore_side(s1);
+      }
+    }
+    if (c->erp > 0 || c->cfm > 0) {
+      double erp = c->erp > 0 ? c->erp : e->scene.options.erp, cfm = fmax(c->cfm, 1e-10);
+      switch (c->type) {
+        case TL_CONSTRAINT_BALL: dJointSetBallParam(j, dParamERP, erp), dJointSetBallParam(j, dParamCFM, cfm); break;
+        case TL_CONSTRAINT_HINGE: dJointSetHingeParam(j, dParamERP, erp), dJointSetHingeParam(j, dParamCFM, cfm); break;
+        case TL_CONSTRAINT_WELD: dJointSetFixedParam(j, dParamERP, erp), dJointSetFixedParam(j, dParamCFM, cfm); break;
+        default: dJointSetDBallParam(j, dParamERP, erp), dJointSetDBallParam(j, dParamCFM, cfm); break;
+      }
+    }
+    count[c->type & 3]++;
+  }
+  if (sc->nconstraint)
+    note(e, "loop constraints: %d ball (dJointBall), %d hinge (dJointHinge), %d weld (dJointFixed), %d distance "
+            "(dJointDBall) joints between the bodies; their position error is corrected by ODE's ERP (%g) each "
+            "step, not projected (drift stays of the order of ERP's correction), and their force and torque are "
+            "not read back (tl_world_constraint reports 0)", count[0], count[1], count[2], count[3],
+         e->scene.options.erp);
+  (void)names;
+  return TL_OK;
+}
+
+/* ------------------------------------------------------------ create */
+
 static tl_status ode_create(const tl_engine_scene *scene, tl_engine_world **out, tl_error *err) {
   *out = NULL;
   int iterations;
@@ -802,6 +944,7 @@ static tl_status ode_create(const tl_engine_scene *scene, tl_engine_world **out,
     e->nsys = i + 1;
     st = build_system(e, i, err);
   }
+  if (!st) st = build_constraints(e, scene, err);
   if (st) {
     ode_destroy(e);
     return st;
@@ -1310,7 +1453,9 @@ static const tl_engine_api ode_api = {
     "joint friction as a hard one; revolute rotor inertia approximated in the child's inertia; geoms "
     "incl. convex hulls as trimeshes and heightmaps as heightfields; contacts with ODE's friction "
     "pyramid, the pair's restitution as bounce, the world's ERP / CFM; solvers: TL_SOLVER_PGS -> "
-    "dWorldQuickStep (default), TL_SOLVER_DANTZIG -> dWorldStep",
+    "dWorldQuickStep (default), TL_SOLVER_DANTZIG -> dWorldStep; loop constraints as ODE joints between "
+    "the bodies (ball -> dJointBall, hinge -> dJointHinge, weld -> dJointFixed, rigid distance -> dJointDBall; "
+    "no distance range), corrected by ERP",
     ode_caps,
     ode_create,
     ode_destroy,

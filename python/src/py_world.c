@@ -438,6 +438,30 @@ static PyMethodDef world_methods[] = {
     {"add_system", (PyCFunction)world_add_system, METH_VARARGS,
      "add_system(model) -> System\n\nAdd a copy of `model` (talus.Model) at its default configuration "
      "(model.default_q)\nwith zero velocity."},
+    {"add_constraint", (PyCFunction)(void (*)(void))tlpy_world_add_constraint, METH_VARARGS | METH_KEYWORDS,
+     "add_constraint(type, body1, body2=\"world\", system=0, system2=None, point1=(0,0,0), point2=(0,0,0),\n"
+     "               rpy1=(0,0,0), rpy2=(0,0,0), axis=(0,0,1), distance=None, min=None, max=None,\n"
+     "               name=None, erp=0.0, cfm=0.0) -> int\n\nAdd a loop constraint (talus/constraint.h) and return "
+     "its index. type: \"ball\" (the\npoints coincide: 3 rows), \"hinge\" (ball + a common axis: 5), \"weld\" "
+     "(the frames coincide:\n6), \"distance\" (|p1 - p2| = distance, or min <= |p1 - p2| <= max: 1). body1, body2: "
+     "URDF\nlink names (body2 \"world\": the fixed world frame); system, system2: a System or its\nindex "
+     "(system2 None: the same system). point / rpy: each frame in its link's frame\n(m, rad); axis (hinge): in "
+     "body1's link frame. distance None: the current distance.\nerp, cfm: softness where asked for (0, 0: exact). "
+     "Bad input raises talus.Error naming\nthe field; an engine without constraints raises talus.Error "
+     "(status unsupported)."},
+    {"constraint", (PyCFunction)tlpy_world_constraint, METH_VARARGS,
+     "constraint(k) -> dict\n\nConstraint k (index, negative from the end, or name): index, name, type, nrow, "
+     "system1,\nbody1, system2, body2 (link names; \"world\"), position_error (m) and angle_error (rad)\nat the "
+     "current state, force (N) and torque (N m) (3,), world frame: the wrench the\nconstraint exerted on body 1 at "
+     "frame 1's origin over the last step."},
+    {"constraints", (PyCFunction)tlpy_world_constraints, METH_NOARGS,
+     "constraints() -> list of dict\n\nEvery constraint of the world (World.constraint(k) for each k), URDF "
+     "<loop_joint>\nloops and world-file <constraint> elements included."},
+    {"project_constraints", (PyCFunction)(void (*)(void))tlpy_world_project_constraints, METH_VARARGS | METH_KEYWORDS,
+     "project_constraints(tol=1e-12, max_iter=50)\n\nMove every system's q to the nearest configuration satisfying "
+     "every constraint\n(Gauss-Newton on the constraint residual in the tangent space of q) and remove the\n"
+     "velocity components that violate them (tl_world_project_constraints). Raises\ntalus.Error if it does not "
+     "converge (the state is then unchanged)."},
     {"step", (PyCFunction)(void (*)(void))world_step, METH_VARARGS | METH_KEYWORDS,
      "step(n=1)\n\nAdvance n time steps (integrate1 + integrate2 each), without the GIL. Raises talus.Error\n"
      "if the state became non-finite (the state is then that before the failing step)."},

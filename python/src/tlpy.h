@@ -89,6 +89,12 @@ typedef struct tlpy_system {
 PyObject *tlpy_recording_new(PyObject *owner, tl_recorder **slot, const int *busy, tl_world *world,
                              PyObject *path, PyObject *csv, double fps, int every, long long reserve);
 
+/* World's loop constraints (py_constraint.c, talus/constraint.h). */
+PyObject *tlpy_world_add_constraint(tlpy_world *self, PyObject *args, PyObject *kw);
+PyObject *tlpy_world_constraint(tlpy_world *self, PyObject *args);
+PyObject *tlpy_world_constraints(tlpy_world *self, PyObject *noargs);
+PyObject *tlpy_world_project_constraints(tlpy_world *self, PyObject *args, PyObject *kw);
+
 /* A new System wrapper of world's system i (no cycle: the world keeps no wrappers). */
 PyObject *tlpy_system_new(tlpy_world *world, tl_system *sys);
 

@@ -100,6 +100,40 @@ static cJSON *geom_json(const tl_model *m, int g) {
   return ok ? o : NULL;
 }
 
+static const char *loop_type_name(int type) {
+  return type == TL_CONSTRAINT_BALL ? "ball" : type == TL_CONSTRAINT_HINGE ? "hinge" : "weld";
+}
+
+/* Constraint rows of every <loop_joint> of the model. */
+static int loop_rows(const tl_model *m) {
+  int rows = 0;
+  for (int i = 0; i < tl_model_nloop(m); ++i) {
+    tl_loop_info l;
+    if (tl_model_loop(m, i, &l, NULL) == TL_OK) rows += l.nrow;
+  }
+  return rows;
+}
+
+static cJSON *loop_json(const tl_model *m, int i) {
+  tl_loop_info l;
+  if (tl_model_loop(m, i, &l, NULL) != TL_OK) return NULL;
+  cJSON *o = cJSON_CreateObject();
+  if (!o) return NULL;
+  int ok = cli_json_add_string(o, "name", l.name) == 0;
+  ok = ok && cli_json_add_string(o, "type", loop_type_name(l.type)) == 0;
+  ok = ok && cli_json_add_string(o, "link1", l.link1) == 0;
+  ok = ok && cli_json_add_string(o, "link2", l.link2) == 0;
+  ok = ok && cli_json_add_numbers(o, "xyz1", l.pos1, 3) == 0;
+  ok = ok && cli_json_add_numbers(o, "rpy1", l.rpy1, 3) == 0;
+  ok = ok && cli_json_add_numbers(o, "xyz2", l.pos2, 3) == 0;
+  ok = ok && cli_json_add_numbers(o, "rpy2", l.rpy2, 3) == 0;
+  if (l.type == TL_CONSTRAINT_HINGE) ok = ok && cli_json_add_numbers(o, "axis", l.axis, 3) == 0;
+  ok = ok && cJSON_AddNumberToObject(o, "rows", l.nrow) != NULL;
+  ok = ok && cJSON_AddNumberToObject(o, "line", l.line) != NULL;
+  if (!ok) cJSON_Delete(o);
+  return ok ? o : NULL;
+}
+
 typedef cJSON *(*item_fn)(const tl_model *m, int i);
 
 /* Add array `key` with items fn(m, 0..n-1). */
@@ -151,6 +185,8 @@ static cJSON *info_json(const tl_model *m) {
   ok = ok && add_item_array(root, "joints", m, tl_model_nbody(m), joint_json) == 0;
   ok = ok && add_item_array(root, "frames", m, tl_model_nframe(m), frame_json) == 0;
   ok = ok && add_item_array(root, "geoms", m, tl_model_ngeom(m), geom_json) == 0;
+  ok = ok && add_item_array(root, "loops", m, tl_model_nloop(m), loop_json) == 0;
+  ok = ok && cJSON_AddNumberToObject(root, "loop_rows", loop_rows(m)) != NULL;
   ok = ok && add_default_q(root, m) == 0;
   ok = ok && add_warnings(root, m) == 0;
   if (!ok) cJSON_Delete(root);
@@ -260,6 +296,34 @@ static void print_geoms(const tl_model *m) {
   for (int g = 0; g < n; ++g) print_geom_row(m, g, wg, wl);
 }
 
+/* The <loop_joint> loops: each closes a loop of the tree with constraint
+ * rows, so nv - rows is a lower bound of the closed robot's mobility (equal to
+ * it when the rows are independent; a planar loop closed by a ball has a
+ * redundant out-of-plane row and keeps one more DOF than the count says). */
+static void print_loops(const tl_model *m) {
+  int n = tl_model_nloop(m);
+  if (n == 0) return;
+  int rows = loop_rows(m);
+  printf("\nloop joints (%d; %d constraint rows; nv - rows = %d, a lower bound of the mobility: redundant "
+         "rows, such as the out-of-plane rows of a planar loop, remove no DOF)\n", n, rows,
+         tl_model_nv(m) - rows);
+  int wn = 4, wl = 5;
+  for (int i = 0; i < n; ++i) {
+    tl_loop_info l;
+    if (tl_model_loop(m, i, &l, NULL) != TL_OK) continue;
+    if ((int)strlen(l.name) > wn) wn = (int)strlen(l.name);
+    if ((int)strlen(l.link1) > wl) wl = (int)strlen(l.link1);
+    if ((int)strlen(l.link2) > wl) wl = (int)strlen(l.link2);
+  }
+  printf("  %3s  %-*s  %-5s  %-*s  %-*s  %4s\n", "idx", wn, "loop", "type", wl, "link1", wl, "link2", "rows");
+  for (int i = 0; i < n; ++i) {
+    tl_loop_info l;
+    if (tl_model_loop(m, i, &l, NULL) != TL_OK) continue;
+    printf("  %3d  %-*s  %-5s  %-*s  %-*s  %4d\n", i, wn, l.name, loop_type_name(l.type), wl, l.link1, wl, l.link2,
+           l.nrow);
+  }
+}
+
 static void print_warnings(const tl_model *m) {
   int n = tl_model_nwarning(m);
   if (n == 0) return;
@@ -273,6 +337,7 @@ static void print_info_text(const tl_model *m) {
   print_default_q(m);
   print_frames(m);
   print_geoms(m);
+  print_loops(m);
   print_warnings(m);
 }
 

@@ -108,6 +108,7 @@ static uint64_t fingerprint(const tl_world *w) {
   hash_bytes(&x, w->ignore, (size_t)w->ignore_n * 4 * sizeof(int));
   hash_int(&x, w->nsystem);
   for (int i = 0; i < w->nsystem; i++) hash_system(&x, w->systems[i]);
+  hash_int(&x, w->nconstraint); /* constraints are only ever appended, and never change */
   return x.h;
 }
 
@@ -149,12 +150,45 @@ static tl_status tl_engine_link_check_feature(const tl_world *w, unsigned featur
                       l->api->name, tl_engine_feature_name(feature));
 }
 
+/* Every loop constraint of the world of a type the plugin maps
+ * (tl_engine_caps.constraints), else TL_ERR_UNSUPPORTED naming it. */
+static tl_status check_constraint_types(const tl_world *w, tl_error *err) {
+  static const char *const types[] = {"ball", "hinge", "weld", "distance"};
+  const tl_engine_link *l = w->engine_data;
+  tl_engine_caps caps;
+  memset(&caps, 0, sizeof(caps));
+  l->api->capabilities(&caps);
+  for (int k = 0; k < w->nconstraint; k++) {
+    int t = (int)w->constraints[k].type;
+    if (t >= 0 && t < 4 && !(caps.constraints & (1u << t))) {
+      char list[64] = "";
+      size_t n = 0;
+      for (int i = 0; i < 4; i++)
+        if (caps.constraints & (1u << i)) n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", n ? ", " : "", types[i]);
+      return tl_error_set(err, TL_ERR_UNSUPPORTED, NULL, 0, "constraint",
+                          "engine '%s' does not map %s constraints ('%s'; it maps: %s)", l->api->name, types[t],
+                          w->constraints[k].name, n ? list : "none");
+    }
+  }
+  return TL_OK;
+}
+
+/* The fingerprint sees added objects at the next step: nothing to build now.
+ * A constraint of a type the plugin does not map is refused now (the world
+ * then takes it out again: tl_world_add_constraint). */
+static tl_status link_objects_changed(tl_world *w, tl_error *err) { return check_constraint_types(w, err); }
+
 /* Build the plugin's world from the description and push every state. */
 static tl_status build(tl_world *w, uint64_t fp, tl_error *err) {
   tl_engine_link *l = w->engine_data;
   if (w->opt.velocity_limits) { /* checked here for every engine: one that lacks them must not ignore them */
     tl_status vs = tl_engine_link_check_feature(w, TL_ENGINE_VELOCITY_LIMITS, err);
     if (vs) return vs;
+  }
+  if (w->nconstraint) { /* a world switched to this engine with its constraints */
+    tl_status cs = tl_engine_link_check_feature(w, TL_ENGINE_CONSTRAINTS, err);
+    if (!cs) cs = check_constraint_types(w, err);
+    if (cs) return cs;
   }
   destroy_engine_world(l);
   size_t total = 0;
@@ -353,12 +387,6 @@ static tl_status link_attach(tl_world *w, tl_error *err) {
 static void link_detach(tl_world *w, void *data) {
   (void)w;
   tl_engine_link_free(data);
-}
-
-/* The fingerprint sees added objects at the next step: nothing to do now. */
-static tl_status link_objects_changed(tl_world *w, tl_error *err) {
-  (void)w, (void)err;
-  return TL_OK;
 }
 
 static const tl_world_engine link_engine = {

@@ -46,6 +46,7 @@ void tl_engine_scene_free(tl_engine_scene *s) {
   free((void *)s->statics);
   free((void *)s->heightmaps);
   free((void *)s->pairs);
+  free((void *)s->constraints);
   memset(s, 0, sizeof(*s));
 }
 
@@ -95,5 +96,23 @@ tl_status tl_engine_scene_of_world(const tl_world *w, tl_engine_scene *s, tl_err
   s->npair = w->npair;
   s->nignore = w->ignore_n;
   s->ignore = w->ignore;
+  tl_engine_constraint *ec = calloc((size_t)w->nconstraint + 1, sizeof(*ec));
+  s->constraints = ec;
+  if (!ec) {
+    tl_engine_scene_free(s);
+    return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
+  }
+  for (int k = 0; k < w->nconstraint; k++) {
+    const tl_constraint *c = &w->constraints[k];
+    ec[k].name = c->name;
+    ec[k].type = c->type;
+    memcpy(ec[k].sys, c->sys, sizeof(ec[k].sys));
+    memcpy(ec[k].body, c->body, sizeof(ec[k].body));
+    memcpy(ec[k].pos, c->pos, sizeof(ec[k].pos));
+    memcpy(ec[k].rot, c->rot, sizeof(ec[k].rot));
+    memcpy(ec[k].axis, c->axis, sizeof(ec[k].axis));
+    ec[k].lo = c->lo, ec[k].hi = c->hi, ec[k].erp = c->erp, ec[k].cfm = c->cfm;
+  }
+  s->nconstraint = w->nconstraint;
   return TL_OK;
 }

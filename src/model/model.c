@@ -343,6 +343,7 @@ static int model_resize(tl_model *m, const tl_model *t) {
   m->nbody = t->nbody, m->nq = t->nq, m->nv = t->nv, m->nframe = t->nframe, m->ngeom = t->ngeom;
   m->nhull = t->nhull, m->nhull_vert = t->nhull_vert, m->nhull_face = t->nhull_face;
   m->nlink = t->nlink, m->nvisual = t->nvisual, m->nmaterial = t->nmaterial;
+  m->nloop = t->nloop;
   return 0;
 }
 
@@ -388,6 +389,12 @@ int tl_model_set_extra_counts(tl_model *m, int nvisual, int nmaterial) {
   tl_model t = *m;
   t.nvisual = nvisual;
   t.nmaterial = nmaterial;
+  return model_resize(m, &t);
+}
+
+int tl_model_set_nloop(tl_model *m, int nloop) {
+  tl_model t = *m;
+  t.nloop = nloop;
   return model_resize(m, &t);
 }
 

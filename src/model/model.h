@@ -35,6 +35,7 @@ typedef struct tl_model {
   int nhull, nhull_vert, nhull_face; /* convex hulls and their vertex / triangle pools */
   int nlink;                   /* URDF links */
   int nvisual, nmaterial;      /* URDF <visual> and robot-level <material> elements */
+  int nloop;                   /* URDF <loop_joint> elements (loop constraints) */
 
   double total_mass;
   int nwarning;
@@ -60,6 +61,9 @@ int tl_model_add_hull(tl_model *m, int g, int nvert, const double *vert, int nfa
  * (new entries zeroed). Returns 0, or -1 on allocation failure (the model is
  * then unchanged). */
 int tl_model_set_extra_counts(tl_model *m, int nvisual, int nmaterial);
+/* Resize the loop arrays to nloop entries (new entries zeroed). Returns 0,
+ * or -1 on allocation failure (the model is then unchanged). */
+int tl_model_set_nloop(tl_model *m, int nloop);
 /* Deep copy (for per-system mutable parameters). NULL on allocation failure. */
 tl_model *tl_model_copy(const tl_model *m);
 /* q (nq) = the default configuration (tl_model_default_q, no checks). */

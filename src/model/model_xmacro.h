@@ -6,7 +6,7 @@
  *   name   the field of tl_model (and of tl_engine_model when exported)
  *   count  the tl_model size field giving its number of rows (nbody, nv, nq,
  *          nframe, ngeom, nlink, nhull, nhull_vert, nhull_face, nvisual,
- *          nmaterial)
+ *          nmaterial, nloop)
  *   width  elements per row, so the array holds count * width elements
  *   use    one token saying who else sees it:
  *            NONE       the model only (its own code, urdf/, the CLI...)
@@ -127,7 +127,19 @@
   /* ---- robot-level <material> elements : [nmaterial] ---- */                                     \
   X(tl_name, material_name, nmaterial, 1, NONE)                                                     \
   X(double, material_rgba, nmaterial, 4, NONE)        /* NAN if no colour */                        \
-  X(tl_path, material_texture, nmaterial, 1, NONE)
+  X(tl_path, material_texture, nmaterial, 1, NONE)                                                 \
+  /* ---- URDF <loop_joint> loop closures (Talus extension), added to the world as                  \
+   * constraints with the system (talus/constraint.h) : [nloop] ---- */                             \
+  X(tl_name, loop_name, nloop, 1, NONE)                                                             \
+  X(int, loop_type, nloop, 1, NONE)                   /* tl_constraint_type: ball, hinge, weld */   \
+  X(int, loop_line, nloop, 1, NONE)                   /* URDF line of the <loop_joint> */           \
+  X(tl_name, loop_link1, nloop, 1, NONE)              /* URDF link names of the two sides */        \
+  X(tl_name, loop_link2, nloop, 1, NONE)                                                            \
+  X(double, loop_pos1, nloop, 3, NONE)                /* frame 1 origin in link1's frame (m) */     \
+  X(double, loop_rpy1, nloop, 3, NONE)                /* frame 1 roll, pitch, yaw (rad) */          \
+  X(double, loop_pos2, nloop, 3, NONE)                /* frame 2 origin in link2's frame (m) */     \
+  X(double, loop_rpy2, nloop, 3, NONE)                                                              \
+  X(double, loop_axis, nloop, 3, NONE)                /* hinge: unit axis in link1's frame */
 
 /* Expand `code` only for the arrays of one use (token pasting on `use`). */
 #define TL_MX_IF_VIEW_NONE(code)

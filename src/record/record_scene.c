@@ -1,7 +1,7 @@
 /* The recording's scene, built once when the recorder is created: systems and
  * their bodies, visual and collision geometry, meshes (each file read once),
  * frames, the main system's joints (axes and limits) and plot series names,
- * static geoms and heightmaps. Kept as compact JSON text (docs/viewer.md).
+ * static geoms and heightmaps, loop constraints. Kept as compact JSON text (docs/viewer.md).
  * A link whose visual mesh is missing or cannot be read is drawn with its
  * collision geometry (hulls for meshes), with a warning naming the file. */
 #define _POSIX_C_SOURCE 200809L
@@ -314,6 +314,28 @@ static int add_systems(scene_ctx *c) {
   return 0;
 }
 
+/* Loop constraints (talus/constraint.h): each a line the viewer draws between
+ * frame 1's origin on body 1 and frame 2's on body 2, posed with the bodies
+ * every frame: {name, type, system1, body1, pos1, system2, body2, pos2}
+ * (system2 -1: pos2 is a fixed world point). */
+static int add_constraints(scene_ctx *c) {
+  static const char *const types[] = {"ball", "hinge", "weld", "distance"};
+  tl_world *w = c->rec->world;
+  cJSON *arr = cJSON_AddArrayToObject(c->root, "constraints");
+  if (!arr) return -1;
+  for (int k = 0; k < tl_world_nconstraint(w); ++k) {
+    tl_constraint_info ci;
+    if (tl_world_constraint(w, k, &ci, NULL) != TL_OK) continue;
+    if (ci.system1 >= c->rec->nsys || ci.system2 >= c->rec->nsys) continue; /* added after the recorder */
+    cJSON *o = push_object(arr);
+    if (!o || add_str(o, "name", ci.name) || add_str(o, "type", types[ci.type & 3]) ||
+        add_num(o, "system1", ci.system1) || add_num(o, "body1", ci.body1) || add_nums(o, "pos1", ci.pos1, 3) ||
+        add_num(o, "system2", ci.system2) || add_num(o, "body2", ci.body2) || add_nums(o, "pos2", ci.pos2, 3))
+      return -1;
+  }
+  return 0;
+}
+
 /* Every frame of every system, as a fixed pose in its body's frame (from the current state). */
 static int add_frames(scene_ctx *c) {
   tl_recorder *r = c->rec;
@@ -480,7 +502,7 @@ static int build(scene_ctx *c) {
   for (int s = 0; s < c->rec->nsys; ++s)
     if (add_system_geometry(c, vis, col, s)) return -1;
   return add_frames(c) || add_joints(c) || tl_rec_add_plot_systems(c->rec, c->root) || add_statics(c) ||
-                 add_warnings(c)
+                 add_constraints(c) || add_warnings(c)
              ? -1
              : 0;
 }

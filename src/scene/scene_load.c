@@ -5,9 +5,10 @@
  *   1. world settings: <gravity>, <timestep>, <solver>, <default_material>,
  *      <material_pair> (and every element name is checked here);
  *   2. static geometry: <ground>, <heightmap>, <static>;
- *   3. bodies: <object> and <system>, added to the world in file order.
- * So settings hold for the whole file wherever they stand, and `clearance`
- * sees all the static geometry. Any error frees the world. */
+ *   3. bodies: <object> and <system>, added to the world in file order;
+ *   4. loop constraints: <constraint>, between bodies of the systems placed.
+ * So settings hold for the whole file wherever they stand, `clearance`
+ * sees all the static geometry, and a constraint may name any system. Any error frees the world. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "scene/scene_internal.h"
@@ -22,6 +23,7 @@
 
 #include <libxml/parser.h>
 
+#include "talus/constraint.h"
 #include "talus/urdf.h"
 
 /* Defaults of the settings the file may change: the world's own
@@ -683,6 +685,99 @@ static tl_status read_system(sc_state *s, const xmlNode *node) {
   return st;
 }
 
+/* ------------------------------------------------------------ pass 4: constraints */
+
+/* The message of a failed tl_world_add_constraint without its own
+ * "<field>: constraint: " prefix (the world file's prefix replaces it). */
+static const char *constraint_message(const tl_error *e) {
+  const char *m = e->message;
+  if (m[0] == '<') {
+    const char *close = strstr(m, ">: ");
+    if (close) m = close + 3;
+  }
+  if (!strncmp(m, "constraint: ", 12)) m += 12;
+  return m[0] ? m : tl_status_name(e->status);
+}
+
+/* World index of the <object> / <system> named by attribute `attr`. */
+static tl_status constraint_system(sc_parser *p, const xmlNode *node, const char *attr, int *index) {
+  const char *name;
+  TRY(sc_require(p, node, attr, &name));
+  const tl_scene_system *e = find_name(p, name);
+  if (!e)
+    return sc_fail(p, TL_ERR_INVALID, node, "%s '%s': no <object> or <system> has this name", attr, name);
+  *index = e->index;
+  return TL_OK;
+}
+
+/* <constraint type system body1 point1 rpy1 system2 body2 point2 rpy2 axis
+ * distance min max name erp cfm/>: a loop constraint (talus/constraint.h),
+ * added after every object and system is placed. Each type takes only the
+ * attributes it uses (an attribute it ignores is refused, so a misplaced
+ * axis or rpy never goes unnoticed); the checks of tl_world_add_constraint
+ * (bodies, same body, zero axis, bounds) are reported at this element. */
+static tl_status read_constraint(sc_state *s, const xmlNode *node) {
+  static const char *const attrs[] = {"type", "name", "system", "body1", "point1", "rpy1", "system2", "body2",
+                                      "point2", "rpy2", "axis", "distance", "min", "max", "erp", "cfm", NULL};
+  static const char *const types[] = {"ball", "hinge", "weld", "distance", NULL};
+  /* the attributes each type does not take */
+  static const char *const refused[4][7] = {
+      {"rpy1", "rpy2", "axis", "distance", "min", "max", NULL}, /* ball: two points */
+      {"distance", "min", "max", NULL},                         /* hinge */
+      {"axis", "distance", "min", "max", NULL},                 /* weld: the frames coincide */
+      {"rpy1", "rpy2", "axis", NULL},                           /* distance: two points */
+  };
+  sc_parser *p = s->p;
+  TRY(start(p, node, attrs));
+  const char *t;
+  TRY(sc_require(p, node, "type", &t));
+  int type;
+  TRY(sc_choice(p, node, "type", types, 0, &type));
+  for (int k = 0; refused[type][k]; k++)
+    if (sc_attr(node, refused[type][k]))
+      return sc_fail(p, TL_ERR_INVALID, node, "attribute '%s' does not apply to type \"%s\" (%s)", refused[type][k],
+                     t,
+                     type == TL_CONSTRAINT_BALL       ? "ball takes point1, point2"
+                     : type == TL_CONSTRAINT_HINGE    ? "hinge takes point1, rpy1, point2, rpy2, axis"
+                     : type == TL_CONSTRAINT_WELD     ? "weld takes point1, rpy1, point2, rpy2"
+                                                      : "distance takes point1, point2, distance, min, max");
+  tl_constraint_def d = tl_constraint_def_default();
+  d.type = (tl_constraint_type)type;
+  const char *name = sc_attr(node, "name");
+  if (name && !name[0]) return sc_fail(p, TL_ERR_INVALID, node, "attribute 'name' is empty");
+  d.name = name;
+  TRY(constraint_system(p, node, "system", &d.system1));
+  TRY(sc_require(p, node, "body1", &d.body1));
+  TRY(sc_require(p, node, "body2", &d.body2));
+  int world2 = !strcmp(d.body2, "world");
+  if (world2 && sc_attr(node, "system2"))
+    return sc_fail(p, TL_ERR_INVALID, node, "body2=\"world\" is the fixed world frame: system2 must not be given");
+  if (!world2 && sc_attr(node, "system2")) TRY(constraint_system(p, node, "system2", &d.system2));
+  TRY(sc_vector(p, node, "point1", 3, d.point1, NULL));
+  TRY(sc_vector(p, node, "rpy1", 3, d.rpy1, NULL));
+  TRY(sc_vector(p, node, "point2", 3, d.point2, NULL));
+  TRY(sc_vector(p, node, "rpy2", 3, d.rpy2, NULL));
+  TRY(sc_vector(p, node, "axis", 3, d.axis, NULL));
+  TRY(sc_number(p, node, "distance", 0, NAN, &d.distance));
+  TRY(sc_number(p, node, "min", 0, NAN, &d.min));
+  TRY(sc_number(p, node, "max", 0, NAN, &d.max));
+  if (!isnan(d.distance) && (!isnan(d.min) || !isnan(d.max)))
+    return sc_fail(p, TL_ERR_INVALID, node,
+                   "give either distance (a rigid rod) or min and / or max (a range), not both");
+  TRY(sc_number(p, node, "erp", 0, 0.0, &d.erp));
+  TRY(sc_number(p, node, "cfm", 0, 0.0, &d.cfm));
+  tl_error e = {0};
+  tl_status st = tl_world_add_constraint(p->world, &d, NULL, &e);
+  if (st && (!strcmp(e.element, "body1") || !strcmp(e.element, "body2")) && strstr(e.message, "no link")) {
+    /* the message names the URDF robot: say which element of this file it is */
+    const char *sys = !strcmp(e.element, "body2") && sc_attr(node, "system2") ? "system2" : "system";
+    return sc_fail(p, st, node, "%s (%s=\"%s\")", constraint_message(&e), sys, sc_attr(node, sys));
+  }
+  if (st) return sc_fail(p, st, node, "%s", constraint_message(&e));
+  p->info->nconstraint++;
+  return TL_OK;
+}
+
 /* ------------------------------------------------------------ the file */
 
 typedef tl_status (*sc_reader)(sc_state *s, const xmlNode *node);
@@ -704,6 +799,7 @@ static const sc_element elements[] = {
     {"static", 2, read_static},
     {"object", 3, read_object},
     {"system", 3, read_system},
+    {"constraint", 4, read_constraint},
 };
 #define SC_NELEMENT ((int)(sizeof(elements) / sizeof(elements[0])))
 
@@ -748,7 +844,7 @@ static tl_status read_world(sc_parser *p, const xmlNode *root) {
   s.def_mu = SC_DEFAULT(default_mu);
   s.def_restitution = 0;
   s.def_threshold = SC_DEFAULT(default_threshold);
-  for (int pass = 1; pass <= 3; pass++) TRY(read_pass(&s, root, pass));
+  for (int pass = 1; pass <= 4; pass++) TRY(read_pass(&s, root, pass));
   return TL_OK;
 }
 

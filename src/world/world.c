@@ -360,6 +360,44 @@ tl_status tl_world_heightmap(const tl_world *w, int index, int *nx, int *ny, dou
   return TL_OK;
 }
 
+/* The URDF <loop_joint> loops of system s's model as world constraints of s
+ * with itself (talus/constraint.h), named after the loop. On failure every
+ * loop added here is taken out again and err names the URDF file, the
+ * loop_joint's line and element. */
+static tl_status add_loops(tl_world *w, tl_system *s, tl_error *err) {
+  const tl_model *m = s->m;
+  int first = w->nconstraint;
+  for (int i = 0; i < m->nloop; i++) {
+    tl_constraint_def d = tl_constraint_def_default();
+    d.type = (tl_constraint_type)m->loop_type[i];
+    d.name = m->loop_name[i];
+    d.system1 = d.system2 = s->index;
+    d.body1 = m->loop_link1[i];
+    d.body2 = m->loop_link2[i];
+    tl_v3_copy(d.point1, m->loop_pos1 + 3 * i);
+    tl_v3_copy(d.rpy1, m->loop_rpy1 + 3 * i);
+    tl_v3_copy(d.point2, m->loop_pos2 + 3 * i);
+    tl_v3_copy(d.rpy2, m->loop_rpy2 + 3 * i);
+    tl_v3_copy(d.axis, m->loop_axis + 3 * i);
+    char unique[160]; /* loop names are unique in a model; a second copy of the robot gets its index */
+    if (tl_world_constraint_index(w, d.name) >= 0) {
+      snprintf(unique, sizeof(unique), "%.100s_%d", d.name, s->index);
+      d.name = unique;
+    }
+    tl_error e;
+    tl_status st = tl_world_add_constraint(w, &d, NULL, &e);
+    if (st) {
+      w->nconstraint = first;
+      const char *msg = e.message;
+      if (msg[0] == '<' && strstr(msg, ">: ")) msg = strstr(msg, ">: ") + 3;
+      if (!strncmp(msg, "constraint: ", 12)) msg += 12;
+      return tl_error_set(err, st, m->source, m->loop_line[i], "loop_joint", "loop_joint '%s' of '%s': %s",
+                          m->loop_name[i], m->name, msg);
+    }
+  }
+  return TL_OK;
+}
+
 tl_status tl_world_add_system(tl_world *w, const tl_model *model, tl_system **out, tl_error *err) {
   if (!model) return tl_error_set(err, TL_ERR_ARGUMENT, NULL, 0, "model", "model must not be NULL");
   if (w->nsystem == w->cap_system) {
@@ -389,6 +427,14 @@ tl_status tl_world_add_system(tl_world *w, const tl_model *model, tl_system **ou
   if (st) { /* nothing half-built: take the system out again */
     w->nsystem--;
     tl_system_destroy(s);
+    return st;
+  }
+  st = add_loops(w, s, err);
+  if (st) { /* nothing half-built: its loops and the system out again */
+    w->nsystem--;
+    tl_system_destroy(s);
+    tl_error ignored;
+    refresh(w, &ignored);
     return st;
   }
   if (out) *out = s;

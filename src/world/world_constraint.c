@@ -276,6 +276,8 @@ tl_status tl_world_constraint(const tl_world *cw, int k, tl_constraint_info *out
   out->nrow = constraint_nrow(c);
   out->system1 = c->sys[0], out->body1 = c->body[0];
   out->system2 = c->sys[1], out->body2 = c->body[1];
+  tl_v3_copy(out->pos1, c->pos[0]);
+  tl_v3_copy(out->pos2, c->pos[1]);
   constraint_errors(w, c, &out->position_error, &out->angle_error);
   tl_v3_copy(out->force, c->force);
   tl_v3_copy(out->torque, c->torque);

@@ -5,7 +5,7 @@
  * URDF and heightmap paths reach real files. A world that loads is stepped
  * once (collision and solve of what the file built) and freed; a refused
  * file must leave *world NULL.
- * Seeds: the files of robots/worlds and tests/world_bad (scripts/fuzz.sh). */
+ * Seeds: the files of robots/worlds, tests/world_bad and tests/world_bad_constraint (scripts/fuzz.sh). */
 #include "fuzz_util.h"
 
 #include "talus/scene.h"

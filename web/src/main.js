@@ -1,7 +1,8 @@
 // The Talus viewer page: a recording embedded in the page (<script id="talus-data">), or, when
 // the page has none, the live view of a running simulation over a WebSocket on the same host.
 // Scripts see when the page is ready: <body data-talus-frames="N"> once the first frame is
-// drawn, data-talus-error="..." when anything failed.
+// drawn, data-talus-error="..." when anything failed; data-talus-constraints="N GAP": the loop
+// constraints drawn and the longest of their lines at that frame (m).
 // URL hash options: #frame=K|last, play=0|1, speed=X, show=a,b, hide=a,b with layers visual,
 // collision, contacts, frames, axes, com, follow, robots (every system's bodies); plots=INDEX|ROBOT
 // (the system the plots follow: its index in the world or its robot's name; default the main one).
@@ -202,6 +203,7 @@ class Viewer {
     this.world.render();
     if (!this.drawn) {
       this.drawn = true;
+      document.body.setAttribute('data-talus-constraints', this.world.constraintSummary());
       document.body.setAttribute('data-talus-frames', String(this.live ? this.src.received : this.src.n));
     }
   }

@@ -9,6 +9,7 @@ const CONTACT_COLOR = 0xd7263d;
 const FORCE_COLOR = 0x1b998b;
 const AXIS_COLOR = 0xf2b705;
 const COM_COLOR = 0x7b2cbf;
+const CONSTRAINT_COLOR = 0x2e86de;
 const STATIC_COLOR = [0.55, 0.6, 0.68];
 
 function srgb(c) {
@@ -298,6 +299,20 @@ export class World3D {
       this.layers.com.push(g);
       return { dot: m, line };
     });
+    // loop constraints: a line from frame 1's origin to frame 2's, posed with their bodies (contacts layer)
+    this.constraints = (this.data.constraints || []).map((c) => ({
+      c,
+      a: c.system1 >= 0 ? this.bodies[this.data.systems[c.system1].body0 + c.body1] : null,
+      b: c.system2 >= 0 ? this.bodies[this.data.systems[c.system2].body0 + c.body2] : null,
+    }));
+    if (this.constraints.length) {
+      const g = new THREE.BufferGeometry();
+      g.setAttribute('position', new THREE.BufferAttribute(new Float32Array(6 * this.constraints.length), 3));
+      this.constraintLines = new THREE.LineSegments(g, new THREE.LineBasicMaterial({ color: CONSTRAINT_COLOR, depthTest: false }));
+      this.constraintLines.renderOrder = 5;
+      this.constraintLines.frustumCulled = false;
+      this.contactGroup.add(this.constraintLines);
+    }
     const mass = this.data.systems.reduce((a, s) => a + (s.mass || 0), 0);
     const g = Math.hypot(...(this.data.gravity || [0, 0, -9.81])) || 9.81;
     this.weight = Math.max(mass * g, 1e-6);
@@ -378,6 +393,7 @@ export class World3D {
         else m.limit.quaternion.setFromAxisAngle(m.axis, -q);
       }
     this.setContacts(contacts);
+    this.setConstraints();
     this.followBase(f);
     this.dirty = true;
   }
@@ -393,6 +409,32 @@ export class World3D {
       this.controls.update();
     }
     this.lastBase = base;
+  }
+
+  // World points of each constraint's two frame origins (the bodies are posed already).
+  setConstraints() {
+    if (!this.constraintLines) return;
+    const pos = this.constraintLines.geometry.attributes.position, v = new THREE.Vector3();
+    const end = (body, p, k) => {
+      v.set(p[0], p[1], p[2]);
+      if (body) v.applyQuaternion(body.group.quaternion).add(body.group.position);
+      pos.setXYZ(k, v.x, v.y, v.z);
+    };
+    this.constraints.forEach((e, i) => {
+      end(e.a, e.c.pos1, 2 * i);
+      end(e.b, e.c.pos2, 2 * i + 1);
+    });
+    pos.needsUpdate = true;
+  }
+
+  // "N GAP": constraint lines drawn and the longest of them (m), for scripts (main.js).
+  constraintSummary() {
+    const n = this.constraints.length;
+    if (!n) return '0 0';
+    const p = this.constraintLines.geometry.attributes.position, a = new THREE.Vector3(), b = new THREE.Vector3();
+    let gap = 0;
+    for (let i = 0; i < n; i++) gap = Math.max(gap, a.fromBufferAttribute(p, 2 * i).distanceTo(b.fromBufferAttribute(p, 2 * i + 1)));
+    return `${n} ${gap}`;
   }
 
   setContacts(c) {
