@@ -195,7 +195,8 @@ tl_status tl_system_forward_dynamics(tl_system *sys, const double *tau, double *
 tl_status tl_system_inverse_dynamics_derivatives(tl_system *sys, const double *du, double *dtau_dq,
                                                  double *dtau_du, int nv, tl_error *err);
 /* ddu_dq, ddu_du, ddu_dtau (= M^-1) of du = ABA(q, u, tau) for the given
- * generalized force tau (nv): du is solved by the articulated-body algorithm,
+ * generalized force tau (nv): du = M^-1 (tau - h) is solved with the
+ * tree-sparse L^T D L factorization of M (equal to ABA's du to rounding),
  * then ddu_dx = -M^-1 dtau_dx (x = q, u) with dtau_dx the inverse-dynamics
  * derivatives at that du (as Pinocchio's computeABADerivatives), M^-1 from
  * the tree-sparse L^T D L factorization (tl_system_inverse_mass_matrix) and

@@ -141,9 +141,10 @@ void tl_dyn_passive_derivatives(const tl_sysdata *d, const double *ext_w, double
  * pass fills the rows in. Row operations along the tree,
  * O((2 sum of depths + nv) nv). Uses d->drv_tau and d->dof_tmp as scratch. */
 void tl_dyn_solve_rows_neg(tl_sysdata *d, double *X, double *Y);
-/* The same when X's columns [0, x_col0) vanish as well (they are left as
- * they are, the solution's are 0 too): dtau_dq's columns 0..2 of a floating
- * base, whose translation changes no torque (x_col0 = 3). */
+/* The same when X's columns [0, x_col0) vanish as well (the solution's are 0
+ * too: they stay 0, some possibly rewritten as +-0 when starting a column
+ * early makes the rows take fewer register blocks): dtau_dq's columns 0..2
+ * of a floating base, whose translation changes no torque (x_col0 = 3). */
 void tl_dyn_solve_rows_neg_from(tl_sysdata *d, double *X, int x_col0, double *Y);
 
 /* Classical acceleration of the world point p fixed to body b, and the body's

@@ -36,6 +36,31 @@ tl_status tl_system_inverse_dynamics_derivatives(tl_system *s, const double *du,
   return TL_OK;
 }
 
+/* M (CRBA, unless the cache holds it), its L^T D L factor (unless LD already
+ * factors exactly this M), h = RNEA(q, u, 0) and du = M^-1 (tau - h) by the
+ * factor's O(sum depth) solve (Featherstone 2008, Tables 6.2, 6.3, 6.4, 5.1)
+ * into d->drv_tau + nv: the solve needs the factor anyway, and an RNEA plus
+ * this solve cost less than a second articulated-body pass. du equals ABA's
+ * to rounding. h goes to d->drv_tau (overwritten by the derivative pass).
+ * The cache (dyn_valid) is left as it was. */
+static tl_status accel_and_factor(tl_system *s, const double *tau, tl_error *err) {
+  tl_sysdata *d = &s->d;
+  const int nv = s->m->nv;
+  double *h = d->drv_tau, *du = d->drv_tau + nv;
+  if (s->dyn_valid) {
+    memcpy(h, d->h, (size_t)nv * sizeof(double));
+  } else {
+    tl_dyn_crba(d);
+    tl_dyn_rnea(d, s->world->opt.gravity, NULL, 1, h);
+  }
+  if (!tl_dyn_factor_of_M(d) && tl_dyn_factor(d, NULL))
+    return tl_error_set(err, TL_ERR_INVALID, s->m->source, 0, NULL,
+                        "the mass matrix of '%s' is not positive definite", s->m->name);
+  for (int k = 0; k < nv; k++) du[k] = tau[k] - h[k];
+  tl_dyn_solve(d, du);
+  return TL_OK;
+}
+
 tl_status tl_system_forward_dynamics_derivatives(tl_system *s, const double *tau, double *ddu_dq,
                                                  double *ddu_du, double *ddu_dtau, int nv,
                                                  tl_error *err) {
@@ -46,14 +71,8 @@ tl_status tl_system_forward_dynamics_derivatives(tl_system *s, const double *tau
   tl_sysdata *d = &s->d;
   double *du = d->drv_tau + nv;
   tl_system_update_kinematics(s);
-  if (tl_dyn_aba(d, s->world->opt.gravity, tau, du))
-    return tl_error_set(err, TL_ERR_INVALID, s->m->source, 0, NULL,
-                        "an articulated joint inertia of '%s' is not positive definite", s->m->name);
+  if ((st = accel_and_factor(s, tau, err))) return st;
   tl_dyn_rnea_derivatives(d, s->world->opt.gravity, du, ddu_dq, ddu_du);
-  if (!s->dyn_valid) tl_dyn_crba(d); /* M only: h is not needed (a valid cache already holds this M) */
-  if (!tl_dyn_factor_of_M(d) && tl_dyn_factor(d, NULL))
-    return tl_error_set(err, TL_ERR_INVALID, s->m->source, 0, NULL,
-                        "the mass matrix of '%s' is not positive definite", s->m->name);
   tl_dyn_inverse(d, ddu_dtau);
   /* -M^-1 dtau/dq, -M^-1 dtau/du; a floating base's translations change no torque: columns 0..2 of
    * dtau/dq are exactly 0 (tl_dyn_rnea_derivatives) */
@@ -119,16 +138,10 @@ tl_status tl_system_forward_dynamics_passive_derivatives(tl_system *s, const dou
   tl_system_update_kinematics(s);
   tl_dyn_passive_force(d, s->ext, tt);
   for (int i = 0; i < nv; i++) tt[i] += tau[i];
-  if (tl_dyn_aba(d, s->world->opt.gravity, tt, du))
-    return tl_error_set(err, TL_ERR_INVALID, s->m->source, 0, NULL,
-                        "an articulated joint inertia of '%s' is not positive definite", s->m->name);
+  if ((st = accel_and_factor(s, tt, err))) return st;
   tl_dyn_rnea_derivatives(d, s->world->opt.gravity, du, ddu_dq, ddu_du);
   const double *rec = ext_record(s);
   tl_dyn_passive_derivatives(d, rec, -1.0, ddu_dq, ddu_du);
-  if (!s->dyn_valid) tl_dyn_crba(d);
-  if (!tl_dyn_factor_of_M(d) && tl_dyn_factor(d, NULL))
-    return tl_error_set(err, TL_ERR_INVALID, s->m->source, 0, NULL,
-                        "the mass matrix of '%s' is not positive definite", s->m->name);
   tl_dyn_inverse(d, ddu_dtau);
   /* columns 0..2 of a floating base stay exactly 0 (tl_dyn_passive_derivatives writes none) */
   tl_dyn_solve_rows_neg_from(d, ddu_dq, s->m->jnt_type[0] == TL_JOINT_FLOATING ? 3 : 0, ddu_du);
