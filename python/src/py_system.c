@@ -246,7 +246,13 @@ static PyObject *deriv_done(PyArrayObject **a, int n, tl_status st, const tl_err
   return t;
 }
 
-static PyObject *system_inverse_dynamics_derivatives(tlpy_system *self, PyObject *args) {
+/* The two signatures of the dynamics derivatives, plain and with the passive forces. */
+typedef tl_status (*inverse_derivatives_fn)(tl_system *, const double *, double *, double *, int, tl_error *);
+typedef tl_status (*forward_derivatives_fn)(tl_system *, const double *, double *, double *, double *, int,
+                                            tl_error *);
+
+/* (dtau_dq, dtau_du) from fn at the given du (nv). */
+static PyObject *inverse_derivatives(tlpy_system *self, PyObject *args, inverse_derivatives_fn fn) {
   PyObject *x = NULL;
   if (!PyArg_ParseTuple(args, "O", &x)) return NULL;
   IDLE(self);
@@ -258,13 +264,13 @@ static PyObject *system_inverse_dynamics_derivatives(tlpy_system *self, PyObject
     return NULL;
   }
   tl_error err;
-  tl_status st = tl_system_inverse_dynamics_derivatives(self->sys, PyArray_DATA(du), PyArray_DATA(o[0]),
-                                                        PyArray_DATA(o[1]), (int)nv, &err);
+  tl_status st = fn(self->sys, PyArray_DATA(du), PyArray_DATA(o[0]), PyArray_DATA(o[1]), (int)nv, &err);
   Py_DECREF(du);
   return deriv_done(o, 2, st, &err);
 }
 
-static PyObject *system_forward_dynamics_derivatives(tlpy_system *self, PyObject *args) {
+/* (ddu_dq, ddu_du, ddu_dtau) from fn at the given tau (nv). */
+static PyObject *forward_derivatives(tlpy_system *self, PyObject *args, forward_derivatives_fn fn) {
   PyObject *x = NULL;
   if (!PyArg_ParseTuple(args, "O", &x)) return NULL;
   IDLE(self);
@@ -276,12 +282,19 @@ static PyObject *system_forward_dynamics_derivatives(tlpy_system *self, PyObject
     return NULL;
   }
   tl_error err;
-  tl_status st = tl_system_forward_dynamics_derivatives(self->sys, PyArray_DATA(tau), PyArray_DATA(o[0]),
-                                                        PyArray_DATA(o[1]), PyArray_DATA(o[2]), (int)nv, &err);
+  tl_status st = fn(self->sys, PyArray_DATA(tau), PyArray_DATA(o[0]), PyArray_DATA(o[1]), PyArray_DATA(o[2]),
+                    (int)nv, &err);
   Py_DECREF(tau);
   return deriv_done(o, 3, st, &err);
 }
 
+static PyObject *system_inverse_dynamics_derivatives(tlpy_system *self, PyObject *args) {
+  return inverse_derivatives(self, args, tl_system_inverse_dynamics_derivatives);
+}
+
+static PyObject *system_forward_dynamics_derivatives(tlpy_system *self, PyObject *args) {
+  return forward_derivatives(self, args, tl_system_forward_dynamics_derivatives);
+}
 
 /* ---- with the step's passive and external forces (tl_system_passive_force*, *_passive_derivatives) ---- */
 
@@ -313,40 +326,11 @@ static PyObject *system_passive_force_derivatives(tlpy_system *self, PyObject *u
 }
 
 static PyObject *system_inverse_dynamics_passive_derivatives(tlpy_system *self, PyObject *args) {
-  PyObject *x = NULL;
-  if (!PyArg_ParseTuple(args, "O", &x)) return NULL;
-  IDLE(self);
-  npy_intp nv = NV(self);
-  PyArrayObject *du = tlpy_f64(x, "du", 1, &nv), *o[2];
-  if (!du) return NULL;
-  if (deriv_arrays(o, 2, nv, nv)) {
-    Py_DECREF(du);
-    return NULL;
-  }
-  tl_error err;
-  tl_status st = tl_system_inverse_dynamics_passive_derivatives(self->sys, PyArray_DATA(du), PyArray_DATA(o[0]),
-                                                                PyArray_DATA(o[1]), (int)nv, &err);
-  Py_DECREF(du);
-  return deriv_done(o, 2, st, &err);
+  return inverse_derivatives(self, args, tl_system_inverse_dynamics_passive_derivatives);
 }
 
 static PyObject *system_forward_dynamics_passive_derivatives(tlpy_system *self, PyObject *args) {
-  PyObject *x = NULL;
-  if (!PyArg_ParseTuple(args, "O", &x)) return NULL;
-  IDLE(self);
-  npy_intp nv = NV(self);
-  PyArrayObject *tau = tlpy_f64(x, "tau", 1, &nv), *o[3];
-  if (!tau) return NULL;
-  if (deriv_arrays(o, 3, nv, nv)) {
-    Py_DECREF(tau);
-    return NULL;
-  }
-  tl_error err;
-  tl_status st = tl_system_forward_dynamics_passive_derivatives(self->sys, PyArray_DATA(tau), PyArray_DATA(o[0]),
-                                                                PyArray_DATA(o[1]), PyArray_DATA(o[2]), (int)nv,
-                                                                &err);
-  Py_DECREF(tau);
-  return deriv_done(o, 3, st, &err);
+  return forward_derivatives(self, args, tl_system_forward_dynamics_passive_derivatives);
 }
 
 static PyObject *system_frame_placement_derivatives(tlpy_system *self, PyObject *args) {
