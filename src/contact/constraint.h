@@ -96,6 +96,12 @@ void tl_world_build_constraints(tl_world *w);
 /* Impact pass and solve of the rows; the systems' u become the constrained
  * velocities (constraint_solve.c). */
 void tl_world_solve_constraints(tl_world *w);
+/* The support of part `part` (0, 1) of block b (b->nrow set): the union of
+ * the root paths of DOFs ka and kb (-1: none), descending, appended to the
+ * int pool, and the part's J and Y (|S| x nrow each) taken from the pool,
+ * zeroed (constraint_rows.c; the contact rows use it inline, the loop rows
+ * of constraint_loop.c through this). */
+void tl_block_add_support(tl_world *w, tl_block *b, int part, int ka, int kb);
 /* Loop constraints (constraint_loop.c). Adds what the world's constraints
  * need to the reservation's totals (blocks, pool, int pool, equality pool,
  * dense rows) and sets the capacities of the loop rows and warm starts (in

@@ -101,26 +101,6 @@ void tl_loop_free(tl_world *w) {
 
 /* ---------------- rows ---------------- */
 
-/* Support of one part (the root paths of DOFs ka and kb, descending) and its
- * zeroed J and Y, as constraint_rows.c's add_support. */
-static void loop_support(tl_world *w, tl_block *b, int part, int ka, int kb) {
-  tl_native *nat = tl_native_of(w);
-  const int *parent = w->systems[part ? b->sb : b->sa]->m->dof_parent;
-  int *sup = nat->ipool + nat->ipool_used, n = 0;
-  while (ka >= 0 || kb >= 0) {
-    int k = ka > kb ? ka : kb;
-    sup[n++] = k;
-    if (k == ka) ka = parent[ka];
-    if (k == kb) kb = parent[kb];
-  }
-  b->sup[part] = (int)nat->ipool_used;
-  b->nsup[part] = n;
-  nat->ipool_used += (size_t)n;
-  b->adr[part] = (int)nat->pool_used;
-  nat->pool_used += 2 * (size_t)n;
-  memset(nat->pool + b->adr[part], 0, 2 * (size_t)n * sizeof(double));
-}
-
 /* J += sign * row of point p (world) / direction dir over body `body`'s root
  * path, into part `part` of the 1-row block b (the path is a sub-chain of
  * the support, both descending). */
@@ -164,14 +144,14 @@ static tl_block *loop_block(tl_world *w, int k, const tl_cgeom *g, int r, tl_row
   const tl_model *ma = w->systems[sa]->m;
   int l1 = tl_constraint_leaf_dof(ma, c->body[0]);
   if (sb < 0 && c->sys[1] == sa) { /* two bodies of one system: J = J1 - J2 on the union of their paths */
-    loop_support(w, b, 0, l1, tl_constraint_leaf_dof(ma, c->body[1]));
+    tl_block_add_support(w, b, 0, l1, tl_constraint_leaf_dof(ma, c->body[1]));
     loop_jacobian(w, b, 0, c->body[0], g->p1, g->dir[r], g->ang[r], 1.0);
     loop_jacobian(w, b, 0, c->body[1], g->p2, g->dir[r], g->ang[r], -1.0);
   } else {
-    loop_support(w, b, 0, l1, -1);
+    tl_block_add_support(w, b, 0, l1, -1);
     loop_jacobian(w, b, 0, c->body[0], g->p1, g->dir[r], g->ang[r], 1.0);
     if (sb >= 0) {
-      loop_support(w, b, 1, tl_constraint_leaf_dof(w->systems[sb]->m, c->body[1]), -1);
+      tl_block_add_support(w, b, 1, tl_constraint_leaf_dof(w->systems[sb]->m, c->body[1]), -1);
       loop_jacobian(w, b, 1, c->body[1], g->p2, g->dir[r], g->ang[r], -1.0);
     }
   }

@@ -156,6 +156,8 @@ static void add_support(tl_world *w, tl_block *b, int part, int ka, int kb) {
   memset(nat->pool + b->adr[part], 0, 2 * (size_t)n * (size_t)b->nrow * sizeof(double));
 }
 
+void tl_block_add_support(tl_world *w, tl_block *b, int part, int ka, int kb) { add_support(w, b, part, ka, kb); }
+
 /* J rows of a point p fixed to a body whose last DOF is `leaf`, added to part
  * `part` of contact block b: sign * frame rows . (w x p + v) of each cdof on
  * the body's root path (a sub-chain of the support, both descending). */
