@@ -12,6 +12,11 @@ vx, vy, yaw rate uniform in [-1, 1], 20 s episodes, reward = velocity tracking m
 action-rate, acceleration and orientation penalties. A 10-minute CPU run is a small fraction of
 the ~10^8 steps legged_gym uses on a GPU: the reward rises, the gait is not finished.
 
+--eval loads policy.pt and measures it as issue 25 does: 64 episodes of 10 s, each with a fresh
+random command (vx in [-1, 1] m/s, vy in [-0.5, 0.5] m/s, yaw rate in [-1, 1] rad/s), the mean
+|v_xy - command| and |yaw rate - command| over the last 8 s of the episodes that did not fall, and
+the fall fraction, as strict JSON in eval.json (targets 0.2 m/s, 0.3 rad/s, 5 %).
+
 --play loads policy.pt and runs the deterministic policy on 8 environments for each forward
 command vx in {0, 0.5, 1.0} m/s (vy = yaw rate = 0) for 10 s, and reports the tracked velocity
 (mean forward base velocity over the last 8 s) and how many environments fell.
@@ -109,6 +114,52 @@ def play(out, seconds=10.0, num_envs=8):
     return results
 
 
+EVAL_COMMANDS = dict(command_vx=(-1.0, 1.0), command_vy=(-0.5, 0.5), command_yaw=(-1.0, 1.0))
+
+
+def evaluate(out, episodes=64, seconds=10.0, seed=1234):
+    """Issue 25's measure of a velocity-tracking policy: `episodes` episodes of `seconds`, each
+    with a fresh random command (vx in [-1, 1] m/s, vy in [-0.5, 0.5] m/s, yaw rate in [-1, 1]
+    rad/s, held for the whole episode), the deterministic policy. Per episode that did not fall,
+    the mean over its last 80 % of |v_xy - command_xy| (m/s, base frame) and |yaw rate - command|
+    (rad/s); the report averages them over those episodes. A fallen episode counts as a fall
+    only. Valid JSON always: with every episode fallen the errors are null and all_fell is true.
+    Targets: mean xy error < 0.2 m/s, yaw error < 0.3 rad/s, falls < 5 %."""
+    ckpt = torch.load(out / "policy.pt")
+    env = talus.VecEnv("anymal-locomotion", episodes, seed=seed, episode_length_s=seconds + 1,
+                       command_resample_s=1e6, **EVAL_COMMANDS)
+    ppo = PPO(env, hidden=tuple(ckpt["hidden"]), act=nn.ELU)
+    ppo.ac.load_state_dict(ckpt["model"])
+    ppo.norm.load_state_dict(ckpt["obs_norm"])
+    raw, _ = env.reset(seed=seed)
+    cmd = raw[:, 9:12] / np.array([2.0, 2.0, 0.25])  # the observation's scaled command
+    steps = int(round(seconds / env.control_dt))
+    fell = np.zeros(episodes, dtype=bool)
+    exy, eyaw = np.zeros(episodes), np.zeros(episodes)
+    counted = 0
+    for k in range(steps):
+        a = ppo.act(ppo._obs(raw), deterministic=True)
+        raw, _, term, _, _ = env.step(a.numpy())
+        fell |= term
+        if k >= steps // 5:
+            v, yaw = raw[:, 0:2] / 2.0, raw[:, 5] / 0.25
+            exy += np.linalg.norm(v - cmd[:, 0:2], axis=1)
+            eyaw += np.abs(yaw - cmd[:, 2])
+            counted += 1
+    ok = ~fell
+    res = {"episodes": episodes, "seconds": seconds, "falls": int(fell.sum()),
+           "fall_fraction": float(fell.mean()), "all_fell": bool(fell.all()),
+           "mean_xy_error_mps": float(np.mean(exy[ok] / counted)) if ok.any() else None,
+           "mean_yaw_error_radps": float(np.mean(eyaw[ok] / counted)) if ok.any() else None,
+           "command_ranges": {k: list(v) for k, v in EVAL_COMMANDS.items()},
+           "targets": {"mean_xy_error_mps": 0.2, "mean_yaw_error_radps": 0.3, "fall_fraction": 0.05}}
+    res["targets_met"] = bool(ok.any() and res["mean_xy_error_mps"] < 0.2 and res["mean_yaw_error_radps"] < 0.3
+                              and res["fall_fraction"] < 0.05)
+    (out / "eval.json").write_text(json.dumps(res, indent=2))
+    print(json.dumps(res, indent=2))
+    return res
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", default="anymal_ppo", help="output folder")
@@ -122,12 +173,17 @@ def main():
     ap.add_argument("--forward-only", action="store_true",
                     help="commands vx in [0, 1] m/s, vy = yaw rate = 0 (an easier task)")
     ap.add_argument("--play", action="store_true", help="run the saved policy and report the tracked velocity")
+    ap.add_argument("--eval", action="store_true",
+                    help="issue 25's evaluation of the saved policy: 64 episodes of 10 s, random commands, JSON")
     ap.add_argument("--smoke", action="store_true", help="2 short iterations (test suite)")
     args = ap.parse_args()
     torch.set_num_threads(1)
     out = pathlib.Path(args.out)
     if args.play:
         play(out)
+        return
+    if args.eval:
+        evaluate(out)
         return
     load = os.getloadavg()
     if args.smoke:

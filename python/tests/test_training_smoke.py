@@ -4,6 +4,7 @@
 that the environments were stepped the expected number of times, episodes were recorded and
 every loss is finite. The real runs (cartpole to the maximum return, ANYmal for 10 minutes) are
 run by hand; their figures are in docs/python.md. ctest label: smoke."""
+import json
 import math
 import sys
 
@@ -36,3 +37,17 @@ def test_anymal_ppo_iterations(anymal_urdf, tmp_path):
     summary = train_anymal.save(ppo, env, history, tmp_path, (0, 0, 0))
     assert (tmp_path / "policy.pt").exists() and (tmp_path / "learning_curve.png").exists()
     assert summary["losses_finite"]
+    # issue 25's evaluation: random commands within the issue's ranges, strict JSON (no NaN token)
+    res = train_anymal.evaluate(tmp_path, episodes=4, seconds=1.0)
+    text = (tmp_path / "eval.json").read_text()
+
+    def no_nan(token):
+        raise AssertionError(f"eval.json holds {token}")
+
+    assert json.loads(text, parse_constant=no_nan) == res
+    assert res["episodes"] == 4 and 0 <= res["falls"] <= 4
+    if res["all_fell"]:
+        assert res["mean_xy_error_mps"] is None and res["mean_yaw_error_radps"] is None
+    else:
+        assert res["mean_xy_error_mps"] >= 0 and res["mean_yaw_error_radps"] >= 0
+    assert res["targets"] == {"mean_xy_error_mps": 0.2, "mean_yaw_error_radps": 0.3, "fall_fraction": 0.05}
