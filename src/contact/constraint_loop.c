@@ -112,17 +112,7 @@ static void loop_jacobian(tl_world *w, tl_block *b, int part, int body, const do
   double *J = nat->pool + b->adr[part];
   for (int k = tl_constraint_leaf_dof(s->m, body), i = 0; k >= 0; k = s->m->dof_parent[k]) {
     while (sup[i] != k) i++;
-    const double *S = s->d.cdof + 6 * k;
-    double x;
-    if (ang) {
-      x = tl_v3_dot(dir, S);
-    } else {
-      double lin[3];
-      tl_v3_cross(lin, S, p);
-      tl_v3_add(lin, lin, S + 3);
-      x = tl_v3_dot(dir, lin);
-    }
-    J[i] += sign * x;
+    J[i] += sign * tl_constraint_row_entry(s->d.cdof + 6 * k, p, dir, ang);
   }
 }
 

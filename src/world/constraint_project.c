@@ -230,17 +230,7 @@ static void add_row(const tl_world *w, const tl_cproj *p, int s, int b, const do
   const tl_model *m = sys->m;
   double *J = Jrow + p->off[s];
   for (int k = tl_constraint_leaf_dof(m, b); k >= 0; k = m->dof_parent[k]) {
-    const double *S = sys->d.cdof + 6 * k;
-    double x;
-    if (ang) {
-      x = tl_v3_dot(dir, S);
-    } else {
-      double lin[3];
-      tl_v3_cross(lin, S, pt);
-      tl_v3_add(lin, lin, S + 3);
-      x = tl_v3_dot(dir, lin);
-    }
-    J[k] += sign * x;
+    J[k] += sign * tl_constraint_row_entry(sys->d.cdof + 6 * k, pt, dir, ang);
   }
 }
 

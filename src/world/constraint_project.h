@@ -7,6 +7,7 @@
 #ifndef TALUS_CONSTRAINT_PROJECT_H
 #define TALUS_CONSTRAINT_PROJECT_H
 
+#include "math/tl_math.h"
 #include "world/world_internal.h"
 
 /* Most rows one constraint gives (a weld). */
@@ -48,6 +49,19 @@ void tl_constraint_geom(const tl_world *w, const tl_constraint *c, tl_cgeom *g);
 
 /* Last DOF on body b's root path (-1: the body cannot move), system model m. */
 int tl_constraint_leaf_dof(const tl_model *m, int b);
+
+/* Entry of a constraint row for the DOF with world-frame motion subspace
+ * column S = (w, v) (d.cdof): the angular row dir . w (ang), or the linear
+ * row of world point p along dir: dir . (w x p + v). The loop rows of the
+ * step (contact/constraint_loop.c) and of the projection use this one
+ * formula. */
+static inline double tl_constraint_row_entry(const double S[6], const double p[3], const double dir[3], int ang) {
+  if (ang) return tl_v3_dot(dir, S);
+  double lin[3];
+  tl_v3_cross(lin, S, p);
+  tl_v3_add(lin, lin, S + 3);
+  return tl_v3_dot(dir, lin);
+}
 
 /* Most rows of constraint c (distance: 2 for a range). */
 int tl_constraint_rows_max(const tl_constraint *c);
