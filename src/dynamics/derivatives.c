@@ -235,17 +235,20 @@ void tl_dyn_rnea_derivatives(tl_sysdata *d, const double g[3], const double *du,
   }
 }
 
-/* Columns [c0, c0 + W) of row x: x -= sum over the rows r[j] (j < nr,
- * row r[j] = X + idx[j] * n) of coef[j] r[j], the sums kept in registers
+/* Columns [c0, c0 + W) of row x: x <- sx x - sum over the rows r[j] (j <
+ * nr, row r[j] = X + idx[j] * n) of coef[j] r[j], the sums kept in registers
  * (W / 2 two-lane accumulators, tl_vec2.h) and x written once. Every column
- * is updated on its own in the order j = 0, 1, ...: the result does not
- * depend on W. */
+ * is updated on its own: first the scaling (one product, skipped in the
+ * unscaled kernels), then the terms in the order j = 0, 1, ...: the result
+ * does not depend on W. */
 #ifdef TL_VEC2
-#define PULL_W(NAME, W)                                                                                 \
+#define PULL_W(NAME, W, SCALED)                                                                         \
   static inline void NAME(double *restrict x, const double *restrict X, size_t n, const int *idx,       \
-                          const double *coef, int nr, int c0) {                                        \
+                          const double *coef, int nr, int c0, double sx) {                             \
     tl_v2 acc[(W) / 2];                                                                                 \
-    for (int t = 0; t < (W) / 2; t++) acc[t] = tl_v2_load(x + c0 + 2 * t);                              \
+    const tl_v2 sv = {sx, sx};                                                                          \
+    (void)sv;                                                                                           \
+    for (int t = 0; t < (W) / 2; t++) acc[t] = SCALED ? sv * tl_v2_load(x + c0 + 2 * t) : tl_v2_load(x + c0 + 2 * t); \
     for (int j = 0; j < nr; j++) {                                                                      \
       const double *restrict r = X + (size_t)idx[j] * n + c0;                                           \
       const tl_v2 cf = {coef[j], coef[j]};                                                              \
@@ -254,11 +257,12 @@ void tl_dyn_rnea_derivatives(tl_sysdata *d, const double g[3], const double *du,
     for (int t = 0; t < (W) / 2; t++) tl_v2_store(x + c0 + 2 * t, acc[t]);                              \
   }
 #else
-#define PULL_W(NAME, W)                                                                                 \
+#define PULL_W(NAME, W, SCALED)                                                                         \
   static inline void NAME(double *restrict x, const double *restrict X, size_t n, const int *idx,       \
-                          const double *coef, int nr, int c0) {                                        \
+                          const double *coef, int nr, int c0, double sx) {                             \
     double acc[W];                                                                                      \
-    for (int t = 0; t < (W); t++) acc[t] = x[c0 + t];                                                   \
+    (void)sx;                                                                                           \
+    for (int t = 0; t < (W); t++) acc[t] = SCALED ? sx * x[c0 + t] : x[c0 + t];                         \
     for (int j = 0; j < nr; j++) {                                                                      \
       const double *restrict r = X + (size_t)idx[j] * n + c0, cf = coef[j];                             \
       for (int t = 0; t < (W); t++) acc[t] -= cf * r[t];                                                \
@@ -266,24 +270,36 @@ void tl_dyn_rnea_derivatives(tl_sysdata *d, const double g[3], const double *du,
     for (int t = 0; t < (W); t++) x[c0 + t] = acc[t];                                                   \
   }
 #endif
-PULL_W(pull16, 16)
-PULL_W(pull8, 8)
-PULL_W(pull4, 4)
-PULL_W(pull2, 2)
+PULL_W(pull16, 16, 0)
+PULL_W(pull8, 8, 0)
+PULL_W(pull4, 4, 0)
+PULL_W(pull2, 2, 0)
+PULL_W(pull16s, 16, 1)
+PULL_W(pull8s, 8, 1)
+PULL_W(pull4s, 4, 1)
+PULL_W(pull2s, 2, 1)
 #undef PULL_W
 
-/* Row x (columns [c0, c1)) -= sum_j coef[j] X[idx[j]]: blocks of 16
- * columns, then one of 8, 4, 2 and a last column as the width left needs. */
+/* Row x (columns [c0, c1)) <- sx x - sum_j coef[j] X[idx[j]] (sx applied
+ * only when scaled): blocks of 16 columns, then one of 8, 4, 2 and a last
+ * column as the width left needs. */
 static inline void pull_row(double *restrict x, const double *restrict X, int n, const int *idx,
-                            const double *coef, int nr, int c0, int c1) {
+                            const double *coef, int nr, int c0, int c1, int scaled, double sx) {
   const size_t sn = (size_t)n;
   int c = c0;
-  for (; c + 16 <= c1; c += 16) pull16(x, X, sn, idx, coef, nr, c);
-  if (c + 8 <= c1) pull8(x, X, sn, idx, coef, nr, c), c += 8;
-  if (c + 4 <= c1) pull4(x, X, sn, idx, coef, nr, c), c += 4;
-  if (c + 2 <= c1) pull2(x, X, sn, idx, coef, nr, c), c += 2;
+  if (scaled) {
+    for (; c + 16 <= c1; c += 16) pull16s(x, X, sn, idx, coef, nr, c, sx);
+    if (c + 8 <= c1) pull8s(x, X, sn, idx, coef, nr, c, sx), c += 8;
+    if (c + 4 <= c1) pull4s(x, X, sn, idx, coef, nr, c, sx), c += 4;
+    if (c + 2 <= c1) pull2s(x, X, sn, idx, coef, nr, c, sx), c += 2;
+  } else {
+    for (; c + 16 <= c1; c += 16) pull16(x, X, sn, idx, coef, nr, c, sx);
+    if (c + 8 <= c1) pull8(x, X, sn, idx, coef, nr, c, sx), c += 8;
+    if (c + 4 <= c1) pull4(x, X, sn, idx, coef, nr, c, sx), c += 4;
+    if (c + 2 <= c1) pull2(x, X, sn, idx, coef, nr, c, sx), c += 2;
+  }
   if (c < c1) {
-    double a = x[c];
+    double a = scaled ? sx * x[c] : x[c];
     for (int j = 0; j < nr; j++) a -= coef[j] * X[(size_t)idx[j] * sn + c];
     x[c] = a;
   }
@@ -304,27 +320,30 @@ static inline int best_start(int c_zero, int e) {
   return c0;
 }
 
-/* X <- -(L^T D L)^-1 X (nv x nv, row-major; the columns are right-hand
- * sides) for X whose row k vanishes outside the ancestors of k and its
- * subtree [k, dof_end[k]) (true of dtau_dq and dtau_du) and whose columns
- * [0, c_lo) vanish (c_lo = 3 for dtau_dq of a floating base: a translation
- * of the whole system changes no torque, so these columns of the solution
- * are 0 too and are left alone), with the factorization of tl_dyn_factor in
- * d->LD (Featherstone 2008, Table 6.4; Featherstone 2005, "Efficient
- * factorization of the joint-space inertia matrix for branched kinematic
- * trees"), on whole rows, each in "pull" form (every row written once, the
- * sums over the tree kept in registers by column blocks):
+/* X <- -(L^T D L)^-1 X and Y <- -(L^T D L)^-1 Y (nv x nv, row-major; the
+ * columns are right-hand sides; Y may be NULL) for X and Y whose row k
+ * vanishes outside the ancestors of k and its subtree [k, dof_end[k]) (true
+ * of dtau_dq and dtau_du) and whose columns [0, cx) of X vanish (cx = 3 for
+ * dtau_dq of a floating base: a translation of the whole system changes no
+ * torque, so these columns of the solution are 0 too and are left alone),
+ * with the factorization of tl_dyn_factor in d->LD (Featherstone 2008, Table
+ * 6.4; Featherstone 2005, "Efficient factorization of the joint-space
+ * inertia matrix for branched kinematic trees"), on whole rows, each in
+ * "pull" form (every row written once per pass, the sums over the tree kept
+ * in registers by column blocks), both matrices in the same sweep (each
+ * row's coefficients gathered once):
  *   x <- L^-T x: last row first, row i -= sum over its descendants c of
  *      L[c][i] row c (the descendants are (i, end[i]), L[c][i] is row i of
  *      LD's upper triangle; L^-T only moves entries up the tree, so only
- *      the columns [c_lo, end[i]) can be non-zero);
- *   x <- -D^-1 x on the same columns;
- *   x <- L^-1 x: root first, row k -= sum over its ancestors i of L[k][i]
- *      row i, on the columns [c_lo, nv) (the rows fill in here).
+ *      the columns [cx, end[i]) can be non-zero);
+ *   x <- -D^-1 x and x <- L^-1 x in one pass, root first: row k <- -D^-1[k]
+ *      row k - sum over its ancestors i of L[k][i] row i, on the columns
+ *      [cx, nv) (the rows fill in here; columns [end[k], nv) of row k are 0
+ *      before, and stay 0 for a row without ancestors).
  * The register blocks are 16 columns wide (8 two-lane accumulators: each
  * row loaded is used for 16 products), narrower only at a row's end.
- * O((2 sum of depths + nv) nv). scratch: [2 nv] doubles, iscratch [nv] ints. */
-static void solve_rows_neg(const tl_sysdata *d, double *X, int c_lo, double *scratch, int *iscratch) {
+ * O((2 sum of depths + nv) nv). scratch: [nv] doubles, iscratch [nv] ints. */
+static void solve_rows_neg(const tl_sysdata *d, double *X, int cx, double *Y, double *scratch, int *iscratch) {
   const tl_model *m = d->m;
   const int n = m->nv, *end = d->dof_end, *anc_adr = d->dof_anc_adr, *anc_all = d->dof_anc;
   const double *L = d->LD;
@@ -334,18 +353,25 @@ static void solve_rows_neg(const tl_sysdata *d, double *X, int c_lo, double *scr
     const int e = end[i], nr = e - i - 1;
     if (nr <= 0) continue;
     for (int j = 0; j < nr; j++) idx[j] = i + 1 + j, coef[j] = L[(size_t)i * n + i + 1 + j];
-    pull_row(X + (size_t)i * n, X, n, idx, coef, nr, c_lo, e);
+    pull_row(X + (size_t)i * n, X, n, idx, coef, nr, cx, e, 0, 1.0);
+    if (Y) pull_row(Y + (size_t)i * n, Y, n, idx, coef, nr, 0, e, 0, 1.0);
   }
   for (int k = 0; k < n; k++) {
-    double *restrict xk = X + (size_t)k * n, s = -d->LDinv[k];
-    for (int c = c_lo; c < end[k]; c++) xk[c] *= s;
-  }
-  for (int k = 1; k < n; k++) {
     const int a0 = anc_adr[k], nr = anc_adr[k + 1] - a0;
-    if (nr <= 0) continue;
+    const double s = -d->LDinv[k];
+    if (nr <= 0) { /* no ancestor: only the scaling, on the non-zero columns */
+      double *restrict xk = X + (size_t)k * n;
+      for (int c = cx; c < end[k]; c++) xk[c] *= s;
+      if (Y) {
+        double *restrict yk = Y + (size_t)k * n;
+        for (int c = 0; c < end[k]; c++) yk[c] *= s;
+      }
+      continue;
+    }
     const int *anc = anc_all + a0;
     for (int j = 0; j < nr; j++) coef[j] = L[(size_t)k * n + anc[j]];
-    pull_row(X + (size_t)k * n, X, n, anc, coef, nr, c_lo, n);
+    pull_row(X + (size_t)k * n, X, n, anc, coef, nr, cx, n, 1, s);
+    if (Y) pull_row(Y + (size_t)k * n, Y, n, anc, coef, nr, 0, n, 1, s);
   }
 }
 
@@ -357,12 +383,41 @@ void tl_dyn_solve_rows_neg_from(tl_sysdata *d, double *X, int x_col0, double *Y)
    * column 2, e.g. 48 = 3 x 16 columns for nv = 50 rather than 16 + 16 + 8 +
    * 4 + 2 + 1). */
   const int n = d->m->nv;
-  solve_rows_neg(d, X, best_start(x_col0, n), d->drv_tau, d->dof_tmp);
-  if (Y) solve_rows_neg(d, Y, 0, d->drv_tau, d->dof_tmp);
+  solve_rows_neg(d, X, best_start(x_col0, n), Y, d->drv_tau, d->dof_tmp);
 }
 
 void tl_dyn_solve_rows_neg(tl_sysdata *d, double *X, double *Y) {
   tl_dyn_solve_rows_neg_from(d, X, 0, Y);
+}
+
+/* X <- -A X (n x n row-major; A = M^-1 dense and symmetric, n a
+ * compile-time constant in each case below, so every loop unrolls): row i
+ * of the result is -sum_k A[i][k] X[k], accumulated in that order. */
+static inline void small_neg_mul(const double *restrict A, double *restrict X, const int n) {
+  double T[TL_DRV_SMALL_NV * TL_DRV_SMALL_NV];
+  memcpy(T, X, (size_t)n * n * sizeof(double));
+  for (int i = 0; i < n; i++) {
+    double acc[TL_DRV_SMALL_NV];
+    for (int j = 0; j < n; j++) acc[j] = -A[i * n] * T[j];
+    for (int k = 1; k < n; k++) {
+      const double a = A[i * n + k];
+      for (int j = 0; j < n; j++) acc[j] -= a * T[k * n + j];
+    }
+    for (int j = 0; j < n; j++) X[i * n + j] = acc[j];
+  }
+}
+
+int tl_dyn_neg_mul_small(const double *Minv, double *X, double *Y, int n) {
+  switch (n) {
+#define CASE(N)                                                                                         \
+  case N:                                                                                               \
+    small_neg_mul(Minv, X, N);                                                                          \
+    if (Y) small_neg_mul(Minv, Y, N);                                                                   \
+    return 1;
+    CASE(1) CASE(2) CASE(3) CASE(4) CASE(5) CASE(6) CASE(7) CASE(8)
+#undef CASE
+    default: return 0;
+  }
 }
 
 /* ---------------- passive and external forces (springs, damping, world-frame forces) ---------------- */

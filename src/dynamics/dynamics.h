@@ -147,6 +147,16 @@ void tl_dyn_solve_rows_neg(tl_sysdata *d, double *X, double *Y);
  * of a floating base, whose translation changes no torque (x_col0 = 3). */
 void tl_dyn_solve_rows_neg_from(tl_sysdata *d, double *X, int x_col0, double *Y);
 
+/* For small systems (nv <= TL_DRV_SMALL_NV): X <- -Minv X and Y <- -Minv Y
+ * (nv x nv row-major; Y may be NULL) with the dense inverse Minv of
+ * tl_dyn_inverse, as fully unrolled dense products (for a handful of DOFs
+ * the index and loop overhead of the tree-sparse solve outweighs its
+ * arithmetic; the multiply-adds are about as many: the columns of
+ * dtau_dq / dtau_du are nearly full there). Returns 1 when done, 0 (nothing
+ * touched) when nv is larger. */
+#define TL_DRV_SMALL_NV 8
+int tl_dyn_neg_mul_small(const double *Minv, double *X, double *Y, int n);
+
 /* Classical acceleration of the world point p fixed to body b, and the body's
  * angular acceleration, for zero joint accelerations and no gravity: the
  * terms dJp/dt u and dJr/dt u. Uses d->cacc. Needs tl_dyn_kinematics. */

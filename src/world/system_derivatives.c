@@ -74,9 +74,11 @@ tl_status tl_system_forward_dynamics_derivatives(tl_system *s, const double *tau
   if ((st = accel_and_factor(s, tau, err))) return st;
   tl_dyn_rnea_derivatives(d, s->world->opt.gravity, du, ddu_dq, ddu_du);
   tl_dyn_inverse(d, ddu_dtau);
-  /* -M^-1 dtau/dq, -M^-1 dtau/du; a floating base's translations change no torque: columns 0..2 of
-   * dtau/dq are exactly 0 (tl_dyn_rnea_derivatives) */
-  tl_dyn_solve_rows_neg_from(d, ddu_dq, s->m->jnt_type[0] == TL_JOINT_FLOATING ? 3 : 0, ddu_du);
+  /* -M^-1 dtau/dq, -M^-1 dtau/du: dense products with M^-1 for a few DOFs, else the tree-sparse solve;
+   * a floating base's translations change no torque: columns 0..2 of dtau/dq are exactly 0
+   * (tl_dyn_rnea_derivatives) */
+  if (!tl_dyn_neg_mul_small(ddu_dtau, ddu_dq, ddu_du, nv))
+    tl_dyn_solve_rows_neg_from(d, ddu_dq, s->m->jnt_type[0] == TL_JOINT_FLOATING ? 3 : 0, ddu_du);
   return TL_OK;
 }
 
@@ -144,6 +146,7 @@ tl_status tl_system_forward_dynamics_passive_derivatives(tl_system *s, const dou
   tl_dyn_passive_derivatives(d, rec, -1.0, ddu_dq, ddu_du);
   tl_dyn_inverse(d, ddu_dtau);
   /* columns 0..2 of a floating base stay exactly 0 (tl_dyn_passive_derivatives writes none) */
-  tl_dyn_solve_rows_neg_from(d, ddu_dq, s->m->jnt_type[0] == TL_JOINT_FLOATING ? 3 : 0, ddu_du);
+  if (!tl_dyn_neg_mul_small(ddu_dtau, ddu_dq, ddu_du, nv))
+    tl_dyn_solve_rows_neg_from(d, ddu_dq, s->m->jnt_type[0] == TL_JOINT_FLOATING ? 3 : 0, ddu_du);
   return TL_OK;
 }
