@@ -236,39 +236,54 @@ void tl_dyn_rnea_derivatives(tl_sysdata *d, const double g[3], const double *du,
 }
 
 /* Columns [c0, c0 + W) of row x: x <- sx x - sum over the rows r[j] (j <
- * nr, row r[j] = X + idx[j] * n) of coef[j] r[j], the sums kept in registers
- * (W / 2 two-lane accumulators, tl_vec2.h) and x written once. Every column
- * is updated on its own: first the scaling (one product, skipped in the
- * unscaled kernels), then the terms in the order j = 0, 1, ...: the result
- * does not depend on W. */
+ * nr) of coef[j] r[j], the sums kept in registers (W / 2 two-lane
+ * accumulators, tl_vec2.h) and x written once. The rows come as offsets
+ * into X and the coefficients as ready pairs (cf[j] = {coef[j], coef[j]}), so each
+ * term costs one offset and one pair load besides its W / 2 products. Every
+ * column is updated on its own: first the scaling (one product, skipped in
+ * the unscaled kernels), then the terms in the order j = 0, 1, ...: the
+ * result does not depend on W. */
 #ifdef TL_VEC2
+typedef tl_v2 pull_cf;
 #define PULL_W(NAME, W, SCALED)                                                                         \
-  static inline void NAME(double *restrict x, const double *restrict X, size_t n, const int *idx,       \
-                          const double *coef, int nr, int c0, double sx) {                             \
+  static inline void NAME(double *restrict x, const double *restrict X, const size_t *restrict off, \
+                          const pull_cf *restrict cf, int nr, int c0, double sx) {                     \
     tl_v2 acc[(W) / 2];                                                                                 \
     const tl_v2 sv = {sx, sx};                                                                          \
     (void)sv;                                                                                           \
     for (int t = 0; t < (W) / 2; t++) acc[t] = SCALED ? sv * tl_v2_load(x + c0 + 2 * t) : tl_v2_load(x + c0 + 2 * t); \
-    for (int j = 0; j < nr; j++) {                                                                      \
-      const double *restrict r = X + (size_t)idx[j] * n + c0;                                           \
-      const tl_v2 cf = {coef[j], coef[j]};                                                              \
-      for (int t = 0; t < (W) / 2; t++) acc[t] -= cf * tl_v2_load(r + 2 * t);                           \
+    int j = 0;                                                                                          \
+    for (; j + 2 <= nr; j += 2) {                                                                       \
+      const double *restrict r0 = X + off[j] + c0, *restrict r1 = X + off[j + 1] + c0;                  \
+      const tl_v2 f0 = cf[j], f1 = cf[j + 1];                                                           \
+      for (int t = 0; t < (W) / 2; t++) acc[t] -= f0 * tl_v2_load(r0 + 2 * t);                          \
+      for (int t = 0; t < (W) / 2; t++) acc[t] -= f1 * tl_v2_load(r1 + 2 * t);                          \
+    }                                                                                                   \
+    if (j < nr) {                                                                                       \
+      const double *restrict r0 = X + off[j] + c0;                                                      \
+      const tl_v2 f0 = cf[j];                                                                           \
+      for (int t = 0; t < (W) / 2; t++) acc[t] -= f0 * tl_v2_load(r0 + 2 * t);                          \
     }                                                                                                   \
     for (int t = 0; t < (W) / 2; t++) tl_v2_store(x + c0 + 2 * t, acc[t]);                              \
   }
+static inline double pull_cf_get(const pull_cf *cf, int j) { return cf[j][0]; }
+static inline void pull_cf_set(pull_cf *cf, int j, double c) { cf[j] = (tl_v2){c, c}; }
 #else
+typedef double pull_cf;
 #define PULL_W(NAME, W, SCALED)                                                                         \
-  static inline void NAME(double *restrict x, const double *restrict X, size_t n, const int *idx,       \
-                          const double *coef, int nr, int c0, double sx) {                             \
+  static inline void NAME(double *restrict x, const double *restrict X, const size_t *restrict off, \
+                          const pull_cf *restrict cf, int nr, int c0, double sx) {                     \
     double acc[W];                                                                                      \
     (void)sx;                                                                                           \
     for (int t = 0; t < (W); t++) acc[t] = SCALED ? sx * x[c0 + t] : x[c0 + t];                         \
     for (int j = 0; j < nr; j++) {                                                                      \
-      const double *restrict r = X + (size_t)idx[j] * n + c0, cf = coef[j];                             \
-      for (int t = 0; t < (W); t++) acc[t] -= cf * r[t];                                                \
+      const double *restrict r = X + off[j] + c0, f = cf[j];                                            \
+      for (int t = 0; t < (W); t++) acc[t] -= f * r[t];                                                 \
     }                                                                                                   \
     for (int t = 0; t < (W); t++) x[c0 + t] = acc[t];                                                   \
   }
+static inline double pull_cf_get(const pull_cf *cf, int j) { return cf[j]; }
+static inline void pull_cf_set(pull_cf *cf, int j, double c) { cf[j] = c; }
 #endif
 PULL_W(pull16, 16, 0)
 PULL_W(pull8, 8, 0)
@@ -280,27 +295,26 @@ PULL_W(pull4s, 4, 1)
 PULL_W(pull2s, 2, 1)
 #undef PULL_W
 
-/* Row x (columns [c0, c1)) <- sx x - sum_j coef[j] X[idx[j]] (sx applied
+/* Row x (columns [c0, c1)) <- sx x - sum_j coef[j] rows[j] (sx applied
  * only when scaled): blocks of 16 columns, then one of 8, 4, 2 and a last
  * column as the width left needs. */
-static inline void pull_row(double *restrict x, const double *restrict X, int n, const int *idx,
-                            const double *coef, int nr, int c0, int c1, int scaled, double sx) {
-  const size_t sn = (size_t)n;
+static inline void pull_row(double *restrict x, const double *X, const size_t *off, const pull_cf *cf, int nr,
+                            int c0, int c1, int scaled, double sx) {
   int c = c0;
   if (scaled) {
-    for (; c + 16 <= c1; c += 16) pull16s(x, X, sn, idx, coef, nr, c, sx);
-    if (c + 8 <= c1) pull8s(x, X, sn, idx, coef, nr, c, sx), c += 8;
-    if (c + 4 <= c1) pull4s(x, X, sn, idx, coef, nr, c, sx), c += 4;
-    if (c + 2 <= c1) pull2s(x, X, sn, idx, coef, nr, c, sx), c += 2;
+    for (; c + 16 <= c1; c += 16) pull16s(x, X, off, cf, nr, c, sx);
+    if (c + 8 <= c1) pull8s(x, X, off, cf, nr, c, sx), c += 8;
+    if (c + 4 <= c1) pull4s(x, X, off, cf, nr, c, sx), c += 4;
+    if (c + 2 <= c1) pull2s(x, X, off, cf, nr, c, sx), c += 2;
   } else {
-    for (; c + 16 <= c1; c += 16) pull16(x, X, sn, idx, coef, nr, c, sx);
-    if (c + 8 <= c1) pull8(x, X, sn, idx, coef, nr, c, sx), c += 8;
-    if (c + 4 <= c1) pull4(x, X, sn, idx, coef, nr, c, sx), c += 4;
-    if (c + 2 <= c1) pull2(x, X, sn, idx, coef, nr, c, sx), c += 2;
+    for (; c + 16 <= c1; c += 16) pull16(x, X, off, cf, nr, c, sx);
+    if (c + 8 <= c1) pull8(x, X, off, cf, nr, c, sx), c += 8;
+    if (c + 4 <= c1) pull4(x, X, off, cf, nr, c, sx), c += 4;
+    if (c + 2 <= c1) pull2(x, X, off, cf, nr, c, sx), c += 2;
   }
   if (c < c1) {
     double a = scaled ? sx * x[c] : x[c];
-    for (int j = 0; j < nr; j++) a -= coef[j] * X[(size_t)idx[j] * sn + c];
+    for (int j = 0; j < nr; j++) a -= pull_cf_get(cf, j) * X[off[j] + c];
     x[c] = a;
   }
 }
@@ -342,19 +356,22 @@ static inline int best_start(int c_zero, int e) {
  *      before, and stay 0 for a row without ancestors).
  * The register blocks are 16 columns wide (8 two-lane accumulators: each
  * row loaded is used for 16 products), narrower only at a row's end.
- * O((2 sum of depths + nv) nv). scratch: [nv] doubles, iscratch [nv] ints. */
-static void solve_rows_neg(const tl_sysdata *d, double *X, int cx, double *Y, double *scratch, int *iscratch) {
+ * O((2 sum of depths + nv) nv). scratch: [4 nv] doubles (free after
+ * tl_dyn_rnea_derivatives: its per-DOF vectors), holding the coefficient
+ * pairs and the row offsets. */
+static void solve_rows_neg(const tl_sysdata *d, double *X, int cx, double *Y, void *scratch) {
   const tl_model *m = d->m;
   const int n = m->nv, *end = d->dof_end, *anc_adr = d->dof_anc_adr, *anc_all = d->dof_anc;
   const double *L = d->LD;
-  double *coef = scratch; /* [nv] */
-  int *idx = iscratch;
+  pull_cf *cf = scratch;                /* [nv] coefficient pairs */
+  size_t *off = (size_t *)(cf + n);     /* [nv] row offsets (row index times nv) */
+  const size_t sn = (size_t)n;
   for (int i = n - 2; i >= 0; i--) {
     const int e = end[i], nr = e - i - 1;
     if (nr <= 0) continue;
-    for (int j = 0; j < nr; j++) idx[j] = i + 1 + j, coef[j] = L[(size_t)i * n + i + 1 + j];
-    pull_row(X + (size_t)i * n, X, n, idx, coef, nr, cx, e, 0, 1.0);
-    if (Y) pull_row(Y + (size_t)i * n, Y, n, idx, coef, nr, 0, e, 0, 1.0);
+    for (int j = 0; j < nr; j++) pull_cf_set(cf, j, L[(size_t)i * n + i + 1 + j]), off[j] = (size_t)(i + 1 + j) * sn;
+    pull_row(X + (size_t)i * n, X, off, cf, nr, cx, e, 0, 1.0);
+    if (Y) pull_row(Y + (size_t)i * n, Y, off, cf, nr, 0, e, 0, 1.0);
   }
   for (int k = 0; k < n; k++) {
     const int a0 = anc_adr[k], nr = anc_adr[k + 1] - a0;
@@ -369,9 +386,9 @@ static void solve_rows_neg(const tl_sysdata *d, double *X, int cx, double *Y, do
       continue;
     }
     const int *anc = anc_all + a0;
-    for (int j = 0; j < nr; j++) coef[j] = L[(size_t)k * n + anc[j]];
-    pull_row(X + (size_t)k * n, X, n, anc, coef, nr, cx, n, 1, s);
-    if (Y) pull_row(Y + (size_t)k * n, Y, n, anc, coef, nr, 0, n, 1, s);
+    for (int j = 0; j < nr; j++) pull_cf_set(cf, j, L[(size_t)k * n + anc[j]]), off[j] = (size_t)anc[j] * sn;
+    pull_row(X + (size_t)k * n, X, off, cf, nr, cx, n, 1, s);
+    if (Y) pull_row(Y + (size_t)k * n, Y, off, cf, nr, 0, n, 1, s);
   }
 }
 
@@ -383,7 +400,7 @@ void tl_dyn_solve_rows_neg_from(tl_sysdata *d, double *X, int x_col0, double *Y)
    * column 2, e.g. 48 = 3 x 16 columns for nv = 50 rather than 16 + 16 + 8 +
    * 4 + 2 + 1). */
   const int n = d->m->nv;
-  solve_rows_neg(d, X, best_start(x_col0, n), Y, d->drv_tau, d->dof_tmp);
+  solve_rows_neg(d, X, best_start(x_col0, n), Y, d->drv_vec);
 }
 
 void tl_dyn_solve_rows_neg(tl_sysdata *d, double *X, double *Y) {
