@@ -107,6 +107,69 @@ static inline double dot12(const double a[12], const double b[12]) {
 #define CB 32
 #define DV 48 /* doubles per DOF in drv_vec */
 
+#if TL_LANES == 2
+/* r[i] = (a[i], b[i]) for i < n, and back. */
+static inline void lanes_load(tl_lanes *r, const double *a, const double *b, int n) {
+  for (int i = 0; i < n; i++) r[i] = tl_lanes_set(a[i], b[i]);
+}
+static inline void lanes_store(double *a, double *b, const tl_lanes *r, int n) {
+  for (int i = 0; i < n; i++) a[i] = tl_lanes_get(r[i], 0), b[i] = tl_lanes_get(r[i], 1);
+}
+/* r = v x m for motion vectors, lane-wise (as tl_sp_cross_motion). */
+static inline void lanes_cross_motion(tl_lanes r[6], const tl_lanes v[6], const tl_lanes m[6]) {
+  tl_lanes a[3], b[3];
+  tl_lanes_cross(r, v, m);
+  tl_lanes_cross(a, v, m + 3);
+  tl_lanes_cross(b, v + 3, m);
+  r[3] = a[0] + b[0], r[4] = a[1] + b[1], r[5] = a[2] + b[2];
+}
+
+/* The per-DOF vectors of tl_dyn_rnea_derivatives (psi, zeta, nu, S, G, H, r)
+ * of two DOFs l0 (body b0) and l1 (body b1) whose whole joint is not moved
+ * by them (w = the body's velocity, alpha its acceleration: 1-DOF joints
+ * and a floating base's rotations), side by side in the two lanes: the same
+ * operations in the same order as the scalar code below, so the same values
+ * bit for bit, at about half the instructions. */
+static void dof_vectors_pair(const tl_sysdata *d, const double *cb, double *vec, int l0, int b0, int l1,
+                             int b1) {
+  tl_lanes S[6], Sd[6], w[6], al[6], IB[10], IdB[10], hB[6], FB[6];
+  const double *c0 = cb + CB * b0, *c1 = cb + CB * b1;
+  lanes_load(S, d->cdof + 6 * l0, d->cdof + 6 * l1, 6);
+  lanes_load(Sd, d->cdof_dot + 6 * l0, d->cdof_dot + 6 * l1, 6);
+  lanes_load(w, d->cvel + 6 * b0, d->cvel + 6 * b1, 6);
+  lanes_load(al, d->cacc + 6 * b0, d->cacc + 6 * b1, 6);
+  lanes_load(IB, c0, c1, 10);
+  lanes_load(IdB, c0 + 10, c1 + 10, 10);
+  lanes_load(hB, c0 + 20, c1 + 20, 6);
+  lanes_load(FB, d->cfrc + 6 * b0, d->cfrc + 6 * b1, 6);
+  tl_lanes psi[6], zeta[6], nu[6], t[6], t2[6], IdS[6], Sh[6], r[12], H[6], G[6];
+  lanes_cross_motion(psi, al, S);
+  lanes_cross_motion(zeta, w, S);
+  lanes_cross_motion(t2, zeta, w);
+  for (int i = 0; i < 6; i++) psi[i] = psi[i] - t2[i], nu[i] = zeta[i] + Sd[i];
+  tl_lanes_spi_mulv(r, IB, S);
+  tl_lanes_spi_mulv(IdS, IdB, S);
+  tl_lanes_cross_force(Sh, S, hB);
+  for (int i = 0; i < 6; i++) r[6 + i] = IdS[i] - Sh[i];
+  tl_lanes_spi_mulv(H, IB, nu);
+  for (int i = 0; i < 6; i++) H[i] = H[i] + (IdS[i] + Sh[i]);
+  tl_lanes_spi_mulv(G, IB, psi);
+  tl_lanes_spi_mulv(t, IdB, zeta);
+  tl_lanes_cross_force(t2, zeta, hB);
+  for (int i = 0; i < 6; i++) G[i] = G[i] + (t[i] + t2[i]);
+  tl_lanes_cross_force(t2, S, FB);
+  for (int i = 0; i < 6; i++) G[i] = G[i] + t2[i];
+  double *p0 = vec + DV * l0, *p1 = vec + DV * l1;
+  lanes_store(p0, p1, psi, 6);
+  lanes_store(p0 + 6, p1 + 6, zeta, 6);
+  lanes_store(p0 + 12, p1 + 12, nu, 6);
+  lanes_store(p0 + 18, p1 + 18, S, 6);
+  lanes_store(p0 + 24, p1 + 24, G, 6);
+  lanes_store(p0 + 30, p1 + 30, H, 6);
+  lanes_store(p0 + 36, p1 + 36, r, 12);
+}
+#endif
+
 void tl_dyn_rnea_derivatives(tl_sysdata *d, const double g[3], const double *du, double *dtau_dq,
                              double *dtau_du) {
   const tl_model *m = d->m;
@@ -129,6 +192,7 @@ void tl_dyn_rnea_derivatives(tl_sysdata *d, const double g[3], const double *du,
   }
   /* per DOF l: psi, zeta, nu, S, G (q column seen from above), H (u column) */
   const int kf = m->jnt_type[0] == TL_JOINT_FLOATING ? 6 : 0;
+  int pend_l = -1, pend_b = -1; /* a DOF waiting for a partner in dof_vectors_pair */
   for (int b = 0; b < nb; b++) {
     int v0 = m->v_adr[b], nj = m->jnt_nv[b];
     if (nj == 0) continue;
@@ -145,7 +209,21 @@ void tl_dyn_rnea_derivatives(tl_sysdata *d, const double g[3], const double *du,
     for (int l = v0; l < v0 + nj; l++) {
       double w[6], al[6], t[6], t2[6];
       const int base_rot = kf && b == 0 && l >= 3, base_trans = kf && b == 0 && l < 3;
-      if (nj == 1 || base_rot) { /* the whole joint is not moved by l */
+      /* a ball joint's axes are fixed in the parent: none of its DOFs moves another, so w and alpha
+       * are the body's own velocity and acceleration (to rounding: cvel, cacc sum the same terms) */
+      const int whole = nj == 1 || base_rot || m->jnt_type[b] == TL_JOINT_SPHERICAL;
+#if TL_LANES == 2
+      if (whole) { /* two such DOFs at a time */
+        if (pend_l < 0) {
+          pend_l = l, pend_b = b;
+        } else {
+          dof_vectors_pair(d, cb, vec, pend_l, pend_b, l, b);
+          pend_l = -1;
+        }
+        continue;
+      }
+#endif
+      if (whole) { /* the whole joint is not moved by l */
         memcpy(w, d->cvel + 6 * b, sizeof w);
         memcpy(al, d->cacc + 6 * b, sizeof al);
       } else if (base_trans) { /* no angular part: psi = zeta = nu = 0 exactly */
@@ -188,6 +266,9 @@ void tl_dyn_rnea_derivatives(tl_sysdata *d, const double g[3], const double *du,
       for (int i = 0; i < 6; i++) G[i] += t2[i];
     }
   }
+#if TL_LANES == 2
+  if (pend_l >= 0) dof_vectors_pair(d, cb, vec, pend_l, pend_b, pend_l, pend_b); /* the last one alone */
+#endif
   memset(dtau_dq, 0, (size_t)nv * nv * sizeof(double));
   memset(dtau_du, 0, (size_t)nv * nv * sizeof(double));
   /* A floating base's DOFs (0..5) above a DOF k >= 6, in closed form: its
