@@ -96,16 +96,51 @@ static inline double dot12(const double a[12], const double b[12]) {
   return s0 + s1;
 }
 
-/* The per-body composites are kept in drv_I as 32 doubles per body: the
+/* The per-body composites are kept in drv_I as 38 doubles per body: the
  * composite inertia Ic (10), the composite inertia rate Idot (10), the
- * composite momentum hB = sum I_i v_i (6) and 6 spare. Then
+ * composite momentum hB = sum I_i v_i (6), then (when RNEA's du = 0 pass is
+ * reused) the du part of the body's acceleration (6) and of its subtree
+ * force (6). Then
  * D_B y = Idot_B y + y x* hB and D_B^T y = Idot_B y - y x* hB ([h x^] is
  * antisymmetric, [v x*] I - I [v x] symmetric). Per DOF l, drv_vec holds
  * (psi, zeta | nu, S | G | H | r), 6 each (r: 12): the q entry of a DOF k
  * that l moves is r_k . (psi_l, zeta_l), the u entry r_k . (nu_l, S_l), with
  * r_k = (Ic S_k, D^T S_k) of k's body. */
-#define CB 32
+#define CB 38
 #define DV 48 /* doubles per DOF in drv_vec */
+
+/* The per-DOF vectors of rnea_derivatives (psi, zeta, nu, S, G, H, r) of DOF
+ * l (body b) for the velocity w and acceleration alpha of the part not moved
+ * by l. */
+static void dof_vectors(const tl_sysdata *d, const double *cb, double *vec, int l, int b, const double w[6],
+                        const double al[6]) {
+  const double *c = cb + CB * b, *IB = c, *IdB = c + 10, *hB = c + 20, *FB = d->cfrc + 6 * b;
+  const double *S = d->cdof, *Sd = d->cdof_dot;
+  double t[6], t2[6];
+  const double *Sl = S + 6 * l;
+  double *psi = vec + DV * l, *zeta = psi + 6, *nu = psi + 12, *Sc = psi + 18, *G = psi + 24,
+         *H = psi + 30, *r = psi + 36;
+  /* psi = alpha x S + (S x w) x w, zeta = w x S, nu = dS/dt + w x S */
+  tl_sp_cross_motion(psi, al, Sl);
+  tl_sp_cross_motion(zeta, w, Sl);
+  tl_sp_cross_motion(t2, zeta, w);
+  for (int i = 0; i < 6; i++) psi[i] -= t2[i], nu[i] = zeta[i] + Sd[6 * l + i], Sc[i] = Sl[i];
+  /* r = (Ic S, D^T S) with D^T S = Idot S - S x* hB; H = Ic nu + D S = Ic nu + Idot S + S x* hB;
+   * G = Ic psi + D zeta + S x* F */
+  double IdS[6], Sh[6];
+  tl_spi_mulv(r, IB, Sl);
+  tl_spi_mulv(IdS, IdB, Sl);
+  tl_sp_cross_force(Sh, Sl, hB);
+  for (int i = 0; i < 6; i++) r[6 + i] = IdS[i] - Sh[i];
+  tl_spi_mulv(H, IB, nu);
+  for (int i = 0; i < 6; i++) H[i] += IdS[i] + Sh[i];
+  tl_spi_mulv(G, IB, psi);
+  tl_spi_mulv(t, IdB, zeta);
+  tl_sp_cross_force(t2, zeta, hB);
+  for (int i = 0; i < 6; i++) G[i] += t[i] + t2[i];
+  tl_sp_cross_force(t2, Sl, FB);
+  for (int i = 0; i < 6; i++) G[i] += t2[i];
+}
 
 #if TL_LANES == 2
 /* r[i] = (a[i], b[i]) for i < n, and back. */
@@ -170,26 +205,51 @@ static void dof_vectors_pair(const tl_sysdata *d, const double *cb, double *vec,
 }
 #endif
 
-void tl_dyn_rnea_derivatives(tl_sysdata *d, const double g[3], const double *du, double *dtau_dq,
-                             double *dtau_du) {
+static void rnea_derivatives(tl_sysdata *d, const double g[3], const double *du, double *dtau_dq,
+                             double *dtau_du, int after_h) {
   const tl_model *m = d->m;
   const int nb = m->nbody, nv = m->nv;
   const double *S = d->cdof, *Sd = d->cdof_dot, *u = d->u;
   double *cb = d->drv_I, *vec = d->drv_vec;
-  /* accelerations (gravity as -g at the root) and subtree forces F_B in cfrc */
-  tl_dyn_rnea(d, g, du, 1, d->drv_tau);
+  /* accelerations (gravity as -g at the root) and subtree forces F_B in cfrc: a whole RNEA, or
+   * (after_h) its du = 0 pass already there plus the du parts below */
+  if (!after_h) tl_dyn_rnea(d, g, du, 1, d->drv_tau);
   for (int b = 0; b < nb; b++) {
     double *c = cb + CB * b;
     const double *I = d->cinert + TL_SPI_SIZE * b, *v = d->cvel + 6 * b;
     memcpy(c, I, TL_SPI_SIZE * sizeof(double));
     spi_dot(c + 10, I, v);
     tl_spi_mulv(c + 20, I, v);
+    if (after_h) { /* a_du of b (c + 26) = the parent's + sum of S_k du_k; I_b a_du (c + 32) */
+      double *ad = c + 26, *acc = d->cacc + 6 * b;
+      const int v0 = m->v_adr[b], nj = m->jnt_nv[b];
+      if (b > 0) {
+        memcpy(ad, cb + CB * m->parent[b] + 26, 6 * sizeof(double));
+        for (int k = v0; k < v0 + nj; k++)
+          for (int i = 0; i < 6; i++) ad[i] += S[6 * k + i] * du[k];
+      } else if (m->jnt_type[0] == TL_JOINT_FLOATING) { /* (dw, dv + p x dw), as rnea.c */
+        double pdw[3];
+        tl_v3_cross(pdw, d->xpos, du + 3);
+        for (int i = 0; i < 3; i++) ad[i] = du[3 + i], ad[3 + i] = du[i] + pdw[i];
+      } else {
+        memset(ad, 0, 6 * sizeof(double));
+        for (int k = 0; k < nj; k++)
+          for (int i = 0; i < 6; i++) ad[i] += S[6 * k + i] * du[k];
+      }
+      for (int i = 0; i < 6; i++) acc[i] += ad[i];
+      tl_spi_mulv(c + 32, I, ad);
+    }
   }
   for (int b = nb - 1; b > 0; b--) {
     double *cp = cb + CB * m->parent[b];
     const double *c = cb + CB * b;
     for (int i = 0; i < 26; i++) cp[i] += c[i];
+    if (after_h)
+      for (int i = 32; i < 38; i++) cp[i] += c[i];
   }
+  if (after_h)
+    for (int b = 0; b < nb; b++)
+      for (int i = 0; i < 6; i++) d->cfrc[6 * b + i] += cb[CB * b + 32 + i];
   /* per DOF l: psi, zeta, nu, S, G (q column seen from above), H (u column) */
   const int kf = m->jnt_type[0] == TL_JOINT_FLOATING ? 6 : 0;
   int pend_l = -1, pend_b = -1; /* a DOF waiting for a partner in dof_vectors_pair */
@@ -205,9 +265,8 @@ void tl_dyn_rnea_derivatives(tl_sysdata *d, const double g[3], const double *du,
         tl_v3_scale(ap + 3, g, -1.0);
       }
     }
-    const double *c = cb + CB * b, *IB = c, *IdB = c + 10, *hB = c + 20, *FB = d->cfrc + 6 * b;
     for (int l = v0; l < v0 + nj; l++) {
-      double w[6], al[6], t[6], t2[6];
+      double w[6], al[6];
       const int base_rot = kf && b == 0 && l >= 3, base_trans = kf && b == 0 && l < 3;
       /* a ball joint's axes are fixed in the parent: none of its DOFs moves another, so w and alpha
        * are the body's own velocity and acceleration (to rounding: cvel, cacc sum the same terms) */
@@ -241,33 +300,12 @@ void tl_dyn_rnea_derivatives(tl_sysdata *d, const double g[3], const double *du,
           }
         }
       }
-      const double *Sl = S + 6 * l;
-      double *psi = vec + DV * l, *zeta = psi + 6, *nu = psi + 12, *Sc = psi + 18, *G = psi + 24,
-             *H = psi + 30, *r = psi + 36;
-      /* psi = alpha x S + (S x w) x w, zeta = w x S, nu = dS/dt + w x S */
-      tl_sp_cross_motion(psi, al, Sl);
-      tl_sp_cross_motion(zeta, w, Sl);
-      tl_sp_cross_motion(t2, zeta, w);
-      for (int i = 0; i < 6; i++) psi[i] -= t2[i], nu[i] = zeta[i] + Sd[6 * l + i], Sc[i] = Sl[i];
-      /* r = (Ic S, D^T S) with D^T S = Idot S - S x* hB; H = Ic nu + D S = Ic nu + Idot S + S x* hB;
-       * G = Ic psi + D zeta + S x* F */
-      double IdS[6], Sh[6];
-      tl_spi_mulv(r, IB, Sl);
-      tl_spi_mulv(IdS, IdB, Sl);
-      tl_sp_cross_force(Sh, Sl, hB);
-      for (int i = 0; i < 6; i++) r[6 + i] = IdS[i] - Sh[i];
-      tl_spi_mulv(H, IB, nu);
-      for (int i = 0; i < 6; i++) H[i] += IdS[i] + Sh[i];
-      tl_spi_mulv(G, IB, psi);
-      tl_spi_mulv(t, IdB, zeta);
-      tl_sp_cross_force(t2, zeta, hB);
-      for (int i = 0; i < 6; i++) G[i] += t[i] + t2[i];
-      tl_sp_cross_force(t2, Sl, FB);
-      for (int i = 0; i < 6; i++) G[i] += t2[i];
+      dof_vectors(d, cb, vec, l, b, w, al);
     }
   }
 #if TL_LANES == 2
-  if (pend_l >= 0) dof_vectors_pair(d, cb, vec, pend_l, pend_b, pend_l, pend_b); /* the last one alone */
+  if (pend_l >= 0) /* the last one alone */
+    dof_vectors(d, cb, vec, pend_l, pend_b, d->cvel + 6 * pend_b, d->cacc + 6 * pend_b);
 #endif
   memset(dtau_dq, 0, (size_t)nv * nv * sizeof(double));
   memset(dtau_du, 0, (size_t)nv * nv * sizeof(double));
@@ -314,6 +352,16 @@ void tl_dyn_rnea_derivatives(tl_sysdata *d, const double g[3], const double *du,
       }
     }
   }
+}
+
+void tl_dyn_rnea_derivatives(tl_sysdata *d, const double g[3], const double *du, double *dtau_dq,
+                             double *dtau_du) {
+  rnea_derivatives(d, g, du, dtau_dq, dtau_du, 0);
+}
+
+void tl_dyn_rnea_derivatives_after_h(tl_sysdata *d, const double g[3], const double *du, double *dtau_dq,
+                                     double *dtau_du) {
+  rnea_derivatives(d, g, du, dtau_dq, dtau_du, 1);
 }
 
 /* Columns [c0, c0 + W) of row x: x <- sx x - sum over the rows r[j] (j <

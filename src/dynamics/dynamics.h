@@ -55,8 +55,9 @@ typedef struct tl_sysdata {
   double *abau;           /* [nv] tau - S^T p */
 
   /* analytic-derivative scratch (tl_dyn_rnea_derivatives, derivatives.c) */
-  double *drv_I;          /* [nb*32] per subtree: composite inertia (10), inertia rate (10),
-                             momentum (6), 6 spare */
+  double *drv_I;          /* [nb*38] per subtree: composite inertia (10), inertia rate (10),
+                             momentum (6); per body the du part of its acceleration (6) and of its
+                             subtree force (6) (tl_dyn_rnea_derivatives_after_h) */
   double *drv_vec;        /* [nv*48] per DOF: psi, zeta, nu, S, G, H (6 each), r (12) */
   double *drv_tau;        /* [2*nv] RNEA result of the derivative pass, then the ABA solution */
 } tl_sysdata;
@@ -110,6 +111,14 @@ int tl_dyn_aba(tl_sysdata *d, const double g[3], const double *tau, double *du);
  * drv_* scratch; allocates nothing. */
 void tl_dyn_rnea_derivatives(tl_sysdata *d, const double g[3], const double *du, double *dtau_dq,
                              double *dtau_du);
+/* The same (du not NULL) when d->cacc and d->cfrc still hold what
+ * tl_dyn_rnea(d, g, NULL, 1, .) left at this state (h's pass: the bodies'
+ * accelerations and subtree forces at du = 0): RNEA is linear in du, so only
+ * the du parts are added (a_b += sum of S_k du_k down the path, F_B += sum
+ * over the subtree of I_i a_i), not a second whole RNEA. Equal to
+ * tl_dyn_rnea_derivatives to rounding. */
+void tl_dyn_rnea_derivatives_after_h(tl_sysdata *d, const double g[3], const double *du, double *dtau_dq,
+                                     double *dtau_du);
 /* Passive and external generalized force of the step at the current state
  * (nv, N or N m): tau_p = -D u + K e_s(q) + ext, with D and K the joint
  * damping and stiffness (per DOF), e_s the spring deflection mount (-) q of

@@ -18,7 +18,7 @@ int tl_sysdata_init(tl_sysdata *d, const tl_model *m) {
                     &d->abau, &d->drv_I, &d->drv_vec, &d->drv_tau};
   size_t len[] = {nq, nv, 3 * nb, 9 * nb, 3 * nb, 9 * nb, 3 * nb, 10 * nb, 6 * nv, 6 * nb,
                   6 * nv, 10 * nb, nv * nv, nv, nv * nv, 6 * nb, 6 * nb, 36 * nb, 6 * nb,
-                  6 * nv, 36 * nb, nv, 32 * nb, 48 * nv, 2 * nv};
+                  6 * nv, 36 * nb, nv, 38 * nb, 48 * nv, 2 * nv};
   for (size_t i = 0; i < sizeof(len) / sizeof(len[0]); i++) {
     *arr[i] = calloc(len[i] ? len[i] : 1, sizeof(double));
     if (!*arr[i]) {

@@ -42,11 +42,14 @@ tl_status tl_system_inverse_dynamics_derivatives(tl_system *s, const double *du,
  * into d->drv_tau + nv: the solve needs the factor anyway, and an RNEA plus
  * this solve cost less than a second articulated-body pass. du equals ABA's
  * to rounding. h goes to d->drv_tau (overwritten by the derivative pass).
- * The cache (dyn_valid) is left as it was. */
-static tl_status accel_and_factor(tl_system *s, const double *tau, tl_error *err) {
+ * The cache (dyn_valid) is left as it was. *ran_h = 1 when this call ran h's
+ * RNEA (then d->cacc, d->cfrc hold its du = 0 pass, which the derivative
+ * pass extends: tl_dyn_rnea_derivatives_after_h). */
+static tl_status accel_and_factor(tl_system *s, const double *tau, int *ran_h, tl_error *err) {
   tl_sysdata *d = &s->d;
   const int nv = s->m->nv;
   double *h = d->drv_tau, *du = d->drv_tau + nv;
+  *ran_h = !s->dyn_valid;
   if (s->dyn_valid) {
     memcpy(h, d->h, (size_t)nv * sizeof(double));
   } else {
@@ -71,8 +74,9 @@ tl_status tl_system_forward_dynamics_derivatives(tl_system *s, const double *tau
   tl_sysdata *d = &s->d;
   double *du = d->drv_tau + nv;
   tl_system_update_kinematics(s);
-  if ((st = accel_and_factor(s, tau, err))) return st;
-  tl_dyn_rnea_derivatives(d, s->world->opt.gravity, du, ddu_dq, ddu_du);
+  int ran_h;
+  if ((st = accel_and_factor(s, tau, &ran_h, err))) return st;
+  (ran_h ? tl_dyn_rnea_derivatives_after_h : tl_dyn_rnea_derivatives)(d, s->world->opt.gravity, du, ddu_dq, ddu_du);
   tl_dyn_inverse(d, ddu_dtau);
   /* -M^-1 dtau/dq, -M^-1 dtau/du: dense products with M^-1 for a few DOFs, else the tree-sparse solve;
    * a floating base's translations change no torque: columns 0..2 of dtau/dq are exactly 0
@@ -140,8 +144,9 @@ tl_status tl_system_forward_dynamics_passive_derivatives(tl_system *s, const dou
   tl_system_update_kinematics(s);
   tl_dyn_passive_force(d, s->ext, tt);
   for (int i = 0; i < nv; i++) tt[i] += tau[i];
-  if ((st = accel_and_factor(s, tt, err))) return st;
-  tl_dyn_rnea_derivatives(d, s->world->opt.gravity, du, ddu_dq, ddu_du);
+  int ran_h;
+  if ((st = accel_and_factor(s, tt, &ran_h, err))) return st;
+  (ran_h ? tl_dyn_rnea_derivatives_after_h : tl_dyn_rnea_derivatives)(d, s->world->opt.gravity, du, ddu_dq, ddu_du);
   const double *rec = ext_record(s);
   tl_dyn_passive_derivatives(d, rec, -1.0, ddu_dq, ddu_du);
   tl_dyn_inverse(d, ddu_dtau);
