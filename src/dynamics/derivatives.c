@@ -252,7 +252,9 @@ static void rnea_derivatives(tl_sysdata *d, const double g[3], const double *du,
       for (int i = 0; i < 6; i++) d->cfrc[6 * b + i] += cb[CB * b + 32 + i];
   /* per DOF l: psi, zeta, nu, S, G (q column seen from above), H (u column) */
   const int kf = m->jnt_type[0] == TL_JOINT_FLOATING ? 6 : 0;
+#if TL_LANES == 2
   int pend_l = -1, pend_b = -1; /* a DOF waiting for a partner in dof_vectors_pair */
+#endif
   for (int b = 0; b < nb; b++) {
     int v0 = m->v_adr[b], nj = m->jnt_nv[b];
     if (nj == 0) continue;
