@@ -148,7 +148,8 @@ void tl_dyn_passive_derivatives(const tl_sysdata *d, const double *ext_w, double
  * vanishes outside the ancestors of k and its subtree [k, dof_end[k]), and
  * stays so through L^-T, so only that pattern is computed until the L^-1
  * pass fills the rows in. Row operations along the tree,
- * O((2 sum of depths + nv) nv). Uses d->drv_tau and d->dof_tmp as scratch. */
+ * O((2 sum of depths + nv) nv), both matrices in one sweep. Uses d->drv_vec
+ * (tl_dyn_rnea_derivatives' per-DOF vectors, dead by then) as scratch. */
 void tl_dyn_solve_rows_neg(tl_sysdata *d, double *X, double *Y);
 /* The same when X's columns [0, x_col0) vanish as well (the solution's are 0
  * too: they stay 0, some possibly rewritten as +-0 when starting a column
