@@ -75,6 +75,29 @@ static void spi_dot(double Id[10], const double *I, const double v[6]) {
   Id[9] = 2.0 * P22 - 2.0 * h[2] * nu[2] + nh2;
 }
 
+#if TL_LANES == 2
+/* spi_dot of two bodies side by side (the same operations per lane). */
+static inline void lanes_spi_dot(tl_lanes Id[10], const tl_lanes *I, const tl_lanes v[6]) {
+  const tl_lanes m = I[0], *h = I + 1, w0 = v[0], w1 = v[1], w2 = v[2], *nu = v + 3;
+  const tl_lanes Ixx = I[4], Ixy = I[5], Ixz = I[6], Iyy = I[7], Iyz = I[8], Izz = I[9];
+  const tl_lanes P00 = w1 * Ixz - w2 * Ixy, P01 = w1 * Iyz - w2 * Iyy, P02 = w1 * Izz - w2 * Iyz;
+  const tl_lanes P10 = w2 * Ixx - w0 * Ixz, P11 = w2 * Ixy - w0 * Iyz, P12 = w2 * Ixz - w0 * Izz;
+  const tl_lanes P20 = w0 * Ixy - w1 * Ixx, P21 = w0 * Iyy - w1 * Ixy, P22 = w0 * Iyz - w1 * Ixz;
+  const tl_lanes two = {2.0, 2.0};
+  const tl_lanes nh2 = two * (nu[0] * h[0] + nu[1] * h[1] + nu[2] * h[2]);
+  Id[0] = (tl_lanes){0.0, 0.0};
+  Id[1] = w1 * h[2] - w2 * h[1] + m * nu[0];
+  Id[2] = w2 * h[0] - w0 * h[2] + m * nu[1];
+  Id[3] = w0 * h[1] - w1 * h[0] + m * nu[2];
+  Id[4] = two * P00 - two * h[0] * nu[0] + nh2;
+  Id[5] = P01 + P10 - (h[0] * nu[1] + nu[0] * h[1]);
+  Id[6] = P02 + P20 - (h[0] * nu[2] + nu[0] * h[2]);
+  Id[7] = two * P11 - two * h[1] * nu[1] + nh2;
+  Id[8] = P12 + P21 - (h[1] * nu[2] + nu[1] * h[2]);
+  Id[9] = two * P22 - two * h[2] * nu[2] + nh2;
+}
+#endif
+
 /* Within one joint, does a perturbation of its DOF l move the subspace of
  * its later DOF k (l < k)? Serial joints (universal, planar) yes; the
  * floating base's translations move its rotation columns (S = (e, p x e));
@@ -214,14 +237,34 @@ static void rnea_derivatives(tl_sysdata *d, const double g[3], const double *du,
   /* accelerations (gravity as -g at the root) and subtree forces F_B in cfrc: a whole RNEA, or
    * (after_h) its du = 0 pass already there plus the du parts below */
   if (!after_h) tl_dyn_rnea(d, g, du, 1, d->drv_tau);
-  for (int b = 0; b < nb; b++) {
-    double *c = cb + CB * b;
-    const double *I = d->cinert + TL_SPI_SIZE * b, *v = d->cvel + 6 * b;
+  /* per body: I, Idot = spi_dot(I, v), I v (two bodies at a time where tl_lanes has two lanes) */
+  int b0 = 0;
+#if TL_LANES == 2
+  for (; b0 + 1 < nb; b0 += 2) {
+    double *c0 = cb + CB * b0, *c1 = c0 + CB;
+    const double *I0 = d->cinert + TL_SPI_SIZE * b0, *v0 = d->cvel + 6 * b0;
+    tl_lanes I[10], v[6], Id[10], hv[6];
+    lanes_load(I, I0, I0 + TL_SPI_SIZE, 10);
+    lanes_load(v, v0, v0 + 6, 6);
+    lanes_spi_dot(Id, I, v);
+    tl_lanes_spi_mulv(hv, I, v);
+    memcpy(c0, I0, TL_SPI_SIZE * sizeof(double));
+    memcpy(c1, I0 + TL_SPI_SIZE, TL_SPI_SIZE * sizeof(double));
+    lanes_store(c0 + 10, c1 + 10, Id, 10);
+    lanes_store(c0 + 20, c1 + 20, hv, 6);
+  }
+#endif
+  for (; b0 < nb; b0++) {
+    double *c = cb + CB * b0;
+    const double *I = d->cinert + TL_SPI_SIZE * b0, *v = d->cvel + 6 * b0;
     memcpy(c, I, TL_SPI_SIZE * sizeof(double));
     spi_dot(c + 10, I, v);
     tl_spi_mulv(c + 20, I, v);
-    if (after_h) { /* a_du of b (c + 26) = the parent's + sum of S_k du_k; I_b a_du (c + 32) */
-      double *ad = c + 26, *acc = d->cacc + 6 * b;
+  }
+  if (after_h) {
+    /* a_du of b (c + 26) = the parent's + sum of S_k du_k, added to cacc; then I_b a_du (c + 32) */
+    for (int b = 0; b < nb; b++) {
+      double *ad = cb + CB * b + 26, *acc = d->cacc + 6 * b;
       const int v0 = m->v_adr[b], nj = m->jnt_nv[b];
       if (b > 0) {
         memcpy(ad, cb + CB * m->parent[b] + 26, 6 * sizeof(double));
@@ -237,8 +280,19 @@ static void rnea_derivatives(tl_sysdata *d, const double g[3], const double *du,
           for (int i = 0; i < 6; i++) ad[i] += S[6 * k + i] * du[k];
       }
       for (int i = 0; i < 6; i++) acc[i] += ad[i];
-      tl_spi_mulv(c + 32, I, ad);
     }
+    b0 = 0;
+#if TL_LANES == 2
+    for (; b0 + 1 < nb; b0 += 2) {
+      double *c0 = cb + CB * b0, *c1 = c0 + CB;
+      tl_lanes I[10], a[6], f[6];
+      lanes_load(I, c0, c1, 10);
+      lanes_load(a, c0 + 26, c1 + 26, 6);
+      tl_lanes_spi_mulv(f, I, a);
+      lanes_store(c0 + 32, c1 + 32, f, 6);
+    }
+#endif
+    for (; b0 < nb; b0++) tl_spi_mulv(cb + CB * b0 + 32, cb + CB * b0, cb + CB * b0 + 26);
   }
   for (int b = nb - 1; b > 0; b--) {
     double *cp = cb + CB * m->parent[b];
