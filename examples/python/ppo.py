@@ -88,6 +88,7 @@ class PPO:
         self.act_dim = env.single_action_space.shape[0]
         self.low = torch.as_tensor(env.single_action_space.low)
         self.high = torch.as_tensor(env.single_action_space.high)
+        self.hidden = tuple(hidden)
         self.ac = ActorCritic(self.obs_dim, self.act_dim, hidden, act, init_std)
         self.opt = torch.optim.Adam(self.ac.parameters(), lr=lr, eps=1e-5)
         self.lr = lr

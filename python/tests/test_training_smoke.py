@@ -31,14 +31,23 @@ def test_cartpole_ppo_iterations(cartpole_urdf):
 def test_anymal_ppo_iterations(anymal_urdf, tmp_path):
     import train_anymal
     torch.set_num_threads(1)
-    env, ppo, history = train_anymal.train(1, 4, 8, 0, 1, tmp_path, log=lambda *a: None, max_iterations=2)
+    env, ppo, history, evals = train_anymal.train(1, 4, 8, 0, 1, tmp_path, log=lambda *a: None,
+                                                  max_iterations=2, eval_episodes=4)
     assert len(history) == 2 and ppo.env_steps == 2 * 4 * 8
     assert all(math.isfinite(h[k]) for h in history for k in ("policy_loss", "value_loss", "mean_reward"))
-    summary = train_anymal.save(ppo, env, history, tmp_path, (0, 0, 0))
+    assert len(evals) == 1 and evals[0]["episodes"] == 4 and evals[0]["env_steps"] == ppo.env_steps
+    summary = train_anymal.save(ppo, env, history, evals, tmp_path, (0, 0, 0))
     assert (tmp_path / "policy.pt").exists() and (tmp_path / "learning_curve.png").exists()
-    assert summary["losses_finite"]
-    # issue 25's evaluation: random commands within the issue's ranges, strict JSON (no NaN token)
-    res = train_anymal.evaluate(tmp_path, episodes=4, seconds=1.0)
+    assert summary["losses_finite"] and set(summary["first_met"]) == {"mean_xy_error_mps", "mean_yaw_error_radps",
+                                                                      "fall_fraction", "all"}
+    t = summary["time_s"]
+    assert t["environment"] > 0 and t["evaluation"] > 0 and t["update_and_policy"] >= 0
+    # issue 25's evaluation (--play): random commands within the issue's ranges, strict JSON (no NaN
+    # token), the learning curve redrawn and a recording of the policy
+    (tmp_path / "learning_curve.png").unlink()
+    res = train_anymal.evaluate(tmp_path, episodes=4, seconds=1.0, record=True)
+    assert (tmp_path / "learning_curve.png").exists()
+    assert (tmp_path / "play.html").stat().st_size > 10000
     text = (tmp_path / "eval.json").read_text()
 
     def no_nan(token):

@@ -44,6 +44,7 @@
 
 #include "base/error.h"
 #include "math/tl_math.h"
+#include "talus/onboard.h"
 #include "tasks/task_internal.h"
 
 enum {
@@ -56,21 +57,30 @@ enum {
   T_DOF_ACC,
   T_ACTION_RATE,
   T_POSE,
+  T_FEET_AIR_TIME,
+  T_COLLISION,
   NTERM
 };
 static const char *const term_names[NTERM] = {"tracking_lin_vel", "tracking_ang_vel", "lin_vel_z",
                                               "ang_vel_xy",       "orientation",      "torques",
-                                              "dof_acc",          "action_rate",      "pose"};
+                                              "dof_acc",          "action_rate",      "pose",
+                                              "feet_air_time",    "collision"};
 static const char *const weight_keys[NTERM] = {
     "reward_tracking_lin_vel", "reward_tracking_ang_vel", "reward_lin_vel_z",   "reward_ang_vel_xy", "reward_orientation",
-    "reward_torques",          "reward_dof_acc",          "reward_action_rate", "reward_pose"};
-/* Weights: legged_gym's ANYmal C flat-ground values (anymal_c_flat_config.py and the base
- * LeggedRobotCfg: orientation -5, torques -2.5e-5), pose 0 for locomotion. */
-static const double locomotion_weights[NTERM] = {1.0, 0.5, -2.0, -0.05, -5.0, -2.5e-5, -2.5e-7, -0.01, 0.0};
-static const double standing_weights[NTERM] = {1.0, 0.5, -2.0, -0.05, -5.0, -2.5e-5, -2.5e-7, -0.01, -1.0};
+    "reward_torques",          "reward_dof_acc",          "reward_action_rate", "reward_pose",
+    "reward_feet_air_time",    "reward_collision"};
+/* Weights: legged_gym's ANYmal C flat-ground values (anymal_c_flat_config.py: orientation -5,
+ * torques -2.5e-5, feet_air_time 2; the base LeggedRobotCfg for the others: collision -1), pose 0
+ * for locomotion. The standing task (urdf) rewards no steps and penalizes no knee contacts. */
+static const double locomotion_weights[NTERM] = {1.0, 0.5, -2.0, -0.05, -5.0, -2.5e-5, -2.5e-7, -0.01, 0.0, 2.0, -1.0};
+static const double standing_weights[NTERM] = {1.0, 0.5, -2.0, -0.05, -5.0, -2.5e-5, -2.5e-7, -0.01, -1.0, 0.0, 0.0};
 
 #define ROBOT_MATERIAL "talus_task_robot"
 #define TRACKING_SIGMA 0.25
+#define FOOT_CONTACT_FORCE 1.0  /* N: a foot is in contact above this normal force (legged_gym) */
+#define COLLISION_FORCE 0.1     /* N: a non-foot link collides above this normal force (legged_gym) */
+#define AIR_TIME_TARGET 0.5     /* s: steps longer than this earn feet_air_time (legged_gym) */
+#define AIR_TIME_MIN_COMMAND 0.1 /* m/s: below this |command_xy| no air-time reward (legged_gym) */
 
 typedef struct legged {
   int locomotion;
@@ -86,6 +96,9 @@ typedef struct legged {
   int solver_iter;        /* contact solver: most Gauss-Seidel sweeps per step, */
   double solver_tol;      /* and the impulse tolerance (N s) (tl_world_set_solver_params) */
   double cmd[3][2], cmd_resample_s;
+  double cmd_zero_below;  /* m/s: a sampled |command_xy| below this is set to zero (standing) */
+  int nfoot;              /* feet: the leaf bodies with a collision geom */
+  int *foot_geom;         /* [nfoot]: the foot's collision geom (tl_task_foot_geom) */
   double w[NTERM];
   double joint_noise, base_vel_noise, drop_height;
   tl_rand_ranges rand;
@@ -97,6 +110,9 @@ typedef struct legged {
   int *cmd_countdown, *push_countdown;
   double *qbuf, *ubuf, *vbuf;     /* [nenv * nq], [nenv * nv], [nenv * nv] scratch */
   double *kpbuf, *kdbuf;          /* [nenv * nv] */
+  double *air_time;               /* [nenv * nfoot]: s since the foot left the ground */
+  unsigned char *last_contact;    /* [nenv * nfoot]: foot contact at the previous control step */
+  unsigned char *contact;         /* [nenv * nfoot]: foot contact at this control step */
 } legged;
 
 /* ---------------- setup ---------------- */
@@ -146,6 +162,25 @@ static int anymal_stance(const legged *L, double *pos) {
   return found == 12 && L->na == 12;
 }
 
+/* Feet: every leaf body's foot geom (a leaf without a collision geom has no foot). */
+static tl_status find_feet(legged *L, tl_error *err) {
+  int nleaf = tl_model_leaf_bodies(L->model, NULL, 0);
+  int *leaf = calloc((size_t)nleaf + 1, sizeof(int));
+  L->foot_geom = calloc((size_t)nleaf + 1, sizeof(int));
+  if (!leaf || !L->foot_geom) {
+    free(leaf);
+    return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
+  }
+  tl_model_leaf_bodies(L->model, leaf, nleaf);
+  for (int i = 0; i < nleaf; i++) {
+    double p[3], r;
+    int g = tl_task_foot_geom(L->model, leaf[i], p, &r);
+    if (g >= 0) L->foot_geom[L->nfoot++] = g;
+  }
+  free(leaf);
+  return TL_OK;
+}
+
 static tl_status read_model(legged *L, tl_opts *o, char *path, size_t cap, tl_error *err) {
   const char *base = NULL;
   tl_status st;
@@ -171,7 +206,7 @@ static tl_status read_model(legged *L, tl_opts *o, char *path, size_t cap, tl_er
   }
   L->na = L->nv - (L->floating ? 6 : 0);
   if (L->na < 1) return tl_error_set(err, TL_ERR_INVALID, path, 0, "robot", "'%s' has no joint to actuate", tl_model_name(m));
-  return TL_OK;
+  return find_feet(L, err);
 }
 
 static tl_status alloc_task(legged *L, int nenv, tl_error *err) {
@@ -192,7 +227,11 @@ static tl_status alloc_task(legged *L, int nenv, tl_error *err) {
   L->vbuf = calloc(n * L->nv, sizeof(double));
   L->kpbuf = calloc(n * L->nv, sizeof(double));
   L->kdbuf = calloc(n * L->nv, sizeof(double));
-  if (!L->dof || !L->qi || !L->lower || !L->upper || !L->default_pos || !L->q0 || !L->prev_action || !L->prev_vel ||
+  L->air_time = calloc(n * (size_t)L->nfoot + 1, sizeof(double));
+  L->last_contact = calloc(n * (size_t)L->nfoot + 1, 1);
+  L->contact = calloc(n * (size_t)L->nfoot + 1, 1);
+  if (!L->air_time || !L->last_contact || !L->contact ||
+      !L->dof || !L->qi || !L->lower || !L->upper || !L->default_pos || !L->q0 || !L->prev_action || !L->prev_vel ||
       !L->command || !L->cmd_countdown || !L->push_countdown || !L->qbuf || !L->ubuf || !L->vbuf || !L->kpbuf || !L->kdbuf)
     return tl_error_set(err, TL_ERR_MEMORY, NULL, 0, NULL, "out of memory");
   return TL_OK;
@@ -238,6 +277,7 @@ static tl_status read_options(legged *L, tl_opts *o, tl_vecenv *v, tl_error *err
   L->solver_iter = 100; /* the world's defaults */
   L->solver_tol = 1e-10;
   L->cmd_resample_s = 10.0;
+  L->cmd_zero_below = L->locomotion ? 0.2 : 0.0;
   for (int k = 0; k < 3; k++) {
     L->cmd[k][0] = L->locomotion ? -1.0 : 0.0;
     L->cmd[k][1] = L->locomotion ? 1.0 : 0.0;
@@ -254,6 +294,7 @@ static tl_status read_options(legged *L, tl_opts *o, tl_vecenv *v, tl_error *err
       (st = tl_opts_double(o, "drop_height", 0, 10, &L->drop_height, err)) ||
       (st = tl_opts_double(o, "episode_length_s", 1e-3, 1e7, &episode_s, err)) ||
       (st = tl_opts_double(o, "command_resample_s", 1e-3, 1e9, &L->cmd_resample_s, err)) ||
+      (st = tl_opts_double(o, "command_zero_below", 0, 100, &L->cmd_zero_below, err)) ||
       (st = tl_opts_range(o, "command_vx", -100, 100, L->cmd[0], err)) ||
       (st = tl_opts_range(o, "command_vy", -100, 100, L->cmd[1], err)) ||
       (st = tl_opts_range(o, "command_yaw", -100, 100, L->cmd[2], err)))
@@ -394,8 +435,11 @@ static void observe(const legged *L, int e, const double *q, const double *u, do
 
 /* ---------------- reset ---------------- */
 
+/* Uniform in the command ranges; a planar command slower than cmd_zero_below becomes zero, so a
+ * share of the episodes trains standing still (legged_gym's _resample_commands). */
 static void sample_command(const legged *L, tl_rng *rng, double *cmd) {
   for (int k = 0; k < 3; k++) cmd[k] = tl_rng_range(rng, L->cmd[k][0], L->cmd[k][1]);
+  if (hypot(cmd[0], cmd[1]) < L->cmd_zero_below) cmd[0] = cmd[1] = 0.0;
 }
 
 /* Lowest point of the robot's primitive collision geoms (mesh geoms: their body origin). */
@@ -447,6 +491,8 @@ static void reset(tl_vecenv *v, int e, double *obs, double *params) {
   memset(zeros, 0, (size_t)L->nv * sizeof(double));
   tl_system_set_pd_targets(sys, L->q0, L->nq, zeros, L->nv, NULL);
   memset(L->prev_action + (size_t)e * L->na, 0, (size_t)L->na * sizeof(double));
+  memset(L->air_time + (size_t)e * L->nfoot, 0, (size_t)L->nfoot * sizeof(double));
+  memset(L->last_contact + (size_t)e * L->nfoot, 0, (size_t)L->nfoot);
   for (int j = 0; j < L->na; j++) L->prev_vel[(size_t)e * L->na + j] = u[L->dof[j]];
   sample_command(L, rng, L->command + 3 * (size_t)e);
   L->cmd_countdown[e] = L->cmd_steps;
@@ -468,6 +514,52 @@ static int base_contact(tl_world *w) {
   return 0;
 }
 
+/* Contacts of the last physics step: which feet press on something with more than
+ * FOOT_CONTACT_FORCE (contact[nfoot]), and how many other bodies than the base and the feet' own
+ * foot geoms press with more than COLLISION_FORCE (legged_gym's penalised contacts: thighs,
+ * shanks, knees). */
+static int scan_contacts(const legged *L, tl_world *w, unsigned char *contact) {
+  double dt = tl_world_timestep(w);
+  int ncollide = 0, seen[16], nseen = 0;
+  memset(contact, 0, (size_t)L->nfoot);
+  for (int k = 0; k < tl_world_ncontact(w); k++) {
+    tl_contact_info c;
+    if (tl_world_contact(w, k, &c, NULL) || c.system != 0) continue;
+    double fn = tl_v3_dot(c.impulse, c.normal) / dt;
+    int foot = -1;
+    for (int f = 0; f < L->nfoot; f++)
+      if (L->foot_geom[f] == c.geom) foot = f;
+    if (foot >= 0) {
+      if (fn > FOOT_CONTACT_FORCE) contact[foot] = 1;
+      continue;
+    }
+    if (c.body == 0 || !(fn > COLLISION_FORCE)) continue;
+    int dup = 0;
+    for (int i = 0; i < nseen; i++) dup |= seen[i] == c.body;
+    if (dup) continue;
+    if (nseen < 16) seen[nseen++] = c.body;
+    ncollide++;
+  }
+  return ncollide;
+}
+
+/* legged_gym's _reward_feet_air_time: at each foot's first contact after a swing, its air time
+ * minus AIR_TIME_TARGET (s); contacts filtered over two control steps; zero for a standing command. */
+static double feet_air_time(const legged *L, int e, double control_dt) {
+  double *air = L->air_time + (size_t)e * L->nfoot, r = 0;
+  unsigned char *last = L->last_contact + (size_t)e * L->nfoot, *now = L->contact + (size_t)e * L->nfoot;
+  for (int f = 0; f < L->nfoot; f++) {
+    int filt = now[f] || last[f];
+    int first = air[f] > 0 && filt;
+    last[f] = now[f];
+    air[f] += control_dt;
+    if (first) r += air[f] - AIR_TIME_TARGET;
+    if (filt) air[f] = 0;
+  }
+  const double *cmd = L->command + 3 * (size_t)e;
+  return hypot(cmd[0], cmd[1]) > AIR_TIME_MIN_COMMAND ? r : 0.0;
+}
+
 static void push(legged *L, tl_vecenv *v, int e, tl_system *sys, double *q, double *u) {
   if (!(L->rand.push_velocity > 0) || !L->floating || --L->push_countdown[e] > 0) return;
   L->push_countdown[e] = L->push_steps;
@@ -479,7 +571,7 @@ static void push(legged *L, tl_vecenv *v, int e, tl_system *sys, double *q, doub
 }
 
 static void reward_terms(const legged *L, int e, tl_system *sys, const double *q, const double *u, const double *a,
-                         double dt, double *terms) {
+                         double dt, int ncollide, double *terms) {
   double R[9], v[3] = {0, 0, 0}, w[3] = {0, 0, 0}, down[3] = {0, 0, -1}, g[3];
   base_rotation(L, q, R);
   if (L->floating) {
@@ -506,6 +598,8 @@ static void reward_terms(const legged *L, int e, tl_system *sys, const double *q
     r[T_ACTION_RATE] += da * da;
     r[T_POSE] += dp * dp;
   }
+  r[T_FEET_AIR_TIME] = L->nfoot ? feet_air_time(L, e, dt) : 0.0;
+  r[T_COLLISION] = ncollide;
   for (int k = 0; k < NTERM; k++) terms[k] = dt * L->w[k] * r[k];
 }
 
@@ -526,8 +620,9 @@ static int step(tl_vecenv *v, int e, const double *a, double *obs, double *terms
     *status = tl_world_step(world, NULL);
     if (L->floating && !*status) touched |= base_contact(world);
   }
+  int ncollide = scan_contacts(L, world, L->contact + (size_t)e * L->nfoot);
   tl_system_get_state(sys, q, L->nq, u, L->nv, NULL);
-  reward_terms(L, e, sys, q, u, a, v->control_dt, terms);
+  reward_terms(L, e, sys, q, u, a, v->control_dt, ncollide, terms);
   double *prev_a = L->prev_action + (size_t)e * L->na, *prev_v = L->prev_vel + (size_t)e * L->na;
   memcpy(prev_a, a, (size_t)L->na * sizeof(double));
   for (int j = 0; j < L->na; j++) prev_v[j] = u[L->dof[j]];
@@ -548,7 +643,8 @@ static void task_free(tl_vecenv *v) {
   tl_model_free(L->model);
   tl_rand_links_free(&L->links);
   void *arr[] = {L->dof, L->qi, L->lower, L->upper, L->default_pos, L->q0, L->prev_action, L->prev_vel, L->command,
-                 L->cmd_countdown, L->push_countdown, L->qbuf, L->ubuf, L->vbuf, L->kpbuf, L->kdbuf};
+                 L->cmd_countdown, L->push_countdown, L->qbuf, L->ubuf, L->vbuf, L->kpbuf, L->kdbuf,
+                 L->foot_geom, L->air_time, L->last_contact, L->contact};
   for (size_t i = 0; i < sizeof(arr) / sizeof(arr[0]); i++) free(arr[i]);
   free(L);
   v->task = NULL;

@@ -152,7 +152,6 @@ static int geom_npoints(const tl_model *m, int g) {
   return type == TL_GEOM_CYLINDER ? 2 * CYL_SAMPLES : 8;
 }
 
-static int foot_point(const tl_model *m, int b, double p[3], double *r);
 static void body_point(tl_system *sys, int b, const double p[3], double out[3]);
 
 /* ---------------- the urdf task's creation warnings ---------------- */
@@ -240,7 +239,7 @@ tl_status tl_onboard_check(tl_vecenv *v, const tl_model *m, tl_system *sys, cons
       int foot = is_leaf(m, body[i]);
       if (foot) {
         double fp[3], fr, fw[3];
-        int fg = foot_point(m, body[i], fp, &fr);
+        int fg = tl_task_foot_geom(m, body[i], fp, &fr);
         body_point(sys, body[i], fp, fw);
         double d[3] = {pts[3 * i] - fw[0], pts[3 * i + 1] - fw[1], pts[3 * i + 2] - fw[2]};
         foot = geom[i] == fg || tl_v3_norm(d) <= 2 * fr + 0.02;
@@ -309,8 +308,7 @@ typedef struct leg {
 
 #define TILT_WEIGHT 0.1 /* m per rad: a flat foot's tilt error counts as this much position error */
 
-/* Foot point of body b: the centre of its geom farthest from the body origin (returned; -1: none). */
-static int foot_point(const tl_model *m, int b, double p[3], double *r) {
+int tl_task_foot_geom(const tl_model *m, int b, double p[3], double *r) {
   double best = -1;
   int foot = -1;
   p[0] = p[1] = p[2] = 0;
@@ -473,7 +471,7 @@ static tl_status ik_setup(ik *s, const tl_standing_options *o, tl_error *err) {
     set_base(s, qr, 0.0);
     for (int i = 0; i < nl; i++) {
       double p[3], r, x[3];
-      foot_point(m, feet[i], p, &r);
+      tl_task_foot_geom(m, feet[i], p, &r);
       body_point(s->sys, feet[i], p, x);
       z[i] = x[2];
       zmin = fmin(zmin, z[i]);
@@ -495,7 +493,7 @@ static tl_status ik_setup(ik *s, const tl_standing_options *o, tl_error *err) {
   }
   for (int l = 0; l < nf; l++) {
     s->legs[l].body = feet[l];
-    s->legs[l].geom = foot_point(m, feet[l], s->legs[l].p, &s->legs[l].r);
+    s->legs[l].geom = tl_task_foot_geom(m, feet[l], s->legs[l].p, &s->legs[l].r);
   }
   free(feet);
   return TL_OK;

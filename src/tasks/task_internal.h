@@ -170,6 +170,12 @@ struct tl_vecenv {
  * TL_VECENV_MAX_WARNINGS they are dropped. */
 void tl_vecenv_add_warning(struct tl_vecenv *v, const char *kind, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Foot of leaf body b (src/tasks/onboard.c): its collision geom whose centre (a mesh: the centre of
+ * its hull's bounding box) is farthest from the body origin. Returns that geom, or -1 when b has no
+ * collision geom; p (body frame, m) receives the centre and *r its radius (a sphere, capsule or
+ * cylinder: the radius; a box or mesh: half its smallest extent). */
+int tl_task_foot_geom(const tl_model *m, int b, double p[3], double *r);
+
 /* The urdf task's onboarding checks (src/tasks/onboard.c) of `model` on
  * system `sys` (env 0, before the first reset): for a floating base: "fixed_base" when the robot looks like
  * an arm (at most one chain below the root; the other checks are then
