@@ -206,6 +206,12 @@ class PPO:
         return {"policy_loss": float(np.mean(pol_losses)), "value_loss": float(np.mean(val_losses)),
                 "approx_kl": float(np.mean(kls)), "std": float(self.ac.log_std.exp().mean()), "lr": self.lr}
 
+    def set_lr(self, lr):
+        """Set the learning rate (e.g. a linear decay over a budget, as CleanRL's anneal_lr)."""
+        self.lr = lr
+        for g in self.opt.param_groups:
+            g["lr"] = lr
+
     def recent_return(self, k=20):
         """Mean return of the last k finished episodes (NaN before any)."""
         if not self.episodes:

@@ -6,8 +6,10 @@ and the zeroing of slow planar commands."""
 import math
 
 import numpy as np
+import pytest
 
 import talus
+from conftest import SHARED_ROBOTS, SOURCE_DIR, needs
 
 DT = 0.02  # control period: 5 ms x decimation 4
 
@@ -60,3 +62,25 @@ def test_slow_commands_become_zero(anymal_urdf):
     env = talus.VecEnv("anymal-locomotion", 256, seed=5, command_yaw=0.0, command_zero_below=0.0)
     obs, _ = env.reset(seed=5)
     assert np.all(obs[:, 9] != 0)
+
+
+@pytest.mark.parametrize("robot", ["talus_small_quadruped", "solo12", "hyq"])
+def test_feet_air_time_on_other_quadrupeds(robot):
+    # the feet are found from the tree (leaf links' farthest collision geoms), not from ANYmal's names
+    if robot == "talus_small_quadruped":
+        urdf = SOURCE_DIR / "robots" / robot / f"{robot}.urdf"
+    else:
+        urdf = {"solo12": SHARED_ROBOTS / "solo12/robots/solo12.urdf", "hyq": SHARED_ROBOTS / "hyq/robots/hyq_no_sensors.urdf"}[robot]
+        needs(urdf, robot)
+    h = 0.2
+    env = talus.VecEnv("anymal-locomotion", 1, seed=3, urdf=str(urdf), drop_height=h, joint_noise=0.0,
+                       base_vel_noise=0.0, command_vx=0.5, command_vy=0.0, command_yaw=0.0, command_zero_below=0.0,
+                       only_positive_rewards=False)
+    out = run(env, 20)
+    first = next(k for k, (air, _, _) in enumerate(out) if air[0] != 0)
+    # the reset puts the lowest primitive geom (a mesh: its body origin) h above the ground, so a
+    # mesh foot reaching lower lands up to two control steps before the free-fall time
+    assert 0 <= math.ceil(math.sqrt(2 * h / 9.81) / DT) - (first + 1) <= 2
+    feet = out[first][0][0] / (DT * 2.0 * ((first + 1) * DT - 0.5))  # the feet that landed in that step
+    assert abs(feet - round(feet)) < 1e-9 and 1 <= round(feet) <= 4
+    assert all(c[0] == 0 for _, c, _ in out[:first + 1])

@@ -38,6 +38,8 @@ def test_anymal_ppo_iterations(anymal_urdf, tmp_path):
     assert len(evals) == 1 and evals[0]["episodes"] == 4 and evals[0]["env_steps"] == ppo.env_steps
     summary = train_anymal.save(ppo, env, history, evals, tmp_path, (0, 0, 0))
     assert (tmp_path / "policy.pt").exists() and (tmp_path / "learning_curve.png").exists()
+    assert (tmp_path / "last.pt").exists() and summary["saved_policy"]["iteration"] == 2  # the one evaluation
+    assert (tmp_path / "history.json").exists() and ppo.lr == pytest.approx(1e-3)  # first half: no decay yet
     assert summary["losses_finite"] and set(summary["first_met"]) == {"mean_xy_error_mps", "mean_yaw_error_radps",
                                                                       "fall_fraction", "all"}
     t = summary["time_s"]
