@@ -514,6 +514,12 @@ static int base_contact(tl_world *w) {
   return 0;
 }
 
+static int is_foot_geom(const legged *L, int g) {
+  for (int f = 0; f < L->nfoot; f++)
+    if (L->foot_geom[f] == g) return 1;
+  return 0;
+}
+
 /* Contacts of the last physics step: which feet press on something with more than
  * FOOT_CONTACT_FORCE (contact[nfoot]), and how many other bodies than the base and the feet' own
  * foot geoms press with more than COLLISION_FORCE (legged_gym's penalised contacts: thighs,
@@ -534,8 +540,13 @@ static int scan_contacts(const legged *L, tl_world *w, unsigned char *contact) {
       continue;
     }
     if (c.body == 0 || !(fn > COLLISION_FORCE)) continue;
-    int dup = 0;
+    int dup = 0; /* count each body once: seen[] holds the first 16, later ones are compared to the list */
     for (int i = 0; i < nseen; i++) dup |= seen[i] == c.body;
+    for (int j = 0; j < k && !dup && nseen == 16; j++) {
+      tl_contact_info d;
+      dup = !tl_world_contact(w, j, &d, NULL) && d.system == 0 && d.body == c.body &&
+            tl_v3_dot(d.impulse, d.normal) / dt > COLLISION_FORCE && !is_foot_geom(L, d.geom);
+    }
     if (dup) continue;
     if (nseen < 16) seen[nseen++] = c.body;
     ncollide++;
