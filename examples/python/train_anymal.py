@@ -111,7 +111,8 @@ def score(res):
 
 
 def train(minutes, num_envs, num_steps, seed, threads, out, log=print, max_iterations=None, lr=1e-3,
-          init_std=0.5, hidden=(128, 128), epochs=5, eval_every=3.0, eval_episodes=64, **task_options):
+          init_std=0.5, hidden=(128, 128), epochs=5, eval_every=3.0, eval_episodes=64, ent_coef=0.01,
+          **task_options):
     """PPO for `minutes` of wall time (or max_iterations), the learning rate `lr` for the first
     half of the budget, then decaying linearly to 0, evaluating every `eval_every` minutes (0: only at the end)
     with `eval_episodes` episodes (seed VALIDATION_SEED). Returns (env, ppo, history, evals);
@@ -119,7 +120,7 @@ def train(minutes, num_envs, num_steps, seed, threads, out, log=print, max_itera
     opts = dict(TRAIN_COMMANDS, **task_options)
     env = talus.VecEnv(TASK, num_envs, num_threads=threads, seed=seed, **opts)
     eval_env = make_eval_env(eval_episodes, num_threads=threads) if eval_episodes else None
-    ppo = PPO(env, num_steps=num_steps, epochs=epochs, minibatches=4, lr=lr, ent_coef=0.0,
+    ppo = PPO(env, num_steps=num_steps, epochs=epochs, minibatches=4, lr=lr, ent_coef=ent_coef,
               hidden=tuple(hidden), act=nn.ELU, init_std=init_std, seed=seed)
     ppo.best = None
     t0 = time.perf_counter()
@@ -139,7 +140,9 @@ def train(minutes, num_envs, num_steps, seed, threads, out, log=print, max_itera
             f"yaw error {fmt(res['mean_yaw_error_radps'])} rad/s  falls {res['falls']}/{res['episodes']}")
 
     while time.perf_counter() - t0 < minutes * 60 and (max_iterations is None or it < max_iterations):
-        ppo.set_lr(lr * min(1.0, max(0.0, 2.0 * (1.0 - (time.perf_counter() - t0) / (minutes * 60)))))
+        frac = min(1.0, max(0.0, 2.0 * (1.0 - (time.perf_counter() - t0) / (minutes * 60))))
+        ppo.set_lr(lr * frac)
+        ppo.ent_coef = ent_coef * frac  # the entropy bonus decays with the rate
         stats = ppo.iteration()
         it += 1
         stats.update(iteration=it, wall_s=time.perf_counter() - t0, env_steps=ppo.env_steps,
@@ -286,6 +289,7 @@ def main():
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--epochs", type=int, default=5, help="PPO epochs per iteration")
     ap.add_argument("--init-std", type=float, default=0.5, help="initial policy standard deviation")
+    ap.add_argument("--ent-coef", type=float, default=0.01, help="entropy bonus (decays with the rate)")
     ap.add_argument("--eval-every", type=float, default=3.0, help="minutes between evaluations (0: at the end)")
     ap.add_argument("--opt", action="append", default=[], metavar="KEY=VALUE",
                     help="a task option (docs/tasks.md), e.g. --opt command_vy=-1,1 --opt friction=0.5,1.25")
@@ -309,7 +313,7 @@ def main():
             opts[k] = tuple(float(x) for x in v.split(",")) if "," in v else float(v)
         env, ppo, history, evals = train(args.minutes, args.envs, args.steps, args.seed, args.threads, out,
                                          lr=args.lr, init_std=args.init_std, epochs=args.epochs,
-                                         eval_every=args.eval_every, **opts)
+                                         ent_coef=args.ent_coef, eval_every=args.eval_every, **opts)
     print(json.dumps(save(ppo, env, history, evals, out, load), indent=2))
 
 
