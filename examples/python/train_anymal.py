@@ -113,9 +113,10 @@ def score(res):
 def train(minutes, num_envs, num_steps, seed, threads, out, log=print, max_iterations=None, lr=1e-3,
           init_std=0.5, hidden=(128, 128), epochs=5, eval_every=3.0, eval_episodes=64, ent_coef=0.01,
           **task_options):
-    """PPO for `minutes` of wall time (or max_iterations), the learning rate `lr` for the first
-    half of the budget, then decaying linearly to 0, evaluating every `eval_every` minutes (0: only at the end)
-    with `eval_episodes` episodes (seed VALIDATION_SEED). Returns (env, ppo, history, evals);
+    """PPO for `minutes` of wall time (or max_iterations), the learning rate `lr` and the entropy
+    bonus `ent_coef` for the first half of the budget, then both decaying linearly to 0,
+    evaluating every `eval_every` minutes (0: only at the end) with `eval_episodes` episodes (seed
+    VALIDATION_SEED). Returns (env, ppo, history, evals);
     ppo.best holds the network and normalization of the best evaluation (`score`)."""
     opts = dict(TRAIN_COMMANDS, **task_options)
     env = talus.VecEnv(TASK, num_envs, num_threads=threads, seed=seed, **opts)
