@@ -80,8 +80,6 @@ int tl_batch_nsystem(const tl_batch *b); /* systems per world */
 int tl_batch_nq(const tl_batch *b);      /* coordinates per environment (all systems) */
 int tl_batch_nv(const tl_batch *b);      /* velocities per environment (all systems) */
 uint64_t tl_batch_seed_value(const tl_batch *b);
-/* First environment of thread t's partition (t = 0 .. nthread; t = nthread gives nenv). */
-int tl_batch_partition(const tl_batch *b, int t);
 
 /* Environment env's world, system `system` of it (world order), its random
  * stream. NULL for a bad index. Changes made to a world or system directly
@@ -125,10 +123,12 @@ tl_status tl_batch_step(tl_batch *b, int nstep, tl_error *err);
 /* Status of env's last tl_batch_step (TL_OK or the error that stopped it). */
 tl_status tl_batch_env_status(const tl_batch *b, int env);
 
-/* Run fn(ctx, env, thread) for every environment on the pool with the
- * static partition (thread t runs its environments in increasing order), and
- * return when all are done. fn must touch only environment env's data (and
- * thread t's scratch). Never allocates. */
+/* Run fn(ctx, env, thread) once for every environment on the pool, and
+ * return when all are done. Each thread takes the next environment nobody has
+ * taken yet (dynamic scheduling: environments of different cost keep both
+ * threads busy), so which thread runs env depends on timing: fn must touch
+ * only environment env's data (and thread t's scratch), and its result must
+ * not depend on t. Never allocates. */
 typedef void (*tl_batch_fn)(void *ctx, int env, int thread);
 void tl_batch_parallel_for(tl_batch *b, tl_batch_fn fn, void *ctx);
 

@@ -1,4 +1,4 @@
-/* tl_batch: N worlds on a fixed thread pool with a static partition
+/* tl_batch: N worlds on a fixed thread pool, each thread taking the next environment
  * (include/talus/batch.h). */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 
@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <math.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -251,12 +252,6 @@ int tl_batch_nq(const tl_batch *b) { return b->nq; }
 int tl_batch_nv(const tl_batch *b) { return b->nv; }
 uint64_t tl_batch_seed_value(const tl_batch *b) { return b->seed; }
 
-int tl_batch_partition(const tl_batch *b, int t) {
-  if (t <= 0) return 0;
-  if (t >= b->nthread) return b->nenv;
-  return (int)((long long)t * b->nenv / b->nthread);
-}
-
 tl_world *tl_batch_world(tl_batch *b, int env) {
   return env >= 0 && env < b->nenv ? b->worlds[env] : NULL;
 }
@@ -299,16 +294,21 @@ typedef struct pfor_job {
   tl_batch *b;
   tl_batch_fn fn;
   void *ctx;
+  atomic_int next; /* the next environment nobody has taken */
 } pfor_job;
 
+/* Each thread takes the next untaken environment until none is left: environments of a training
+ * batch differ in cost (a robot sliding or falling needs more solver sweeps than one standing), so a
+ * static split leaves a thread idle at the end. Which thread runs an environment depends on timing;
+ * its result does not (fn touches only that environment's data). */
 static void pfor_thread(void *vjob, int t) {
   pfor_job *job = vjob;
-  int end = tl_batch_partition(job->b, t + 1);
-  for (int e = tl_batch_partition(job->b, t); e < end; e++) job->fn(job->ctx, e, t);
+  for (int e; (e = atomic_fetch_add_explicit(&job->next, 1, memory_order_relaxed)) < job->b->nenv;)
+    job->fn(job->ctx, e, t);
 }
 
 void tl_batch_parallel_for(tl_batch *b, tl_batch_fn fn, void *ctx) {
-  pfor_job job = {b, fn, ctx};
+  pfor_job job = {b, fn, ctx, 0};
   tl_pool_run(b->pool, pfor_thread, &job);
 }
 

@@ -1,10 +1,9 @@
 /* Internal: a blocking first-in first-out queue of pointers between
- * threads, the dynamic counterpart of tl_batch's static partition.
+ * threads, for work items pushed by a coordinator (tl_batch's environments
+ * are taken from a shared counter instead).
  *
- * tl_batch gives every thread a fixed share of the environments, which is
- * right when every environment costs the same. Sweeps (src/sweep/) run
- * samples of very different lengths (a robot that falls early ends early):
- * a coordinator thread pushes work items as threads become free and the
+ * Sweeps (src/sweep/) run samples of very different lengths (a robot that
+ * falls early ends early): a coordinator thread pushes work items as threads become free and the
  * worker threads pop them, and the workers hand finished items back through
  * a second queue. Used with tl_pool (pool.h): the pool runs the coordinator
  * as thread 0 and the workers as threads 1 .. n-1.
