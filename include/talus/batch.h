@@ -125,8 +125,8 @@ tl_status tl_batch_env_status(const tl_batch *b, int env);
 
 /* Run fn(ctx, env, thread) once for every environment on the pool, and
  * return when all are done. Each thread takes the next environment nobody has
- * taken yet (dynamic scheduling: environments of different cost keep both
- * threads busy), so which thread runs env depends on timing: fn must touch
+ * taken yet (dynamic scheduling: environments of different cost keep every
+ * thread busy), so which thread runs env depends on timing: fn must touch
  * only environment env's data (and thread t's scratch), and its result must
  * not depend on t. Never allocates. */
 typedef void (*tl_batch_fn)(void *ctx, int env, int thread);

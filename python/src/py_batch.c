@@ -235,8 +235,8 @@ PyTypeObject tlpy_batch_type = {
     .tp_doc =
         "BatchWorld(path, num_envs, num_threads=None, seed=0, dt=0.001, ground=True, floating_base=None)\n\n"
         "num_envs independent copies of a URDF robot (on a ground plane unless ground=False, time\n"
-        "step dt) or of a world file, stepped in C on num_threads threads (None: all CPUs) with a\n"
-        "each thread taking the next untaken env: results do not depend on num_threads. State is batched\n"
+        "step dt) or of a world file, stepped in C on num_threads threads (None: all CPUs), each\n"
+        "taking the next untaken env: results do not depend on num_threads. State is batched\n"
         "row-major: q (num_envs, nq), u (num_envs, nv).",
     .tp_methods = batch_methods,
     .tp_getset = batch_getset,

@@ -3,9 +3,9 @@
  * are taken from a shared counter instead).
  *
  * Sweeps (src/sweep/) run samples of very different lengths (a robot that
- * falls early ends early): a coordinator thread pushes work items as threads become free and the
- * worker threads pop them, and the workers hand finished items back through
- * a second queue. Used with tl_pool (pool.h): the pool runs the coordinator
+ * falls early ends early): a coordinator thread pushes work items as threads
+ * become free, the worker threads pop them and hand finished items back
+ * through a second queue. Used with tl_pool (pool.h): the pool runs the coordinator
  * as thread 0 and the workers as threads 1 .. n-1.
  *
  * One mutex and two condition variables (not empty / not full); nothing
