@@ -3,7 +3,8 @@
  * (ABA) on one robot in one process: batches of each interleaved, the state fixed
  * (kinematics cached), median of 41 batch ratios. Mode "callgrind" runs each once
  * after a warm-up, for `valgrind --tool=callgrind --toggle-collect=...`.
- * usage: bench_aba_derivatives URDF fixed|auto [time|callgrind] */
+ * usage: bench_aba_derivatives URDF fixed|auto [time|callgrind|flops|dump] [LANES]
+ * (LANES: cap the kernels' vector lanes, math/tl_cpu.h; 1 = the baseline) */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <time.h>
 
 #include "talus/talus.h"
+#include "math/tl_cpu.h"
 #include "world/world_internal.h"
 
 static double now_ns(void) {
@@ -85,6 +87,7 @@ int main(int argc, char **argv) {
     }
   if (tl_system_set_state(s, q, nq, u, nv, &e)) return fprintf(stderr, "%s\n", e.message), 1;
   const char *mode = argc > 3 ? argv[3] : "time";
+  if (argc > 4) tl_cpu_set_lanes_limit(atoi(argv[4]));
   tl_system_forward_dynamics(s, tau, du, nv, NULL);
   tl_system_forward_dynamics_derivatives(s, tau, A, B, C, nv, NULL);
   if (strcmp(mode, "callgrind") == 0) {

@@ -1,4 +1,4 @@
-/* Guards: src/dynamics/derivatives.c (RNEA / ABA derivatives, tl_model_integrate / difference),
+/* Guards: src/dynamics/derivatives.c (RNEA / ABA derivatives, tl_model_integrate / difference), src/dynamics/solve_rows.c,
  * src/world/system_derivatives.c (the public calls), src/dynamics/kinematics.c (frame placement). */
 /* Analytic derivatives (issue 24 §1, §2) against finite differences.
  *
@@ -27,6 +27,9 @@
  *   mass     d tau/d du (differences of RNEA in du, exact for a linear
  *            function) equals tl_system_mass_matrix, and fd_tau equals
  *            tl_system_inverse_mass_matrix, 1e-9 relative
+ *   lanes    tl_system_forward_dynamics_derivatives gives the same bits with
+ *            the widest kernels this CPU runs (4-lane AVX on x86-64) as with
+ *            the baseline ones (tl_cpu_set_lanes_limit, math/tl_cpu.h)
  *   frame    tl_system_frame_placement_derivatives of every frame:
  *            p(q (+) h e_j) and log(R(q (+) h e_j) R(q)^T) by central
  *            differences, 1e-6 relative
@@ -55,6 +58,8 @@
 
 #include "talus/talus.h"
 #include "test_util.h"
+#include "math/tl_cpu.h"
+#include "math/tl_math.h"
 #include "world/world_internal.h"
 
 /* Allocations are counted around the derivative calls (malloc, calloc and
@@ -133,6 +138,7 @@ typedef struct result {
   double e[NCAT];
   char where[NCAT][200];
   int api_fail;
+  int lanes_compared; /* the widest kernels compared bit for bit with the baseline (math/tl_cpu.h) */
 } result;
 
 static void record(result *res, int c, double e, const char *fmt, ...) TL_TEST_PRINTF_(4, 5);
@@ -355,6 +361,15 @@ static void check_dynamics(tl_system *s, const tl_model *m, const char *label, i
 
   API(tl_system_set_state(s, w->q, nq, w->u, nv, ERR));
   API(tl_system_forward_dynamics_derivatives(s, w->tau, A, B, C, nv, ERR));
+  /* the same bits from the baseline kernels as from the widest this CPU runs (math/tl_cpu.h) */
+  tl_cpu_set_lanes_limit(1);
+  API(tl_system_forward_dynamics_derivatives(s, w->tau, Fd, w->G, w->H, nv, ERR));
+  tl_cpu_set_lanes_limit(0);
+  const size_t bytes = (size_t)nv * nv * sizeof(double);
+  res->lanes_compared = tl_cpu_lanes();
+  TL_CHECK(memcmp(A, Fd, bytes) == 0 && memcmp(B, w->G, bytes) == 0 && memcmp(C, w->H, bytes) == 0,
+           "%s, state %d: forward dynamics derivatives with %d lanes differ from the %d-lane baseline", label, k,
+           tl_cpu_lanes(), TL_LANES);
   if (!TL_CHECK(fd_matrix(s, m, w, 1, D_Q, FD_H, Fd) == 0, "%s: FD failed", label)) return;
   record(res, C_FDQ, rel_err(A, Fd, nv * nv, fl_fd), "state %d: ddu/dq", k);
   if (!TL_CHECK(fd_matrix(s, m, w, 1, D_U, FD_H, Fd) == 0, "%s: FD failed", label)) return;
@@ -521,6 +536,7 @@ static void run_model(tl_model *m, const char *label, int timing) {
   }
   printf("%-40s nv %2d", label, w.nv);
   for (int c = 0; c < NCAT; c++) printf("  %s %.1e", cat_name[c], res.e[c]);
+  printf("  lanes %d = %d", res.lanes_compared, TL_LANES);
   printf("\n");
   if (!res.api_fail)
     for (int c = 0; c < NCAT; c++)
