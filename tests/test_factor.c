@@ -1,4 +1,4 @@
-/* Guards: src/dynamics/factor.c (tree-sparse L^T D L, dense and sparse paths), src/dynamics/aba.c,
+/* Guards: src/dynamics/factor.c (tree-sparse L^T D L, dense and sparse paths), src/math/tl_cpu.c, src/dynamics/aba.c,
  * src/world/system_query.c (M^-1, M x, the cached factorization). */
 /* The tree-sparse mass-matrix algorithms against dense references, on
  * random kinematic trees chosen to reach every code path: tiny systems
@@ -8,7 +8,8 @@
  * 1-DOF and spherical joints, rotor inertia.
  *
  *   - tl_system_inverse_mass_matrix == dense inverse of M (Cholesky), and
- *     exactly symmetric;
+ *     exactly symmetric, and bit for bit the same with the baseline kernels
+ *     as with the CPU's widest (AVX where present: math/tl_cpu.h);
  *   - tl_system_forward_dynamics == dense M^-1 (tau - h) both by ABA (nothing
  *     factored) and by the solve with a cached factorization of M (after
  *     tl_system_inverse_mass_matrix), and never with a stale one: after a new
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "math/tl_cpu.h"
 #include "talus/talus.h"
 #include "test_util.h"
 
@@ -166,6 +168,13 @@ static void check_system(tl_system *s, tl_world *w, int trial) {
   worst_inv = fmax(worst_inv, e);
   TL_CHECK(e <= TOL, "trial %d: M^-1 off the dense inverse by %g (nv %d)", trial, e, nv);
   TL_CHECK(asym == 0, "trial %d: M^-1 not exactly symmetric (%g)", trial, asym);
+  /* the baseline kernels give the same bits as the widest this CPU runs (math/tl_cpu.h) */
+  static double Mb[MAXV * MAXV];
+  tl_cpu_set_lanes_limit(1);
+  TL_CHECK(tl_system_inverse_mass_matrix(s, Mb, nv, &err) == TL_OK, "M^-1: %s", err.message);
+  tl_cpu_set_lanes_limit(0);
+  TL_CHECK(memcmp(Mb, Minv, sizeof(double) * (size_t)(nv * nv)) == 0,
+           "trial %d: M^-1 with %d lanes differs from the baseline's", trial, tl_cpu_lanes());
 
   /* forward dynamics with the factorization of M cached: the solve path */
   check_forward(s, "cached factorization", &worst_cached);

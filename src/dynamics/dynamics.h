@@ -212,7 +212,8 @@ static inline int tl_dyn_factor_of_M(const tl_sysdata *d) {
  * Dynamics Algorithms, 2008, sec. 6.5; Featherstone, "Efficient
  * factorization of the joint-space inertia matrix for branched kinematic
  * trees", IJRR 24(6), 2005. X needs no initialisation; besides X only the
- * scratch d->dof_tmp and d->vtmp are written. */
+ * scratch d->dof_tmp and d->vtmp are written. The second step has a 4-lane
+ * AVX variant chosen at run time (math/tl_cpu.h): the same bits. */
 void tl_dyn_inverse(tl_sysdata *d, double *X);
 
 /* Positional (3 x nv) and rotational (3 x nv) Jacobians of the world point p

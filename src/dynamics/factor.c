@@ -15,8 +15,11 @@
  * O(sum_k depth(k)^2) for the factorization, O(sum_k depth(k)) per solve,
  * and for the inverse O(sum_k depth(k)^2 + sum_{i<=j} #common
  * ancestors(i, j)) instead of the O(n^2 depth) of n solves. Systems of at most TL_SMALL_NV DOFs run the same
- * formulas dense and fully unrolled. */
+ * formulas dense and fully unrolled. The inverse's second step also has a
+ * 4-lane AVX variant, taken on CPUs that have AVX (math/tl_cpu.h): each
+ * entry is the same sum in the same order, so the same bits. */
 #include "dynamics/dynamics.h"
+#include "math/tl_cpu.h"
 #include "math/tl_vec2.h"
 
 /* ---- tiny systems (nv <= TL_SMALL_NV) ----
@@ -188,6 +191,65 @@ void tl_dyn_solve_lower(const tl_sysdata *d, double *x) {
 /* Width of the register blocks of tl_dyn_inverse's second pass (doubles). */
 #define BLK 8
 
+/* Step 2 of tl_dyn_inverse (described there) for one vector type VT of NL
+ * lanes (NL divides BLK): each entry of a block is its own sum over the
+ * ancestors in the same order in every width (products and additions
+ * separate), so every variant gives the same bits. */
+#define INVERSE_ROWS(NAME, VT, NL, ATTR)                                                           \
+  static ATTR void NAME(tl_sysdata *d, double *X, int *off, double *w) {                          \
+    const int n = d->m->nv;                                                                       \
+    const double *dinv = d->LDinv;                                                                \
+    for (int j = n - 1; j >= 0; j--) {                                                            \
+      double *Xj = X + (size_t)j * (size_t)n;                                                     \
+      const int *anc = d->dof_anc + d->dof_anc_adr[j], r = d->dof_anc_adr[j + 1] - d->dof_anc_adr[j]; \
+      for (int s = 0; s < r; s++) { /* ancestors of j, nearest first: anc[0] > anc[1] > ... */    \
+        off[s] = anc[s] * n;                                                                      \
+        w[s] = X[(size_t)off[s] + j] * dinv[anc[s]];                                              \
+      }                                                                                           \
+      int s0 = r; /* ancestors anc[s0..r) reach the current block (anc < block end) */            \
+      int i = 0;                                                                                  \
+      for (; i + BLK <= j + 1; i += BLK) {                                                        \
+        while (s0 > 0 && anc[s0 - 1] < i + BLK) s0--;                                             \
+        VT a[BLK / (NL)];                                                                         \
+        for (int c = 0; c < BLK / (NL); c++) a[c] = (VT){0};                                      \
+        for (int s = s0; s < r; s++) {                                                            \
+          const double *Xs = X + off[s] + i;                                                      \
+          const VT ws = (VT){0} + w[s];                                                           \
+          for (int c = 0; c < BLK / (NL); c++) {                                                  \
+            VT x;                                                                                 \
+            memcpy(&x, Xs + (NL) * c, sizeof x);                                                  \
+            a[c] += ws * x;                                                                       \
+          }                                                                                       \
+        }                                                                                         \
+        memcpy(Xj + i, a, sizeof a);                                                              \
+      }                                                                                           \
+      while (s0 > 0) s0--; /* the tail [i, j] is within BLK of every remaining ancestor */        \
+      for (; i + 2 <= j + 1; i += 2) {                                                            \
+        double a0 = 0, a1 = 0;                                                                    \
+        for (int s = s0; s < r; s++) {                                                            \
+          const double *Xs = X + off[s] + i;                                                      \
+          a0 += w[s] * Xs[0];                                                                     \
+          a1 += w[s] * Xs[1];                                                                     \
+        }                                                                                         \
+        Xj[i] = a0;                                                                               \
+        Xj[i + 1] = a1;                                                                           \
+      }                                                                                           \
+      if (i <= j) {                                                                               \
+        double a0 = 0;                                                                            \
+        for (int s = s0; s < r; s++) a0 += w[s] * X[off[s] + i];                                  \
+        Xj[i] = a0;                                                                               \
+      }                                                                                           \
+      Xj[j] += dinv[j]; /* k = j: W[j][j] = 1 */                                                  \
+      for (int i = 0; i < j; i++) X[(size_t)i * (size_t)n + j] = Xj[i];                           \
+    }                                                                                             \
+  }
+INVERSE_ROWS(base_inverse_rows, tl_lanes, TL_LANES, )
+#ifdef TL_CPU_X86_AVX
+typedef double inv_v4 __attribute__((vector_size(32)));
+INVERSE_ROWS(avx_inverse_rows, inv_v4, 4, __attribute__((target("avx"))))
+#endif
+#undef INVERSE_ROWS
+
 void tl_dyn_inverse(tl_sysdata *d, double *X) {
   const tl_model *m = d->m;
   const int n = m->nv, *end = d->dof_end;
@@ -236,41 +298,11 @@ void tl_dyn_inverse(tl_sysdata *d, double *X) {
    * j. Rows are filled from the last: row j reads X's rows k < j over
    * columns <= j only, which no later row has mirrored over yet, and the
    * zeros left of their diagonals, which only their own row overwrites. */
-  for (int j = n - 1; j >= 0; j--) {
-    double *Xj = X + (size_t)j * (size_t)n;
-    const int *anc = d->dof_anc + d->dof_anc_adr[j], r = d->dof_anc_adr[j + 1] - d->dof_anc_adr[j];
-    for (int s = 0; s < r; s++) { /* ancestors of j, nearest first: anc[0] > anc[1] > ... */
-      off[s] = anc[s] * n;
-      w[s] = X[(size_t)off[s] + j] * dinv[anc[s]];
-    }
-    int s0 = r; /* ancestors anc[s0..r) reach the current block (anc < block end) */
-    int i = 0;
-    for (; i + BLK <= j + 1; i += BLK) {
-      while (s0 > 0 && anc[s0 - 1] < i + BLK) s0--;
-      double a[BLK] = {0};
-      for (int s = s0; s < r; s++) {
-        const double *Xs = X + off[s] + i, ws = w[s];
-        for (int c = 0; c < BLK; c++) a[c] += ws * Xs[c];
-      }
-      for (int c = 0; c < BLK; c++) Xj[i + c] = a[c];
-    }
-    while (s0 > 0) s0--; /* the tail [i, j] is within BLK of every remaining ancestor */
-    for (; i + 2 <= j + 1; i += 2) {
-      double a0 = 0, a1 = 0;
-      for (int s = s0; s < r; s++) {
-        const double *Xs = X + off[s] + i;
-        a0 += w[s] * Xs[0];
-        a1 += w[s] * Xs[1];
-      }
-      Xj[i] = a0;
-      Xj[i + 1] = a1;
-    }
-    if (i <= j) {
-      double a0 = 0;
-      for (int s = s0; s < r; s++) a0 += w[s] * X[off[s] + i];
-      Xj[i] = a0;
-    }
-    Xj[j] += dinv[j]; /* k = j: W[j][j] = 1 */
-    for (int i = 0; i < j; i++) X[(size_t)i * (size_t)n + j] = Xj[i];
+#ifdef TL_CPU_X86_AVX
+  if (tl_cpu_lanes() >= 4) {
+    avx_inverse_rows(d, X, off, w);
+    return;
   }
+#endif
+  base_inverse_rows(d, X, off, w);
 }
