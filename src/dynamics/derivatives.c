@@ -47,7 +47,9 @@
 #include "dynamics/dynamics.h"
 #include "dynamics/joint_space.h"
 #include "math/tl_math.h"
+#include "math/tl_cpu.h"
 #include "math/tl_vec2.h"
+
 
 /* d/dt of the spatial inertia I = [m, h, I_O] (about the world origin) of
  * a body moving with the spatial velocity v = (w, nu):
@@ -228,8 +230,8 @@ static void dof_vectors_pair(const tl_sysdata *d, const double *cb, double *vec,
 }
 #endif
 
-static void rnea_derivatives(tl_sysdata *d, const double g[3], const double *du, double *dtau_dq,
-                             double *dtau_du, int after_h) {
+static inline void rnea_derivatives_body(tl_sysdata *d, const double g[3], const double *du, double *dtau_dq,
+                                         double *dtau_du, int after_h) {
   const tl_model *m = d->m;
   const int nb = m->nbody, nv = m->nv;
   const double *S = d->cdof, *Sd = d->cdof_dot, *u = d->u;
@@ -408,6 +410,31 @@ static void rnea_derivatives(tl_sysdata *d, const double g[3], const double *du,
       }
     }
   }
+}
+
+static void rnea_derivatives_base(tl_sysdata *d, const double g[3], const double *du, double *dtau_dq,
+                                  double *dtau_du, int after_h) {
+  rnea_derivatives_body(d, g, du, dtau_dq, dtau_du, after_h);
+}
+#ifdef TL_CPU_X86_AVX
+/* The recursion once more under target("avx") (VEX encoding: three-operand
+ * forms, fewer register moves; the same operations, nothing fused, so the
+ * same bits), every call in it inlined (flatten) so that its helpers are
+ * compiled for AVX too; taken at run time (math/tl_cpu.h). */
+__attribute__((target("avx"), flatten)) static void rnea_derivatives_avx(tl_sysdata *d, const double g[3], const double *du,
+                                                                 double *dtau_dq, double *dtau_du, int after_h) {
+  rnea_derivatives_body(d, g, du, dtau_dq, dtau_du, after_h);
+}
+#endif
+static void rnea_derivatives(tl_sysdata *d, const double g[3], const double *du, double *dtau_dq, double *dtau_du,
+                             int after_h) {
+#ifdef TL_CPU_X86_AVX
+  if (tl_cpu_lanes() >= 4) {
+    rnea_derivatives_avx(d, g, du, dtau_dq, dtau_du, after_h);
+    return;
+  }
+#endif
+  rnea_derivatives_base(d, g, du, dtau_dq, dtau_du, after_h);
 }
 
 void tl_dyn_rnea_derivatives(tl_sysdata *d, const double g[3], const double *du, double *dtau_dq,

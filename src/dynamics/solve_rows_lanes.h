@@ -10,52 +10,59 @@
  * (first the scaling, one product, then the terms j = 0, 1, ... each a
  * product and a subtraction, never fused): the widths give the same bits. */
 
-/* Columns [c0, c0 + W) of row x: x <- sx x - sum over the rows X + off[j]
- * (j < nr) of cf[j] times them (cf[j]: the coefficient in every lane), the
- * sums in W / SR_NL accumulators and x written once. */
-#define SR_PULL(NAME, W, SCALED)                                                                        \
-  static inline SR_ATTR void NAME(double *restrict x, const double *restrict X,                         \
-                                  const size_t *restrict off, const SR(cfv) *restrict cf, int nr, int c0, \
-                                  double sx) {                                                          \
-    SR_VT acc[(W) / SR_NL];                                                                             \
-    const SR_VT sv = (SR_VT){0} + sx;                                                                   \
-    (void)sv;                                                                                           \
-    for (int t = 0; t < (W) / SR_NL; t++)                                                               \
-      acc[t] = SCALED ? sv * SR(load)(x + c0 + SR_NL * t) : SR(load)(x + c0 + SR_NL * t);               \
-    int j = 0;                                                                                          \
-    for (; j + 2 <= nr; j += 2) {                                                                       \
-      const double *restrict r0 = X + off[j] + c0, *restrict r1 = X + off[j + 1] + c0;                  \
-      const SR_VT f0 = cf[j], f1 = cf[j + 1];                                                           \
-      for (int t = 0; t < (W) / SR_NL; t++) acc[t] -= f0 * SR(load)(r0 + SR_NL * t);                    \
-      for (int t = 0; t < (W) / SR_NL; t++) acc[t] -= f1 * SR(load)(r1 + SR_NL * t);                    \
-    }                                                                                                   \
-    if (j < nr) {                                                                                       \
-      const double *restrict r0 = X + off[j] + c0;                                                      \
-      const SR_VT f0 = cf[j];                                                                           \
-      for (int t = 0; t < (W) / SR_NL; t++) acc[t] -= f0 * SR(load)(r0 + SR_NL * t);                    \
-    }                                                                                                   \
-    for (int t = 0; t < (W) / SR_NL; t++) SR(store)(x + c0 + SR_NL * t, acc[t]);                        \
-  }
-
 /* The coefficient vectors, at the scratch's 8-byte alignment. */
 typedef SR_VT SR(cfv) __attribute__((aligned(8)));
 
-static inline SR_ATTR SR_VT SR(load)(const double *p) {
-  SR_VT v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
-static inline SR_ATTR void SR(store)(double *p, SR_VT v) { memcpy(p, &v, sizeof v); }
+/* The coefficient j in every lane: the ready vector of this width, or (the
+ * 2-column tail kernels of the 4-lane variant) its first lane, splat. */
+#define SR_COEF_VEC(cf, j) ((cf)[j])
+#define SR_COEF_HALF(cf, j) ((tl_lanes){0} + ((const double *)((cf) + (j)))[0])
 
-SR_PULL(SR(pull8), 8 * SR_NL, 0)
-SR_PULL(SR(pull4), 4 * SR_NL, 0)
-SR_PULL(SR(pull2), 2 * SR_NL, 0)
-SR_PULL(SR(pull1), SR_NL, 0)
-SR_PULL(SR(pull8s), 8 * SR_NL, 1)
-SR_PULL(SR(pull4s), 4 * SR_NL, 1)
-SR_PULL(SR(pull2s), 2 * SR_NL, 1)
-SR_PULL(SR(pull1s), SR_NL, 1)
+/* Columns [c0, c0 + W) of row x: x <- sx x - sum over the rows X + off[j]
+ * (j < nr) of the coefficients cf[j] times them, the sums in W / NL
+ * accumulators of type VT and x written once. */
+#define SR_PULL(NAME, VT, NL, W, SCALED, COEF)                                                          \
+  static inline SR_ATTR void NAME(double *restrict x, const double *restrict X,                         \
+                                  const size_t *restrict off, const SR(cfv) *restrict cf, int nr, int c0, \
+                                  double sx) {                                                          \
+    VT acc[(W) / (NL)], y;                                                                              \
+    const VT sv = (VT){0} + sx;                                                                         \
+    (void)sv;                                                                                           \
+    for (int t = 0; t < (W) / (NL); t++) {                                                              \
+      memcpy(&y, x + c0 + (NL) * t, sizeof y);                                                          \
+      acc[t] = SCALED ? sv * y : y;                                                                     \
+    }                                                                                                   \
+    int j = 0;                                                                                          \
+    for (; j + 2 <= nr; j += 2) {                                                                       \
+      const double *restrict r0 = X + off[j] + c0, *restrict r1 = X + off[j + 1] + c0;                  \
+      const VT f0 = COEF(cf, j), f1 = COEF(cf, j + 1);                                                  \
+      for (int t = 0; t < (W) / (NL); t++) memcpy(&y, r0 + (NL) * t, sizeof y), acc[t] -= f0 * y;       \
+      for (int t = 0; t < (W) / (NL); t++) memcpy(&y, r1 + (NL) * t, sizeof y), acc[t] -= f1 * y;       \
+    }                                                                                                   \
+    if (j < nr) {                                                                                       \
+      const double *restrict r0 = X + off[j] + c0;                                                      \
+      const VT f0 = COEF(cf, j);                                                                        \
+      for (int t = 0; t < (W) / (NL); t++) memcpy(&y, r0 + (NL) * t, sizeof y), acc[t] -= f0 * y;       \
+    }                                                                                                   \
+    memcpy(x + c0, acc, sizeof acc);                                                                    \
+  }
+
+SR_PULL(SR(pull8), SR_VT, SR_NL, 8 * SR_NL, 0, SR_COEF_VEC)
+SR_PULL(SR(pull4), SR_VT, SR_NL, 4 * SR_NL, 0, SR_COEF_VEC)
+SR_PULL(SR(pull2), SR_VT, SR_NL, 2 * SR_NL, 0, SR_COEF_VEC)
+SR_PULL(SR(pull1), SR_VT, SR_NL, SR_NL, 0, SR_COEF_VEC)
+SR_PULL(SR(pull8s), SR_VT, SR_NL, 8 * SR_NL, 1, SR_COEF_VEC)
+SR_PULL(SR(pull4s), SR_VT, SR_NL, 4 * SR_NL, 1, SR_COEF_VEC)
+SR_PULL(SR(pull2s), SR_VT, SR_NL, 2 * SR_NL, 1, SR_COEF_VEC)
+SR_PULL(SR(pull1s), SR_VT, SR_NL, SR_NL, 1, SR_COEF_VEC)
+#if SR_NL == 4 && TL_LANES == 2 /* the last two columns on the baseline's 2-lane vectors */
+SR_PULL(SR(pullh), tl_lanes, 2, 2, 0, SR_COEF_HALF)
+SR_PULL(SR(pullhs), tl_lanes, 2, 2, 1, SR_COEF_HALF)
+#define SR_HALF 1
+#endif
 #undef SR_PULL
+#undef SR_COEF_VEC
+#undef SR_COEF_HALF
 
 /* Row x (columns [c0, c1)) <- sx x - sum_j cf[j] rows[j] (sx only when
  * scaled): blocks of 8 SR_NL columns, then one each of 4, 2, 1 SR_NL as the
@@ -68,11 +75,17 @@ static inline SR_ATTR void SR(pull_row)(double *restrict x, const double *X, con
     if (c + 4 * SR_NL <= c1) SR(pull4s)(x, X, off, cf, nr, c, sx), c += 4 * SR_NL;
     if (c + 2 * SR_NL <= c1) SR(pull2s)(x, X, off, cf, nr, c, sx), c += 2 * SR_NL;
     if (c + SR_NL <= c1) SR(pull1s)(x, X, off, cf, nr, c, sx), c += SR_NL;
+#ifdef SR_HALF
+    if (c + 2 <= c1) SR(pullhs)(x, X, off, cf, nr, c, sx), c += 2;
+#endif
   } else {
     for (; c + 8 * SR_NL <= c1; c += 8 * SR_NL) SR(pull8)(x, X, off, cf, nr, c, sx);
     if (c + 4 * SR_NL <= c1) SR(pull4)(x, X, off, cf, nr, c, sx), c += 4 * SR_NL;
     if (c + 2 * SR_NL <= c1) SR(pull2)(x, X, off, cf, nr, c, sx), c += 2 * SR_NL;
     if (c + SR_NL <= c1) SR(pull1)(x, X, off, cf, nr, c, sx), c += SR_NL;
+#ifdef SR_HALF
+    if (c + 2 <= c1) SR(pullh)(x, X, off, cf, nr, c, sx), c += 2;
+#endif
   }
   for (; c < c1; c++) {
     double a = scaled ? sx * x[c] : x[c];
@@ -80,6 +93,7 @@ static inline SR_ATTR void SR(pull_row)(double *restrict x, const double *X, con
     x[c] = a;
   }
 }
+#undef SR_HALF
 
 /* X <- -(L^T D L)^-1 X, Y <- -(L^T D L)^-1 Y: the two passes described at
  * tl_dyn_solve_rows_neg_from (solve_rows.c), from column cx of X.
