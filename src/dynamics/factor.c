@@ -26,10 +26,11 @@
  * For a handful of DOFs the loop and index overhead of the sparse code
  * outweighs its arithmetic, so the same left-looking factorization and the
  * same W D^-1 W^T inverse are run dense, with n a compile-time constant
- * (each switch case below gets its own fully unrolled copy). Dense is exact
- * here: M is zero outside the ancestor pattern and so are L and W (two DOFs
- * that are not on one root path have no common descendant), so the result
- * and the LD layout match the sparse code. */
+ * (each switch case below gets its own fully unrolled copy; the inlining
+ * is forced: left to the compiler, it stopped once the file grew). Dense is
+ * exact here: M is zero outside the ancestor pattern and so are L and W (two
+ * DOFs that are not on one root path have no common descendant), so the
+ * result and the LD layout match the sparse code. */
 #define TL_SMALL_NV 8
 
 /* Left-looking L^T D L of A = M + diag(add), dense, as in factor_rows:
@@ -37,8 +38,8 @@
  * diagonal, L[k][j] at (k, j) and (j, k)), Dinv ([n], 1 / D). Featherstone
  * 2008, Table 6.3, unpivoted dense form. Returns 0 or k + 1 for a
  * non-positive pivot of DOF k. */
-static inline int small_factor(const double *restrict M, const double *restrict add, double *restrict H,
-                               double *restrict Dinv, const int n) {
+static inline __attribute__((always_inline)) int small_factor(const double *restrict M, const double *restrict add,
+                                                              double *restrict H, double *restrict Dinv, const int n) {
   for (int k = n - 1; k >= 0; k--) {
     double u[TL_SMALL_NV], dkk = M[k * n + k] + (add ? add[k] : 0.0);
     for (int c = k + 1; c < n; c++) { /* u[c] = L[c][k] D[c] */
@@ -63,8 +64,8 @@ static inline int small_factor(const double *restrict M, const double *restrict 
 /* X = A^-1 = W D^-1 W^T (n x n, row-major, symmetric) from small_factor's
  * H and Dinv, W = L^-1 by forward substitution: the dense form of
  * tl_dyn_inverse. */
-static inline void small_inverse(const double *restrict H, const double *restrict Dinv, double *restrict X,
-                                 const int n) {
+static inline __attribute__((always_inline)) void small_inverse(const double *restrict H, const double *restrict Dinv,
+                                                                double *restrict X, const int n) {
   double W[TL_SMALL_NV * TL_SMALL_NV]; /* W = L^-1, strictly lower part */
   for (int k = 0; k < n; k++)
     for (int i = k + 1; i < n; i++) {
