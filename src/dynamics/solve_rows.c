@@ -14,11 +14,15 @@
 #define SR_VT tl_lanes
 #define SR_NL TL_LANES
 #define SR_ATTR
+#define SR_SPLAT(c) tl_lanes_set((c), (c))
+#define SR_CF_ALIGN _Alignof(tl_lanes) /* SSE2 multiplies take aligned memory operands (calloc: 16 bytes) */
 #define SR(x) base_##x
 #include "dynamics/solve_rows_lanes.h"
 #undef SR_VT
 #undef SR_NL
 #undef SR_ATTR
+#undef SR_SPLAT
+#undef SR_CF_ALIGN
 #undef SR
 
 #ifdef TL_CPU_X86_AVX
@@ -26,11 +30,15 @@ typedef double sr_v4 __attribute__((vector_size(32)));
 #define SR_VT sr_v4
 #define SR_NL 4
 #define SR_ATTR __attribute__((target("avx")))
+#define SR_SPLAT(c) ((sr_v4){(c), (c), (c), (c)})
+#define SR_CF_ALIGN 8 /* VEX memory operands may be unaligned */
 #define SR(x) avx_##x
 #include "dynamics/solve_rows_lanes.h"
 #undef SR_VT
 #undef SR_NL
 #undef SR_ATTR
+#undef SR_SPLAT
+#undef SR_CF_ALIGN
 #undef SR
 #endif
 

@@ -5,28 +5,33 @@
  *   SR_NL    its lanes (1, 2 or 4),
  *   SR_ATTR  a function attribute (a target("...") for a wider instruction
  *            set than the build's baseline, or nothing),
+ *   SR_SPLAT(c)     an SR_VT with c in every lane,
+ *   SR_CF_ALIGN     the alignment of the coefficient vectors in the scratch
+ *                   (the natural one where whole-vector memory operands
+ *                   need it, SSE2; 8 where unaligned ones are free, VEX),
  *   SR(x)    the name of x in this instantiation.
  * Every column is updated on its own, in the same order in every width
  * (first the scaling, one product, then the terms j = 0, 1, ... each a
  * product and a subtraction, never fused): the widths give the same bits. */
 
-/* The coefficient vectors, at the scratch's 8-byte alignment. */
-typedef SR_VT SR(cfv) __attribute__((aligned(8)));
+/* The coefficient vectors in the scratch. */
+typedef SR_VT SR(cfv) __attribute__((aligned(SR_CF_ALIGN)));
 
 /* The coefficient j in every lane: the ready vector of this width, or (the
  * 2-column tail kernels of the 4-lane variant) its first lane, splat. */
 #define SR_COEF_VEC(cf, j) ((cf)[j])
-#define SR_COEF_HALF(cf, j) ((tl_lanes){0} + ((const double *)((cf) + (j)))[0])
+#define SR_SPLAT2(c) tl_lanes_set((c), (c))
+#define SR_COEF_HALF(cf, j) SR_SPLAT2(((const double *)((cf) + (j)))[0])
 
 /* Columns [c0, c0 + W) of row x: x <- sx x - sum over the rows X + off[j]
  * (j < nr) of the coefficients cf[j] times them, the sums in W / NL
  * accumulators of type VT and x written once. */
-#define SR_PULL(NAME, VT, NL, W, SCALED, COEF)                                                          \
+#define SR_PULL(NAME, VT, NL, W, SCALED, COEF, SPLAT)                                                   \
   static inline SR_ATTR void NAME(double *restrict x, const double *restrict X,                         \
                                   const size_t *restrict off, const SR(cfv) *restrict cf, int nr, int c0, \
                                   double sx) {                                                          \
     VT acc[(W) / (NL)], y;                                                                              \
-    const VT sv = (VT){0} + sx;                                                                         \
+    const VT sv = SPLAT(sx);                                                                            \
     (void)sv;                                                                                           \
     for (int t = 0; t < (W) / (NL); t++) {                                                              \
       memcpy(&y, x + c0 + (NL) * t, sizeof y);                                                          \
@@ -44,25 +49,26 @@ typedef SR_VT SR(cfv) __attribute__((aligned(8)));
       const VT f0 = COEF(cf, j);                                                                        \
       for (int t = 0; t < (W) / (NL); t++) memcpy(&y, r0 + (NL) * t, sizeof y), acc[t] -= f0 * y;       \
     }                                                                                                   \
-    memcpy(x + c0, acc, sizeof acc);                                                                    \
+    for (int t = 0; t < (W) / (NL); t++) memcpy(x + c0 + (NL) * t, &acc[t], sizeof acc[t]);            \
   }
 
-SR_PULL(SR(pull8), SR_VT, SR_NL, 8 * SR_NL, 0, SR_COEF_VEC)
-SR_PULL(SR(pull4), SR_VT, SR_NL, 4 * SR_NL, 0, SR_COEF_VEC)
-SR_PULL(SR(pull2), SR_VT, SR_NL, 2 * SR_NL, 0, SR_COEF_VEC)
-SR_PULL(SR(pull1), SR_VT, SR_NL, SR_NL, 0, SR_COEF_VEC)
-SR_PULL(SR(pull8s), SR_VT, SR_NL, 8 * SR_NL, 1, SR_COEF_VEC)
-SR_PULL(SR(pull4s), SR_VT, SR_NL, 4 * SR_NL, 1, SR_COEF_VEC)
-SR_PULL(SR(pull2s), SR_VT, SR_NL, 2 * SR_NL, 1, SR_COEF_VEC)
-SR_PULL(SR(pull1s), SR_VT, SR_NL, SR_NL, 1, SR_COEF_VEC)
+SR_PULL(SR(pull8), SR_VT, SR_NL, 8 * SR_NL, 0, SR_COEF_VEC, SR_SPLAT)
+SR_PULL(SR(pull4), SR_VT, SR_NL, 4 * SR_NL, 0, SR_COEF_VEC, SR_SPLAT)
+SR_PULL(SR(pull2), SR_VT, SR_NL, 2 * SR_NL, 0, SR_COEF_VEC, SR_SPLAT)
+SR_PULL(SR(pull1), SR_VT, SR_NL, SR_NL, 0, SR_COEF_VEC, SR_SPLAT)
+SR_PULL(SR(pull8s), SR_VT, SR_NL, 8 * SR_NL, 1, SR_COEF_VEC, SR_SPLAT)
+SR_PULL(SR(pull4s), SR_VT, SR_NL, 4 * SR_NL, 1, SR_COEF_VEC, SR_SPLAT)
+SR_PULL(SR(pull2s), SR_VT, SR_NL, 2 * SR_NL, 1, SR_COEF_VEC, SR_SPLAT)
+SR_PULL(SR(pull1s), SR_VT, SR_NL, SR_NL, 1, SR_COEF_VEC, SR_SPLAT)
 #if SR_NL == 4 && TL_LANES == 2 /* the last two columns on the baseline's 2-lane vectors */
-SR_PULL(SR(pullh), tl_lanes, 2, 2, 0, SR_COEF_HALF)
-SR_PULL(SR(pullhs), tl_lanes, 2, 2, 1, SR_COEF_HALF)
+SR_PULL(SR(pullh), tl_lanes, 2, 2, 0, SR_COEF_HALF, SR_SPLAT2)
+SR_PULL(SR(pullhs), tl_lanes, 2, 2, 1, SR_COEF_HALF, SR_SPLAT2)
 #define SR_HALF 1
 #endif
 #undef SR_PULL
 #undef SR_COEF_VEC
 #undef SR_COEF_HALF
+#undef SR_SPLAT2
 
 /* Row x (columns [c0, c1)) <- sx x - sum_j cf[j] rows[j] (sx only when
  * scaled): blocks of 8 SR_NL columns, then one each of 4, 2, 1 SR_NL as the
@@ -108,7 +114,7 @@ static SR_ATTR void SR(solve)(const tl_sysdata *d, double *X, int cx, double *Y,
   for (int i = n - 2; i >= 0; i--) {
     const int e = end[i], nr = e - i - 1;
     if (nr <= 0) continue;
-    for (int j = 0; j < nr; j++) cf[j] = (SR_VT){0} + L[(size_t)i * n + i + 1 + j], off[j] = (size_t)(i + 1 + j) * sn;
+    for (int j = 0; j < nr; j++) cf[j] = SR_SPLAT(L[(size_t)i * n + i + 1 + j]), off[j] = (size_t)(i + 1 + j) * sn;
     SR(pull_row)(X + (size_t)i * n, X, off, cf, nr, cx, e, 0, 1.0);
     if (Y) SR(pull_row)(Y + (size_t)i * n, Y, off, cf, nr, 0, e, 0, 1.0);
   }
@@ -125,7 +131,7 @@ static SR_ATTR void SR(solve)(const tl_sysdata *d, double *X, int cx, double *Y,
       continue;
     }
     const int *anc = anc_all + a0;
-    for (int j = 0; j < nr; j++) cf[j] = (SR_VT){0} + L[(size_t)k * n + anc[j]], off[j] = (size_t)anc[j] * sn;
+    for (int j = 0; j < nr; j++) cf[j] = SR_SPLAT(L[(size_t)k * n + anc[j]]), off[j] = (size_t)anc[j] * sn;
     SR(pull_row)(X + (size_t)k * n, X, off, cf, nr, cx, n, 1, s);
     if (Y) SR(pull_row)(Y + (size_t)k * n, Y, off, cf, nr, 0, n, 1, s);
   }
