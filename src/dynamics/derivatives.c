@@ -46,10 +46,9 @@
 
 #include "dynamics/dynamics.h"
 #include "dynamics/joint_space.h"
-#include "math/tl_math.h"
 #include "math/tl_cpu.h"
+#include "math/tl_math.h"
 #include "math/tl_vec2.h"
-
 
 /* d/dt of the spatial inertia I = [m, h, I_O] (about the world origin) of
  * a body moving with the spatial velocity v = (w, nu):
@@ -421,8 +420,9 @@ static void rnea_derivatives_base(tl_sysdata *d, const double g[3], const double
  * forms, fewer register moves; the same operations, nothing fused, so the
  * same bits), every call in it inlined (flatten) so that its helpers are
  * compiled for AVX too; taken at run time (math/tl_cpu.h). */
-__attribute__((target("avx"), flatten)) static void rnea_derivatives_avx(tl_sysdata *d, const double g[3], const double *du,
-                                                                 double *dtau_dq, double *dtau_du, int after_h) {
+__attribute__((target("avx"), flatten)) static void rnea_derivatives_avx(tl_sysdata *d, const double g[3],
+                                                                        const double *du, double *dtau_dq,
+                                                                        double *dtau_du, int after_h) {
   rnea_derivatives_body(d, g, du, dtau_dq, dtau_du, after_h);
 }
 #endif
