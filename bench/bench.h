@@ -127,6 +127,7 @@ extern const char *const bench_deriv_key[ND];  /* JSON names of the derivative c
 extern const char *const bench_deriv_head[ND]; /* their table headings */
 extern const char *const bench_deriv_doc[ND];
 extern const char bench_deriv_published[];     /* Pinocchio's published figures, cited */
+extern const char bench_lanes_doc[];           /* what vector_lanes means */
 extern const char bench_step_deriv_doc[];      /* the step_derivatives table */
 
 /* peer / talus when both are finite and talus > 0, else NAN. */

@@ -10,7 +10,7 @@
  * else ratio, peer_model, crosscheck, crosscheck_tolerance), columns,
  * peer_columns, memory, memory_talus_doc, memory_peer_doc, contact_step (the
  * settings and docs), derivatives (the derivative columns' docs and
- * Pinocchio's published figures), robots[], step_derivatives (docs, then
+ * Pinocchio's published figures, vector_lanes), robots[], step_derivatives (docs, then
  * one object per robot of the table) and scenes[]. What each key means is said in
  * the report itself (its doc strings) and in README.md's "talus bench". */
 #include <math.h>
@@ -20,6 +20,7 @@
 #include <cjson/cJSON.h>
 
 #include "../src/base/json_number.h" /* the bit-exact number (libtalus) */
+#include "../src/math/tl_cpu.h"       /* the kernels' vector width (libtalus) */
 #include "bench.h"
 #include "bench_mem.h"
 
@@ -318,6 +319,8 @@ static void json_header(cJSON *root, const bench_run *run, const char *no_peer) 
   put_str(dv, "pinocchio_published", bench_deriv_published);
   put_num(dv, "pinocchio_published_arm_7dof_us", 3.0);
   put_num(dv, "pinocchio_published_humanoid_36dof_us", 17.0);
+  put_int(dv, "vector_lanes", tl_cpu_lanes());
+  put_str(dv, "vector_lanes_doc", bench_lanes_doc);
   cJSON *cs = put_obj(root, "contact_step");
   put_num(cs, "dt", 0.001);
   put_num(cs, "ground_friction", CONTACT_GROUND_MU);

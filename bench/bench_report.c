@@ -163,6 +163,11 @@ const char bench_deriv_published[] =
     "about 3 us for a 7-DOF arm to 17 us for a 36-DOF humanoid, on their machine; published "
     "figures, NOT measured in this run (Pinocchio is not built here)";
 
+const char bench_lanes_doc[] =
+    "lanes of the vector kernels the ABA derivatives ran on this CPU (src/math/tl_cpu.h): 4 where "
+    "the CPU has AVX, else 2 (SSE2 / NEON); the results are the same bits either way, only the "
+    "speed differs";
+
 const char bench_step_deriv_doc[] =
     "derivatives of one contact step, A = dx+/dx and B = dx+/dtau, at the contact step's settled "
     "state (the robot standing on the ground, contacts on, the PD), microseconds per call, the "

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../src/math/tl_cpu.h" /* the kernels' vector width (libtalus) */
 #include "bench.h"
 #include "bench_mem.h"
 
@@ -384,8 +385,8 @@ static void print_derivs(const robot_result *res, int n, int wl) {
   printf("# fd/an: finite differences / analytic (> 1: analytic faster; target for ABA' >= 10); "
          "ABA'/ABA: analytic ABA derivatives / one ABA (target <= 4); diff: max |fd - analytic| / "
          "max |analytic| over the matrices, RNEA and ABA (the FD and analytic columns compute the "
-         "same matrices)\n# pinocchio: %s\n",
-         bench_deriv_published);
+         "same matrices)\n# pinocchio: %s\n# vector lanes: %d (%s)\n",
+         bench_deriv_published, tl_cpu_lanes(), bench_lanes_doc);
   printf("%-*s %3s %9s %9s %10s %10s %7s %7s %8s %10s %8s %8s\n", wl, "robot", "nv", "RNEA'", "ABA'",
          "FD RNEA'", "FD ABA'", "fd/an", "fd/an", "ABA'/ABA", "RNEA'/RNEA", "diff", "diff");
   printf("%-*s %3s %9s %9s %10s %10s %7s %7s %8s %10s %8s %8s\n", wl, "", "", "", "", "", "", "RNEA",

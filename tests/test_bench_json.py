@@ -17,9 +17,9 @@ so only the project's robots/talus_quadruped is timed):
            Issue 24 (bench): the derivative columns (rnea_derivatives_us, aba_derivatives_us, their
            _fd_us and rnea/aba_derivatives_fd_ratio) finite and positive, the analytic faster than
            Talus's own finite differences (ratio > 1); the derivatives doc with Pinocchio's
-           published figures; step_derivatives.talus_quadruped with finite positive us and
-           fd_centred_us, the mode used, and peers.mujoco.ratio a finite positive number when the
-           peer is built, else null with a reason.
+           published figures and the kernels' vector lanes; step_derivatives.talus_quadruped
+           with finite positive us and fd_centred_us, the mode used, and peers.mujoco.ratio a
+           finite positive number when the peer is built, else null with a reason.
   batch    talus_bench --batch --json with --robot a copy of talus_quadruped in a folder whose
            name holds a double quote and a backslash: strict JSON whose "robot" is that path (the
            old printf wrote it unescaped: invalid JSON), every documented row key, both thread
@@ -161,6 +161,8 @@ def check_derivatives(d, r, has_peer, name):
              name + " derivatives doc")
     check("not measured" in dv.get("pinocchio_published", "").lower(),
           f"{name}: Pinocchio's figures said to be published, not measured here")
+    check(dv.get("vector_lanes") in (1, 2, 4) and isinstance(dv.get("vector_lanes_doc"), str),
+          f"{name}: derivatives.vector_lanes (1, 2 or 4) with its doc: {dv.get('vector_lanes')!r}")
     sd = d.get("step_derivatives", {})
     check(isinstance(sd.get("doc"), str), f"{name}: step_derivatives doc")
     q = sd.get("talus_quadruped", {})
