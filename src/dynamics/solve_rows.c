@@ -18,12 +18,6 @@
 #define SR_CF_ALIGN _Alignof(tl_lanes) /* SSE2 multiplies take aligned memory operands (calloc: 16 bytes) */
 #define SR(x) base_##x
 #include "dynamics/solve_rows_lanes.h"
-#undef SR_VT
-#undef SR_NL
-#undef SR_ATTR
-#undef SR_SPLAT
-#undef SR_CF_ALIGN
-#undef SR
 
 #ifdef TL_CPU_X86_AVX
 typedef double sr_v4 __attribute__((vector_size(32)));
@@ -34,19 +28,14 @@ typedef double sr_v4 __attribute__((vector_size(32)));
 #define SR_CF_ALIGN 8 /* VEX memory operands may be unaligned */
 #define SR(x) avx_##x
 #include "dynamics/solve_rows_lanes.h"
-#undef SR_VT
-#undef SR_NL
-#undef SR_ATTR
-#undef SR_SPLAT
-#undef SR_CF_ALIGN
-#undef SR
 #endif
 
 /* Register blocks a row of the given width takes in the baseline's
  * base_pull_row (16-wide ones, then one each of 8, 4, 2, 1 as the bits of
  * the rest). */
-static int pull_blocks(int width) { return width / 16 + (width >> 3 & 1) + (width >> 2 & 1) + (width >> 1 & 1) + (width & 1); }
-
+static int pull_blocks(int width) {
+  return width / 16 + (width >> 3 & 1) + (width >> 2 & 1) + (width >> 1 & 1) + (width & 1);
+}
 
 /* The start in [0, c_zero] of a row ending at e that takes the fewest
  * register blocks (the latest of those), for X whose columns [0, c_zero)

@@ -9,7 +9,8 @@
  *   SR_CF_ALIGN     the alignment of the coefficient vectors in the scratch
  *                   (the natural one where whole-vector memory operands
  *                   need it, SSE2; 8 where unaligned ones are free, VEX),
- *   SR(x)    the name of x in this instantiation.
+ *   SR(x)    the name of x in this instantiation;
+ * all of which it undefines at its end.
  * Every column is updated on its own, in the same order in every width
  * (first the scaling, one product, then the terms j = 0, 1, ... each a
  * product and a subtraction, never fused): the widths give the same bits. */
@@ -136,3 +137,10 @@ static SR_ATTR void SR(solve)(const tl_sysdata *d, double *X, int cx, double *Y,
     if (Y) SR(pull_row)(Y + (size_t)k * n, Y, off, cf, nr, 0, n, 1, s);
   }
 }
+
+#undef SR_VT
+#undef SR_NL
+#undef SR_ATTR
+#undef SR_SPLAT
+#undef SR_CF_ALIGN
+#undef SR
