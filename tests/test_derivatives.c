@@ -1,4 +1,4 @@
-/* Guards: src/dynamics/derivatives.c (RNEA / ABA derivatives, tl_model_integrate / difference), src/dynamics/solve_rows.c,
+/* Guards: src/dynamics/derivatives.c (RNEA / ABA derivatives, tl_model_integrate / difference), src/dynamics/inverse_mul.c,
  * src/world/system_derivatives.c (the public calls), src/dynamics/kinematics.c (frame placement). */
 /* Analytic derivatives (issue 24 §1, §2) against finite differences.
  *

@@ -230,7 +230,7 @@ static void dof_vectors_pair(const tl_sysdata *d, const double *cb, double *vec,
 #endif
 
 static inline void rnea_derivatives_body(tl_sysdata *d, const double g[3], const double *du, double *dtau_dq,
-                                         double *dtau_du, int after_h) {
+                                         double *dtau_du, int after_h, int clear) {
   const tl_model *m = d->m;
   const int nb = m->nbody, nv = m->nv;
   const double *S = d->cdof, *Sd = d->cdof_dot, *u = d->u;
@@ -364,8 +364,10 @@ static inline void rnea_derivatives_body(tl_sysdata *d, const double g[3], const
   if (pend_l >= 0) /* the last one alone */
     dof_vectors(d, cb, vec, pend_l, pend_b, d->cvel + 6 * pend_b, d->cacc + 6 * pend_b);
 #endif
-  memset(dtau_dq, 0, (size_t)nv * nv * sizeof(double));
-  memset(dtau_du, 0, (size_t)nv * nv * sizeof(double));
+  if (clear) {
+    memset(dtau_dq, 0, (size_t)nv * nv * sizeof(double));
+    memset(dtau_du, 0, (size_t)nv * nv * sizeof(double));
+  }
   /* A floating base's DOFs (0..5) above a DOF k >= 6, in closed form: its
    * translations have psi = zeta = nu = 0 exactly (their partial velocity and
    * acceleration have no angular part, dS/dt = 0), so (k, l) has no q entry
@@ -412,8 +414,8 @@ static inline void rnea_derivatives_body(tl_sysdata *d, const double g[3], const
 }
 
 static void rnea_derivatives_base(tl_sysdata *d, const double g[3], const double *du, double *dtau_dq,
-                                  double *dtau_du, int after_h) {
-  rnea_derivatives_body(d, g, du, dtau_dq, dtau_du, after_h);
+                                  double *dtau_du, int after_h, int clear) {
+  rnea_derivatives_body(d, g, du, dtau_dq, dtau_du, after_h, clear);
 }
 #ifdef TL_CPU_X86_AVX
 /* The recursion once more under target("avx") (VEX encoding: three-operand
@@ -422,29 +424,30 @@ static void rnea_derivatives_base(tl_sysdata *d, const double g[3], const double
  * compiled for AVX too; taken at run time (math/tl_cpu.h). */
 __attribute__((target("avx"), flatten)) static void rnea_derivatives_avx(tl_sysdata *d, const double g[3],
                                                                         const double *du, double *dtau_dq,
-                                                                        double *dtau_du, int after_h) {
-  rnea_derivatives_body(d, g, du, dtau_dq, dtau_du, after_h);
+                                                                        double *dtau_du, int after_h,
+                                                                        int clear) {
+  rnea_derivatives_body(d, g, du, dtau_dq, dtau_du, after_h, clear);
 }
 #endif
 static void rnea_derivatives(tl_sysdata *d, const double g[3], const double *du, double *dtau_dq, double *dtau_du,
-                             int after_h) {
+                             int after_h, int clear) {
 #ifdef TL_CPU_X86_AVX
   if (tl_cpu_lanes() >= 4) {
-    rnea_derivatives_avx(d, g, du, dtau_dq, dtau_du, after_h);
+    rnea_derivatives_avx(d, g, du, dtau_dq, dtau_du, after_h, clear);
     return;
   }
 #endif
-  rnea_derivatives_base(d, g, du, dtau_dq, dtau_du, after_h);
+  rnea_derivatives_base(d, g, du, dtau_dq, dtau_du, after_h, clear);
 }
 
 void tl_dyn_rnea_derivatives(tl_sysdata *d, const double g[3], const double *du, double *dtau_dq,
                              double *dtau_du) {
-  rnea_derivatives(d, g, du, dtau_dq, dtau_du, 0);
+  rnea_derivatives(d, g, du, dtau_dq, dtau_du, 0, 1);
 }
 
-void tl_dyn_rnea_derivatives_after_h(tl_sysdata *d, const double g[3], const double *du, double *dtau_dq,
-                                     double *dtau_du) {
-  rnea_derivatives(d, g, du, dtau_dq, dtau_du, 1);
+void tl_dyn_rnea_derivatives_path(tl_sysdata *d, const double g[3], const double *du, double *dtau_dq,
+                                  double *dtau_du, int after_h) {
+  rnea_derivatives(d, g, du, dtau_dq, dtau_du, after_h, d->m->nv <= TL_DRV_SMALL_NV);
 }
 
 /* X <- -A X (n x n row-major; A = M^-1 dense and symmetric, n a

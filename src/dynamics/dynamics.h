@@ -57,9 +57,10 @@ typedef struct tl_sysdata {
   /* analytic-derivative scratch (tl_dyn_rnea_derivatives, derivatives.c) */
   double *drv_I;          /* [nb*38] per subtree: composite inertia (10), inertia rate (10),
                              momentum (6); per body the du part of its acceleration (6) and of its
-                             subtree force (6) (tl_dyn_rnea_derivatives_after_h) */
+                             subtree force (6) (tl_dyn_rnea_derivatives_path) */
   double *drv_vec;        /* [nv*48] per DOF: psi, zeta, nu, S, G, H (6 each), r (12) */
   double *drv_tau;        /* [2*nv] RNEA result of the derivative pass, then the ABA solution */
+  double *drv_mat;        /* [2*nv*nv] -(M^-1 dtau_dq)^T, -(M^-1 dtau_du)^T (tl_dyn_neg_inverse_mul) */
 } tl_sysdata;
 
 /* Allocate the arrays of d for model m (state at the reference configuration)
@@ -111,14 +112,19 @@ int tl_dyn_aba(tl_sysdata *d, const double g[3], const double *tau, double *du);
  * drv_* scratch; allocates nothing. */
 void tl_dyn_rnea_derivatives(tl_sysdata *d, const double g[3], const double *du, double *dtau_dq,
                              double *dtau_du);
-/* The same (du not NULL) when d->cacc and d->cfrc still hold what
+/* The same for the forward-dynamics derivatives, which read dtau_dq and
+ * dtau_du through tl_dyn_neg_inverse_mul: for nv > TL_DRV_SMALL_NV only the
+ * entries that function reads are written (DOFs on one path, a floating
+ * base's columns 0..2 of dtau_dq excepted; the others keep what they held),
+ * which spares clearing two nv x nv matrices; for smaller systems the whole
+ * matrices. after_h (du not NULL) when d->cacc and d->cfrc still hold what
  * tl_dyn_rnea(d, g, NULL, 1, .) left at this state (h's pass: the bodies'
  * accelerations and subtree forces at du = 0): RNEA is linear in du, so only
  * the du parts are added (a_b += sum of S_k du_k down the path, F_B += sum
- * over the subtree of I_i a_i), not a second whole RNEA. Equal to
+ * over the subtree of I_i a_i), not a second whole RNEA; equal to
  * tl_dyn_rnea_derivatives to rounding. */
-void tl_dyn_rnea_derivatives_after_h(tl_sysdata *d, const double g[3], const double *du, double *dtau_dq,
-                                     double *dtau_du);
+void tl_dyn_rnea_derivatives_path(tl_sysdata *d, const double g[3], const double *du, double *dtau_dq,
+                                  double *dtau_du, int after_h);
 /* Passive and external generalized force of the step at the current state
  * (nv, N or N m): tau_p = -D u + K e_s(q) + ext, with D and K the joint
  * damping and stiffness (per DOF), e_s the spring deflection mount (-) q of
@@ -137,26 +143,10 @@ void tl_dyn_passive_force(const tl_sysdata *d, const double *ext, double *tau_p)
  * and as the points move with the body (S_k . (v_l x f + P w_l - tr(P)
  * w_l, 0) for every DOF l supporting the body, S_l = (w_l, v_l); a floating
  * base's translations change nothing: exactly 0). Entries only between DOFs
- * on one path (the pattern of tl_dyn_solve_rows_neg) and never in a
+ * on one path (the pattern of tl_dyn_neg_inverse_mul) and never in a
  * floating base's columns 0..2. Needs tl_dyn_kinematics. */
 void tl_dyn_passive_derivatives(const tl_sysdata *d, const double *ext_w, double scale, double *dq,
                                 double *du);
-/* X <- -A^-1 X and Y <- -A^-1 Y (nv x nv row-major each, the columns are
- * right-hand sides; Y may be NULL) with the factorization of tl_dyn_factor
- * (d->LD, d->LDinv), for X = dtau_dq and Y = dtau_du of
- * tl_dyn_rnea_derivatives (plus terms inside joints' DOF blocks): row k
- * vanishes outside the ancestors of k and its subtree [k, dof_end[k]), and
- * stays so through L^-T, so only that pattern is computed until the L^-1
- * pass fills the rows in. Row operations along the tree,
- * O((2 sum of depths + nv) nv), both matrices in one sweep. Uses d->drv_vec
- * (tl_dyn_rnea_derivatives' per-DOF vectors, dead by then) as scratch. */
-void tl_dyn_solve_rows_neg(tl_sysdata *d, double *X, double *Y);
-/* The same when X's columns [0, x_col0) vanish as well (the solution's are 0
- * too: they stay 0, some possibly rewritten as +-0 when starting a column
- * early makes the rows take fewer register blocks): dtau_dq's columns 0..2
- * of a floating base, whose translation changes no torque (x_col0 = 3). */
-void tl_dyn_solve_rows_neg_from(tl_sysdata *d, double *X, int x_col0, double *Y);
-
 /* For small systems (nv <= TL_DRV_SMALL_NV): X <- -Minv X and Y <- -Minv Y
  * (nv x nv row-major; Y may be NULL) with the dense inverse Minv of
  * tl_dyn_inverse, as fully unrolled dense products (for a handful of DOFs
@@ -166,6 +156,18 @@ void tl_dyn_solve_rows_neg_from(tl_sysdata *d, double *X, int x_col0, double *Y)
  * touched) when nv is larger. */
 #define TL_DRV_SMALL_NV 8
 int tl_dyn_neg_mul_small(const double *Minv, double *X, double *Y, int n);
+/* X <- -Minv X and Y <- -Minv Y (nv x nv row-major each, the columns are
+ * right-hand sides) with Minv = M^-1 (dense, symmetric: tl_dyn_inverse) for
+ * X = dtau_dq and Y = dtau_du (plus terms between DOFs on one path): column
+ * c vanishes outside the ancestors of c and its subtree [c, dof_end[c]),
+ * and X's columns [0, x_col0) vanish (3 for dtau_dq of a floating base,
+ * whose translation changes no torque). For nv > TL_DRV_SMALL_NV only that
+ * pattern is read (the other entries may hold anything) and the columns
+ * of Minv X are sums of rows of Minv over it, O(nv (sum of depths +
+ * nv)); smaller systems take tl_dyn_neg_mul_small (the whole matrices read).
+ * Every entry of X and Y is written, X's columns [0, x_col0) as +0. Uses
+ * d->drv_mat. Source and cost: inverse_mul.c. */
+void tl_dyn_neg_inverse_mul(tl_sysdata *d, const double *Minv, double *X, int x_col0, double *Y);
 
 /* Classical acceleration of the world point p fixed to body b, and the body's
  * angular acceleration, for zero joint accelerations and no gravity: the

@@ -15,10 +15,10 @@ int tl_sysdata_init(tl_sysdata *d, const tl_model *m) {
   double **arr[] = {&d->q, &d->u, &d->xpos, &d->xrot, &d->xjpos, &d->xjrot, &d->xcom,
                     &d->cinert, &d->cdof, &d->cvel, &d->cdof_dot, &d->crb, &d->M, &d->h,
                     &d->LD, &d->cacc, &d->cfrc, &d->abaI, &d->abap, &d->abaU, &d->abaDinv,
-                    &d->abau, &d->drv_I, &d->drv_vec, &d->drv_tau};
+                    &d->abau, &d->drv_I, &d->drv_vec, &d->drv_tau, &d->drv_mat};
   size_t len[] = {nq, nv, 3 * nb, 9 * nb, 3 * nb, 9 * nb, 3 * nb, 10 * nb, 6 * nv, 6 * nb,
                   6 * nv, 10 * nb, nv * nv, nv, nv * nv, 6 * nb, 6 * nb, 36 * nb, 6 * nb,
-                  6 * nv, 36 * nb, nv, 38 * nb, 48 * nv, 2 * nv};
+                  6 * nv, 36 * nb, nv, 38 * nb, 48 * nv, 2 * nv, 2 * nv * nv};
   for (size_t i = 0; i < sizeof(len) / sizeof(len[0]); i++) {
     *arr[i] = calloc(len[i] ? len[i] : 1, sizeof(double));
     if (!*arr[i]) {
@@ -59,7 +59,7 @@ void tl_sysdata_free(tl_sysdata *d) {
   double *arr[] = {d->q, d->u, d->xpos, d->xrot, d->xjpos, d->xjrot, d->xcom, d->cinert,
                    d->cdof, d->cvel, d->cdof_dot, d->crb, d->M, d->h, d->LD, d->cacc, d->cfrc,
                    d->abaI, d->abap, d->abaU, d->abaDinv, d->abau, d->drv_I,
-                   d->drv_vec, d->drv_tau};
+                   d->drv_vec, d->drv_tau, d->drv_mat};
   for (size_t i = 0; i < sizeof(arr) / sizeof(arr[0]); i++) free(arr[i]);
   free(d->dof_end);
   free(d->dof_tmp);

@@ -1,8 +1,8 @@
 /* Internal: which vector width the few kernels with a wider-instruction-set
  * variant may use on this CPU.
  *
- * Such kernels (the row solve of the ABA derivatives, src/dynamics/
- * solve_rows.c) do the same lane-wise arithmetic in every width: each lane
+ * Such kernels (the products with M^-1 of the ABA derivatives, src/dynamics/
+ * inverse_mul.c) do the same lane-wise arithmetic in every width: each lane
  * is one independent sum in a fixed order, products and subtractions stay
  * separate operations (the build's C11 mode contracts nothing into FMA), so
  * a 4-lane AVX variant returns the same bits as the 2-lane SSE2 / NEON

@@ -44,7 +44,7 @@ tl_status tl_system_inverse_dynamics_derivatives(tl_system *s, const double *du,
  * to rounding. h goes to d->drv_tau (overwritten by the derivative pass).
  * The cache (dyn_valid) is left as it was. *ran_h = 1 when this call ran h's
  * RNEA (then d->cacc, d->cfrc hold its du = 0 pass, which the derivative
- * pass extends: tl_dyn_rnea_derivatives_after_h). Minv (nv x nv) gets M^-1
+ * pass extends: tl_dyn_rnea_derivatives_path). Minv (nv x nv) gets M^-1
  * (tl_dyn_inverse); for nv <= TL_DRV_SMALL_NV du is then Minv (tau - h), a
  * dense product cheaper there than the tree solve. */
 static tl_status accel_and_factor(tl_system *s, const double *tau, double *Minv, int *ran_h, tl_error *err) {
@@ -89,12 +89,10 @@ tl_status tl_system_forward_dynamics_derivatives(tl_system *s, const double *tau
   tl_system_update_kinematics(s);
   int ran_h;
   if ((st = accel_and_factor(s, tau, ddu_dtau, &ran_h, err))) return st;
-  (ran_h ? tl_dyn_rnea_derivatives_after_h : tl_dyn_rnea_derivatives)(d, s->world->opt.gravity, du, ddu_dq, ddu_du);
-  /* -M^-1 dtau/dq, -M^-1 dtau/du: dense products with M^-1 for a few DOFs, else the tree-sparse solve;
-   * a floating base's translations change no torque: columns 0..2 of dtau/dq are exactly 0
-   * (tl_dyn_rnea_derivatives) */
-  if (!tl_dyn_neg_mul_small(ddu_dtau, ddu_dq, ddu_du, nv))
-    tl_dyn_solve_rows_neg_from(d, ddu_dq, s->m->jnt_type[0] == TL_JOINT_FLOATING ? 3 : 0, ddu_du);
+  tl_dyn_rnea_derivatives_path(d, s->world->opt.gravity, du, ddu_dq, ddu_du, ran_h);
+  /* -M^-1 dtau/dq, -M^-1 dtau/du with the M^-1 just returned; a floating base's translations change no
+   * torque: columns 0..2 of dtau/dq are exactly 0 (tl_dyn_rnea_derivatives) */
+  tl_dyn_neg_inverse_mul(d, ddu_dtau, ddu_dq, s->m->jnt_type[0] == TL_JOINT_FLOATING ? 3 : 0, ddu_du);
   return TL_OK;
 }
 
@@ -158,11 +156,10 @@ tl_status tl_system_forward_dynamics_passive_derivatives(tl_system *s, const dou
   for (int i = 0; i < nv; i++) tt[i] += tau[i];
   int ran_h;
   if ((st = accel_and_factor(s, tt, ddu_dtau, &ran_h, err))) return st;
-  (ran_h ? tl_dyn_rnea_derivatives_after_h : tl_dyn_rnea_derivatives)(d, s->world->opt.gravity, du, ddu_dq, ddu_du);
+  tl_dyn_rnea_derivatives_path(d, s->world->opt.gravity, du, ddu_dq, ddu_du, ran_h);
   const double *rec = ext_record(s);
   tl_dyn_passive_derivatives(d, rec, -1.0, ddu_dq, ddu_du);
   /* columns 0..2 of a floating base stay exactly 0 (tl_dyn_passive_derivatives writes none) */
-  if (!tl_dyn_neg_mul_small(ddu_dtau, ddu_dq, ddu_du, nv))
-    tl_dyn_solve_rows_neg_from(d, ddu_dq, s->m->jnt_type[0] == TL_JOINT_FLOATING ? 3 : 0, ddu_du);
+  tl_dyn_neg_inverse_mul(d, ddu_dtau, ddu_dq, s->m->jnt_type[0] == TL_JOINT_FLOATING ? 3 : 0, ddu_du);
   return TL_OK;
 }
