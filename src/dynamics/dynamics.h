@@ -20,7 +20,7 @@ typedef struct tl_sysdata {
   int *dof_end;           /* [nv] one past the last DOF of k's subtree: the subtree is [k, dof_end[k]) */
   int *dof_anc_adr;       /* [nv + 1] the proper ancestors of DOF k, nearest first, are */
   int *dof_anc;           /* dof_anc[dof_anc_adr[k] .. dof_anc_adr[k + 1]) */
-  int *dof_tmp;           /* [nv] scratch of tl_dyn_inverse */
+  int *dof_tmp;           /* [nv] scratch (contact/constraint_rows.c) */
   double *vtmp;           /* [nv] scratch of tl_dyn_factor and tl_dyn_inverse */
 
   /* kinematics (tl_dyn_kinematics) */
@@ -60,7 +60,8 @@ typedef struct tl_sysdata {
                              subtree force (6) (tl_dyn_rnea_derivatives_path) */
   double *drv_vec;        /* [nv*48] per DOF: psi, zeta, nu, S, G, H (6 each), r (12) */
   double *drv_tau;        /* [2*nv] RNEA result of the derivative pass, then the ABA solution */
-  double *drv_mat;        /* [2*nv*nv] -(M^-1 dtau_dq)^T, -(M^-1 dtau_du)^T (tl_dyn_neg_inverse_mul) */
+  double *drv_mat;        /* [2*nv*nv] scratch: -(M^-1 dtau_dq)^T, -(M^-1 dtau_du)^T (tl_dyn_neg_inverse_mul),
+                             L^-T (tl_dyn_inverse) */
 } tl_sysdata;
 
 /* Allocate the arrays of d for model m (state at the reference configuration)
@@ -201,22 +202,24 @@ void tl_dyn_solve_lower(const tl_sysdata *d, double *x);
 static inline int tl_dyn_factor_of_M(const tl_sysdata *d) {
   return d->LD_stamp != 0 && d->LD_stamp == d->M_stamp;
 }
-/* Dense inverse X = A^-1 (nv x nv, row-major, symmetric, units of M^-1:
- * 1/kg, 1/(kg m^2), 1/(kg m)) of the matrix A = L^T D L factored by
- * tl_dyn_factor, as A^-1 = W D^-1 W^T with W = L^-1. W has L's
- * branch-induced sparsity (W[i][k] != 0 only for k an ancestor DOF of i or
- * k = i: column k of W solves L w = e_k, which only reaches k's subtree), so
- * it is computed on that pattern alone, and
- * (A^-1)[i][j] = sum over the common ancestor DOFs k of i and j of
- * W[i][k] W[j][k] / D[k], each entry formed once in the lower triangle and
- * mirrored. Cost O(sum_k depth(k)^2 + sum_{i<=j} #common ancestors(i, j)),
- * no per-column solve. Factorization and sparsity: Featherstone, Rigid Body
- * Dynamics Algorithms, 2008, sec. 6.5; Featherstone, "Efficient
- * factorization of the joint-space inertia matrix for branched kinematic
- * trees", IJRR 24(6), 2005. X needs no initialisation; besides X only the
- * scratch d->dof_tmp and d->vtmp are written. The second step has a 4-lane
- * AVX variant chosen at run time (math/tl_cpu.h): the same bits. */
+/* X <- A^-1 (nv x nv, row-major, symmetric bit for bit; units the inverse
+ * of M's: 1/kg, 1/(kg m^2), 1/(kg m)) of the matrix A = L^T D L factored by
+ * tl_dyn_factor, as A^-1 = W D^-1 W^T with W = L^-1. W^T = L^-T has L's
+ * branch-induced sparsity (row k of W^T vanishes outside k's subtree), so
+ * its rows are sums over the descendants only, and row j of A^-1 is the sum
+ * over the ancestors k of j and j itself of (W[j][k] / D[k]) W^T[k]: the
+ * lower triangle formed so, in register blocks (inverse_mul.c), the upper
+ * mirrored. Cost O(sum_k subtree(k) descendants(k) + sum_j depth(j) j);
+ * systems of at most 8 DOFs run the same formulas dense and unrolled
+ * (factor.c). Factorization and sparsity: Featherstone, Rigid Body Dynamics
+ * Algorithms, 2008, sec. 6.5; Featherstone, "Efficient factorization of
+ * the joint-space inertia matrix for branched kinematic trees", IJRR 24(6),
+ * 2005. X needs no initialisation; besides X only the scratch d->drv_mat
+ * and d->vtmp are written. 4-lane AVX kernels are chosen at run time
+ * (math/tl_cpu.h): the same bits. */
 void tl_dyn_inverse(tl_sysdata *d, double *X);
+/* tl_dyn_inverse for nv > 8 (inverse_mul.c). */
+void tl_dyn_inverse_rows(tl_sysdata *d, double *X);
 
 /* Positional (3 x nv) and rotational (3 x nv) Jacobians of the world point p
  * fixed to body b; either may be NULL. Only ancestor columns are written:

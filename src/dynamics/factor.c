@@ -12,14 +12,11 @@
  * left-looking form, both sweeps of the solve, the columns of W): dense dot
  * products and axpys over contiguous memory, reading L column-wise from the
  * copy L^T that the factorization keeps in LD's upper triangle. Cost:
- * O(sum_k depth(k)^2) for the factorization, O(sum_k depth(k)) per solve,
- * and for the inverse O(sum_k depth(k)^2 + sum_{i<=j} #common
- * ancestors(i, j)) instead of the O(n^2 depth) of n solves. Systems of at most TL_SMALL_NV DOFs run the same
- * formulas dense and fully unrolled. The inverse's second step also has a
- * 4-lane AVX variant, taken on CPUs that have AVX (math/tl_cpu.h): each
- * entry is the same sum in the same order, so the same bits. */
+ * O(sum_k depth(k)^2) for the factorization, O(sum_k depth(k)) per solve.
+ * Systems of at most TL_SMALL_NV DOFs run the same formulas dense and fully
+ * unrolled, the inverse W D^-1 W^T (W = L^-1) included; larger systems take
+ * the inverse of inverse_mul.c (tl_dyn_inverse_rows). */
 #include "dynamics/dynamics.h"
-#include "math/tl_cpu.h"
 #include "math/tl_vec2.h"
 
 /* ---- tiny systems (nv <= TL_SMALL_NV) ----
@@ -189,76 +186,9 @@ void tl_dyn_solve_lower(const tl_sysdata *d, double *x) {
     if (end[i] > i + 1) axmy_pairs(x, L + (size_t)i * (size_t)n, x[i], i + 1, end[i]);
 }
 
-/* Width of the register blocks of tl_dyn_inverse's second pass (doubles). */
-#define BLK 8
-
-/* Step 2 of tl_dyn_inverse (described there) for one vector type VT of NL
- * lanes (NL divides BLK): each entry of a block is its own sum over the
- * ancestors in the same order in every width (products and additions
- * separate), so every variant gives the same bits. */
-#define INVERSE_ROWS(NAME, VT, NL, ATTR)                                                           \
-  static ATTR void NAME(tl_sysdata *d, double *X, int *off, double *w) {                          \
-    const int n = d->m->nv;                                                                       \
-    const double *dinv = d->LDinv;                                                                \
-    for (int j = n - 1; j >= 0; j--) {                                                            \
-      double *Xj = X + (size_t)j * (size_t)n;                                                     \
-      const int *anc = d->dof_anc + d->dof_anc_adr[j], r = d->dof_anc_adr[j + 1] - d->dof_anc_adr[j]; \
-      for (int s = 0; s < r; s++) { /* ancestors of j, nearest first: anc[0] > anc[1] > ... */    \
-        off[s] = anc[s] * n;                                                                      \
-        w[s] = X[(size_t)off[s] + j] * dinv[anc[s]];                                              \
-      }                                                                                           \
-      int s0 = r; /* ancestors anc[s0..r) reach the current block (anc < block end) */            \
-      int i = 0;                                                                                  \
-      for (; i + BLK <= j + 1; i += BLK) {                                                        \
-        while (s0 > 0 && anc[s0 - 1] < i + BLK) s0--;                                             \
-        VT a[BLK / (NL)];                                                                         \
-        for (int c = 0; c < BLK / (NL); c++) a[c] = (VT){0};                                      \
-        for (int s = s0; s < r; s++) {                                                            \
-          const double *Xs = X + off[s] + i;                                                      \
-          const VT ws = (VT){0} + w[s];                                                           \
-          for (int c = 0; c < BLK / (NL); c++) {                                                  \
-            VT x;                                                                                 \
-            memcpy(&x, Xs + (NL) * c, sizeof x);                                                  \
-            a[c] += ws * x;                                                                       \
-          }                                                                                       \
-        }                                                                                         \
-        memcpy(Xj + i, a, sizeof a);                                                              \
-      }                                                                                           \
-      while (s0 > 0) s0--; /* the tail [i, j] is within BLK of every remaining ancestor */        \
-      for (; i + 2 <= j + 1; i += 2) {                                                            \
-        double a0 = 0, a1 = 0;                                                                    \
-        for (int s = s0; s < r; s++) {                                                            \
-          const double *Xs = X + off[s] + i;                                                      \
-          a0 += w[s] * Xs[0];                                                                     \
-          a1 += w[s] * Xs[1];                                                                     \
-        }                                                                                         \
-        Xj[i] = a0;                                                                               \
-        Xj[i + 1] = a1;                                                                           \
-      }                                                                                           \
-      if (i <= j) {                                                                               \
-        double a0 = 0;                                                                            \
-        for (int s = s0; s < r; s++) a0 += w[s] * X[off[s] + i];                                  \
-        Xj[i] = a0;                                                                               \
-      }                                                                                           \
-      Xj[j] += dinv[j]; /* k = j: W[j][j] = 1 */                                                  \
-      for (int i = 0; i < j; i++) X[(size_t)i * (size_t)n + j] = Xj[i];                           \
-    }                                                                                             \
-  }
-INVERSE_ROWS(base_inverse_rows, tl_lanes, TL_LANES, )
-#ifdef TL_CPU_X86_AVX
-typedef double inv_v4 __attribute__((vector_size(32)));
-INVERSE_ROWS(avx_inverse_rows, inv_v4, 4, __attribute__((target("avx"))))
-#endif
-#undef INVERSE_ROWS
-
 void tl_dyn_inverse(tl_sysdata *d, double *X) {
-  const tl_model *m = d->m;
-  const int n = m->nv, *end = d->dof_end;
-  const double *L = d->LD;
-  int *off = d->dof_tmp;
-  const double *dinv = d->LDinv;
-  double *w = d->vtmp;
-  switch (n) {
+  const double *L = d->LD, *dinv = d->LDinv;
+  switch (d->m->nv) {
     case 1: small_inverse(L, dinv, X, 1); return;
     case 2: small_inverse(L, dinv, X, 2); return;
     case 3: small_inverse(L, dinv, X, 3); return;
@@ -267,43 +197,6 @@ void tl_dyn_inverse(tl_sysdata *d, double *X) {
     case 6: small_inverse(L, dinv, X, 6); return;
     case 7: small_inverse(L, dinv, X, 7); return;
     case 8: small_inverse(L, dinv, X, 8); return;
-    default: break;
+    default: tl_dyn_inverse_rows(d, X); return; /* inverse_mul.c */
   }
-  /* 1. W = L^-1 is unit lower triangular with L's sparsity: W[i][k] != 0 only
-   * for k an ancestor of i (or k = i). Column k of W solves L w = e_k, which
-   * only reaches k's subtree [k, end[k]); it is stored transposed as row k of
-   * X: X[k][i] = W[i][k]. Forward substitution in push form: once W[i][k] is
-   * final, it is subtracted, times column i of L (L[i'][i] for i' in i's
-   * subtree, kept as row i of LD's upper triangle by tl_dyn_factor), from
-   * every descendant i'. */
-  for (int k = 0; k < n; k++) {
-    double *restrict Xk = X + (size_t)k * (size_t)n;
-    if (k >= BLK - 1) /* zeros left of the diagonal, for step 2's blocks */
-      for (int c = 1; c < BLK; c++) Xk[k - c] = 0.0;
-    else
-      for (int c = 1; c <= k; c++) Xk[k - c] = 0.0;
-    Xk[k] = 1.0;
-    const double *restrict Lk = L + (size_t)k * (size_t)n; /* W[i][k] = -L[i][k] + ... */
-    for (int i = k + 1; i < end[k]; i++) Xk[i] = -Lk[i];
-    for (int i = k + 1; i < end[k]; i++)
-      if (end[i] > i + 1) axmy_pairs(Xk, L + (size_t)i * (size_t)n, Xk[i], i + 1, end[i]);
-  }
-  /* 2. A^-1 = W D^-1 W^T: (A^-1)[j][i] = sum over the common ancestors k of i
-   * and j of W[j][k] W[i][k] / D[k]. For i <= j these are the ancestors k of
-   * j (and j itself) with k <= i, and every i in [k, j] lies in k's subtree,
-   * so row j's lower part is sum over j's ancestors k of
-   * (W[j][k] / D[k]) X[k][i], with X[k][k] = 1 and X[k][i] = 0 for i < k
-   * (the BLK - 1 entries left of the diagonal were zeroed above, enough for
-   * the blocks below). Each entry is accumulated in registers, BLK at a
-   * time over the ancestors that reach the block, then mirrored into column
-   * j. Rows are filled from the last: row j reads X's rows k < j over
-   * columns <= j only, which no later row has mirrored over yet, and the
-   * zeros left of their diagonals, which only their own row overwrites. */
-#ifdef TL_CPU_X86_AVX
-  if (tl_cpu_lanes() >= 4) {
-    avx_inverse_rows(d, X, off, w);
-    return;
-  }
-#endif
-  base_inverse_rows(d, X, off, w);
 }

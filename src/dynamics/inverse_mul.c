@@ -1,6 +1,8 @@
-/* -M^-1 [dtau_dq dtau_du] of the forward-dynamics derivatives (and of the
- * step derivatives' effective mass matrix) with the dense M^-1 the callers
- * return anyway: tl_dyn_neg_inverse_mul (dynamics.h). A baseline variant
+/* M^-1 from its L^T D L factor (tl_dyn_inverse for nv > 8) and
+ * -M^-1 [dtau_dq dtau_du] of the forward-dynamics derivatives (and of the
+ * step derivatives' effective mass matrix) with that M^-1, which the callers
+ * return anyway (tl_dyn_neg_inverse_mul, dynamics.h): both as sums of whole
+ * rows kept in registers. A baseline variant
  * (2-lane SSE2 / NEON vectors, or scalar) and, on x86-64 CPUs with AVX, a
  * 4-lane variant chosen at run time (math/tl_cpu.h): the same arithmetic
  * lane by lane, so the same bits. The kernels are written once, in
@@ -73,4 +75,17 @@ void tl_dyn_neg_inverse_mul(tl_sysdata *d, const double *Minv, double *X, int x_
   base_inverse_cols(d, Minv, Y, 0, zy);
   base_transpose(X, zx, n);
   base_transpose(Y, zy, n);
+}
+
+/* The inverse for nv > 8 (tl_dyn_inverse, dynamics.h): L^-T into d->drv_mat,
+ * the coefficients of a row in d->vtmp. */
+void tl_dyn_inverse_rows(tl_sysdata *d, double *X) {
+  double *Y = d->drv_mat; /* [nv x nv] */
+#ifdef TL_CPU_X86_AVX
+  if (tl_cpu_lanes() >= 4) {
+    avx_inverse_full(d, X, Y, d->vtmp);
+    return;
+  }
+#endif
+  base_inverse_full(d, X, Y, d->vtmp);
 }

@@ -14,9 +14,9 @@
 /* Unaligned vectors for loads and stores. */
 typedef SR_VT SR(uv) __attribute__((aligned(8)));
 
-/* NV vectors of z <- -sum over the rows k in anc[0..na) and then [k0, k1)
- * of X[k n] A[k n] (X: a column of the matrix, row stride n; A: M^-1 from
- * the first column of the block, row stride n), vector t < NV - 1 at
+/* NV vectors of z <- -(sum over the rows k in anc[0..na) of X[k xa] A[k n],
+ * then over [k0, k1) of X[k xs] A[k n]) (X: coefficients; A: the rows
+ * summed, from the first column of the block, row stride n), vector t < NV - 1 at
  * column t SR_NL, the last at dl, the sums from 0 in NV accumulators, each
  * term a product and a subtraction (the same in every width, so a column's
  * value does not depend on the block or the width that computes it: the
@@ -24,18 +24,17 @@ typedef SR_VT SR(uv) __attribute__((aligned(8)));
 #define SR_COLS(NV)                                                                                          \
   static inline SR_ATTR void SR(cols##NV)(double *restrict z, const double *restrict A,                      \
                                           const double *restrict X, const int *restrict anc, int na, int k0,  \
-                                          int k1, size_t n, size_t dl) {                                     \
+                                          int k1, size_t n, size_t xa, size_t xs, size_t dl) {                              \
     SR_VT acc[NV];                                                                                           \
     for (int t = 0; t < NV; t++) acc[t] = SR_SPLAT(0.0);                                                     \
     for (int j = 0; j < na; j++) {                                                                           \
-      const size_t o = (size_t)anc[j] * n;                                                                   \
-      const SR_VT f = SR_SPLAT(X[o]);                                                                        \
-      const double *restrict r = A + o;                                                                      \
+      const SR_VT f = SR_SPLAT(X[(size_t)anc[j] * xa]);                                                      \
+      const double *restrict r = A + (size_t)anc[j] * n;                                                     \
       for (int t = 0; t < NV - 1; t++) acc[t] -= f * *(const SR(uv) *)(r + SR_NL * t);                      \
       acc[NV - 1] -= f * *(const SR(uv) *)(r + dl);                                                          \
     }                                                                                                        \
-    const double *restrict r = A + (size_t)k0 * n, *restrict x = X + (size_t)k0 * n;                         \
-    for (int k = k0; k < k1; k++, r += n, x += n) {                                                          \
+    const double *restrict r = A + (size_t)k0 * n, *restrict x = X + (size_t)k0 * xs;                        \
+    for (int k = k0; k < k1; k++, r += n, x += xs) {                                                         \
       const SR_VT f = SR_SPLAT(*x);                                                                          \
       for (int t = 0; t < NV - 1; t++) acc[t] -= f * *(const SR(uv) *)(r + SR_NL * t);                      \
       acc[NV - 1] -= f * *(const SR(uv) *)(r + dl);                                                          \
@@ -53,84 +52,175 @@ SR_COLS(7)
 SR_COLS(8)
 #undef SR_COLS
 
-/* Z^T <- -(A X)^T for A = M^-1 (dense, symmetric, n >= SR_NL) and X with
- * the pattern of tl_dyn_solve_rows_neg (column c non-zero only on the
- * ancestors of c and its subtree [c, dof_end[c])): row c of zt (length n)
- * is minus the sum of X[k][c] A[k] over that pattern, for the columns
- * [cx, n) of X (rows [0, cx) of zt are left alone). Each row in blocks of
- * up to 8 vectors; the last vector of the last block ends at n (it may
- * overlap the one before). */
-static SR_ATTR void SR(inverse_cols)(const tl_sysdata *d, const double *A, const double *X, int cx, double *zt) {
-  const int n = d->m->nv, *end = d->dof_end, *anc_adr = d->dof_anc_adr, *anc_all = d->dof_anc;
-  const int nvec = (n + SR_NL - 1) / SR_NL;
+/* z[0, n) <- -(sum over k in anc[0..na) of X[k xa] A[k], then over k in
+ * [k0, k1) of X[k xs] A[k]) for the rows A[k] = A + k n (n >= SR_NL,
+ * nvec = ceil(n / SR_NL)): in blocks of up to 8 vectors, the last vector of
+ * the last block ending at n (it may overlap the one before). Inlined
+ * into callers that pass nvec as a constant up to 8, it is one kernel. */
+__attribute__((always_inline)) static inline SR_ATTR void SR(rowsum)(double *restrict z, const double *restrict A,
+                                                                     const double *restrict X, size_t xa, size_t xs,
+                                                                     const int *restrict anc, int na, int k0,
+                                                                     int k1, int n, int nvec) {
   const size_t sn = (size_t)n;
   for (int v0 = 0; v0 < nvec; v0 += 8) {
     const int nb = nvec - v0 < 8 ? nvec - v0 : 8;
     const size_t c0 = (size_t)SR_NL * v0, dl = (v0 + nb == nvec ? sn - SR_NL : c0 + SR_NL * (nb - 1)) - c0;
-    const double *Ab = A + c0;
-    for (int c = cx; c < n; c++) {
-      const int *anc = anc_all + anc_adr[c], na = anc_adr[c + 1] - anc_adr[c], e = end[c];
-      double *z = zt + (size_t)c * sn + c0;
-      const double *Xc = X + c;
-      switch (nb) {
-        case 1: SR(cols1)(z, Ab, Xc, anc, na, c, e, sn, dl); break;
-        case 2: SR(cols2)(z, Ab, Xc, anc, na, c, e, sn, dl); break;
-        case 3: SR(cols3)(z, Ab, Xc, anc, na, c, e, sn, dl); break;
-        case 4: SR(cols4)(z, Ab, Xc, anc, na, c, e, sn, dl); break;
-        case 5: SR(cols5)(z, Ab, Xc, anc, na, c, e, sn, dl); break;
-        case 6: SR(cols6)(z, Ab, Xc, anc, na, c, e, sn, dl); break;
-        case 7: SR(cols7)(z, Ab, Xc, anc, na, c, e, sn, dl); break;
-        default: SR(cols8)(z, Ab, Xc, anc, na, c, e, sn, dl); break;
-      }
+    switch (nb) {
+      case 1: SR(cols1)(z + c0, A + c0, X, anc, na, k0, k1, sn, xa, xs, dl); break;
+      case 2: SR(cols2)(z + c0, A + c0, X, anc, na, k0, k1, sn, xa, xs, dl); break;
+      case 3: SR(cols3)(z + c0, A + c0, X, anc, na, k0, k1, sn, xa, xs, dl); break;
+      case 4: SR(cols4)(z + c0, A + c0, X, anc, na, k0, k1, sn, xa, xs, dl); break;
+      case 5: SR(cols5)(z + c0, A + c0, X, anc, na, k0, k1, sn, xa, xs, dl); break;
+      case 6: SR(cols6)(z + c0, A + c0, X, anc, na, k0, k1, sn, xa, xs, dl); break;
+      case 7: SR(cols7)(z + c0, A + c0, X, anc, na, k0, k1, sn, xa, xs, dl); break;
+      default: SR(cols8)(z + c0, A + c0, X, anc, na, k0, k1, sn, xa, xs, dl); break;
     }
   }
 }
 
-/* Y <- Z^T (n x n, row-major): SR_NL x SR_NL blocks transposed in
- * registers (vector shuffles: moves, no arithmetic), the rest one by one. */
-static SR_ATTR void SR(transpose)(double *restrict Y, const double *restrict Z, int n) {
+/* rowsum on the columns [cb, ce) only (z elsewhere left alone; a range
+ * narrower than a vector is widened to one, within [0, n)). */
+static inline SR_ATTR void SR(rowsum_range)(double *restrict z, const double *restrict A, const double *restrict X,
+                                            size_t xa, size_t xs, const int *restrict anc, int na, int k0, int k1,
+                                            int n, int cb, int ce) {
+  if (ce - cb < SR_NL) {
+    if (ce >= SR_NL)
+      cb = ce - SR_NL;
+    else
+      cb = 0, ce = SR_NL;
+  }
+  const int nvec = (ce - cb + SR_NL - 1) / SR_NL;
   const size_t sn = (size_t)n;
-  int nb = 0; /* rows and columns [0, nb) go by blocks */
+  for (int v0 = 0; v0 < nvec; v0 += 8) {
+    const int nb = nvec - v0 < 8 ? nvec - v0 : 8;
+    const size_t c0 = (size_t)cb + (size_t)SR_NL * v0,
+                 dl = (v0 + nb == nvec ? (size_t)ce - SR_NL : c0 + SR_NL * (nb - 1)) - c0;
+    switch (nb) {
+      case 1: SR(cols1)(z + c0, A + c0, X, anc, na, k0, k1, sn, xa, xs, dl); break;
+      case 2: SR(cols2)(z + c0, A + c0, X, anc, na, k0, k1, sn, xa, xs, dl); break;
+      case 3: SR(cols3)(z + c0, A + c0, X, anc, na, k0, k1, sn, xa, xs, dl); break;
+      case 4: SR(cols4)(z + c0, A + c0, X, anc, na, k0, k1, sn, xa, xs, dl); break;
+      case 5: SR(cols5)(z + c0, A + c0, X, anc, na, k0, k1, sn, xa, xs, dl); break;
+      case 6: SR(cols6)(z + c0, A + c0, X, anc, na, k0, k1, sn, xa, xs, dl); break;
+      case 7: SR(cols7)(z + c0, A + c0, X, anc, na, k0, k1, sn, xa, xs, dl); break;
+      default: SR(cols8)(z + c0, A + c0, X, anc, na, k0, k1, sn, xa, xs, dl); break;
+    }
+  }
+}
+
+/* Calls F(..., nv) with nv = the vectors per row, a constant for rows of up
+ * to 8 vectors (one register block: every F inlines to one kernel). */
+#define SR_BY_NVEC(F, nvec, ...)                     \
+  switch (nvec) {                                    \
+    case 1: F(__VA_ARGS__, 1); break;                \
+    case 2: F(__VA_ARGS__, 2); break;                \
+    case 3: F(__VA_ARGS__, 3); break;                \
+    case 4: F(__VA_ARGS__, 4); break;                \
+    case 5: F(__VA_ARGS__, 5); break;                \
+    case 6: F(__VA_ARGS__, 6); break;                \
+    case 7: F(__VA_ARGS__, 7); break;                \
+    case 8: F(__VA_ARGS__, 8); break;                \
+    default: F(__VA_ARGS__, nvec); break;            \
+  }
+
+/* Z^T <- -(A X)^T for A = M^-1 (dense, symmetric, n >= SR_NL) and X with
+ * the pattern of tl_dyn_neg_inverse_mul (column c non-zero only on the
+ * ancestors of c and its subtree [c, dof_end[c])): row c of zt (length n)
+ * is minus the sum of X[k][c] A[k] over that pattern, for the columns
+ * [cx, n) of X (rows [0, cx) of zt are left alone). */
+__attribute__((always_inline)) static inline SR_ATTR void SR(inverse_cols_nv)(const tl_sysdata *d, const double *A,
+                                                                              const double *X, int cx, double *zt,
+                                                                              int nvec) {
+  const int n = d->m->nv, *end = d->dof_end, *anc_adr = d->dof_anc_adr, *anc_all = d->dof_anc;
+  for (int c = cx; c < n; c++)
+    SR(rowsum)(zt + (size_t)c * n, A, X + c, (size_t)n, (size_t)n, anc_all + anc_adr[c], anc_adr[c + 1] - anc_adr[c],
+               c, end[c], n, nvec);
+}
+static SR_ATTR void SR(inverse_cols)(const tl_sysdata *d, const double *A, const double *X, int cx, double *zt) {
+  const int nvec = (d->m->nv + SR_NL - 1) / SR_NL;
+  SR_BY_NVEC(SR(inverse_cols_nv), nvec, d, A, X, cx, zt)
+}
+
+/* The SR_NL x SR_NL block at Y (row stride ys) <- the transpose of the one
+ * at Z (row stride zs): vector shuffles (moves, no arithmetic). */
+static inline SR_ATTR void SR(tblock)(double *restrict Y, size_t ys, const double *restrict Z, size_t zs) {
 #if SR_NL == 4
   typedef long long sr_m4 __attribute__((vector_size(32)));
-  nb = n - n % 4;
-  for (int c0 = 0; c0 < nb; c0 += 4)
-    for (int i0 = 0; i0 < nb; i0 += 4) {
-      SR_VT a0, a1, a2, a3;
-      memcpy(&a0, Z + (size_t)c0 * sn + i0, sizeof a0);
-      memcpy(&a1, Z + (size_t)(c0 + 1) * sn + i0, sizeof a1);
-      memcpy(&a2, Z + (size_t)(c0 + 2) * sn + i0, sizeof a2);
-      memcpy(&a3, Z + (size_t)(c0 + 3) * sn + i0, sizeof a3);
-      const SR_VT t0 = __builtin_shuffle(a0, a1, (sr_m4){0, 4, 2, 6}),
-                  t1 = __builtin_shuffle(a0, a1, (sr_m4){1, 5, 3, 7}),
-                  t2 = __builtin_shuffle(a2, a3, (sr_m4){0, 4, 2, 6}),
-                  t3 = __builtin_shuffle(a2, a3, (sr_m4){1, 5, 3, 7});
-      const SR_VT y0 = __builtin_shuffle(t0, t2, (sr_m4){0, 1, 4, 5}),
-                  y1 = __builtin_shuffle(t1, t3, (sr_m4){0, 1, 4, 5}),
-                  y2 = __builtin_shuffle(t0, t2, (sr_m4){2, 3, 6, 7}),
-                  y3 = __builtin_shuffle(t1, t3, (sr_m4){2, 3, 6, 7});
-      memcpy(Y + (size_t)i0 * sn + c0, &y0, sizeof y0);
-      memcpy(Y + (size_t)(i0 + 1) * sn + c0, &y1, sizeof y1);
-      memcpy(Y + (size_t)(i0 + 2) * sn + c0, &y2, sizeof y2);
-      memcpy(Y + (size_t)(i0 + 3) * sn + c0, &y3, sizeof y3);
-    }
+  const SR_VT a0 = *(const SR(uv) *)Z, a1 = *(const SR(uv) *)(Z + zs), a2 = *(const SR(uv) *)(Z + 2 * zs),
+              a3 = *(const SR(uv) *)(Z + 3 * zs);
+  const SR_VT t0 = __builtin_shuffle(a0, a1, (sr_m4){0, 4, 2, 6}), t1 = __builtin_shuffle(a0, a1, (sr_m4){1, 5, 3, 7}),
+              t2 = __builtin_shuffle(a2, a3, (sr_m4){0, 4, 2, 6}), t3 = __builtin_shuffle(a2, a3, (sr_m4){1, 5, 3, 7});
+  *(SR(uv) *)Y = __builtin_shuffle(t0, t2, (sr_m4){0, 1, 4, 5});
+  *(SR(uv) *)(Y + ys) = __builtin_shuffle(t1, t3, (sr_m4){0, 1, 4, 5});
+  *(SR(uv) *)(Y + 2 * ys) = __builtin_shuffle(t0, t2, (sr_m4){2, 3, 6, 7});
+  *(SR(uv) *)(Y + 3 * ys) = __builtin_shuffle(t1, t3, (sr_m4){2, 3, 6, 7});
 #elif SR_NL == 2
   typedef long long sr_m2 __attribute__((vector_size(16)));
-  nb = n - n % 2;
-  for (int c0 = 0; c0 < nb; c0 += 2)
-    for (int i0 = 0; i0 < nb; i0 += 2) {
-      SR_VT a0, a1;
-      memcpy(&a0, Z + (size_t)c0 * sn + i0, sizeof a0);
-      memcpy(&a1, Z + (size_t)(c0 + 1) * sn + i0, sizeof a1);
-      const SR_VT y0 = __builtin_shuffle(a0, a1, (sr_m2){0, 2}), y1 = __builtin_shuffle(a0, a1, (sr_m2){1, 3});
-      memcpy(Y + (size_t)i0 * sn + c0, &y0, sizeof y0);
-      memcpy(Y + (size_t)(i0 + 1) * sn + c0, &y1, sizeof y1);
-    }
+  const SR_VT a0 = *(const SR(uv) *)Z, a1 = *(const SR(uv) *)(Z + zs);
+  *(SR(uv) *)Y = __builtin_shuffle(a0, a1, (sr_m2){0, 2});
+  *(SR(uv) *)(Y + ys) = __builtin_shuffle(a0, a1, (sr_m2){1, 3});
+#else
+  (void)ys, (void)zs;
+  *Y = *Z;
 #endif
+}
+
+/* Y <- Z^T (n x n, row-major): by blocks, the rest one by one. */
+static SR_ATTR void SR(transpose)(double *restrict Y, const double *restrict Z, int n) {
+  const size_t sn = (size_t)n;
+  const int nb = n - n % SR_NL; /* rows and columns [0, nb) go by blocks */
+  for (int c0 = 0; c0 < nb; c0 += SR_NL)
+    for (int i0 = 0; i0 < nb; i0 += SR_NL) SR(tblock)(Y + (size_t)i0 * sn + c0, sn, Z + (size_t)c0 * sn + i0, sn);
   for (int i = 0; i < n; i++)
     for (int c = i < nb ? nb : 0; c < n; c++) Y[(size_t)i * sn + c] = Z[(size_t)c * sn + i];
 }
 
+/* X's strictly upper triangle <- its strictly lower one (n x n): the blocks
+ * above the diagonal blocks by tblock, the rest one by one. */
+static SR_ATTR void SR(mirror_lower)(double *X, int n) {
+  const size_t sn = (size_t)n;
+  const int nb = n - n % SR_NL;
+  for (int i0 = 0; i0 < nb; i0 += SR_NL) {
+    for (int j0 = i0 + SR_NL; j0 < nb; j0 += SR_NL) SR(tblock)(X + (size_t)i0 * sn + j0, sn, X + (size_t)j0 * sn + i0, sn);
+    for (int i = i0; i < i0 + SR_NL; i++) /* within the diagonal block */
+      for (int j = i + 1; j < i0 + SR_NL; j++) X[(size_t)i * sn + j] = X[(size_t)j * sn + i];
+  }
+  for (int i = 0; i < n; i++) /* the columns [nb, n) */
+    for (int j = i + 1 > nb ? i + 1 : nb; j < n; j++) X[(size_t)i * sn + j] = X[(size_t)j * sn + i];
+}
+
+/* X <- A^-1 = L^-1 D^-1 L^-T for the factor A = L^T D L of tl_dyn_factor
+ * (d->LD, d->LDinv), n >= SR_NL, with Y (n x n) and w (n) as scratch:
+ * Y = L^-T row by row from the last, Y[k] = e_k - sum over the descendants
+ * i of k of L[i][k] Y[i] on the columns [k, dof_end[k]) (L[i][k] is row k of
+ * LD's upper triangle; Y[i] vanishes outside i's subtree, so Y[k] outside
+ * k's: Y is cleared first); then the lower triangle of row j of A^-1 = sum
+ * over k in the ancestors of j and j of (Y[k][j] / D[k]) Y[k] (as minus the
+ * sum with the coefficients w[k] = -Y[k][j] / D[k]) on the columns
+ * [0, j], and the strictly upper triangle mirrored from the lower (A^-1
+ * symmetric bit for bit). The rows' sums in registers; multiply-adds about
+ * sum_k (descendants(k) + 1) (subtree(k) + 1) / 2 + sum_j (depth(j) + 1)
+ * (j + 1) / 2, the zeros of a row's vectors included. */
+static SR_ATTR void SR(inverse_full)(const tl_sysdata *d, double *X, double *Y, double *w) {
+  const int n = d->m->nv, *end = d->dof_end, *anc_adr = d->dof_anc_adr, *anc_all = d->dof_anc;
+  const size_t sn = (size_t)n;
+  const double *dinv = d->LDinv;
+  memset(Y, 0, sn * sn * sizeof(double));
+  for (int k = n - 1; k >= 0; k--) {
+    double *yk = Y + (size_t)k * sn;
+    if (end[k] > k + 1) SR(rowsum_range)(yk, Y, d->LD + (size_t)k * sn, 0, 1, NULL, 0, k + 1, end[k], n, k, end[k]);
+    yk[k] = 1.0; /* the sum is exactly 0 there: every Y[i] (i > k) vanishes at column k */
+  }
+  for (int j = 0; j < n; j++) {
+    const int *anc = anc_all + anc_adr[j], na = anc_adr[j + 1] - anc_adr[j];
+    for (int a = 0; a < na; a++) w[anc[a]] = -(Y[(size_t)anc[a] * sn + j] * dinv[anc[a]]);
+    w[j] = -dinv[j]; /* Y[j][j] = 1 */
+    SR(rowsum_range)(X + (size_t)j * sn, Y, w, 1, 1, anc, na, j, j + 1, n, 0, j + 1);
+  }
+  SR(mirror_lower)(X, n);
+}
+
+#undef SR_BY_NVEC
 #undef SR_VT
 #undef SR_NL
 #undef SR_ATTR
