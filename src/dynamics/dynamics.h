@@ -169,6 +169,10 @@ int tl_dyn_neg_mul_small(const double *Minv, double *X, double *Y, int n);
  * Every entry of X and Y is written, X's columns [0, x_col0) as +0. Uses
  * d->drv_mat. Source and cost: inverse_mul.c. */
 void tl_dyn_neg_inverse_mul(tl_sysdata *d, const double *Minv, double *X, int x_col0, double *Y);
+/* y <- -Minv x (x, y: [nv], distinct) for Minv = M^-1 dense and symmetric:
+ * the sum of the rows Minv[k] times x[k] in register blocks (the kernels of
+ * tl_dyn_neg_inverse_mul; the same bits in every vector width). */
+void tl_dyn_neg_inverse_mul_vec(const tl_sysdata *d, const double *Minv, const double *x, double *y);
 
 /* Classical acceleration of the world point p fixed to body b, and the body's
  * angular acceleration, for zero joint accelerations and no gravity: the

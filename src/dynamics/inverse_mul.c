@@ -89,3 +89,22 @@ void tl_dyn_inverse_rows(tl_sysdata *d, double *X) {
 #endif
   base_inverse_full(d, X, Y, d->vtmp);
 }
+
+void tl_dyn_neg_inverse_mul_vec(const tl_sysdata *d, const double *Minv, const double *x, double *y) {
+  const int n = d->m->nv;
+  if (n < TL_LANES || n < 2) { /* a few DOFs (the callers take dense unrolled products there) */
+    for (int i = 0; i < n; i++) {
+      double a = 0.0;
+      for (int k = 0; k < n; k++) a -= x[k] * Minv[(size_t)k * n + i];
+      y[i] = a;
+    }
+    return;
+  }
+#ifdef TL_CPU_X86_AVX
+  if (tl_cpu_lanes() >= 4 && n >= 4) {
+    avx_neg_mul_vec(Minv, x, y, n);
+    return;
+  }
+#endif
+  base_neg_mul_vec(Minv, x, y, n);
+}

@@ -141,6 +141,12 @@ static SR_ATTR void SR(inverse_cols)(const tl_sysdata *d, const double *A, const
   SR_BY_NVEC(SR(inverse_cols_nv), nvec, d, A, X, cx, zt)
 }
 
+/* y <- -A x for A = M^-1 (dense, symmetric, n >= SR_NL): the sum of the
+ * rows A[k] times x[k], k = 0, 1, ... */
+static SR_ATTR void SR(neg_mul_vec)(const double *A, const double *x, double *y, int n) {
+  SR(rowsum)(y, A, x, 1, 1, NULL, 0, 0, n, n, (n + SR_NL - 1) / SR_NL);
+}
+
 /* The SR_NL x SR_NL block at Y (row stride ys) <- the transpose of the one
  * at Z (row stride zs): vector shuffles (moves, no arithmetic). */
 static inline SR_ATTR void SR(tblock)(double *restrict Y, size_t ys, const double *restrict Z, size_t zs) {

@@ -37,16 +37,15 @@ tl_status tl_system_inverse_dynamics_derivatives(tl_system *s, const double *du,
 }
 
 /* M (CRBA, unless the cache holds it), its L^T D L factor (unless LD already
- * factors exactly this M), h = RNEA(q, u, 0) and du = M^-1 (tau - h) by the
- * factor's O(sum depth) solve (Featherstone 2008, Tables 6.2, 6.3, 6.4, 5.1)
- * into d->drv_tau + nv: the solve needs the factor anyway, and an RNEA plus
- * this solve cost less than a second articulated-body pass. du equals ABA's
- * to rounding. h goes to d->drv_tau (overwritten by the derivative pass).
- * The cache (dyn_valid) is left as it was. *ran_h = 1 when this call ran h's
- * RNEA (then d->cacc, d->cfrc hold its du = 0 pass, which the derivative
- * pass extends: tl_dyn_rnea_derivatives_path). Minv (nv x nv) gets M^-1
- * (tl_dyn_inverse); for nv <= TL_DRV_SMALL_NV du is then Minv (tau - h), a
- * dense product cheaper there than the tree solve. */
+ * factors exactly this M), h = RNEA(q, u, 0), Minv (nv x nv) = M^-1
+ * (tl_dyn_inverse) and du = Minv (tau - h) into d->drv_tau + nv
+ * (Featherstone 2008, Tables 6.2, 6.3, 5.1): Minv is an output anyway, so an
+ * RNEA plus this dense product cost less than a second articulated-body
+ * pass (or the factor's tree solve). du equals ABA's to rounding. h goes to
+ * d->drv_tau (overwritten by the derivative pass). The cache (dyn_valid) is
+ * left as it was. *ran_h = 1 when this call ran h's RNEA (then d->cacc,
+ * d->cfrc hold its du = 0 pass, which the derivative pass extends:
+ * tl_dyn_rnea_derivatives_path). */
 static tl_status accel_and_factor(tl_system *s, const double *tau, double *Minv, int *ran_h, tl_error *err) {
   tl_sysdata *d = &s->d;
   const int nv = s->m->nv;
@@ -70,9 +69,10 @@ static tl_status accel_and_factor(tl_system *s, const double *tau, double *Minv,
       for (int k = 0; k < nv; k++) a += Minv[i * nv + k] * f[k];
       du[i] = a;
     }
-  } else {
-    for (int k = 0; k < nv; k++) du[k] = tau[k] - h[k];
-    tl_dyn_solve(d, du);
+  } else { /* du = -Minv (h - tau): whole rows of Minv in registers, cheaper than the tree solve here */
+    double *f = d->vtmp;
+    for (int k = 0; k < nv; k++) f[k] = h[k] - tau[k];
+    tl_dyn_neg_inverse_mul_vec(d, Minv, f, du);
   }
   return TL_OK;
 }
