@@ -52,44 +52,16 @@ SR_COLS(7)
 SR_COLS(8)
 #undef SR_COLS
 
-/* z[0, n) <- -(sum over k in anc[0..na) of X[k xa] A[k], then over k in
- * [k0, k1) of X[k xs] A[k]) for the rows A[k] = A + k n (n >= SR_NL,
- * nvec = ceil(n / SR_NL)): in blocks of up to 8 vectors, the last vector of
- * the last block ending at n (it may overlap the one before). Inlined
- * into callers that pass nvec as a constant up to 8, it is one kernel. */
+/* z[cb, ce) <- -(sum over k in anc[0..na) of X[k xa] A[k], then over k in
+ * [k0, k1) of X[k xs] A[k]) for the rows A[k] = A + k n, with nvec =
+ * ceil((ce - cb) / SR_NL) >= 1 vectors: in blocks of up to 8 vectors, the
+ * last vector of the last block ending at ce (it may overlap the one
+ * before). Inlined into a caller that passes nvec as a constant up to 8,
+ * it is one kernel. */
 __attribute__((always_inline)) static inline SR_ATTR void SR(rowsum)(double *restrict z, const double *restrict A,
                                                                      const double *restrict X, size_t xa, size_t xs,
                                                                      const int *restrict anc, int na, int k0,
-                                                                     int k1, int n, int nvec) {
-  const size_t sn = (size_t)n;
-  for (int v0 = 0; v0 < nvec; v0 += 8) {
-    const int nb = nvec - v0 < 8 ? nvec - v0 : 8;
-    const size_t c0 = (size_t)SR_NL * v0, dl = (v0 + nb == nvec ? sn - SR_NL : c0 + SR_NL * (nb - 1)) - c0;
-    switch (nb) {
-      case 1: SR(cols1)(z + c0, A + c0, X, anc, na, k0, k1, sn, xa, xs, dl); break;
-      case 2: SR(cols2)(z + c0, A + c0, X, anc, na, k0, k1, sn, xa, xs, dl); break;
-      case 3: SR(cols3)(z + c0, A + c0, X, anc, na, k0, k1, sn, xa, xs, dl); break;
-      case 4: SR(cols4)(z + c0, A + c0, X, anc, na, k0, k1, sn, xa, xs, dl); break;
-      case 5: SR(cols5)(z + c0, A + c0, X, anc, na, k0, k1, sn, xa, xs, dl); break;
-      case 6: SR(cols6)(z + c0, A + c0, X, anc, na, k0, k1, sn, xa, xs, dl); break;
-      case 7: SR(cols7)(z + c0, A + c0, X, anc, na, k0, k1, sn, xa, xs, dl); break;
-      default: SR(cols8)(z + c0, A + c0, X, anc, na, k0, k1, sn, xa, xs, dl); break;
-    }
-  }
-}
-
-/* rowsum on the columns [cb, ce) only (z elsewhere left alone; a range
- * narrower than a vector is widened to one, within [0, n)). */
-static inline SR_ATTR void SR(rowsum_range)(double *restrict z, const double *restrict A, const double *restrict X,
-                                            size_t xa, size_t xs, const int *restrict anc, int na, int k0, int k1,
-                                            int n, int cb, int ce) {
-  if (ce - cb < SR_NL) {
-    if (ce >= SR_NL)
-      cb = ce - SR_NL;
-    else
-      cb = 0, ce = SR_NL;
-  }
-  const int nvec = (ce - cb + SR_NL - 1) / SR_NL;
+                                                                     int k1, int n, int cb, int ce, int nvec) {
   const size_t sn = (size_t)n;
   for (int v0 = 0; v0 < nvec; v0 += 8) {
     const int nb = nvec - v0 < 8 ? nvec - v0 : 8;
@@ -106,6 +78,20 @@ static inline SR_ATTR void SR(rowsum_range)(double *restrict z, const double *re
       default: SR(cols8)(z + c0, A + c0, X, anc, na, k0, k1, sn, xa, xs, dl); break;
     }
   }
+}
+
+/* rowsum on the columns [cb, ce) (z elsewhere left alone; a range
+ * narrower than a vector is widened to one, within [0, n), n >= SR_NL). */
+static inline SR_ATTR void SR(rowsum_range)(double *restrict z, const double *restrict A, const double *restrict X,
+                                            size_t xa, size_t xs, const int *restrict anc, int na, int k0, int k1,
+                                            int n, int cb, int ce) {
+  if (ce - cb < SR_NL) {
+    if (ce >= SR_NL)
+      cb = ce - SR_NL;
+    else
+      cb = 0, ce = SR_NL;
+  }
+  SR(rowsum)(z, A, X, xa, xs, anc, na, k0, k1, n, cb, ce, (ce - cb + SR_NL - 1) / SR_NL);
 }
 
 /* Calls F(..., nv) with nv = the vectors per row, a constant for rows of up
@@ -134,7 +120,7 @@ __attribute__((always_inline)) static inline SR_ATTR void SR(inverse_cols_nv)(co
   const int n = d->m->nv, *end = d->dof_end, *anc_adr = d->dof_anc_adr, *anc_all = d->dof_anc;
   for (int c = cx; c < n; c++)
     SR(rowsum)(zt + (size_t)c * n, A, X + c, (size_t)n, (size_t)n, anc_all + anc_adr[c], anc_adr[c + 1] - anc_adr[c],
-               c, end[c], n, nvec);
+               c, end[c], n, 0, n, nvec);
 }
 static SR_ATTR void SR(inverse_cols)(const tl_sysdata *d, const double *A, const double *X, int cx, double *zt) {
   const int nvec = (d->m->nv + SR_NL - 1) / SR_NL;
@@ -144,7 +130,7 @@ static SR_ATTR void SR(inverse_cols)(const tl_sysdata *d, const double *A, const
 /* y <- -A x for A = M^-1 (dense, symmetric, n >= SR_NL): the sum of the
  * rows A[k] times x[k], k = 0, 1, ... */
 static SR_ATTR void SR(neg_mul_vec)(const double *A, const double *x, double *y, int n) {
-  SR(rowsum)(y, A, x, 1, 1, NULL, 0, 0, n, n, (n + SR_NL - 1) / SR_NL);
+  SR(rowsum)(y, A, x, 1, 1, NULL, 0, 0, n, n, 0, n, (n + SR_NL - 1) / SR_NL);
 }
 
 /* The SR_NL x SR_NL block at Y (row stride ys) <- the transpose of the one
