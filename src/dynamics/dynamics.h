@@ -151,7 +151,7 @@ void tl_dyn_passive_derivatives(const tl_sysdata *d, const double *ext_w, double
 /* For small systems (nv <= TL_DRV_SMALL_NV): X <- -Minv X and Y <- -Minv Y
  * (nv x nv row-major; Y may be NULL) with the dense inverse Minv of
  * tl_dyn_inverse, as fully unrolled dense products (for a handful of DOFs
- * the index and loop overhead of the tree-sparse solve outweighs its
+ * the index and loop overhead of the tree-pattern row sums outweighs their
  * arithmetic; the multiply-adds are about as many: the columns of
  * dtau_dq / dtau_du are nearly full there). Returns 1 when done, 0 (nothing
  * touched) when nv is larger. */

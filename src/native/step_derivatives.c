@@ -28,8 +28,9 @@
  * v = dt u+ (J_q = 1 or R(v), J_v = 1 or Jl(v) per joint),
  *   dq+/dx = J_q [1 0] + dt J_v du+/dx.
  * Cost: one step (to find whether it has constraint rows, and a), then per
- * system the RNEA derivatives, a factorization of M_eff and the tree solve of
- * M_eff^-1 [.] (O(nv^2 depth)). */
+ * system the RNEA derivatives, a factorization of M_eff, M_eff^-1 and the
+ * products M_eff^-1 [.] over the tree pattern (tl_dyn_neg_inverse_mul,
+ * O(nv^2 depth)). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
