@@ -113,12 +113,38 @@ static int moves_mate(const tl_model *m, int b, int l, int k) {
   }
 }
 
+/* a . b over 12 doubles as four interleaved sums, lane j = (a_j b_j +
+ * a_(j+4) b_(j+4)) + a_(j+8) b_(j+8), then (lane 0 + lane 2) + (lane 1 +
+ * lane 3): one 4-lane vector (ymm in the AVX copy of the recursion, two SSE2
+ * halves in the baseline), or the same expression in scalars: the same
+ * bits in every build. */
+#if TL_LANES == 2
+typedef double drv_v4 __attribute__((vector_size(32)));
+typedef drv_v4 drv_v4u __attribute__((aligned(8)));
 static inline double dot12(const double a[12], const double b[12]) {
-  double s0 = a[0] * b[0] + a[6] * b[6], s1 = a[1] * b[1] + a[7] * b[7];
-  s0 += a[2] * b[2] + a[8] * b[8], s1 += a[3] * b[3] + a[9] * b[9];
-  s0 += a[4] * b[4] + a[10] * b[10], s1 += a[5] * b[5] + a[11] * b[11];
-  return s0 + s1;
+  const drv_v4u *x = (const drv_v4u *)a, *y = (const drv_v4u *)b;
+  const drv_v4 v = (x[0] * y[0] + x[1] * y[1]) + x[2] * y[2];
+  return (v[0] + v[2]) + (v[1] + v[3]);
 }
+/* a . b over 6 doubles: lanes (a_j b_j, j < 4) and (a_4 b_4, a_5 b_5), then
+ * ((l0 + l2) + a_4 b_4) + ((l1 + l3) + a_5 b_5). */
+static inline double dot6(const double a[6], const double b[6]) {
+  const drv_v4 v = *(const drv_v4u *)a * *(const drv_v4u *)b;
+  const tl_lanes w = tl_lanes_set(a[4], a[5]) * tl_lanes_set(b[4], b[5]);
+  const tl_lanes h = (tl_lanes){v[0], v[1]} + (tl_lanes){v[2], v[3]} + w;
+  return h[0] + h[1];
+}
+#else
+static inline double dot12(const double a[12], const double b[12]) {
+  double v[4];
+  for (int j = 0; j < 4; j++) v[j] = (a[j] * b[j] + a[j + 4] * b[j + 4]) + a[j + 8] * b[j + 8];
+  return (v[0] + v[2]) + (v[1] + v[3]);
+}
+static inline double dot6(const double a[6], const double b[6]) {
+  const double h0 = (a[0] * b[0] + a[2] * b[2]) + a[4] * b[4], h1 = (a[1] * b[1] + a[3] * b[3]) + a[5] * b[5];
+  return h0 + h1;
+}
+#endif
 
 /* The per-body composites are kept in drv_I as 38 doubles per body: the
  * composite inertia Ic (10), the composite inertia rate Idot (10), the
@@ -380,8 +406,8 @@ static inline void rnea_derivatives_body(tl_sysdata *d, const double g[3], const
     for (int k = v0; k < v0 + nj; k++) {
       const double *Sk = S + 6 * k, *pk = vec + DV * k, *Gk = pk + 24, *Hk = pk + 30, *r = pk + 36;
       double *rowq = dtau_dq + (size_t)k * nv, *rowu = dtau_du + (size_t)k * nv;
-      rowq[k] = tl_sp_dot(Sk, Gk);
-      rowu[k] = tl_sp_dot(Sk, Hk);
+      rowq[k] = dot6(Sk, Gk);
+      rowu[k] = dot6(Sk, Hk);
       int l = m->dof_parent[k];
       for (; l >= (k >= kf ? kf : 0); l = m->dof_parent[l]) {
         const double *pl = vec + DV * l, *Sl = pl + 18;
@@ -389,11 +415,11 @@ static inline void rnea_derivatives_body(tl_sysdata *d, const double g[3], const
         if (l < v0 || moves_mate(m, b, l, k))
           rowq[l] = dot12(r, pl);
         else
-          rowq[l] = tl_sp_dot(Sk, pl + 24);
+          rowq[l] = dot6(Sk, pl + 24);
         rowu[l] = dot12(r, pl + 12);
         /* (l, k): k below l, never moves l */
-        dtau_dq[(size_t)l * nv + k] = tl_sp_dot(Sl, Gk);
-        dtau_du[(size_t)l * nv + k] = tl_sp_dot(Sl, Hk);
+        dtau_dq[(size_t)l * nv + k] = dot6(Sl, Gk);
+        dtau_du[(size_t)l * nv + k] = dot6(Sl, Hk);
       }
       if (l < 0) continue;
       /* l == 5: the floating base, k >= 6 below it */
