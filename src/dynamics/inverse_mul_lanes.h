@@ -21,26 +21,26 @@ typedef SR_VT SR(uv) __attribute__((aligned(8)));
  * term a product and a subtraction (the same in every width, so a column's
  * value does not depend on the block or the width that computes it: the
  * last vector may overlap the one before). */
-#define SR_COLS(NV)                                                                                          \
-  static inline SR_ATTR void SR(cols##NV)(double *restrict z, const double *restrict A,                      \
+#define SR_COLS(NV)                                                                                           \
+  static inline SR_ATTR void SR(cols##NV)(double *restrict z, const double *restrict A,                       \
                                           const double *restrict X, const int *restrict anc, int na, int k0,  \
-                                          int k1, size_t n, size_t xa, size_t xs, size_t dl) {                              \
-    SR_VT acc[NV];                                                                                           \
-    for (int t = 0; t < NV; t++) acc[t] = SR_SPLAT(0.0);                                                     \
-    for (int j = 0; j < na; j++) {                                                                           \
-      const SR_VT f = SR_SPLAT(X[(size_t)anc[j] * xa]);                                                      \
-      const double *restrict r = A + (size_t)anc[j] * n;                                                     \
-      for (int t = 0; t < NV - 1; t++) acc[t] -= f * *(const SR(uv) *)(r + SR_NL * t);                      \
-      acc[NV - 1] -= f * *(const SR(uv) *)(r + dl);                                                          \
-    }                                                                                                        \
-    const double *restrict r = A + (size_t)k0 * n, *restrict x = X + (size_t)k0 * xs;                        \
-    for (int k = k0; k < k1; k++, r += n, x += xs) {                                                         \
-      const SR_VT f = SR_SPLAT(*x);                                                                          \
-      for (int t = 0; t < NV - 1; t++) acc[t] -= f * *(const SR(uv) *)(r + SR_NL * t);                      \
-      acc[NV - 1] -= f * *(const SR(uv) *)(r + dl);                                                          \
-    }                                                                                                        \
-    for (int t = 0; t < NV - 1; t++) *(SR(uv) *)(z + SR_NL * t) = acc[t];                                   \
-    *(SR(uv) *)(z + dl) = acc[NV - 1];                                                                       \
+                                          int k1, size_t n, size_t xa, size_t xs, size_t dl) {                \
+    SR_VT acc[NV];                                                                                            \
+    for (int t = 0; t < NV; t++) acc[t] = SR_SPLAT(0.0);                                                      \
+    for (int j = 0; j < na; j++) {                                                                            \
+      const SR_VT f = SR_SPLAT(X[(size_t)anc[j] * xa]);                                                       \
+      const double *restrict r = A + (size_t)anc[j] * n;                                                      \
+      for (int t = 0; t < NV - 1; t++) acc[t] -= f * *(const SR(uv) *)(r + SR_NL * t);                        \
+      acc[NV - 1] -= f * *(const SR(uv) *)(r + dl);                                                           \
+    }                                                                                                         \
+    const double *restrict r = A + (size_t)k0 * n, *restrict x = X + (size_t)k0 * xs;                         \
+    for (int k = k0; k < k1; k++, r += n, x += xs) {                                                          \
+      const SR_VT f = SR_SPLAT(*x);                                                                           \
+      for (int t = 0; t < NV - 1; t++) acc[t] -= f * *(const SR(uv) *)(r + SR_NL * t);                        \
+      acc[NV - 1] -= f * *(const SR(uv) *)(r + dl);                                                           \
+    }                                                                                                         \
+    for (int t = 0; t < NV - 1; t++) *(SR(uv) *)(z + SR_NL * t) = acc[t];                                     \
+    *(SR(uv) *)(z + dl) = acc[NV - 1];                                                                        \
   }
 SR_COLS(1)
 SR_COLS(2)
