@@ -11,6 +11,15 @@
  * then each term a product and a subtraction, never fused): the widths give
  * the same bits. */
 
+/* A shuffle of two vectors: __builtin_shufflevector in clang and GCC >= 12,
+ * __builtin_shuffle with an index vector in older GCC. */
+#if defined(__clang__) || __GNUC__ >= 12
+#define SR_SHUF(a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)
+#else
+#define SR_SHUF(a, b, ...) \
+  __builtin_shuffle(a, b, (long long __attribute__((vector_size(sizeof(a))))){__VA_ARGS__})
+#endif
+
 /* Unaligned vectors for loads and stores. */
 typedef SR_VT SR(uv) __attribute__((aligned(8)));
 
@@ -137,20 +146,18 @@ static SR_ATTR void SR(neg_mul_vec)(const double *A, const double *x, double *y,
  * at Z (row stride zs): vector shuffles (moves, no arithmetic). */
 static inline SR_ATTR void SR(tblock)(double *restrict Y, size_t ys, const double *restrict Z, size_t zs) {
 #if SR_NL == 4
-  typedef long long sr_m4 __attribute__((vector_size(32)));
   const SR_VT a0 = *(const SR(uv) *)Z, a1 = *(const SR(uv) *)(Z + zs), a2 = *(const SR(uv) *)(Z + 2 * zs),
               a3 = *(const SR(uv) *)(Z + 3 * zs);
-  const SR_VT t0 = __builtin_shuffle(a0, a1, (sr_m4){0, 4, 2, 6}), t1 = __builtin_shuffle(a0, a1, (sr_m4){1, 5, 3, 7}),
-              t2 = __builtin_shuffle(a2, a3, (sr_m4){0, 4, 2, 6}), t3 = __builtin_shuffle(a2, a3, (sr_m4){1, 5, 3, 7});
-  *(SR(uv) *)Y = __builtin_shuffle(t0, t2, (sr_m4){0, 1, 4, 5});
-  *(SR(uv) *)(Y + ys) = __builtin_shuffle(t1, t3, (sr_m4){0, 1, 4, 5});
-  *(SR(uv) *)(Y + 2 * ys) = __builtin_shuffle(t0, t2, (sr_m4){2, 3, 6, 7});
-  *(SR(uv) *)(Y + 3 * ys) = __builtin_shuffle(t1, t3, (sr_m4){2, 3, 6, 7});
+  const SR_VT t0 = SR_SHUF(a0, a1, 0, 4, 2, 6), t1 = SR_SHUF(a0, a1, 1, 5, 3, 7),
+              t2 = SR_SHUF(a2, a3, 0, 4, 2, 6), t3 = SR_SHUF(a2, a3, 1, 5, 3, 7);
+  *(SR(uv) *)Y = SR_SHUF(t0, t2, 0, 1, 4, 5);
+  *(SR(uv) *)(Y + ys) = SR_SHUF(t1, t3, 0, 1, 4, 5);
+  *(SR(uv) *)(Y + 2 * ys) = SR_SHUF(t0, t2, 2, 3, 6, 7);
+  *(SR(uv) *)(Y + 3 * ys) = SR_SHUF(t1, t3, 2, 3, 6, 7);
 #elif SR_NL == 2
-  typedef long long sr_m2 __attribute__((vector_size(16)));
   const SR_VT a0 = *(const SR(uv) *)Z, a1 = *(const SR(uv) *)(Z + zs);
-  *(SR(uv) *)Y = __builtin_shuffle(a0, a1, (sr_m2){0, 2});
-  *(SR(uv) *)(Y + ys) = __builtin_shuffle(a0, a1, (sr_m2){1, 3});
+  *(SR(uv) *)Y = SR_SHUF(a0, a1, 0, 2);
+  *(SR(uv) *)(Y + ys) = SR_SHUF(a0, a1, 1, 3);
 #else
   (void)ys, (void)zs;
   *Y = *Z;
@@ -213,6 +220,7 @@ static SR_ATTR void SR(inverse_full)(const tl_sysdata *d, double *X, double *Y, 
 }
 
 #undef SR_BY_NVEC
+#undef SR_SHUF
 #undef SR_VT
 #undef SR_NL
 #undef SR_ATTR
