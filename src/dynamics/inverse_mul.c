@@ -92,7 +92,7 @@ void tl_dyn_inverse_rows(tl_sysdata *d, double *X) {
 
 void tl_dyn_neg_inverse_mul_vec(const tl_sysdata *d, const double *Minv, const double *x, double *y) {
   const int n = d->m->nv;
-  if (n < TL_LANES || n < 2) { /* a few DOFs (the callers take dense unrolled products there) */
+  if (n < 2) { /* the kernels need a whole vector (TL_LANES <= 2); callers take this path for nv > 8 */
     for (int i = 0; i < n; i++) {
       double a = 0.0;
       for (int k = 0; k < n; k++) a -= x[k] * Minv[(size_t)k * n + i];
