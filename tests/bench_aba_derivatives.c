@@ -3,8 +3,11 @@
  * (ABA) on one robot in one process: batches of each interleaved, the state fixed
  * (kinematics cached), median of 41 batch ratios. Mode "callgrind" runs each once
  * after a warm-up, for `valgrind --tool=callgrind --toggle-collect=...`.
- * usage: bench_aba_derivatives URDF fixed|auto [time|callgrind|flops|dump] [LANES]
- * (LANES: cap the kernels' vector lanes, math/tl_cpu.h; 1 = the baseline) */
+ * usage: bench_aba_derivatives URDF fixed|auto [time|callgrind|flops|dump|btime|bcallgrind] [LANES]
+ * (LANES: cap the kernels' vector lanes, math/tl_cpu.h; 1 = the baseline).
+ * btime, bcallgrind: the cache state of talus_bench's ABA' column (M and h
+ * cached by tl_system_mass_matrix before the derivative calls, the state set
+ * again before the ABA calls so that they run ABA). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -54,6 +57,13 @@ static void flops(const tl_system *s) {
   }
 }
 
+/* The state set again (caches dropped), then the kinematics. */
+static void reset(tl_system *s, const double *q, int nq, const double *u, int nv) {
+  double pos[3], R[9];
+  tl_system_set_state(s, q, nq, u, nv, NULL);
+  tl_system_body_pose(s, 0, pos, R, NULL);
+}
+
 int main(int argc, char **argv) {
   if (argc < 3) return 2;
   tl_load_options opt = tl_load_options_default();
@@ -87,11 +97,15 @@ int main(int argc, char **argv) {
     }
   if (tl_system_set_state(s, q, nq, u, nv, &e)) return fprintf(stderr, "%s\n", e.message), 1;
   const char *mode = argc > 3 ? argv[3] : "time";
+  const int bench = mode[0] == 'b';
+  if (bench) mode++;
   if (argc > 4) tl_cpu_set_lanes_limit(atoi(argv[4]));
   tl_system_forward_dynamics(s, tau, du, nv, NULL);
   tl_system_forward_dynamics_derivatives(s, tau, A, B, C, nv, NULL);
   if (strcmp(mode, "callgrind") == 0) {
+    if (bench) reset(s, q, nq, u, nv);
     for (int i = 0; i < 3; i++) tl_system_forward_dynamics(s, tau, du, nv, NULL);
+    if (bench) tl_system_mass_matrix(s, C, nv, NULL);
     for (int i = 0; i < 3; i++) tl_system_forward_dynamics_derivatives(s, tau, A, B, C, nv, NULL);
   } else if (strcmp(mode, "flops") == 0) {
     flops(s);
@@ -102,9 +116,14 @@ int main(int argc, char **argv) {
     double r[NB], ta[NB], td[NB];
     int n = nv > 30 ? 300 : 1000;
     for (int k = 0; k < NB; k++) {
+      if (bench) reset(s, q, nq, u, nv);
       double t0 = now_ns();
       for (int i = 0; i < n; i++) tl_system_forward_dynamics(s, tau, du, nv, NULL);
       double t1 = now_ns();
+      if (bench) {
+        tl_system_mass_matrix(s, C, nv, NULL);
+        t1 = now_ns();
+      }
       for (int i = 0; i < n; i++) tl_system_forward_dynamics_derivatives(s, tau, A, B, C, nv, NULL);
       double t2 = now_ns();
       ta[k] = (t1 - t0) / n / 1e3, td[k] = (t2 - t1) / n / 1e3, r[k] = (t2 - t1) / (t1 - t0);

@@ -323,6 +323,23 @@ static int fd_matrix(tl_system *s, const tl_model *m, work *w, int fwd, int mode
   return 0;
 }
 
+/* A floating base's translation (columns 0..2 of D_q) and its linear velocity
+ * (columns 0..2 of D_u) change no joint torque and no acceleration: gravity
+ * is uniform, and the Newton-Euler equations are Galilean invariant (u's
+ * base velocity is the world-frame velocity of the base origin, so adding a
+ * constant to it adds the same constant to every point's velocity). Exactly
+ * 0, which the forward-dynamics derivatives rely on to skip those columns;
+ * the finite differences below check the rest. */
+static void check_base_invariance(const tl_model *m, const char *label, const char *what, const double *Dq,
+                                  const double *Du, int nv) {
+  if (tl_model_nbody(m) == 0 || tl_model_joint_type(m, 0) != TL_JOINT_FLOATING) return;
+  int bad = 0;
+  for (int i = 0; i < nv; i++)
+    for (int c = 0; c < 3; c++) bad += Dq[i * nv + c] != 0 || Du[i * nv + c] != 0;
+  TL_CHECK(bad == 0, "%s: %d entries of %s/dq or %s/du in the base's translation columns are not exactly 0", label,
+           bad, what, what);
+}
+
 static void check_dynamics(tl_system *s, const tl_model *m, const char *label, int k, work *w, rng *r,
                            result *res) {
   const int nq = w->nq, nv = w->nv;
@@ -349,6 +366,7 @@ static void check_dynamics(tl_system *s, const tl_model *m, const char *label, i
   for (int i = 0; i < nv; i++) imax = fmax(imax, C[i * nv + i]);
   fl_fd = 1e-3 * mmax * imax;
   API(tl_system_inverse_dynamics_derivatives(s, w->du, A, B, nv, ERR));
+  check_base_invariance(m, label, "dtau", A, B, nv);
   if (!TL_CHECK(fd_matrix(s, m, w, 0, D_Q, FD_H, Fd) == 0, "%s: FD failed", label)) return;
   record(res, C_IDQ, rel_err(A, Fd, nv * nv, fl_id), "state %d: dtau/dq", k);
   if (!TL_CHECK(fd_matrix(s, m, w, 0, D_U, FD_H, Fd) == 0, "%s: FD failed", label)) return;
@@ -370,6 +388,7 @@ static void check_dynamics(tl_system *s, const tl_model *m, const char *label, i
   TL_CHECK(memcmp(A, Fd, bytes) == 0 && memcmp(B, w->G, bytes) == 0 && memcmp(C, w->H, bytes) == 0,
            "%s, state %d: forward dynamics derivatives with %d lanes differ from the %d-lane baseline", label, k,
            tl_cpu_lanes(), TL_LANES);
+  check_base_invariance(m, label, "ddu", A, B, nv);
   if (!TL_CHECK(fd_matrix(s, m, w, 1, D_Q, FD_H, Fd) == 0, "%s: FD failed", label)) return;
   record(res, C_FDQ, rel_err(A, Fd, nv * nv, fl_fd), "state %d: ddu/dq", k);
   if (!TL_CHECK(fd_matrix(s, m, w, 1, D_U, FD_H, Fd) == 0, "%s: FD failed", label)) return;

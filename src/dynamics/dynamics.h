@@ -161,14 +161,16 @@ int tl_dyn_neg_mul_small(const double *Minv, double *X, double *Y, int n);
  * right-hand sides) with Minv = M^-1 (dense, symmetric: tl_dyn_inverse) for
  * X = dtau_dq and Y = dtau_du (plus terms between DOFs on one path): column
  * c vanishes outside the ancestors of c and its subtree [c, dof_end[c]),
- * and X's columns [0, x_col0) vanish (3 for dtau_dq of a floating base,
- * whose translation changes no torque). For nv > TL_DRV_SMALL_NV only that
- * pattern is read (the other entries may hold anything) and the columns
- * of Minv X are sums of rows of Minv over it, O(nv (sum of depths +
- * nv)); smaller systems take tl_dyn_neg_mul_small (the whole matrices read).
- * Every entry of X and Y is written, X's columns [0, x_col0) as +0. Uses
- * d->drv_mat. Source and cost: inverse_mul.c. */
-void tl_dyn_neg_inverse_mul(tl_sysdata *d, const double *Minv, double *X, int x_col0, double *Y);
+ * X's columns [0, x_col0) and Y's [0, y_col0) vanish (3 for dtau_dq of a
+ * floating base, whose translation changes no torque, and 3 for its dtau_du
+ * with no damping on those DOFs: a uniform velocity changes no torque, the
+ * Galilean invariance of the Newton-Euler equations). For nv >
+ * TL_DRV_SMALL_NV only that pattern is read (the other entries may hold
+ * anything) and the columns of Minv X are sums of rows of Minv over it,
+ * O(nv (sum of depths + nv)); smaller systems take tl_dyn_neg_mul_small
+ * (the whole matrices read). Every entry of X and Y is written, the
+ * vanishing columns as +0. Uses d->drv_mat. Source and cost: inverse_mul.c. */
+void tl_dyn_neg_inverse_mul(tl_sysdata *d, const double *Minv, double *X, int x_col0, double *Y, int y_col0);
 /* y <- -Minv x (x, y: [nv], distinct) for Minv = M^-1 dense and symmetric:
  * the sum of the rows Minv[k] times x[k] in register blocks (the kernels of
  * tl_dyn_neg_inverse_mul; the same bits in every vector width). */

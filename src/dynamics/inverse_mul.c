@@ -35,9 +35,9 @@ typedef double im_v4 __attribute__((vector_size(32)));
  * right-hand sides) for Minv = M^-1 dense and symmetric (tl_dyn_inverse)
  * and X, Y whose column c vanishes outside the ancestors of c and its
  * subtree [c, dof_end[c]) (the pattern of dtau_dq and dtau_du: DOFs on one
- * path), columns [0, x_col0) of X vanishing entirely. Only those entries
- * are read (the others may hold anything, NaN included); every entry of X
- * and Y is written, columns [0, x_col0) of X as +0.
+ * path), columns [0, x_col0) of X and [0, y_col0) of Y vanishing entirely.
+ * Only those entries are read (the others may hold anything, NaN
+ * included); every entry of X and Y is written, the vanishing columns as +0.
  *
  * Column c of the solution is -sum over the pattern rows k of X[k][c]
  * Minv[:, k], and Minv[:, k] = Minv[k, :] (symmetry), so row c of the
@@ -53,26 +53,29 @@ typedef double im_v4 __attribute__((vector_size(32)));
  * -M^-1 dtau with M^-1 from their Minv pass) with the tree pattern of the
  * columns. For nv <= TL_DRV_SMALL_NV the fully unrolled dense products of
  * tl_dyn_neg_mul_small. Scratch: d->drv_mat. */
-void tl_dyn_neg_inverse_mul(tl_sysdata *d, const double *Minv, double *X, int x_col0, double *Y) {
+void tl_dyn_neg_inverse_mul(tl_sysdata *d, const double *Minv, double *X, int x_col0, double *Y, int y_col0) {
   const int n = d->m->nv;
   if (tl_dyn_neg_mul_small(Minv, X, Y, n)) {
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
       for (int c = 0; c < x_col0; c++) X[(size_t)i * n + c] = 0.0;
+      for (int c = 0; c < y_col0; c++) Y[(size_t)i * n + c] = 0.0;
+    }
     return;
   }
   double *zx = d->drv_mat, *zy = zx + (size_t)n * n;
   memset(zx, 0, (size_t)x_col0 * n * sizeof(double));
+  memset(zy, 0, (size_t)y_col0 * n * sizeof(double));
 #ifdef TL_CPU_X86_AVX
   if (tl_cpu_lanes() >= 4) {
     avx_inverse_cols(d, Minv, X, x_col0, zx);
-    avx_inverse_cols(d, Minv, Y, 0, zy);
+    avx_inverse_cols(d, Minv, Y, y_col0, zy);
     avx_transpose(X, zx, n);
     avx_transpose(Y, zy, n);
     return;
   }
 #endif
   base_inverse_cols(d, Minv, X, x_col0, zx);
-  base_inverse_cols(d, Minv, Y, 0, zy);
+  base_inverse_cols(d, Minv, Y, y_col0, zy);
   base_transpose(X, zx, n);
   base_transpose(Y, zy, n);
 }

@@ -727,7 +727,7 @@ static int analytic_system(tl_world *w, tl_step_derivatives *ws, int i, double *
     return -1;
   }
   tl_dyn_inverse(d, Mi);                   /* da/dtau = M_eff^-1 */
-  tl_dyn_neg_inverse_mul(d, Mi, Xq, 0, Xu); /* da/dq = -M_eff^-1 (dRNEA/dq - df/dq), da/du likewise */
+  tl_dyn_neg_inverse_mul(d, Mi, Xq, 0, Xu, 0); /* da/dq = -M_eff^-1 (dRNEA/dq - df/dq), da/du likewise */
   int st = has_contact ? contact_rows(w, ws, i) : joint_rows(w, ws, i);
   if (st) return st;
   /* velocity rows: du+/dx = [dt da/dq, 1 + dt da/du], du+/dtau = dt M_eff^-1 */

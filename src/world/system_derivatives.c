@@ -90,9 +90,11 @@ tl_status tl_system_forward_dynamics_derivatives(tl_system *s, const double *tau
   int ran_h;
   if ((st = accel_and_factor(s, tau, ddu_dtau, &ran_h, err))) return st;
   tl_dyn_rnea_derivatives_path(d, s->world->opt.gravity, du, ddu_dq, ddu_du, ran_h);
-  /* -M^-1 dtau/dq, -M^-1 dtau/du with the M^-1 just returned; a floating base's translations change no
-   * torque: columns 0..2 of dtau/dq are exactly 0 (tl_dyn_rnea_derivatives) */
-  tl_dyn_neg_inverse_mul(d, ddu_dtau, ddu_dq, s->m->jnt_type[0] == TL_JOINT_FLOATING ? 3 : 0, ddu_du);
+  /* -M^-1 dtau/dq, -M^-1 dtau/du with the M^-1 just returned; a floating base's translations and its
+   * linear velocity change no torque: columns 0..2 of dtau/dq and dtau/du are exactly 0
+   * (tl_dyn_rnea_derivatives) */
+  const int c0 = s->m->jnt_type[0] == TL_JOINT_FLOATING ? 3 : 0;
+  tl_dyn_neg_inverse_mul(d, ddu_dtau, ddu_dq, c0, ddu_du, c0);
   return TL_OK;
 }
 
@@ -159,7 +161,13 @@ tl_status tl_system_forward_dynamics_passive_derivatives(tl_system *s, const dou
   tl_dyn_rnea_derivatives_path(d, s->world->opt.gravity, du, ddu_dq, ddu_du, ran_h);
   const double *rec = ext_record(s);
   tl_dyn_passive_derivatives(d, rec, -1.0, ddu_dq, ddu_du);
-  /* columns 0..2 of a floating base stay exactly 0 (tl_dyn_passive_derivatives writes none) */
-  tl_dyn_neg_inverse_mul(d, ddu_dtau, ddu_dq, s->m->jnt_type[0] == TL_JOINT_FLOATING ? 3 : 0, ddu_du);
+  /* columns 0..2 of a floating base stay exactly 0 in dtau/dq (tl_dyn_passive_derivatives writes none) and
+   * in dtau/du unless its linear DOFs are damped */
+  const tl_model *m = s->m;
+  const int c0 = m->jnt_type[0] == TL_JOINT_FLOATING ? 3 : 0;
+  int cu = c0;
+  for (int k = 0; k < c0; k++)
+    if (m->dof_damping[k] != 0) cu = 0;
+  tl_dyn_neg_inverse_mul(d, ddu_dtau, ddu_dq, c0, ddu_du, cu);
   return TL_OK;
 }
