@@ -61,7 +61,7 @@ typedef struct tl_sysdata {
   double *drv_vec;        /* [nv*48] per DOF: psi, zeta, nu, S, G, H (6 each), r (12) */
   double *drv_tau;        /* [2*nv] RNEA result of the derivative pass, then the ABA solution */
   double *drv_mat;        /* [2*nv*nv] scratch: -(M^-1 dtau_dq)^T, -(M^-1 dtau_du)^T (tl_dyn_neg_inverse_mul),
-                             L^-T (tl_dyn_inverse) */
+                             L^-T and the scaled coefficients -D^-1 L^-T (tl_dyn_inverse) */
 } tl_sysdata;
 
 /* Allocate the arrays of d for model m (state at the reference configuration)
@@ -221,7 +221,7 @@ static inline int tl_dyn_factor_of_M(const tl_sysdata *d) {
  * Algorithms, 2008, sec. 6.5; Featherstone, "Efficient factorization of
  * the joint-space inertia matrix for branched kinematic trees", IJRR 24(6),
  * 2005. X needs no initialisation; besides X only the scratch d->drv_mat
- * and d->vtmp are written. 4-lane AVX kernels are chosen at run time
+ * is written. 4-lane AVX kernels are chosen at run time
  * (math/tl_cpu.h): the same bits. */
 void tl_dyn_inverse(tl_sysdata *d, double *X);
 /* tl_dyn_inverse for nv > 8 (inverse_mul.c). */

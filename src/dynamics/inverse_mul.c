@@ -80,17 +80,17 @@ void tl_dyn_neg_inverse_mul(tl_sysdata *d, const double *Minv, double *X, int x_
   base_transpose(Y, zy, n);
 }
 
-/* The inverse for nv > 8 (tl_dyn_inverse, dynamics.h): L^-T into d->drv_mat,
- * the coefficients of a row in d->vtmp. */
+/* The inverse for nv > 8 (tl_dyn_inverse, dynamics.h): L^-T and the
+ * coefficients of the rows in d->drv_mat (2 nv^2). */
 void tl_dyn_inverse_rows(tl_sysdata *d, double *X) {
   double *Y = d->drv_mat; /* [nv x nv] */
 #ifdef TL_CPU_X86_AVX
   if (tl_cpu_lanes() >= 4) {
-    avx_inverse_full(d, X, Y, d->vtmp);
+    avx_inverse_full(d, X, Y, Y + (size_t)d->m->nv * d->m->nv);
     return;
   }
 #endif
-  base_inverse_full(d, X, Y, d->vtmp);
+  base_inverse_full(d, X, Y, Y + (size_t)d->m->nv * d->m->nv);
 }
 
 void tl_dyn_neg_inverse_mul_vec(const tl_sysdata *d, const double *Minv, const double *x, double *y) {

@@ -189,18 +189,19 @@ static SR_ATTR void SR(mirror_lower)(double *X, int n) {
 }
 
 /* X <- A^-1 = L^-1 D^-1 L^-T for the factor A = L^T D L of tl_dyn_factor
- * (d->LD, d->LDinv), n >= SR_NL, with Y (n x n) and w (n) as scratch:
+ * (d->LD, d->LDinv), n >= SR_NL, with Y and Yd (n x n each) as scratch:
  * Y = L^-T row by row from the last, Y[k] = e_k - sum over the descendants
  * i of k of L[i][k] Y[i] on the columns [k, dof_end[k]) (L[i][k] is row k of
  * LD's upper triangle; Y[i] vanishes outside i's subtree, so Y[k] outside
- * k's: Y is cleared first); then the lower triangle of row j of A^-1 = sum
+ * k's: Y is cleared first); the coefficients Yd[k] = -(Y[k] / D[k]) row by
+ * row on the same columns; then the lower triangle of row j of A^-1 = sum
  * over k in the ancestors of j and j of (Y[k][j] / D[k]) Y[k] (as minus the
- * sum with the coefficients w[k] = -Y[k][j] / D[k]) on the columns
- * [0, j], and the strictly upper triangle mirrored from the lower (A^-1
- * symmetric bit for bit). The rows' sums in registers; multiply-adds about
+ * sum with the coefficients Yd[k][j], read down column j of Yd) on the
+ * columns [0, j], and the strictly upper triangle mirrored from the lower
+ * (A^-1 symmetric bit for bit). The rows' sums in registers; multiply-adds about
  * sum_k (descendants(k) + 1) (subtree(k) + 1) / 2 + sum_j (depth(j) + 1)
  * (j + 1) / 2, the zeros of a row's vectors included. */
-static SR_ATTR void SR(inverse_full)(const tl_sysdata *d, double *X, double *Y, double *w) {
+static SR_ATTR void SR(inverse_full)(const tl_sysdata *d, double *X, double *Y, double *Yd) {
   const int n = d->m->nv, *end = d->dof_end, *anc_adr = d->dof_anc_adr, *anc_all = d->dof_anc;
   const size_t sn = (size_t)n;
   const double *dinv = d->LDinv;
@@ -210,12 +211,16 @@ static SR_ATTR void SR(inverse_full)(const tl_sysdata *d, double *X, double *Y, 
     if (end[k] > k + 1) SR(rowsum_range)(yk, Y, d->LD + (size_t)k * sn, 0, 1, NULL, 0, k + 1, end[k], n, k, end[k]);
     yk[k] = 1.0; /* the sum is exactly 0 there: every Y[i] (i > k) vanishes at column k */
   }
-  for (int j = 0; j < n; j++) {
-    const int *anc = anc_all + anc_adr[j], na = anc_adr[j + 1] - anc_adr[j];
-    for (int a = 0; a < na; a++) w[anc[a]] = -(Y[(size_t)anc[a] * sn + j] * dinv[anc[a]]);
-    w[j] = -dinv[j]; /* Y[j][j] = 1 */
-    SR(rowsum_range)(X + (size_t)j * sn, Y, w, 1, 1, anc, na, j, j + 1, n, 0, j + 1);
+  /* Yd[k] = -(Y[k] D^-1[k]) on k's subtree columns [k, dof_end[k]) */
+  for (int k = 0; k < n; k++) {
+    const double *yk = Y + (size_t)k * sn;
+    double *ydk = Yd + (size_t)k * sn;
+    const double s = dinv[k];
+    for (int i = k; i < end[k]; i++) ydk[i] = -(yk[i] * s);
   }
+  for (int j = 0; j < n; j++) /* row j: the coefficients Yd[k][j], k in anc(j) and j */
+    SR(rowsum_range)(X + (size_t)j * sn, Y, Yd + j, sn, sn, anc_all + anc_adr[j], anc_adr[j + 1] - anc_adr[j], j,
+                     j + 1, n, 0, j + 1);
   SR(mirror_lower)(X, n);
 }
 
