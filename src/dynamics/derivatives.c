@@ -134,7 +134,34 @@ static inline double dot6(const double a[6], const double b[6]) {
   const tl_lanes h = (tl_lanes){v[0], v[1]} + (tl_lanes){v[2], v[3]} + w;
   return h[0] + h[1];
 }
+/* dot12(a, b) and dot12(a, c) together (the same expressions; the two
+ * final reductions share their shuffles). */
+static inline void dot12x2(const double a[12], const double b[12], const double c[12], double *ab, double *ac) {
+  const drv_v4u *x = (const drv_v4u *)a, *y = (const drv_v4u *)b, *z = (const drv_v4u *)c;
+  const drv_v4 v = (x[0] * y[0] + x[1] * y[1]) + x[2] * y[2], w = (x[0] * z[0] + x[1] * z[1]) + x[2] * z[2];
+  const tl_lanes tv = (tl_lanes){v[0], v[1]} + (tl_lanes){v[2], v[3]},
+                 tw = (tl_lanes){w[0], w[1]} + (tl_lanes){w[2], w[3]};
+  const tl_lanes h = (tl_lanes){tv[0], tw[0]} + (tl_lanes){tv[1], tw[1]};
+  *ab = h[0], *ac = h[1];
+}
+/* dot6(a, b) and dot6(a, c) together. */
+static inline void dot6x2(const double a[6], const double b[6], const double c[6], double *ab, double *ac) {
+  const drv_v4 v = *(const drv_v4u *)a * *(const drv_v4u *)b, w = *(const drv_v4u *)a * *(const drv_v4u *)c;
+  const tl_lanes a45 = tl_lanes_set(a[4], a[5]);
+  const tl_lanes hv = (tl_lanes){v[0], v[1]} + (tl_lanes){v[2], v[3]} + a45 * tl_lanes_set(b[4], b[5]),
+                 hw = (tl_lanes){w[0], w[1]} + (tl_lanes){w[2], w[3]} + a45 * tl_lanes_set(c[4], c[5]);
+  const tl_lanes h = (tl_lanes){hv[0], hw[0]} + (tl_lanes){hv[1], hw[1]};
+  *ab = h[0], *ac = h[1];
+}
 #else
+static inline double dot12(const double a[12], const double b[12]);
+static inline double dot6(const double a[6], const double b[6]);
+static inline void dot12x2(const double a[12], const double b[12], const double c[12], double *ab, double *ac) {
+  *ab = dot12(a, b), *ac = dot12(a, c);
+}
+static inline void dot6x2(const double a[6], const double b[6], const double c[6], double *ab, double *ac) {
+  *ab = dot6(a, b), *ac = dot6(a, c);
+}
 static inline double dot12(const double a[12], const double b[12]) {
   double v[4];
   for (int j = 0; j < 4; j++) v[j] = (a[j] * b[j] + a[j + 4] * b[j + 4]) + a[j + 8] * b[j + 8];
@@ -412,14 +439,14 @@ static inline void rnea_derivatives_body(tl_sysdata *d, const double g[3], const
       for (; l >= (k >= kf ? kf : 0); l = m->dof_parent[l]) {
         const double *pl = vec + DV * l, *Sl = pl + 18;
         /* (k, l): l above k */
-        if (l < v0 || moves_mate(m, b, l, k))
-          rowq[l] = dot12(r, pl);
-        else
+        if (l < v0 || moves_mate(m, b, l, k)) {
+          dot12x2(r, pl, pl + 12, rowq + l, rowu + l);
+        } else {
           rowq[l] = dot6(Sk, pl + 24);
-        rowu[l] = dot12(r, pl + 12);
+          rowu[l] = dot12(r, pl + 12);
+        }
         /* (l, k): k below l, never moves l */
-        dtau_dq[(size_t)l * nv + k] = dot6(Sl, Gk);
-        dtau_du[(size_t)l * nv + k] = dot6(Sl, Hk);
+        dot6x2(Sl, Gk, Hk, dtau_dq + (size_t)l * nv + k, dtau_du + (size_t)l * nv + k);
       }
       if (l < 0) continue;
       /* l == 5: the floating base, k >= 6 below it */
@@ -427,8 +454,7 @@ static inline void rnea_derivatives_body(tl_sysdata *d, const double g[3], const
       tl_v3_cross(gp, Gk + 3, p0);
       tl_v3_cross(hp, Hk + 3, p0);
       for (int j = 0; j < 3; j++) {
-        rowq[3 + j] = dot12(r, vec + DV * (3 + j));
-        rowu[3 + j] = dot12(r, vec + DV * (3 + j) + 12);
+        dot12x2(r, vec + DV * (3 + j), vec + DV * (3 + j) + 12, rowq + 3 + j, rowu + 3 + j);
         rowu[j] = r[9 + j];
         dtau_dq[(size_t)j * nv + k] = Gk[3 + j];
         dtau_du[(size_t)j * nv + k] = Hk[3 + j];
