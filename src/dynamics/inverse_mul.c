@@ -42,8 +42,8 @@ typedef double im_v4 __attribute__((vector_size(32)));
  * Column c of the solution is -sum over the pattern rows k of X[k][c]
  * Minv[:, k], and Minv[:, k] = Minv[k, :] (symmetry), so row c of the
  * transposed solution is a sum of whole rows of Minv with the coefficients
- * X[k][c]: register blocks of up to 8 vectors over the row (one pass for
- * nv <= 32 with AVX), each row of Minv loaded once per term, then a
+ * X[k][c]: register blocks of up to 13 vectors over the row (one pass for
+ * nv <= 52 with AVX), each row of Minv loaded once per term, then a
  * blocked transpose into X and Y. Multiply-adds: nv (depth(c) + subtree(c))
  * per column, the same count as a tree-sparse L^T D L solve of the two
  * matrices (Featherstone 2008, Table 6.4), which this replaced: it keeps

@@ -61,17 +61,67 @@ SR_COLS(7)
 SR_COLS(8)
 #undef SR_COLS
 
+/* The same for NV = 9 to 13 vectors with named accumulators (an array of
+ * more than eight vectors is past GCC's limit for keeping an aggregate in
+ * registers; 13 accumulators, the coefficient and a product fill 15 of the
+ * 16 vector registers of x86-64). */
+#define SR_T(i, p) \
+  if (nvk > i) a##i -= f * *(const SR(uv) *)(i == nvk - 1 ? (p) + dl : (p) + (size_t)i * SR_NL);
+#define SR_TERMS(p) SR_T(0, p) SR_T(1, p) SR_T(2, p) SR_T(3, p) SR_T(4, p) SR_T(5, p) SR_T(6, p) SR_T(7, p) \
+  SR_T(8, p) SR_T(9, p) SR_T(10, p) SR_T(11, p) SR_T(12, p)
+#define SR_S(i) \
+  if (nvk > i) *(SR(uv) *)(i == nvk - 1 ? z + dl : z + (size_t)i * SR_NL) = a##i;
+#define SR_COLS_BIG(NV)                                                                                         \
+  static inline SR_ATTR void SR(cols##NV)(double *restrict z, const double *restrict A,                         \
+                                          const double *restrict X, const int *restrict anc, int na, int k0,    \
+                                          int k1, size_t n, size_t xa, size_t xs, size_t dl) {                  \
+    enum { nvk = NV };                                                                                          \
+    SR_VT a0 = SR_SPLAT(0.0), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0, a8 = a0, a9 = a0,  \
+          a10 = a0, a11 = a0, a12 = a0;                                                                         \
+    for (int j = 0; j < na; j++) {                                                                              \
+      const SR_VT f = SR_SPLAT(X[(size_t)anc[j] * xa]);                                                         \
+      const double *restrict r = A + (size_t)anc[j] * n;                                                        \
+      SR_TERMS(r)                                                                                               \
+    }                                                                                                           \
+    const double *restrict r = A + (size_t)k0 * n, *restrict x = X + (size_t)k0 * xs;                           \
+    for (int k = k0; k < k1; k++, r += n, x += xs) {                                                            \
+      const SR_VT f = SR_SPLAT(*x);                                                                             \
+      SR_TERMS(r)                                                                                               \
+    }                                                                                                           \
+    SR_S(0) SR_S(1) SR_S(2) SR_S(3) SR_S(4) SR_S(5) SR_S(6) SR_S(7) SR_S(8) SR_S(9) SR_S(10) SR_S(11) SR_S(12) \
+    (void)a9, (void)a10, (void)a11, (void)a12;                                                                  \
+  }
+SR_COLS_BIG(9)
+SR_COLS_BIG(10)
+SR_COLS_BIG(11)
+SR_COLS_BIG(12)
+SR_COLS_BIG(13)
+#undef SR_COLS_BIG
+#undef SR_S
+#undef SR_TERMS
+#undef SR_T
+
 /* z[cb, ce) <- -(sum over k in anc[0..na) of X[k xa] A[k], then over k in
  * [k0, k1) of X[k xs] A[k]) for the rows A[k] = A + k n, with nvec =
- * ceil((ce - cb) / SR_NL) >= 1 vectors: in blocks of up to 8 vectors, the
- * last vector of the last block ending at ce (it may overlap the one
- * before). Inlined into a caller that passes nvec as a constant up to 8,
- * it is one kernel. */
+ * ceil((ce - cb) / SR_NL) >= 1 vectors: one block of 9 to 13 vectors, or
+ * blocks of up to 8, the last vector of the last block ending at ce (it
+ * may overlap the one before). Inlined into a caller that passes nvec as a
+ * constant up to 13, it is one kernel. */
 __attribute__((always_inline)) static inline SR_ATTR void SR(rowsum)(double *restrict z, const double *restrict A,
                                                                      const double *restrict X, size_t xa, size_t xs,
                                                                      const int *restrict anc, int na, int k0,
                                                                      int k1, int n, int cb, int ce, int nvec) {
   const size_t sn = (size_t)n;
+  if (nvec >= 9 && nvec <= 13) { /* one block */
+    const size_t dl = (size_t)(ce - cb) - SR_NL;
+    switch (nvec) {
+      case 9: SR(cols9)(z + cb, A + cb, X, anc, na, k0, k1, sn, xa, xs, dl); return;
+      case 10: SR(cols10)(z + cb, A + cb, X, anc, na, k0, k1, sn, xa, xs, dl); return;
+      case 11: SR(cols11)(z + cb, A + cb, X, anc, na, k0, k1, sn, xa, xs, dl); return;
+      case 12: SR(cols12)(z + cb, A + cb, X, anc, na, k0, k1, sn, xa, xs, dl); return;
+      default: SR(cols13)(z + cb, A + cb, X, anc, na, k0, k1, sn, xa, xs, dl); return;
+    }
+  }
   for (int v0 = 0; v0 < nvec; v0 += 8) {
     const int nb = nvec - v0 < 8 ? nvec - v0 : 8;
     const size_t c0 = (size_t)cb + (size_t)SR_NL * v0,
@@ -104,7 +154,7 @@ static inline SR_ATTR void SR(rowsum_range)(double *restrict z, const double *re
 }
 
 /* Calls F(..., nv) with nv = the vectors per row, a constant for rows of up
- * to 8 vectors (one register block: every F inlines to one kernel). */
+ * to 13 vectors (one register block: every F inlines to one kernel). */
 #define SR_BY_NVEC(F, nvec, ...)                     \
   switch (nvec) {                                    \
     case 1: F(__VA_ARGS__, 1); break;                \
@@ -115,6 +165,11 @@ static inline SR_ATTR void SR(rowsum_range)(double *restrict z, const double *re
     case 6: F(__VA_ARGS__, 6); break;                \
     case 7: F(__VA_ARGS__, 7); break;                \
     case 8: F(__VA_ARGS__, 8); break;                \
+    case 9: F(__VA_ARGS__, 9); break;                \
+    case 10: F(__VA_ARGS__, 10); break;              \
+    case 11: F(__VA_ARGS__, 11); break;              \
+    case 12: F(__VA_ARGS__, 12); break;              \
+    case 13: F(__VA_ARGS__, 13); break;              \
     default: F(__VA_ARGS__, nvec); break;            \
   }
 
