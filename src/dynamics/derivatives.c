@@ -291,8 +291,10 @@ static inline void rnea_derivatives_body(tl_sysdata *d, const double g[3], const
   /* accelerations (gravity as -g at the root) and subtree forces F_B in cfrc: a whole RNEA, or
    * (after_h) its du = 0 pass already there plus the du parts below */
   if (!after_h) tl_dyn_rnea(d, g, du, 1, d->drv_tau);
-  /* per body: I, Idot = spi_dot(I, v), I v (two bodies at a time where tl_lanes has two lanes) */
-  int b0 = 0;
+  /* per body: I, Idot = spi_dot(I, v), I v (two bodies at a time where tl_lanes has two lanes); a fixed
+   * base's root (no DOF) serves no DOF: its composites are not formed */
+  const int b_first = m->jnt_nv[0] == 0;
+  int b0 = b_first;
 #if TL_LANES == 2
   for (; b0 + 1 < nb; b0 += 2) {
     double *c0 = cb + CB * b0, *c1 = c0 + CB;
@@ -335,7 +337,8 @@ static inline void rnea_derivatives_body(tl_sysdata *d, const double g[3], const
       }
       for (int i = 0; i < 6; i++) acc[i] += ad[i];
     }
-    b0 = 0;
+    b0 = b_first;
+    if (b_first) memset(cb + 32, 0, 6 * sizeof(double)); /* the fixed root's a_du = 0 */
 #if TL_LANES == 2
     for (; b0 + 1 < nb; b0 += 2) {
       double *c0 = cb + CB * b0, *c1 = c0 + CB;
@@ -351,7 +354,8 @@ static inline void rnea_derivatives_body(tl_sysdata *d, const double g[3], const
   for (int b = nb - 1; b > 0; b--) {
     double *cp = cb + CB * m->parent[b];
     const double *c = cb + CB * b;
-    for (int i = 0; i < 26; i++) cp[i] += c[i];
+    if (m->parent[b] >= b_first)
+      for (int i = 0; i < 26; i++) cp[i] += c[i];
     if (after_h)
       for (int i = 32; i < 38; i++) cp[i] += c[i];
   }
