@@ -85,7 +85,9 @@ void tl_dyn_crba(tl_sysdata *d);
 /* Recursive Newton-Euler: tau = RNEA(q, u, du) for gravity g (3), written to
  * tau (nv). du may be NULL (zero): tau is then h(q, u). With u_on = 0 the
  * velocity terms are dropped (gravity only). Featherstone 2008, Table 5.1.
- * Needs tl_dyn_kinematics. */
+ * Leaves the bodies' accelerations in d->cacc and their subtree forces in
+ * d->cfrc, but for a fixed base's root, whose force no torque reads (left as
+ * it was). Needs tl_dyn_kinematics. */
 void tl_dyn_rnea(tl_sysdata *d, const double g[3], const double *du, int u_on, double *tau);
 
 /* Spatial accelerations of every body into d->cacc for joint accelerations

@@ -62,13 +62,13 @@ void tl_dyn_accelerations(tl_sysdata *d, const double *g, const double *du, int 
   }
 }
 
-/* cfrc[b] = I_b a_b (+ v_b x* I_b v_b when u_on) for every body, TL_LANES
- * bodies at a time (independent: tl_lanes). */
-static void body_forces(tl_sysdata *d, int u_on) {
+/* cfrc[b] = I_b a_b (+ v_b x* I_b v_b when u_on) for every body from b0,
+ * TL_LANES bodies at a time (independent: tl_lanes). */
+static void body_forces(tl_sysdata *d, int u_on, int b0) {
   const int nb = d->m->nbody;
   const double *cinert = d->cinert, *cacc = d->cacc, *cvel = d->cvel;
   double *restrict cfrc = d->cfrc;
-  for (int b = 0; b < nb; b += TL_LANES) {
+  for (int b = b0; b < nb; b += TL_LANES) {
     int c = TL_LANES > 1 && b + 1 < nb ? b + 1 : b; /* the second lane (b again at the end) */
     tl_lanes I[10], a[6], v[6], f[6];
     for (int i = 0; i < 10; i++) I[i] = tl_lanes_set(cinert[10 * b + i], cinert[10 * c + i]);
@@ -91,14 +91,16 @@ static void body_forces(tl_sysdata *d, int u_on) {
 void tl_dyn_rnea(tl_sysdata *d, const double g[3], const double *du, int u_on, double *tau) {
   const tl_model *m = d->m;
   double *restrict cfrc = d->cfrc;
+  /* a fixed base's root has no DOF: no torque reads its force, which is not formed (cfrc[0] is left
+   * as it was) */
+  const int b0 = m->jnt_nv[0] == 0;
   tl_dyn_accelerations(d, g, du, u_on);
-  body_forces(d, u_on);
+  body_forces(d, u_on, b0);
   for (int b = m->nbody - 1; b > 0; b--) {
     const double *f = cfrc + 6 * b;
-    double *fp = cfrc + 6 * m->parent[b];
     for (int k = m->v_adr[b]; k < m->v_adr[b] + m->jnt_nv[b]; k++)
       tau[k] = tl_sp_dot(d->cdof + 6 * k, f);
-    tl_lanes_add_even(fp, f, 6);
+    if (m->parent[b] >= b0) tl_lanes_add_even(cfrc + 6 * m->parent[b], f, 6);
   }
   const double *f = cfrc;
   if (m->jnt_type[0] == TL_JOINT_FLOATING) { /* f, then n + f x p */
