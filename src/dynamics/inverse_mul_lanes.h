@@ -219,28 +219,64 @@ static inline SR_ATTR void SR(tblock)(double *restrict Y, size_t ys, const doubl
 #endif
 }
 
-/* Y <- Z^T (n x n, row-major): by blocks, the rest one by one. */
+#if SR_NL == 4
+/* The 2 x 2 block at Y (row stride ys) <- the transpose of the one at Z
+ * (row stride zs): two-lane shuffles, for the edges of rows of n = 4 m + 2
+ * or 4 m + 3. */
+typedef tl_lanes SR(u2) __attribute__((aligned(8)));
+static inline SR_ATTR void SR(t2)(double *restrict Y, size_t ys, const double *restrict Z, size_t zs) {
+  const tl_lanes a0 = *(const SR(u2) *)Z, a1 = *(const SR(u2) *)(Z + zs);
+  *(SR(u2) *)Y = SR_SHUF(a0, a1, 0, 2);
+  *(SR(u2) *)(Y + ys) = SR_SHUF(a0, a1, 1, 3);
+}
+#endif
+
+/* Y <- Z^T (n x n, row-major): by blocks, two more rows and columns by 2 x 2
+ * blocks where the 4-lane blocks leave two or three, the rest one by one. */
 static SR_ATTR void SR(transpose)(double *restrict Y, const double *restrict Z, int n) {
   const size_t sn = (size_t)n;
   const int nb = n - n % SR_NL; /* rows and columns [0, nb) go by blocks */
   for (int c0 = 0; c0 < nb; c0 += SR_NL)
     for (int i0 = 0; i0 < nb; i0 += SR_NL) SR(tblock)(Y + (size_t)i0 * sn + c0, sn, Z + (size_t)c0 * sn + i0, sn);
+  int e0 = nb; /* rows and columns [0, e0) done */
+#if SR_NL == 4
+  if (n - nb >= 2) {
+    const size_t b = (size_t)nb;
+    for (size_t i0 = 0; i0 < b; i0 += 2) {
+      SR(t2)(Y + i0 * sn + b, sn, Z + b * sn + i0, sn);
+      SR(t2)(Y + b * sn + i0, sn, Z + i0 * sn + b, sn);
+    }
+    SR(t2)(Y + b * sn + b, sn, Z + b * sn + b, sn);
+    e0 = nb + 2;
+  }
+#endif
   for (int i = 0; i < n; i++)
-    for (int c = i < nb ? nb : 0; c < n; c++) Y[(size_t)i * sn + c] = Z[(size_t)c * sn + i];
+    for (int c = i < e0 ? e0 : 0; c < n; c++) Y[(size_t)i * sn + c] = Z[(size_t)c * sn + i];
 }
 
 /* X's strictly upper triangle <- its strictly lower one (n x n): the blocks
- * above the diagonal blocks by tblock, the rest one by one. */
+ * above the diagonal blocks by tblock (and 2 x 2 blocks on two more columns,
+ * as transpose), the rest one by one. */
 static SR_ATTR void SR(mirror_lower)(double *X, int n) {
   const size_t sn = (size_t)n;
   const int nb = n - n % SR_NL;
   for (int i0 = 0; i0 < nb; i0 += SR_NL) {
     for (int j0 = i0 + SR_NL; j0 < nb; j0 += SR_NL) SR(tblock)(X + (size_t)i0 * sn + j0, sn, X + (size_t)j0 * sn + i0, sn);
-    for (int i = i0; i < i0 + SR_NL; i++) /* within the diagonal block */
-      for (int j = i + 1; j < i0 + SR_NL; j++) X[(size_t)i * sn + j] = X[(size_t)j * sn + i];
+    double *xd = X + (size_t)i0 * sn + i0; /* within the diagonal block */
+    for (int a = 1; a < SR_NL; a++)
+      for (int b = 0; b < a; b++) xd[(size_t)b * sn + a] = xd[(size_t)a * sn + b];
   }
-  for (int i = 0; i < n; i++) /* the columns [nb, n) */
-    for (int j = i + 1 > nb ? i + 1 : nb; j < n; j++) X[(size_t)i * sn + j] = X[(size_t)j * sn + i];
+  int e0 = nb; /* columns [0, e0) done */
+#if SR_NL == 4
+  if (n - nb >= 2) {
+    const size_t b = (size_t)nb;
+    for (size_t i0 = 0; i0 < b; i0 += 2) SR(t2)(X + i0 * sn + b, sn, X + b * sn + i0, sn);
+    X[b * sn + b + 1] = X[(b + 1) * sn + b];
+    e0 = nb + 2;
+  }
+#endif
+  for (int i = 0; i < n; i++) /* the columns [e0, n) */
+    for (int j = i + 1 > e0 ? i + 1 : e0; j < n; j++) X[(size_t)i * sn + j] = X[(size_t)j * sn + i];
 }
 
 /* X <- A^-1 = L^-1 D^-1 L^-T for the factor A = L^T D L of tl_dyn_factor
