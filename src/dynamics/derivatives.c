@@ -290,7 +290,7 @@ static inline void rnea_derivatives_body(tl_sysdata *d, const double g[3], const
   double *cb = d->drv_I, *vec = d->drv_vec;
   /* accelerations (gravity as -g at the root) and subtree forces F_B in cfrc: a whole RNEA, or
    * (after_h) its du = 0 pass already there plus the du parts below */
-  if (!after_h) tl_dyn_rnea(d, g, du, 1, d->drv_tau);
+  if (!after_h) tl_dyn_rnea(d, g, du, 1, NULL);
   /* per body: I, Idot = spi_dot(I, v), I v (two bodies at a time where tl_lanes has two lanes); a fixed
    * base's root (no DOF) serves no DOF: its composites are not formed */
   const int b_first = m->jnt_nv[0] == 0;
@@ -370,8 +370,10 @@ static inline void rnea_derivatives_body(tl_sysdata *d, const double g[3], const
   for (int b = 0; b < nb; b++) {
     int v0 = m->v_adr[b], nj = m->jnt_nv[b];
     if (nj == 0) continue;
-    double vp[6] = {0, 0, 0, 0, 0, 0}, ap[6] = {0, 0, 0, 0, 0, 0};
+    double vp[6], ap[6]; /* the parent's velocity and acceleration, for joints of several DOFs */
     if (nj > 1) {
+      memset(vp, 0, sizeof vp);
+      memset(ap, 0, sizeof ap);
       if (b > 0) {
         memcpy(vp, d->cvel + 6 * m->parent[b], sizeof vp);
         memcpy(ap, d->cacc + 6 * m->parent[b], sizeof ap);

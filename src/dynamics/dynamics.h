@@ -59,7 +59,7 @@ typedef struct tl_sysdata {
                              momentum (6); per body the du part of its acceleration (6) and of its
                              subtree force (6) (tl_dyn_rnea_derivatives_path) */
   double *drv_vec;        /* [nv*48] per DOF: psi, zeta, nu, S, G, H (6 each), r (12) */
-  double *drv_tau;        /* [2*nv] RNEA result of the derivative pass, then the ABA solution */
+  double *drv_tau;        /* [2*nv] h, then du = M^-1 (tau - h) (system_derivatives.c) */
   double *drv_mat;        /* [2*nv*nv] scratch: -(M^-1 dtau_dq)^T, -(M^-1 dtau_du)^T (tl_dyn_neg_inverse_mul),
                              L^-T and the scaled coefficients -D^-1 L^-T (tl_dyn_inverse) */
 } tl_sysdata;
@@ -83,7 +83,8 @@ void tl_dyn_kinematics(tl_sysdata *d);
 void tl_dyn_crba(tl_sysdata *d);
 
 /* Recursive Newton-Euler: tau = RNEA(q, u, du) for gravity g (3), written to
- * tau (nv). du may be NULL (zero): tau is then h(q, u). With u_on = 0 the
+ * tau (nv; NULL: the forces only, no torque). du may be NULL (zero): tau is
+ * then h(q, u). With u_on = 0 the
  * velocity terms are dropped (gravity only). Featherstone 2008, Table 5.1.
  * Leaves the bodies' accelerations in d->cacc and their subtree forces in
  * d->cfrc, but for a fixed base's root, whose force no torque reads (left as

@@ -98,10 +98,11 @@ void tl_dyn_rnea(tl_sysdata *d, const double g[3], const double *du, int u_on, d
   body_forces(d, u_on, b0);
   for (int b = m->nbody - 1; b > 0; b--) {
     const double *f = cfrc + 6 * b;
-    for (int k = m->v_adr[b]; k < m->v_adr[b] + m->jnt_nv[b]; k++)
-      tau[k] = tl_sp_dot(d->cdof + 6 * k, f);
+    if (tau)
+      for (int k = m->v_adr[b]; k < m->v_adr[b] + m->jnt_nv[b]; k++) tau[k] = tl_sp_dot(d->cdof + 6 * k, f);
     if (m->parent[b] >= b0) tl_lanes_add_even(cfrc + 6 * m->parent[b], f, 6);
   }
+  if (!tau) return;
   const double *f = cfrc;
   if (m->jnt_type[0] == TL_JOINT_FLOATING) { /* f, then n + f x p */
     double fp[3];
