@@ -21,7 +21,7 @@ typedef struct tl_sysdata {
   int *dof_anc_adr;       /* [nv + 1] the proper ancestors of DOF k, nearest first, are */
   int *dof_anc;           /* dof_anc[dof_anc_adr[k] .. dof_anc_adr[k + 1]) */
   int *dof_tmp;           /* [nv] scratch (contact/constraint_rows.c) */
-  double *vtmp;           /* [nv] scratch of tl_dyn_factor and tl_dyn_inverse */
+  double *vtmp;           /* [nv] scratch of tl_dyn_factor and of the forward-dynamics derivatives (du) */
 
   /* kinematics (tl_dyn_kinematics) */
   double *xpos, *xrot;    /* [nb*3], [nb*9] body frame in the world */
