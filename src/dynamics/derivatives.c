@@ -293,7 +293,7 @@ static inline void rnea_derivatives_body(tl_sysdata *d, const double g[3], const
   if (!after_h) tl_dyn_rnea(d, g, du, 1, NULL);
   /* per body: I, Idot = spi_dot(I, v), I v (two bodies at a time where tl_lanes has two lanes); a fixed
    * base's root (no DOF) serves no DOF: its composites are not formed */
-  const int b_first = m->jnt_nv[0] == 0;
+  const int b_first = tl_dyn_first_moving_body(m);
   int b0 = b_first;
 #if TL_LANES == 2
   for (; b0 + 1 < nb; b0 += 2) {

@@ -82,6 +82,11 @@ void tl_dyn_kinematics(tl_sysdata *d);
  * Increments d->M_stamp. Needs tl_dyn_kinematics. */
 void tl_dyn_crba(tl_sysdata *d);
 
+/* The first body whose inertia serves some DOF: 1 for a fixed base, whose
+ * root moves with no DOF (RNEA forms no force for it, the derivatives no
+ * composites), else 0. */
+static inline int tl_dyn_first_moving_body(const tl_model *m) { return m->jnt_nv[0] == 0; }
+
 /* Recursive Newton-Euler: tau = RNEA(q, u, du) for gravity g (3), written to
  * tau (nv; NULL: the forces only, no torque). du may be NULL (zero): tau is
  * then h(q, u). With u_on = 0 the

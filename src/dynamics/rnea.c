@@ -93,7 +93,7 @@ void tl_dyn_rnea(tl_sysdata *d, const double g[3], const double *du, int u_on, d
   double *restrict cfrc = d->cfrc;
   /* a fixed base's root has no DOF: no torque reads its force, which is not formed (cfrc[0] is left
    * as it was) */
-  const int b0 = m->jnt_nv[0] == 0;
+  const int b0 = tl_dyn_first_moving_body(m);
   tl_dyn_accelerations(d, g, du, u_on);
   body_forces(d, u_on, b0);
   for (int b = m->nbody - 1; b > 0; b--) {

@@ -43,9 +43,8 @@ tl_status tl_system_inverse_dynamics_derivatives(tl_system *s, const double *du,
  * RNEA plus this dense product cost less than a second articulated-body
  * pass (or the factor's tree solve). du equals ABA's to rounding. h goes to
  * d->drv_tau. The cache (dyn_valid) is left as it was. *ran_h = 1 when this
- * call ran h's RNEA (then d->cacc,
- * d->cfrc hold its du = 0 pass, which the derivative pass extends:
- * tl_dyn_rnea_derivatives_path). */
+ * call ran h's RNEA (then d->cacc, d->cfrc hold its du = 0 pass, which the
+ * derivative pass extends: tl_dyn_rnea_derivatives_path). */
 static tl_status accel_and_factor(tl_system *s, const double *tau, double *Minv, int *ran_h, tl_error *err) {
   tl_sysdata *d = &s->d;
   const int nv = s->m->nv;
