@@ -220,13 +220,6 @@ static void dof_vectors(const tl_sysdata *d, const double *cb, double *vec, int 
 }
 
 #if TL_LANES == 2
-/* r[i] = (a[i], b[i]) for i < n, and back. */
-static inline void lanes_load(tl_lanes *r, const double *a, const double *b, int n) {
-  for (int i = 0; i < n; i++) r[i] = tl_lanes_set(a[i], b[i]);
-}
-static inline void lanes_store(double *a, double *b, const tl_lanes *r, int n) {
-  for (int i = 0; i < n; i++) a[i] = tl_lanes_get(r[i], 0), b[i] = tl_lanes_get(r[i], 1);
-}
 /* r = v x m for motion vectors, lane-wise (as tl_sp_cross_motion). */
 static inline void lanes_cross_motion(tl_lanes r[6], const tl_lanes v[6], const tl_lanes m[6]) {
   tl_lanes a[3], b[3];
@@ -246,14 +239,14 @@ static void dof_vectors_pair(const tl_sysdata *d, const double *cb, double *vec,
                              int b1) {
   tl_lanes S[6], Sd[6], w[6], al[6], IB[10], IdB[10], hB[6], FB[6];
   const double *c0 = cb + CB * b0, *c1 = cb + CB * b1;
-  lanes_load(S, d->cdof + 6 * l0, d->cdof + 6 * l1, 6);
-  lanes_load(Sd, d->cdof_dot + 6 * l0, d->cdof_dot + 6 * l1, 6);
-  lanes_load(w, d->cvel + 6 * b0, d->cvel + 6 * b1, 6);
-  lanes_load(al, d->cacc + 6 * b0, d->cacc + 6 * b1, 6);
-  lanes_load(IB, c0, c1, 10);
-  lanes_load(IdB, c0 + 10, c1 + 10, 10);
-  lanes_load(hB, c0 + 20, c1 + 20, 6);
-  lanes_load(FB, d->cfrc + 6 * b0, d->cfrc + 6 * b1, 6);
+  tl_lanes_load(S, d->cdof + 6 * l0, d->cdof + 6 * l1, 6);
+  tl_lanes_load(Sd, d->cdof_dot + 6 * l0, d->cdof_dot + 6 * l1, 6);
+  tl_lanes_load(w, d->cvel + 6 * b0, d->cvel + 6 * b1, 6);
+  tl_lanes_load(al, d->cacc + 6 * b0, d->cacc + 6 * b1, 6);
+  tl_lanes_load(IB, c0, c1, 10);
+  tl_lanes_load(IdB, c0 + 10, c1 + 10, 10);
+  tl_lanes_load(hB, c0 + 20, c1 + 20, 6);
+  tl_lanes_load(FB, d->cfrc + 6 * b0, d->cfrc + 6 * b1, 6);
   tl_lanes psi[6], zeta[6], nu[6], t[6], t2[6], IdS[6], Sh[6], r[12], H[6], G[6];
   lanes_cross_motion(psi, al, S);
   lanes_cross_motion(zeta, w, S);
@@ -272,13 +265,13 @@ static void dof_vectors_pair(const tl_sysdata *d, const double *cb, double *vec,
   tl_lanes_cross_force(t2, S, FB);
   for (int i = 0; i < 6; i++) G[i] = G[i] + t2[i];
   double *p0 = vec + DV * l0, *p1 = vec + DV * l1;
-  lanes_store(p0, p1, psi, 6);
-  lanes_store(p0 + 6, p1 + 6, zeta, 6);
-  lanes_store(p0 + 12, p1 + 12, nu, 6);
-  lanes_store(p0 + 18, p1 + 18, S, 6);
-  lanes_store(p0 + 24, p1 + 24, G, 6);
-  lanes_store(p0 + 30, p1 + 30, H, 6);
-  lanes_store(p0 + 36, p1 + 36, r, 12);
+  tl_lanes_store(p0, p1, psi, 6);
+  tl_lanes_store(p0 + 6, p1 + 6, zeta, 6);
+  tl_lanes_store(p0 + 12, p1 + 12, nu, 6);
+  tl_lanes_store(p0 + 18, p1 + 18, S, 6);
+  tl_lanes_store(p0 + 24, p1 + 24, G, 6);
+  tl_lanes_store(p0 + 30, p1 + 30, H, 6);
+  tl_lanes_store(p0 + 36, p1 + 36, r, 12);
 }
 #endif
 
@@ -300,14 +293,14 @@ static inline void rnea_derivatives_body(tl_sysdata *d, const double g[3], const
     double *c0 = cb + CB * b0, *c1 = c0 + CB;
     const double *I0 = d->cinert + TL_SPI_SIZE * b0, *v0 = d->cvel + 6 * b0;
     tl_lanes I[10], v[6], Id[10], hv[6];
-    lanes_load(I, I0, I0 + TL_SPI_SIZE, 10);
-    lanes_load(v, v0, v0 + 6, 6);
+    tl_lanes_load(I, I0, I0 + TL_SPI_SIZE, 10);
+    tl_lanes_load(v, v0, v0 + 6, 6);
     lanes_spi_dot(Id, I, v);
     tl_lanes_spi_mulv(hv, I, v);
     memcpy(c0, I0, TL_SPI_SIZE * sizeof(double));
     memcpy(c1, I0 + TL_SPI_SIZE, TL_SPI_SIZE * sizeof(double));
-    lanes_store(c0 + 10, c1 + 10, Id, 10);
-    lanes_store(c0 + 20, c1 + 20, hv, 6);
+    tl_lanes_store(c0 + 10, c1 + 10, Id, 10);
+    tl_lanes_store(c0 + 20, c1 + 20, hv, 6);
   }
 #endif
   for (; b0 < nb; b0++) {
@@ -343,10 +336,10 @@ static inline void rnea_derivatives_body(tl_sysdata *d, const double g[3], const
     for (; b0 + 1 < nb; b0 += 2) {
       double *c0 = cb + CB * b0, *c1 = c0 + CB;
       tl_lanes I[10], a[6], f[6];
-      lanes_load(I, c0, c1, 10);
-      lanes_load(a, c0 + 26, c1 + 26, 6);
+      tl_lanes_load(I, c0, c1, 10);
+      tl_lanes_load(a, c0 + 26, c1 + 26, 6);
       tl_lanes_spi_mulv(f, I, a);
-      lanes_store(c0 + 32, c1 + 32, f, 6);
+      tl_lanes_store(c0 + 32, c1 + 32, f, 6);
     }
 #endif
     for (; b0 < nb; b0++) tl_spi_mulv(cb + CB * b0 + 32, cb + CB * b0, cb + CB * b0 + 26);

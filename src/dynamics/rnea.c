@@ -71,20 +71,17 @@ static void body_forces(tl_sysdata *d, int u_on, int b0) {
   for (int b = b0; b < nb; b += TL_LANES) {
     int c = TL_LANES > 1 && b + 1 < nb ? b + 1 : b; /* the second lane (b again at the end) */
     tl_lanes I[10], a[6], v[6], f[6];
-    for (int i = 0; i < 10; i++) I[i] = tl_lanes_set(cinert[10 * b + i], cinert[10 * c + i]);
-    for (int i = 0; i < 6; i++) a[i] = tl_lanes_set(cacc[6 * b + i], cacc[6 * c + i]);
+    tl_lanes_load(I, cinert + 10 * b, cinert + 10 * c, 10);
+    tl_lanes_load(a, cacc + 6 * b, cacc + 6 * c, 6);
     tl_lanes_spi_mulv(f, I, a);
     if (u_on) {
       tl_lanes Iv[6], t[6];
-      for (int i = 0; i < 6; i++) v[i] = tl_lanes_set(cvel[6 * b + i], cvel[6 * c + i]);
+      tl_lanes_load(v, cvel + 6 * b, cvel + 6 * c, 6);
       tl_lanes_spi_mulv(Iv, I, v);
       tl_lanes_cross_force(t, v, Iv);
       for (int i = 0; i < 6; i++) f[i] = f[i] + t[i];
     }
-    for (int i = 0; i < 6; i++) {
-      cfrc[6 * b + i] = tl_lanes_get(f[i], 0);
-      cfrc[6 * c + i] = tl_lanes_get(f[i], TL_LANES - 1);
-    }
+    tl_lanes_store(cfrc + 6 * b, cfrc + 6 * c, f, 6); /* c == b: the first lane's value twice */
   }
 }
 

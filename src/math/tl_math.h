@@ -283,6 +283,42 @@ typedef double tl_lanes;
 static inline tl_lanes tl_lanes_set(double a, double b) { (void)b; return a; }
 static inline double tl_lanes_get(tl_lanes v, int i) { (void)i; return v; }
 #endif
+/* r[i] = (a[i], b[i]) for i < n (tl_lanes_load), and back (tl_lanes_store):
+ * with two lanes, two entries at a time by 2 x 2 transposes (moves only); with
+ * one, r[i] = a[i] and a[i] = b[i] = r[i]. */
+#if TL_LANES == 2
+#if defined(__clang__) || __GNUC__ >= 12
+#define TL_LANES_SHUF(x, y, i, j) __builtin_shufflevector(x, y, i, j)
+#else
+#define TL_LANES_SHUF(x, y, i, j) __builtin_shuffle(x, y, (long long __attribute__((vector_size(16)))){i, j})
+#endif
+typedef tl_lanes tl_lanes_u __attribute__((aligned(8)));
+static inline void tl_lanes_load(tl_lanes *r, const double *a, const double *b, int n) {
+  int i = 0;
+  for (; i + 1 < n; i += 2) {
+    const tl_lanes x = *(const tl_lanes_u *)(a + i), y = *(const tl_lanes_u *)(b + i);
+    r[i] = TL_LANES_SHUF(x, y, 0, 2);
+    r[i + 1] = TL_LANES_SHUF(x, y, 1, 3);
+  }
+  if (i < n) r[i] = tl_lanes_set(a[i], b[i]);
+}
+static inline void tl_lanes_store(double *a, double *b, const tl_lanes *r, int n) {
+  int i = 0;
+  for (; i + 1 < n; i += 2) {
+    *(tl_lanes_u *)(a + i) = TL_LANES_SHUF(r[i], r[i + 1], 0, 2);
+    *(tl_lanes_u *)(b + i) = TL_LANES_SHUF(r[i], r[i + 1], 1, 3);
+  }
+  if (i < n) a[i] = tl_lanes_get(r[i], 0), b[i] = tl_lanes_get(r[i], 1);
+}
+#else
+static inline void tl_lanes_load(tl_lanes *r, const double *a, const double *b, int n) {
+  (void)b;
+  for (int i = 0; i < n; i++) r[i] = a[i];
+}
+static inline void tl_lanes_store(double *a, double *b, const tl_lanes *r, int n) {
+  for (int i = 0; i < n; i++) a[i] = r[i], b[i] = r[i];
+}
+#endif
 /* r[0..n) += a[0..n) (n even; r and a do not overlap), two entries per
  * vector operation where tl_lanes is a vector. */
 static inline void tl_lanes_add_even(double *restrict r, const double *restrict a, int n) {
