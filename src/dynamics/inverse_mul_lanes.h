@@ -11,15 +11,6 @@
  * then each term a product and a subtraction, never fused): the widths give
  * the same bits. */
 
-/* A shuffle of two vectors: __builtin_shufflevector in clang and GCC >= 12,
- * __builtin_shuffle with an index vector in older GCC. */
-#if defined(__clang__) || __GNUC__ >= 12
-#define SR_SHUF(a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)
-#else
-#define SR_SHUF(a, b, ...) \
-  __builtin_shuffle(a, b, (long long __attribute__((vector_size(sizeof(a))))){__VA_ARGS__})
-#endif
-
 /* Unaligned vectors for loads and stores. */
 typedef SR_VT SR(uv) __attribute__((aligned(8)));
 
@@ -203,16 +194,16 @@ static inline SR_ATTR void SR(tblock)(double *restrict Y, size_t ys, const doubl
 #if SR_NL == 4
   const SR_VT a0 = *(const SR(uv) *)Z, a1 = *(const SR(uv) *)(Z + zs), a2 = *(const SR(uv) *)(Z + 2 * zs),
               a3 = *(const SR(uv) *)(Z + 3 * zs);
-  const SR_VT t0 = SR_SHUF(a0, a1, 0, 4, 2, 6), t1 = SR_SHUF(a0, a1, 1, 5, 3, 7),
-              t2 = SR_SHUF(a2, a3, 0, 4, 2, 6), t3 = SR_SHUF(a2, a3, 1, 5, 3, 7);
-  *(SR(uv) *)Y = SR_SHUF(t0, t2, 0, 1, 4, 5);
-  *(SR(uv) *)(Y + ys) = SR_SHUF(t1, t3, 0, 1, 4, 5);
-  *(SR(uv) *)(Y + 2 * ys) = SR_SHUF(t0, t2, 2, 3, 6, 7);
-  *(SR(uv) *)(Y + 3 * ys) = SR_SHUF(t1, t3, 2, 3, 6, 7);
+  const SR_VT t0 = TL_SHUF(a0, a1, 0, 4, 2, 6), t1 = TL_SHUF(a0, a1, 1, 5, 3, 7),
+              t2 = TL_SHUF(a2, a3, 0, 4, 2, 6), t3 = TL_SHUF(a2, a3, 1, 5, 3, 7);
+  *(SR(uv) *)Y = TL_SHUF(t0, t2, 0, 1, 4, 5);
+  *(SR(uv) *)(Y + ys) = TL_SHUF(t1, t3, 0, 1, 4, 5);
+  *(SR(uv) *)(Y + 2 * ys) = TL_SHUF(t0, t2, 2, 3, 6, 7);
+  *(SR(uv) *)(Y + 3 * ys) = TL_SHUF(t1, t3, 2, 3, 6, 7);
 #elif SR_NL == 2
   const SR_VT a0 = *(const SR(uv) *)Z, a1 = *(const SR(uv) *)(Z + zs);
-  *(SR(uv) *)Y = SR_SHUF(a0, a1, 0, 2);
-  *(SR(uv) *)(Y + ys) = SR_SHUF(a0, a1, 1, 3);
+  *(SR(uv) *)Y = TL_SHUF(a0, a1, 0, 2);
+  *(SR(uv) *)(Y + ys) = TL_SHUF(a0, a1, 1, 3);
 #else
   (void)ys, (void)zs;
   *Y = *Z;
@@ -226,8 +217,8 @@ static inline SR_ATTR void SR(tblock)(double *restrict Y, size_t ys, const doubl
 typedef tl_lanes SR(u2) __attribute__((aligned(8)));
 static inline SR_ATTR void SR(t2)(double *restrict Y, size_t ys, const double *restrict Z, size_t zs) {
   const tl_lanes a0 = *(const SR(u2) *)Z, a1 = *(const SR(u2) *)(Z + zs);
-  *(SR(u2) *)Y = SR_SHUF(a0, a1, 0, 2);
-  *(SR(u2) *)(Y + ys) = SR_SHUF(a0, a1, 1, 3);
+  *(SR(u2) *)Y = TL_SHUF(a0, a1, 0, 2);
+  *(SR(u2) *)(Y + ys) = TL_SHUF(a0, a1, 1, 3);
 }
 #endif
 
@@ -316,7 +307,6 @@ static SR_ATTR void SR(inverse_full)(const tl_sysdata *d, double *X, double *Y, 
 }
 
 #undef SR_BY_NVEC
-#undef SR_SHUF
 #undef SR_VT
 #undef SR_NL
 #undef SR_ATTR

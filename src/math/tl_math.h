@@ -287,26 +287,30 @@ static inline double tl_lanes_get(tl_lanes v, int i) { (void)i; return v; }
  * with two lanes, two entries at a time by 2 x 2 transposes (moves only); with
  * one, r[i] = a[i] and a[i] = b[i] = r[i]. */
 #if TL_LANES == 2
+/* A shuffle of two vectors of doubles of any width (lanes of a, then of b):
+ * __builtin_shufflevector in clang and GCC >= 12, __builtin_shuffle with an
+ * index vector in older GCC. Also the kernels' (inverse_mul_lanes.h). */
 #if defined(__clang__) || __GNUC__ >= 12
-#define TL_LANES_SHUF(x, y, i, j) __builtin_shufflevector(x, y, i, j)
+#define TL_SHUF(a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)
 #else
-#define TL_LANES_SHUF(x, y, i, j) __builtin_shuffle(x, y, (long long __attribute__((vector_size(16)))){i, j})
+#define TL_SHUF(a, b, ...) \
+  __builtin_shuffle(a, b, (long long __attribute__((vector_size(sizeof(a))))){__VA_ARGS__})
 #endif
 typedef tl_lanes tl_lanes_u __attribute__((aligned(8)));
 static inline void tl_lanes_load(tl_lanes *r, const double *a, const double *b, int n) {
   int i = 0;
   for (; i + 1 < n; i += 2) {
     const tl_lanes x = *(const tl_lanes_u *)(a + i), y = *(const tl_lanes_u *)(b + i);
-    r[i] = TL_LANES_SHUF(x, y, 0, 2);
-    r[i + 1] = TL_LANES_SHUF(x, y, 1, 3);
+    r[i] = TL_SHUF(x, y, 0, 2);
+    r[i + 1] = TL_SHUF(x, y, 1, 3);
   }
   if (i < n) r[i] = tl_lanes_set(a[i], b[i]);
 }
 static inline void tl_lanes_store(double *a, double *b, const tl_lanes *r, int n) {
   int i = 0;
   for (; i + 1 < n; i += 2) {
-    *(tl_lanes_u *)(a + i) = TL_LANES_SHUF(r[i], r[i + 1], 0, 2);
-    *(tl_lanes_u *)(b + i) = TL_LANES_SHUF(r[i], r[i + 1], 1, 3);
+    *(tl_lanes_u *)(a + i) = TL_SHUF(r[i], r[i + 1], 0, 2);
+    *(tl_lanes_u *)(b + i) = TL_SHUF(r[i], r[i + 1], 1, 3);
   }
   if (i < n) a[i] = tl_lanes_get(r[i], 0), b[i] = tl_lanes_get(r[i], 1);
 }
