@@ -1,4 +1,4 @@
-/* Guards: urdf/urdf_parse.c (geometry_extra, negative_limit), urdf/urdf_compile.c (density,
+/* Guards: urdf/urdf_parse.c (geometry_extra, visual_materials, negative_limit), urdf/urdf_compile.c (density,
  * mimic_default, singular_root), src/cli/cli_sim_report.c (tilt), controllers/trot.c (trot_feet). */
 /* Talus tests: robots from public repositories outside the corpus, tried as a
  * new user would (issue 21, "trust on first contact"). Each mode reproduces,
@@ -8,6 +8,13 @@
  *                   (Bullet's racecar.urdf) is ignored with a warning naming
  *                   the line, as urdfdom reads the first child only; an
  *                   unknown element without a shape is still refused.
+ *   visual_materials
+ *                   a <visual> with several <material> children (Unitree's
+ *                   Go2, B2, B2W, H1-2 and G1 hand descriptions: one per
+ *                   COLLADA sub-material; they were refused as "second
+ *                   <material>") loads with the first, as urdfdom reads it,
+ *                   and a warning naming the visual's line; a second
+ *                   <inertial> in a link is still refused.
  *   negative_limit  <limit effort="-1" velocity="-1"> (Halodi's Eve, written
  *                   for Gazebo, where a negative limit is not enforced) loads
  *                   as unlimited with a warning; a NaN is still refused.
@@ -113,6 +120,52 @@ static const tl_urdf_joint *joint(const tl_urdf_doc *d, const char *name) {
   for (int i = 0; i < d->njoint; i++)
     if (strcmp(d->joints[i].name, name) == 0) return &d->joints[i];
   return NULL;
+}
+
+static void visual_materials(void) {
+  static const char ok[] =
+      "<robot name='r'>\n"
+      "  <link name='base'>\n"
+      "    <visual><geometry><box size='0.4 0.2 0.1'/></geometry>\n"
+      "      <material name='rubber'><color rgba='0.1 0.2 0.3 1'/></material>"
+      "<material name='logo'><color rgba='1 1 1 1'/></material>\n"
+      "      <material name='sticker'><color rgba='0 0 0 1'/></material>\n"
+      "    </visual>\n"
+      "    <collision><geometry><box size='0.4 0.2 0.1'/></geometry></collision>\n"
+      "    <inertial><mass value='6'/><inertia ixx='0.02' iyy='0.09' izz='0.1' ixy='0' ixz='0' iyz='0'/>"
+      "</inertial>\n"
+      "  </link>\n"
+      "</robot>\n";
+  tl_urdf_doc doc;
+  tl_error err;
+  memset(&err, 0, sizeof(err));
+  tl_status st = tl_urdf_parse_string(ok, strlen(ok), "go2_like.urdf", &doc, &err);
+  TL_CHECK(st == TL_OK, "three <material> in one <visual>: status %s: %s", tl_status_name(st), err.message);
+  if (st != TL_OK) return;
+  TL_CHECK(doc.nlink == 1 && doc.links[0].nvisual == 1, "one visual expected");
+  if (doc.nlink == 1 && doc.links[0].nvisual == 1) {
+    const tl_urdf_visual *v = &doc.links[0].visuals[0];
+    TL_CHECK(v->has_material && v->material.has_color && v->material.rgba[0] == 0.1 &&
+                 v->material.rgba[1] == 0.2 && v->material.rgba[2] == 0.3,
+             "the first material (rubber, 0.1 0.2 0.3) is used: has %d, rgba %g %g %g", v->has_material,
+             v->material.rgba[0], v->material.rgba[1], v->material.rgba[2]);
+  }
+  TL_CHECK(any_warning(&doc, "line 3", "3 <material>"), "no warning names line 3 and the 3 <material>");
+  tl_urdf_doc_free(&doc);
+
+  static const char bad[] =
+      "<robot name='r'>\n"
+      "  <link name='l'>\n"
+      "    <inertial><mass value='1'/><inertia ixx='1' iyy='1' izz='1' ixy='0' ixz='0' iyz='0'/></inertial>\n"
+      "    <inertial><mass value='2'/><inertia ixx='1' iyy='1' izz='1' ixy='0' ixz='0' iyz='0'/></inertial>\n"
+      "  </link>\n"
+      "</robot>\n";
+  memset(&err, 0, sizeof(err));
+  st = tl_urdf_parse_string(bad, strlen(bad), "two_inertials.urdf", &doc, &err);
+  TL_CHECK(st == TL_ERR_INVALID && err.line == 4 && strstr(err.message, "second <inertial>"),
+           "a second <inertial> is refused at line 4 (status %s, line %d: %s)", tl_status_name(st), err.line,
+           err.message);
+  if (st == TL_OK) tl_urdf_doc_free(&doc);
 }
 
 static void negative_limit(void) {
@@ -460,6 +513,7 @@ static void trot_feet(const char *cli, const char *src) {
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "";
   if (strcmp(mode, "geometry_extra") == 0) geometry_extra();
+  else if (strcmp(mode, "visual_materials") == 0) visual_materials();
   else if (strcmp(mode, "negative_limit") == 0) negative_limit();
   else if (strcmp(mode, "density") == 0) density();
   else if (strcmp(mode, "mimic_default") == 0) mimic_default();
@@ -467,7 +521,7 @@ int main(int argc, char **argv) {
   else if (strcmp(mode, "tilt") == 0) tilt(argc > 2 ? argv[2] : NULL);
   else if (strcmp(mode, "trot_feet") == 0) trot_feet(argc > 2 ? argv[2] : NULL, argc > 3 ? argv[3] : NULL);
   else {
-    fprintf(stderr, "usage: test_trial21 geometry_extra|negative_limit|density|mimic_default\n");
+    fprintf(stderr, "usage: test_trial21 geometry_extra|visual_materials|negative_limit|density|mimic_default\n");
     return 2;
   }
   return tl_test_finish();

@@ -532,11 +532,27 @@ static tl_status tl_read_material(tl_parser *p, const xmlNode *node, tl_urdf_mat
   return TL_OK;
 }
 
-/* <visual name>: <origin>, <geometry>, <material>. */
+/* <visual name>: <origin>, <geometry>, <material>. A <visual> with several
+ * <material> children (COLLADA exporters write one per sub-material, as in
+ * Unitree's Go2, B2 and H1 descriptions) takes the first, as urdfdom does,
+ * and reads past the others with a warning: appearance only, no guess about
+ * the physics. */
 static tl_status tl_read_visual(tl_parser *p, const xmlNode *node, tl_urdf_visual *v) {
-  const xmlNode *material;
+  const xmlNode *material = NULL;
   TL_TRY(tl_read_collision(p, node, &v->geom));
-  TL_TRY(tl_child(p, node, "material", &material));
+  int extra = 0;
+  for (const xmlNode *c = node->children; c; c = c->next) {
+    if (!tl_is(c, "material")) continue;
+    if (!material) {
+      material = c;
+    } else {
+      tl_skip(p->doc, c, p->ctx);
+      extra++;
+    }
+  }
+  if (extra)
+    tl_warn(p->doc, "line %d: <visual>%s has %d <material> elements: the first (line %d) is used, the "
+            "others ignored", tl_line(node), p->ctx, extra + 1, tl_line(material));
   if (!material) return TL_OK;
   v->has_material = 1;
   return tl_read_material(p, material, &v->material, 0);
