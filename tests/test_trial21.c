@@ -1,4 +1,4 @@
-/* Guards: urdf/urdf_parse.c (geometry_extra, visual_materials, negative_limit), urdf/urdf_compile.c (density,
+/* Guards: urdf/urdf_parse.c (geometry_extra, visual_materials, xml_version, negative_limit), urdf/urdf_compile.c (density,
  * mimic_default, singular_root), src/cli/cli_sim_report.c (tilt), controllers/trot.c (trot_feet). */
 /* Talus tests: robots from public repositories outside the corpus, tried as a
  * new user would (issue 21, "trust on first contact"). Each mode reproduces,
@@ -15,6 +15,11 @@
  *                   <material>") loads with the first, as urdfdom reads it,
  *                   and a warning naming the visual's line; a second
  *                   <inertial> in a link is still refused.
+ *   xml_version     <?xml version="0.0" ?> (about thirty files of PyBullet's
+ *                   data, Minitaur among them, refused by libxml2 as
+ *                   "Unsupported version") loads as 1.0 with a warning, a
+ *                   longer value too, and the lines of later errors are
+ *                   unchanged; a one-character version is still refused.
  *   negative_limit  <limit effort="-1" velocity="-1"> (Halodi's Eve, written
  *                   for Gazebo, where a negative limit is not enforced) loads
  *                   as unlimited with a warning; a NaN is still refused.
@@ -166,6 +171,52 @@ static void visual_materials(void) {
            "a second <inertial> is refused at line 4 (status %s, line %d: %s)", tl_status_name(st), err.line,
            err.message);
   if (st == TL_OK) tl_urdf_doc_free(&doc);
+}
+
+/* Parse text; 1 if it loads (doc freed), else err filled. */
+static int parses(const char *text, tl_urdf_doc *doc, tl_error *err) {
+  memset(err, 0, sizeof(*err));
+  return tl_urdf_parse_string(text, strlen(text), "xml_version.urdf", doc, err) == TL_OK;
+}
+
+static void xml_version(void) {
+  static const char body[] =
+      "<robot name='r'>\n"
+      "  <link name='a'><inertial><mass value='1'/>"
+      "<inertia ixx='1' iyy='1' izz='1' ixy='0' ixz='0' iyz='0'/></inertial></link>\n"
+      "</robot>\n";
+  static const char *const versions[3] = {"0.0", "10.0", "1.0"};
+  for (int k = 0; k < 3; k++) {
+    char text[512];
+    snprintf(text, sizeof(text), "<?xml version=\"%s\" ?>\n%s", versions[k], body);
+    tl_urdf_doc doc;
+    tl_error err;
+    int ok = parses(text, &doc, &err);
+    TL_CHECK(ok, "version \"%s\": %s", versions[k], err.message);
+    if (!ok) continue;
+    int warned = any_warning(&doc, "version", "read as 1.0");
+    TL_CHECK(warned == (k < 2), "version \"%s\": warning %d, expected %d", versions[k], warned, k < 2);
+    TL_CHECK(doc.nlink == 1 && doc.links[0].line == 3, "version \"%s\": link at line %d, expected 3",
+             versions[k], doc.nlink == 1 ? doc.links[0].line : -1);
+    tl_urdf_doc_free(&doc);
+  }
+  /* a later error keeps its line */
+  static const char bad_later[] =
+      "<?xml version='0.0'?>\n"
+      "<robot name='r'>\n"
+      "  <link name='a'/>\n"
+      "  <joint name='j' type='revolute'><parent link='a'/><child link='zz'/></joint>\n"
+      "</robot>\n";
+  tl_urdf_doc doc;
+  tl_error err;
+  int ok = parses(bad_later, &doc, &err);
+  TL_CHECK(!ok && err.line == 4 && strstr(err.message, "zz"), "the unknown child link is named at line 4 (%d: %s)",
+           err.line, err.message);
+  if (ok) tl_urdf_doc_free(&doc);
+  ok = parses("<?xml version=\"2\"?>\n<robot name='r'><link name='a'/></robot>\n", &doc, &err);
+  TL_CHECK(!ok && err.status == TL_ERR_PARSE && strstr(err.message, "malformed XML"),
+           "version \"2\" is still refused (%s)", err.message);
+  if (ok) tl_urdf_doc_free(&doc);
 }
 
 static void negative_limit(void) {
@@ -514,6 +565,7 @@ int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "";
   if (strcmp(mode, "geometry_extra") == 0) geometry_extra();
   else if (strcmp(mode, "visual_materials") == 0) visual_materials();
+  else if (strcmp(mode, "xml_version") == 0) xml_version();
   else if (strcmp(mode, "negative_limit") == 0) negative_limit();
   else if (strcmp(mode, "density") == 0) density();
   else if (strcmp(mode, "mimic_default") == 0) mimic_default();
@@ -521,7 +573,7 @@ int main(int argc, char **argv) {
   else if (strcmp(mode, "tilt") == 0) tilt(argc > 2 ? argv[2] : NULL);
   else if (strcmp(mode, "trot_feet") == 0) trot_feet(argc > 2 ? argv[2] : NULL, argc > 3 ? argv[3] : NULL);
   else {
-    fprintf(stderr, "usage: test_trial21 geometry_extra|visual_materials|negative_limit|density|mimic_default\n");
+    fprintf(stderr, "usage: test_trial21 geometry_extra|visual_materials|xml_version|negative_limit|density|mimic_default\n");
     return 2;
   }
   return tl_test_finish();

@@ -7,7 +7,8 @@
  *     is then made acceptable to libxml2 without changing any line number:
  *     trailing NUL bytes are dropped (some exporters write one after
  *     </robot>), and an XML declaration that follows comments or white space
- *     is moved to the front (libxml2 accepts it only as the very first thing).
+ *     is moved to the front (libxml2 accepts it only as the very first thing),
+ *     and a declared version other than 1.x is read as 1.0 with a warning.
  *     A UTF-8 byte order mark and CRLF line endings are handled by libxml2.
  *  2. XML. libxml2 parses from memory with no network access (XML_PARSE_NONET),
  *     no entity substitution (no XML_PARSE_NOENT), no DTD loading, an entity
@@ -1245,6 +1246,38 @@ static void tl_hoist_xml_decl(char *buf, size_t len) {
   free(decl);
 }
 
+/* An XML declaration whose version is not 1.x (PyBullet's data writes
+ * version="0.0" in about thirty files, Minitaur's among them; TinyXML, which
+ * urdfdom and PyBullet use, ignores the version, libxml2 refuses it) is read
+ * as version 1.0, with a warning: the value is overwritten in place, a longer
+ * one padded with spaces after its closing quote, so no offset or line
+ * changes. A value shorter than three characters is left to libxml2's error. */
+static void tl_fix_xml_version(tl_parser *p, char *buf, size_t len) {
+  size_t i = (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) ? 3 : 0;
+  if (i + 6 > len || memcmp(buf + i, "<?xml", 5) != 0 || !tl_is_space(buf[i + 5])) return;
+  size_t close = i + 5;
+  while (close + 2 <= len && memcmp(buf + close, "?>", 2) != 0) close++;
+  if (close + 2 > len) return;
+  size_t v = i + 5;
+  while (v < close && tl_is_space(buf[v])) v++;
+  if (close - v < 7 || memcmp(buf + v, "version", 7) != 0) return;
+  v += 7;
+  while (v < close && tl_is_space(buf[v])) v++;
+  if (v >= close || buf[v] != '=') return;
+  v++;
+  while (v < close && tl_is_space(buf[v])) v++;
+  if (v >= close || (buf[v] != '"' && buf[v] != '\'')) return;
+  const char quote = buf[v++];
+  size_t end = v;
+  while (end < close && buf[end] != quote) end++;
+  if (end >= close || end - v < 3 || (buf[v] == '1' && buf[v + 1] == '.')) return;
+  tl_warn(p->doc, "line 1: XML declaration version '%.*s' read as 1.0 (XML has only 1.x; urdfdom and "
+          "PyBullet ignore the version)", (int)(end - v < 16 ? end - v : 16), buf + v);
+  memcpy(buf + v, "1.0", 3);
+  buf[v + 3] = quote;
+  for (size_t k = v + 4; k <= end; k++) buf[k] = ' ';
+}
+
 /* Parse buf with libxml2 (see the file comment for the options). */
 static tl_status tl_parse_xml(tl_parser *p, const char *buf, size_t len, xmlDocPtr *out) {
   int line;
@@ -1261,6 +1294,7 @@ static tl_status tl_parse_buffer(tl_parser *p, char *buf, size_t len) {
   while (k < len && tl_is_space(buf[k])) k++;
   if (k == len) return tl_fail_at(p, TL_ERR_PARSE, 0, NULL, "file is empty: expected a <robot> element");
   tl_hoist_xml_decl(buf, len);
+  tl_fix_xml_version(p, buf, len);
   xmlDocPtr xml;
   TL_TRY(tl_parse_xml(p, buf, len, &xml));
   const xmlNode *robot = xmlDocGetRootElement(xml);
