@@ -1,4 +1,5 @@
-/* Guards: urdf/urdf_parse.c (geometry_extra, visual_materials, xml_version, negative_limit), urdf/urdf_compile.c (density,
+/* Guards: urdf/urdf_parse.c (geometry_extra, visual_materials, xml_version, repeated_copy,
+ * negative_limit), urdf/urdf_compile.c (density,
  * mimic_default, singular_root), src/cli/cli_sim_report.c (tilt), controllers/trot.c (trot_feet). */
 /* Talus tests: robots from public repositories outside the corpus, tried as a
  * new user would (issue 21, "trust on first contact"). Each mode reproduces,
@@ -20,6 +21,12 @@
  *                   "Unsupported version") loads as 1.0 with a warning, a
  *                   longer value too, and the lines of later errors are
  *                   unchanged; a one-character version is still refused.
+ *   repeated_copy   a joint that repeats its <axis xyz="0 1 0"/> (Ghost
+ *                   Robotics' Spirit 40 in PyBullet's data, refused as
+ *                   "second <axis>") loads with a warning naming both lines,
+ *                   as does an exact copy of an <origin> with its attributes
+ *                   in another order; a second <axis> or <limit> that differs
+ *                   is still refused (which one to use would be a guess).
  *   negative_limit  <limit effort="-1" velocity="-1"> (Halodi's Eve, written
  *                   for Gazebo, where a negative limit is not enforced) loads
  *                   as unlimited with a warning; a NaN is still refused.
@@ -216,6 +223,50 @@ static void xml_version(void) {
   ok = parses("<?xml version=\"2\"?>\n<robot name='r'><link name='a'/></robot>\n", &doc, &err);
   TL_CHECK(!ok && err.status == TL_ERR_PARSE && strstr(err.message, "malformed XML"),
            "version \"2\" is still refused (%s)", err.message);
+  if (ok) tl_urdf_doc_free(&doc);
+}
+
+/* A one-joint robot whose joint holds the elements `extra` (line 4 on). */
+static int joint_with(const char *extra, tl_urdf_doc *doc, tl_error *err) {
+  char text[1024];
+  snprintf(text, sizeof(text),
+           "<robot name='r'>\n"
+           "  <link name='a'/><link name='b'><inertial><mass value='1'/>"
+           "<inertia ixx='1' iyy='1' izz='1' ixy='0' ixz='0' iyz='0'/></inertial></link>\n"
+           "  <joint name='knee' type='revolute'><parent link='a'/><child link='b'/>\n"
+           "%s"
+           "  </joint>\n"
+           "</robot>\n",
+           extra);
+  return parses(text, doc, err);
+}
+
+static void repeated_copy(void) {
+  tl_urdf_doc doc;
+  tl_error err;
+  int ok = joint_with("    <axis xyz='0 1 0'/><limit lower='0' upper='3' effort='5' velocity='9'/>\n"
+                      "    <axis xyz='0 1 0'/>\n", &doc, &err);
+  TL_CHECK(ok, "a repeated identical <axis>: %s", err.message);
+  if (ok) {
+    TL_CHECK(doc.njoint == 1 && doc.joints[0].axis[1] == 1.0 && doc.joints[0].axis[0] == 0.0,
+             "the axis is 0 1 0");
+    TL_CHECK(any_warning(&doc, "line 5: <axis>", "line 4"), "no warning names lines 5 and 4");
+    tl_urdf_doc_free(&doc);
+  }
+  ok = joint_with("    <origin xyz='0 0 0.3' rpy='0 0 1'/>\n    <origin rpy='0 0 1' xyz='0 0 0.3'/>\n", &doc, &err);
+  TL_CHECK(ok, "an <origin> copied with its attributes in another order: %s", err.message);
+  if (ok) {
+    TL_CHECK(doc.joints[0].origin.xyz[2] == 0.3, "the origin is 0 0 0.3");
+    tl_urdf_doc_free(&doc);
+  }
+  ok = joint_with("    <axis xyz='0 1 0'/>\n    <axis xyz='1 0 0'/>\n", &doc, &err);
+  TL_CHECK(!ok && err.line == 5 && strstr(err.message, "second <axis>"), "two different axes are refused at "
+           "line 5 (%d: %s)", err.line, err.message);
+  if (ok) tl_urdf_doc_free(&doc);
+  ok = joint_with("    <limit lower='0' upper='3' effort='5' velocity='9'/>\n"
+                  "    <limit lower='0' upper='3' effort='5' velocity='9' extra='1'/>\n", &doc, &err);
+  TL_CHECK(!ok && err.line == 5 && strstr(err.message, "second <limit>"), "a <limit> with one more attribute "
+           "is refused at line 5 (%d: %s)", err.line, err.message);
   if (ok) tl_urdf_doc_free(&doc);
 }
 
@@ -566,6 +617,7 @@ int main(int argc, char **argv) {
   if (strcmp(mode, "geometry_extra") == 0) geometry_extra();
   else if (strcmp(mode, "visual_materials") == 0) visual_materials();
   else if (strcmp(mode, "xml_version") == 0) xml_version();
+  else if (strcmp(mode, "repeated_copy") == 0) repeated_copy();
   else if (strcmp(mode, "negative_limit") == 0) negative_limit();
   else if (strcmp(mode, "density") == 0) density();
   else if (strcmp(mode, "mimic_default") == 0) mimic_default();
@@ -573,7 +625,7 @@ int main(int argc, char **argv) {
   else if (strcmp(mode, "tilt") == 0) tilt(argc > 2 ? argv[2] : NULL);
   else if (strcmp(mode, "trot_feet") == 0) trot_feet(argc > 2 ? argv[2] : NULL, argc > 3 ? argv[3] : NULL);
   else {
-    fprintf(stderr, "usage: test_trial21 geometry_extra|visual_materials|xml_version|negative_limit|density|mimic_default\n");
+    fprintf(stderr, "usage: test_trial21 geometry_extra|visual_materials|xml_version|repeated_copy|negative_limit|density|mimic_default\n");
     return 2;
   }
   return tl_test_finish();

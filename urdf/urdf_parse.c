@@ -175,13 +175,47 @@ static int tl_is(const xmlNode *node, const char *name) {
   return xmlStrEqual(node->name, (const xmlChar *)name);
 }
 
+/* 1 if elements a and b say the same thing: one name, the same attributes
+ * with the same values (in any order) and the same child elements in order,
+ * recursively (text and comments aside). */
+static int tl_same_element(const xmlNode *a, const xmlNode *b) {
+  if (!xmlStrEqual(a->name, b->name)) return 0;
+  int na = 0, nb = 0;
+  for (const xmlAttr *x = a->properties; x; x = x->next) {
+    na++;
+    xmlChar *va = xmlNodeGetContent((const xmlNode *)x), *vb = xmlGetNoNsProp(b, x->name);
+    int same = va && vb && xmlStrEqual(va, vb);
+    xmlFree(va);
+    xmlFree(vb);
+    if (!same) return 0;
+  }
+  for (const xmlAttr *x = b->properties; x; x = x->next) nb++;
+  if (na != nb) return 0;
+  const xmlNode *ca = a->children, *cb = b->children;
+  for (;;) {
+    while (ca && ca->type != XML_ELEMENT_NODE) ca = ca->next;
+    while (cb && cb->type != XML_ELEMENT_NODE) cb = cb->next;
+    if (!ca || !cb) return !ca && !cb;
+    if (!tl_same_element(ca, cb)) return 0;
+    ca = ca->next, cb = cb->next;
+  }
+}
+
 /* Find the child element `name` of node: *out = NULL if there is none; a
- * second one is an error (which one to use would be a guess). */
+ * second one is an error (which one to use would be a guess), unless it is
+ * an exact copy of the first (Ghost Robotics' Spirit 40 in PyBullet's data
+ * repeats <axis xyz="0 1 0"/> in its knee joints): read past with a warning. */
 static tl_status tl_child(tl_parser *p, const xmlNode *node, const char *name,
                           const xmlNode **out) {
   *out = NULL;
   for (const xmlNode *c = node->children; c; c = c->next) {
     if (!tl_is(c, name)) continue;
+    if (*out && tl_same_element(*out, c)) {
+      tl_skip(p->doc, c, p->ctx);
+      tl_warn(p->doc, "line %d: <%s>%s repeats the <%s> of line %d exactly: the copy is ignored", tl_line(c),
+              name, p->ctx, name, tl_line(*out));
+      continue;
+    }
     if (*out)
       return tl_fail(p, TL_ERR_INVALID, c, "second <%s>%s (first at line %d): expected at most one "
                      "per <%s>", name, p->ctx, tl_line(*out), (const char *)node->name);
