@@ -1,5 +1,5 @@
 /* Guards: urdf/urdf_parse.c (geometry_extra, visual_materials, xml_version, repeated_copy,
- * negative_limit), urdf/urdf_compile.c (density,
+ * zero_visual, negative_limit), urdf/urdf_compile.c (density,
  * mimic_default, singular_root), src/cli/cli_sim_report.c (tilt), controllers/trot.c (trot_feet). */
 /* Talus tests: robots from public repositories outside the corpus, tried as a
  * new user would (issue 21, "trust on first contact"). Each mode reproduces,
@@ -27,6 +27,12 @@
  *                   as does an exact copy of an <origin> with its attributes
  *                   in another order; a second <axis> or <limit> that differs
  *                   is still refused (which one to use would be a guess).
+ *   zero_visual     <visual> markers of size 0 (PyBullet's Laikago toes:
+ *                   <sphere radius="0.0"/>, refused as "expected a size > 0")
+ *                   load, dropped with a warning: they draw nothing; the
+ *                   link keeps its other visuals and its collision sphere; a
+ *                   collision of size 0 and a negative visual size are still
+ *                   refused.
  *   negative_limit  <limit effort="-1" velocity="-1"> (Halodi's Eve, written
  *                   for Gazebo, where a negative limit is not enforced) loads
  *                   as unlimited with a warning; a NaN is still refused.
@@ -267,6 +273,42 @@ static void repeated_copy(void) {
                   "    <limit lower='0' upper='3' effort='5' velocity='9' extra='1'/>\n", &doc, &err);
   TL_CHECK(!ok && err.line == 5 && strstr(err.message, "second <limit>"), "a <limit> with one more attribute "
            "is refused at line 5 (%d: %s)", err.line, err.message);
+  if (ok) tl_urdf_doc_free(&doc);
+}
+
+/* A one-link robot: `geoms` (line 3 on) inside the link. */
+static int link_with(const char *geoms, tl_urdf_doc *doc, tl_error *err) {
+  char text[1024];
+  snprintf(text, sizeof(text),
+           "<robot name='r'>\n"
+           "  <link name='toe'><inertial><mass value='0.1'/><inertia ixx='1e-5' iyy='1e-5' izz='1e-5' ixy='0' "
+           "ixz='0' iyz='0'/></inertial>\n%s  </link>\n</robot>\n", geoms);
+  return parses(text, doc, err);
+}
+
+static void zero_visual(void) {
+  tl_urdf_doc doc;
+  tl_error err;
+  int ok = link_with("    <visual><geometry><sphere radius='0.0'/></geometry></visual>\n"
+                     "    <visual><geometry><box size='0.1 0 0.1'/></geometry></visual>\n"
+                     "    <visual><geometry><sphere radius='0.02'/></geometry></visual>\n"
+                     "    <collision><geometry><sphere radius='0.03'/></geometry></collision>\n", &doc, &err);
+  TL_CHECK(ok, "visuals of size 0: %s", err.message);
+  if (ok) {
+    TL_CHECK(doc.nlink == 1 && doc.links[0].nvisual == 1 && doc.links[0].visuals[0].geom.size[0] == 0.02,
+             "one visual kept, the 0.02 sphere (%d)", doc.links[0].nvisual);
+    TL_CHECK(doc.links[0].ngeom == 1 && doc.links[0].geoms[0].size[0] == 0.03, "the collision sphere kept");
+    TL_CHECK(any_warning(&doc, "line 3: <visual>", "<sphere> of size 0"), "no warning names line 3's sphere");
+    TL_CHECK(any_warning(&doc, "line 4: <visual>", "<box> of size 0"), "no warning names line 4's box");
+    tl_urdf_doc_free(&doc);
+  }
+  ok = link_with("    <collision><geometry><sphere radius='0'/></geometry></collision>\n", &doc, &err);
+  TL_CHECK(!ok && err.line == 3 && strstr(err.message, "expected a size > 0"),
+           "a collision sphere of radius 0 is refused at line 3 (%d: %s)", err.line, err.message);
+  if (ok) tl_urdf_doc_free(&doc);
+  ok = link_with("    <visual><geometry><cylinder radius='-0.1' length='1'/></geometry></visual>\n", &doc, &err);
+  TL_CHECK(!ok && err.line == 3 && strstr(err.message, "expected a size > 0"),
+           "a visual cylinder of radius -0.1 is refused at line 3 (%d: %s)", err.line, err.message);
   if (ok) tl_urdf_doc_free(&doc);
 }
 
@@ -618,6 +660,7 @@ int main(int argc, char **argv) {
   else if (strcmp(mode, "visual_materials") == 0) visual_materials();
   else if (strcmp(mode, "xml_version") == 0) xml_version();
   else if (strcmp(mode, "repeated_copy") == 0) repeated_copy();
+  else if (strcmp(mode, "zero_visual") == 0) zero_visual();
   else if (strcmp(mode, "negative_limit") == 0) negative_limit();
   else if (strcmp(mode, "density") == 0) density();
   else if (strcmp(mode, "mimic_default") == 0) mimic_default();
@@ -625,7 +668,7 @@ int main(int argc, char **argv) {
   else if (strcmp(mode, "tilt") == 0) tilt(argc > 2 ? argv[2] : NULL);
   else if (strcmp(mode, "trot_feet") == 0) trot_feet(argc > 2 ? argv[2] : NULL, argc > 3 ? argv[3] : NULL);
   else {
-    fprintf(stderr, "usage: test_trial21 geometry_extra|visual_materials|xml_version|repeated_copy|negative_limit|density|mimic_default\n");
+    fprintf(stderr, "usage: test_trial21 geometry_extra|visual_materials|xml_version|repeated_copy|zero_visual|negative_limit|density|mimic_default\n");
     return 2;
   }
   return tl_test_finish();

@@ -87,6 +87,8 @@ typedef struct tl_parser {
   int robot_line;
   tl_joint_ends *ends; /* [njoint] */
   char ctx[TL_URDF_NAME_MAX + 16];
+  int in_visual;   /* reading a <visual>: a zero size is allowed (it draws nothing) */
+  int zero_visual; /* set when such a zero size was read */
 } tl_parser;
 
 /* A name and the index of the link or joint it belongs to (sorted tables). */
@@ -311,9 +313,14 @@ static tl_status tl_get_numbers(tl_parser *p, const xmlNode *node, const char *n
   return st;
 }
 
-/* Error unless v > 0 (a size, in metres). */
+/* Error unless v > 0 (a size, in metres); in a <visual>, 0 is noted in
+ * p->zero_visual instead (a marker that draws nothing). */
 static tl_status tl_check_positive(tl_parser *p, const xmlNode *node, const char *name, double v) {
   if (v > 0) return TL_OK;
+  if (v == 0 && p->in_visual) {
+    p->zero_visual = 1;
+    return TL_OK;
+  }
   return tl_fail(p, TL_ERR_INVALID, node, "attribute '%s' of <%s>%s is %g: expected a size > 0 m",
                  name, (const char *)node->name, p->ctx, v);
 }
@@ -464,7 +471,7 @@ static tl_status tl_read_shape(tl_parser *p, const xmlNode *s, tl_urdf_geom *g) 
     g->type = TL_GEOM_BOX;
     TL_TRY(tl_get_numbers(p, s, "size", g->size, 3, 1));
     for (int k = 0; k < 3; k++)
-      if (!(g->size[k] > 0))
+      if (!(g->size[k] > 0) && !(g->size[k] == 0 && p->in_visual && (p->zero_visual = 1)))
         return tl_fail(p, TL_ERR_INVALID, s, "attribute 'size' of <box>%s is %g %g %g: expected "
                        "three edge lengths > 0 m", p->ctx, g->size[0], g->size[1], g->size[2]);
     return TL_OK;
@@ -571,10 +578,23 @@ static tl_status tl_read_material(tl_parser *p, const xmlNode *node, tl_urdf_mat
  * <material> children (COLLADA exporters write one per sub-material, as in
  * Unitree's Go2, B2 and H1 descriptions) takes the first, as urdfdom does,
  * and reads past the others with a warning: appearance only, no guess about
- * the physics. */
-static tl_status tl_read_visual(tl_parser *p, const xmlNode *node, tl_urdf_visual *v) {
+ * the physics. A primitive of size 0 (PyBullet's Laikago marks its toes with
+ * <sphere radius="0.0"/> visuals) draws nothing: *keep = 0 and a warning
+ * (in a <collision> it stays an error). */
+static tl_status tl_read_visual(tl_parser *p, const xmlNode *node, tl_urdf_visual *v, int *keep) {
   const xmlNode *material = NULL;
-  TL_TRY(tl_read_collision(p, node, &v->geom));
+  p->in_visual = 1, p->zero_visual = 0;
+  tl_status st = tl_read_collision(p, node, &v->geom);
+  p->in_visual = 0;
+  TL_TRY(st);
+  *keep = !p->zero_visual;
+  if (!*keep) {
+    tl_warn(p->doc, "line %d: <visual>%s has a <%s> of size 0: ignored (it draws nothing)", tl_line(node),
+            p->ctx, v->geom.type == TL_GEOM_BOX ? "box" : v->geom.type == TL_GEOM_SPHERE ? "sphere"
+                    : v->geom.type == TL_GEOM_CYLINDER ? "cylinder" : "capsule");
+    memset(v, 0, sizeof(*v));
+    return TL_OK;
+  }
   int extra = 0;
   for (const xmlNode *c = node->children; c; c = c->next) {
     if (!tl_is(c, "material")) continue;
@@ -650,11 +670,15 @@ static tl_status tl_read_link(tl_parser *p, const xmlNode *node, tl_urdf_link *l
   for (const xmlNode *c = node->children; c; c = c->next) {
     if (tl_is(c, "collision"))
       TL_TRY(tl_read_collision(p, c, &l->geoms[k++]));
-    else if (tl_is(c, "visual"))
-      TL_TRY(tl_read_visual(p, c, &l->visuals[v++]));
+    else if (tl_is(c, "visual")) {
+      int keep;
+      TL_TRY(tl_read_visual(p, c, &l->visuals[v], &keep));
+      v += keep;
+    }
     else if (c->type == XML_ELEMENT_NODE && !tl_is(c, "inertial") && !tl_is(c, "contact"))
       tl_skip(p->doc, c, p->ctx);
   }
+  l->nvisual = v;
   return TL_OK;
 }
 
