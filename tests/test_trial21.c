@@ -1,6 +1,6 @@
 /* Guards: urdf/urdf_parse.c (geometry_extra, visual_materials, xml_version, repeated_copy,
  * zero_visual, negative_limit), urdf/urdf_compile.c (density,
- * mimic_default, singular_root), src/cli/cli_sim_report.c (tilt), controllers/trot.c (trot_feet). */
+ * mimic_default, singular_root), src/model/model.c (locked_default), src/cli/cli_sim_report.c (tilt), controllers/trot.c (trot_feet). */
 /* Talus tests: robots from public repositories outside the corpus, tried as a
  * new user would (issue 21, "trust on first contact"). Each mode reproduces,
  * with a small URDF written here, one property that broke on such a robot:
@@ -48,6 +48,11 @@
  *                   [0, 0.8757] started at -0.036 rad, outside them, for the
  *                   whole run); a conflict no leader value solves keeps the
  *                   leader's own clamp.
+ *   locked_default  a revolute joint locked by its limits, lower = upper =
+ *                   1 rad (Unitree's G1 with BrainCo hands: the fingertips),
+ *                   starts at 1 rad (it started at 0, 1 rad outside, and the
+ *                   limit rows pulled it in), and stays there under gravity;
+ *                   its neighbour with lower < upper keeps the usual clamp.
  *   singular_root   a floating robot whose mass matrix is singular at its
  *                   root (Bullet's hinge.urdf: a massless base, PyBullet's
  *                   "static" convention) is refused naming the root <link>'s
@@ -488,6 +493,47 @@ static void mimic_default(void) {
   tl_model_free(m);
 }
 
+static const char k_locked[] =
+    "<robot name='finger'>\n"
+    "  <link name='palm'/>\n"
+    "  <link name='distal'><inertial><origin xyz='0.03 0 0'/><mass value='0.01'/>\n"
+    "    <inertia ixx='1e-6' iyy='1e-6' izz='1e-6' ixy='0' ixz='0' iyz='0'/></inertial></link>\n"
+    "  <link name='tip'><inertial><origin xyz='0.01 0 0'/><mass value='0.001'/>\n"
+    "    <inertia ixx='1e-8' iyy='1e-8' izz='1e-8' ixy='0' ixz='0' iyz='0'/></inertial></link>\n"
+    "  <joint name='distal_joint' type='revolute'><parent link='palm'/><child link='distal'/><axis xyz='0 1 0'/>\n"
+    "    <limit lower='0.2' upper='1.7' effort='2' velocity='2'/></joint>\n"
+    "  <joint name='tip_joint' type='revolute'><parent link='distal'/><child link='tip'/><axis xyz='0 1 0'/>\n"
+    "    <origin xyz='0.035 0 0'/><limit lower='1' upper='1' effort='1' velocity='1'/></joint>\n"
+    "</robot>\n";
+
+static void locked_default(void) {
+  tl_load_options o = tl_load_options_default();
+  o.base = TL_BASE_FIXED;
+  tl_model *m = NULL;
+  tl_world *w = NULL;
+  tl_system *sys = NULL;
+  tl_error err;
+  memset(&err, 0, sizeof(err));
+  tl_status st = tl_model_load_urdf_any(k_locked, &o, &m, &err);
+  TL_CHECK(st == TL_OK, "finger loads: %s", err.message);
+  if (st != TL_OK) return;
+  double q[2], u[2];
+  TL_CHECK(tl_model_nq(m) == 2 && tl_model_default_q(m, q, 2, &err) == TL_OK, "default q: %s", err.message);
+  TL_CHECK(joint_q(m, q, "tip_joint") == 1.0, "the locked tip starts at 1 rad, not %g", joint_q(m, q, "tip_joint"));
+  TL_CHECK_NEAR(joint_q(m, q, "distal_joint"), 0.2 + 0.05 * 1.5, 1e-15, "the distal joint: 0 clamped with margin");
+  TL_CHECK(tl_world_create(&w, &err) == TL_OK && tl_world_add_system(w, m, &sys, &err) == TL_OK, "world: %s",
+           err.message);
+  double worst = 0;
+  for (int i = 0; sys && i < 500; i++) {
+    TL_CHECK(tl_world_step(w, &err) == TL_OK, "step %d: %s", i, err.message);
+    tl_system_get_state(sys, q, 2, u, 2, &err);
+    worst = fmax(worst, fabs(joint_q(m, q, "tip_joint") - 1.0));
+  }
+  TL_CHECK(worst < 1e-6, "the locked tip stays at 1 rad under gravity: max |q - 1| = %g", worst);
+  tl_world_free(w);
+  tl_model_free(m);
+}
+
 static const char k_massless_root[] =
     "<robot name='hinge'>\n"
     "  <!-- PyBullet's static base: mass 0 -->\n"
@@ -664,11 +710,12 @@ int main(int argc, char **argv) {
   else if (strcmp(mode, "negative_limit") == 0) negative_limit();
   else if (strcmp(mode, "density") == 0) density();
   else if (strcmp(mode, "mimic_default") == 0) mimic_default();
+  else if (strcmp(mode, "locked_default") == 0) locked_default();
   else if (strcmp(mode, "singular_root") == 0) singular_root(argc > 2 ? argv[2] : NULL);
   else if (strcmp(mode, "tilt") == 0) tilt(argc > 2 ? argv[2] : NULL);
   else if (strcmp(mode, "trot_feet") == 0) trot_feet(argc > 2 ? argv[2] : NULL, argc > 3 ? argv[3] : NULL);
   else {
-    fprintf(stderr, "usage: test_trial21 geometry_extra|visual_materials|xml_version|repeated_copy|zero_visual|negative_limit|density|mimic_default\n");
+    fprintf(stderr, "usage: test_trial21 geometry_extra|visual_materials|xml_version|repeated_copy|zero_visual|negative_limit|density|mimic_default|locked_default\n");
     return 2;
   }
   return tl_test_finish();

@@ -102,8 +102,9 @@ tl_status tl_model_reference_q(const tl_model *model, double *q, int nq, tl_erro
 /* Default configuration, the state a system starts in (tl_world_add_system,
  * `talus simulate`, world files without q, Python's Model.default_q): the
  * reference configuration with every limited scalar coordinate (revolute,
- * prismatic, universal and planar DOFs with finite lower < upper) clamped into
- * [lower + m, upper - m], m = TL_DEFAULT_Q_MARGIN (upper - lower), then the
+ * prismatic, universal and planar DOFs with finite lower <= upper) clamped into
+ * [lower + m, upper - m], m = TL_DEFAULT_Q_MARGIN (upper - lower) (a DOF locked
+ * by lower = upper starts there), then the
  * <mimic> relations applied again (a follower takes mult * leader + offset).
  * A 1-DOF leader of <mimic> followers is clamped instead into the part of its
  * range where its direct followers are inside theirs (with the margins, else

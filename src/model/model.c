@@ -208,11 +208,11 @@ tl_status tl_model_reference_q(const tl_model *m, double *q, int nq, tl_error *e
   return TL_OK;
 }
 
-/* Scalar DOF k's limits as [lo, hi] (widened to +-inf when not finite with lo < hi), shrunk by
- * the default-q margin when `margin`. */
+/* Scalar DOF k's limits as [lo, hi] (widened to +-inf when not finite with lo <= hi), shrunk by
+ * the default-q margin when `margin` (a locked DOF, lo = hi, has none). */
 static void dof_range(const tl_model *m, int k, int margin, double *lo, double *hi) {
   double a = m->dof_lower[k], b = m->dof_upper[k];
-  if (!(isfinite(a) && isfinite(b) && a < b)) {
+  if (!(isfinite(a) && isfinite(b) && a <= b)) {
     *lo = -INFINITY, *hi = INFINITY;
     return;
   }
@@ -258,7 +258,9 @@ void tl_model_default_q_fill(const tl_model *m, double *q) {
     for (int i = 0; i < m->jnt_nv[b]; i++) {
       int k = m->v_adr[b] + i;
       double lo = m->dof_lower[k], hi = m->dof_upper[k], *qi = q + m->q_adr[b] + i;
-      if (!(isfinite(lo) && isfinite(hi) && lo < hi)) continue;
+      if (!(isfinite(lo) && isfinite(hi) && lo <= hi)) continue;
+      /* lo = hi: a DOF locked by its limits (Unitree's BrainCo fingertips, lower = upper = 1
+       * rad) starts where it is locked */
       double margin = TL_DEFAULT_Q_MARGIN * (hi - lo);
       if (*qi < lo + margin) *qi = lo + margin;
       if (*qi > hi - margin) *qi = hi - margin;
