@@ -582,6 +582,53 @@ static void test_trot(const char *shared) {
   trot_robot(p, "ANYmal C");
 }
 
+/* ------------------------------------------------------------ ode_internal */
+
+/* A state that ODE cannot integrate (a box spun by a 1e300 N m torque: its quaternion no longer
+ * normalizes, ODE's dxNormalize4 assertion, which aborted the process and `talus compare` with
+ * it on Unitree's Dex5 hand): the step fails with TL_ERR_DIVERGED and ODE's message, the world
+ * stays stopped, frees cleanly, and a new ODE world in the same process runs. */
+static void test_ode_internal(void) {
+  if (!has_engine("ode")) {
+    tl_test_skip("ode_internal: no ODE plugin");
+    return;
+  }
+  char p[1024];
+  robot_path(p, sizeof p, robots_dir, "box/box.urdf");
+  tl_model *box = load(p, TL_BASE_FLOATING);
+  if (!box) return;
+  tl_system *s = NULL;
+  tl_world *w = world_with("ode", box, 0, &s);
+  if (w) {
+    double tau[6] = {0, 0, 0, 1e300, 0, 0};
+    tl_error err;
+    tl_status st = TL_OK;
+    int k = 0;
+    for (; k < 10 && st == TL_OK; k++) {
+      TL_CHECK(tl_system_set_generalized_force(s, tau, 6, NULL) == TL_OK, "the torque is accepted");
+      memset(&err, 0, sizeof err);
+      st = tl_world_step(w, &err);
+    }
+    TL_CHECK(st == TL_ERR_DIVERGED && strstr(err.message, "ODE stopped at an internal error") &&
+                 strstr(err.message, "dxNormalize4"),
+             "the step fails naming ODE's assertion (status %d after %d steps: %s)", (int)st, k, err.message);
+    memset(&err, 0, sizeof err);
+    TL_CHECK(tl_world_step(w, &err) == TL_ERR_DIVERGED && strstr(err.message, "internal error"),
+             "the world stays stopped: %s", err.message);
+    tl_world_free(w);
+  }
+  w = world_with("ode", box, 1, &s);
+  if (w) {
+    int ok = 1;
+    for (int k = 0; k < 300 && ok; k++) ok = tl_world_step(w, NULL) == TL_OK;
+    double q[7], u[6];
+    tl_system_get_state(s, q, 7, u, 6, NULL);
+    TL_CHECK(ok && fabs(q[2] - 0.1) < 5e-3, "a new ODE world runs: the box rests at z = %g", q[2]);
+    tl_world_free(w);
+  }
+  tl_model_free(box);
+}
+
 /* ------------------------------------------------------------ unsupported */
 
 static const char mimic_urdf[] =
@@ -917,6 +964,7 @@ int main(int argc, char **argv) {
   else if (!strcmp(mode, "stand")) test_stand(tl_test_shared_dir(argc, argv, 4));
   else if (!strcmp(mode, "trot")) test_trot(tl_test_shared_dir(argc, argv, 4));
   else if (!strcmp(mode, "unsupported")) test_unsupported();
+  else if (!strcmp(mode, "ode_internal")) test_ode_internal();
   else if (!strcmp(mode, "native")) test_native();
   else if (!strcmp(mode, "terrain")) test_terrain();
   else if (!strcmp(mode, "threads")) test_threads();

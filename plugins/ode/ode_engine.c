@@ -97,6 +97,8 @@
  * the per-contact solver. */
 #include <math.h>
 #include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,6 +167,7 @@ struct tl_engine_world {
   int contacts_fresh;   /* contact joints of the last integrate1 still to be stepped */
   char notes[NOTES_LEN];
   tl_error cb_err;      /* failure inside the collision callback */
+  char broken[256];     /* ODE's internal error that stopped this world ("" while it runs) */
   unsigned long seed;   /* this world's state of ODE's random generator (see ode_integrate2) */
 };
 
@@ -175,7 +178,33 @@ static pthread_once_t ode_once = PTHREAD_ONCE_INIT;
  * (dRandInt, not thread-safe): each world keeps its own generator state and steps under this
  * lock, so a world's trajectory depends neither on other worlds nor on threads. */
 static pthread_mutex_t step_lock = PTHREAD_MUTEX_INITIALIZER;
-static void ode_init(void) { dInitODE2(0); }
+
+/* ODE reports a failed internal assertion (dDebug: e.g. a body quaternion that no longer
+ * normalizes once the state has diverged, seen on Unitree's Dex5 hand) or a fatal error
+ * (dError) through handlers that must not return; its default ones abort the process, which
+ * took `talus compare` and a sweep down with the peer. While one of a world's ODE calls runs
+ * (ode_guarded), the handlers jump back to it: the call fails with ODE's message and the world
+ * is marked broken, so no later call touches its state. Outside such a call, ODE's behaviour
+ * (print and abort) is kept. */
+static _Thread_local jmp_buf *ode_jump;
+static _Thread_local char ode_jump_msg[200];
+static void ode_fatal(int num, const char *msg, va_list ap) {
+  vsnprintf(ode_jump_msg, sizeof(ode_jump_msg), msg, ap);
+  if (ode_jump) longjmp(*ode_jump, 1);
+  fprintf(stderr, "ODE INTERNAL ERROR %d: %s\n", num, ode_jump_msg);
+  abort();
+}
+
+static void ode_init(void) {
+  dInitODE2(0);
+  dSetErrorHandler(ode_fatal);
+  dSetDebugHandler(ode_fatal);
+}
+
+/* The error of a world stopped by an ODE internal error. */
+static tl_status ode_broken_error(const tl_engine_world *e, tl_error *err) {
+  return tl_engine_error(err, TL_ERR_DIVERGED, NULL, "ODE stopped at an internal error: %s", e->broken);
+}
 
 static void to_ode_R(dMatrix3 out, const double R[9]) {
   for (int i = 0; i < 3; i++) {
@@ -1349,7 +1378,27 @@ static void near_callback(void *data, dGeomID o1, dGeomID o2) {
   }
 }
 
+/* dSpaceCollide, or ODE's step (step 1: dWorldStep, 2: dWorldQuickStep), with ODE's internal
+ * errors caught (ode_fatal): 1 if it returned (*ok its result), 0 if ODE stopped in it
+ * (e->broken then holds the message). */
+static int ode_guarded(tl_engine_world *e, int step, int *ok) {
+  jmp_buf jb;
+  ode_jump = &jb;
+  if (setjmp(jb)) {
+    ode_jump = NULL;
+    snprintf(e->broken, sizeof(e->broken), "%s", ode_jump_msg[0] ? ode_jump_msg : "(no message)");
+    return 0;
+  }
+  if (step == 0)
+    dSpaceCollide(e->space, e, near_callback);
+  else
+    *ok = step == 1 ? dWorldStep(e->world, e->scene.options.dt) : dWorldQuickStep(e->world, e->scene.options.dt);
+  ode_jump = NULL;
+  return 1;
+}
+
 static tl_status ode_integrate1(tl_engine_world *e, tl_error *err) {
+  if (e->broken[0]) return ode_broken_error(e, err);
   dAllocateODEDataForThread(dAllocateMaskAll);
   dJointGroupEmpty(e->group);
   e->ncontact = 0;
@@ -1361,8 +1410,8 @@ static tl_status ode_integrate1(tl_engine_world *e, tl_error *err) {
     e->contacts = c, e->cap_contact = 64;
   }
   for (;;) {
-    int cap = e->cap_contact;
-    dSpaceCollide(e->space, e, near_callback);
+    int cap = e->cap_contact, ok = 1;
+    if (!ode_guarded(e, 0, &ok)) return ode_broken_error(e, err);
     if (e->cb_err.status) {
       *err = e->cb_err;
       return e->cb_err.status;
@@ -1377,6 +1426,7 @@ static tl_status ode_integrate1(tl_engine_world *e, tl_error *err) {
 }
 
 static tl_status ode_integrate2(tl_engine_world *e, tl_error *err) {
+  if (e->broken[0]) return ode_broken_error(e, err);
   if (!e->contacts_fresh) {
     tl_status st = ode_integrate1(e, err);
     if (st) return st;
@@ -1384,11 +1434,11 @@ static tl_status ode_integrate2(tl_engine_world *e, tl_error *err) {
   for (int i = 0; i < e->nsys; i++) apply_control(e, &e->sys[i]);
   pthread_mutex_lock(&step_lock);
   dRandSetSeed(e->seed);
-  int ok = e->scene.options.solver == TL_SOLVER_DANTZIG ? dWorldStep(e->world, e->scene.options.dt)
-                                                 : dWorldQuickStep(e->world, e->scene.options.dt);
+  int ok = 0, returned = ode_guarded(e, e->scene.options.solver == TL_SOLVER_DANTZIG ? 1 : 2, &ok);
   e->seed = dRandGetSeed();
   pthread_mutex_unlock(&step_lock);
   e->contacts_fresh = 0;
+  if (!returned) return ode_broken_error(e, err);
   if (!ok) return tl_engine_error(err, TL_ERR_MEMORY, NULL, "ODE's step failed (out of memory)");
   for (int i = 0; i < e->nsys; i++) {
     ode_sys *s = &e->sys[i];
