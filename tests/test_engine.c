@@ -582,6 +582,75 @@ static void test_trot(const char *shared) {
   trot_robot(p, "ANYmal C");
 }
 
+/* ------------------------------------------------------------ points */
+
+/* A 2 kg slab whose only collision geometry is four point contacts (collision spheres of
+ * radius 0, Drake's idiom for Atlas's and Valkyrie's feet) 2 cm below its origin at its
+ * corners. */
+static const char points_urdf[] =
+    "<robot name='slab'><link name='slab'>\n"
+    " <inertial><mass value='2'/><inertia ixx='0.0045' iyy='0.0171' izz='0.0208' ixy='0' ixz='0' iyz='0'/>"
+    "</inertial>\n"
+    " <visual><geometry><box size='0.3 0.1 0.04'/></geometry></visual>\n"
+    " <collision><origin xyz='0.15 0.05 -0.02'/><geometry><sphere radius='0'/></geometry></collision>\n"
+    " <collision><origin xyz='0.15 -0.05 -0.02'/><geometry><sphere radius='0'/></geometry></collision>\n"
+    " <collision><origin xyz='-0.15 0.05 -0.02'/><geometry><sphere radius='0'/></geometry></collision>\n"
+    " <collision><origin xyz='-0.15 -0.05 -0.02'/><geometry><sphere radius='0.0'/></geometry></collision>\n"
+    "</link></robot>";
+
+/* Drop the slab from 1 cm onto `ground` (0 plane, 1 static box, 2 heightmap) of `engine`: after 1 s
+ * it rests on its four points (origin 2 cm up: within 0.2 mm natively, 1 mm with an engine's
+ * 0.1 mm point sphere and soft contacts), level and still, carried by four contacts whose normal
+ * impulses sum to m g dt. */
+static void points_rest(const char *engine, const tl_model *m, int ground) {
+  tl_error err;
+  memset(&err, 0, sizeof err);
+  tl_world *w = NULL;
+  tl_system *s = NULL;
+  if (!TL_CHECK(tl_world_create_with_engine(&w, engine, &err) == TL_OK, "%s: create: %s", engine, err.message))
+    return;
+  static const char *const what[3] = {"plane", "static box", "heightmap"};
+  double heights[25] = {0}, size[3] = {1, 1, 0.2}, pos[3] = {0, 0, -0.1};
+  tl_status st = ground == 0   ? tl_world_add_ground(w, 0, 0.8, &err)
+                 : ground == 1 ? tl_world_add_static_geom(w, TL_GEOM_BOX, size, pos, NULL, NULL, NULL, &err)
+                               : tl_world_add_heightmap(w, 5, 5, -1, -1, 0.5, 0.5, heights, 25, NULL, NULL, &err);
+  if (TL_CHECK(st == TL_OK, "%s / %s: %s", engine, what[ground], err.message) &&
+      TL_CHECK(tl_world_add_system(w, m, &s, &err) == TL_OK, "%s: add: %s", engine, err.message)) {
+    double q[7] = {0, 0, 0.03, 1, 0, 0, 0}, u[6] = {0};
+    tl_system_set_state(s, q, 7, u, 6, NULL);
+    int ok = 1;
+    for (int k = 0; k < 1000 && ok; k++) ok = tl_world_step(w, &err) == TL_OK;
+    TL_CHECK(ok, "%s / %s: steps: %s", engine, what[ground], err.message);
+    tl_system_get_state(s, q, 7, u, 6, NULL);
+    double tol = strcmp(engine, "talus") ? 1e-3 : 2e-4, speed = 0;
+    for (int i = 0; i < 6; i++) speed = fmax(speed, fabs(u[i]));
+    TL_CHECK(fabs(q[2] - 0.02) < tol, "%s / %s: rests on its points, origin at z = %.6f (expected 0.02)", engine,
+             what[ground], q[2]);
+    TL_CHECK(fabs(q[4]) < 1e-3 && fabs(q[5]) < 1e-3 && speed < 1e-2, "%s / %s: level and still (qx %g, qy %g, |u| %g)",
+             engine, what[ground], q[4], q[5], speed);
+    int nc = tl_world_ncontact(w);
+    double fz = 0;
+    for (int k = 0; k < nc; k++) {
+      tl_contact_info ci;
+      if (tl_world_contact(w, k, &ci, NULL) == TL_OK) fz += fabs(ci.impulse[2]);
+    }
+    double mg_dt = 2 * 9.81 * 1e-3;
+    TL_CHECK(nc == 4 && fabs(fz - mg_dt) < 0.02 * mg_dt, "%s / %s: %d contacts carrying %g N s (m g dt = %g)", engine,
+             what[ground], nc, fz, mg_dt);
+  }
+  tl_world_free(w);
+}
+
+static void test_points(void) {
+  tl_model *m = load_text(points_urdf, TL_BASE_FLOATING);
+  if (!m) return;
+  TL_CHECK(tl_model_ngeom(m) == 4, "four point contacts, %d geoms", tl_model_ngeom(m));
+  for (int ground = 0; ground < 3; ground++) points_rest("talus", m, ground);
+  for (int i = 0; i < nengine; i++)
+    if (strcmp(engines[i], "talus")) points_rest(engines[i], m, 0);
+  tl_model_free(m);
+}
+
 /* ------------------------------------------------------------ ode_internal */
 
 /* A state that ODE cannot integrate (a box spun by a 1e300 N m torque: its quaternion no longer
@@ -965,6 +1034,7 @@ int main(int argc, char **argv) {
   else if (!strcmp(mode, "trot")) test_trot(tl_test_shared_dir(argc, argv, 4));
   else if (!strcmp(mode, "unsupported")) test_unsupported();
   else if (!strcmp(mode, "ode_internal")) test_ode_internal();
+  else if (!strcmp(mode, "points")) test_points();
   else if (!strcmp(mode, "native")) test_native();
   else if (!strcmp(mode, "terrain")) test_terrain();
   else if (!strcmp(mode, "threads")) test_threads();

@@ -479,6 +479,9 @@ static tl_status tl_read_shape(tl_parser *p, const xmlNode *s, tl_urdf_geom *g) 
   if (tl_is(s, "sphere")) {
     g->type = TL_GEOM_SPHERE;
     TL_TRY(tl_get_numbers(p, s, "radius", &g->size[0], 1, 1));
+    /* a collision sphere of radius 0 is a point contact (Drake's idiom: the foot corners of its
+     * and MATLAB's Atlas and Valkyrie); every narrow-phase test takes r = 0 */
+    if (g->size[0] == 0 && !p->in_visual) return TL_OK;
     return tl_check_positive(p, s, "radius", g->size[0]);
   }
   if (tl_is(s, "cylinder")) {
@@ -580,7 +583,8 @@ static tl_status tl_read_material(tl_parser *p, const xmlNode *node, tl_urdf_mat
  * and reads past the others with a warning: appearance only, no guess about
  * the physics. A primitive of size 0 (PyBullet's Laikago marks its toes with
  * <sphere radius="0.0"/> visuals) draws nothing: *keep = 0 and a warning
- * (in a <collision> it stays an error). */
+ * (in a <collision> it stays an error, but for a sphere of radius 0: a point
+ * contact, tl_read_shape). */
 static tl_status tl_read_visual(tl_parser *p, const xmlNode *node, tl_urdf_visual *v, int *keep) {
   const xmlNode *material = NULL;
   p->in_visual = 1, p->zero_visual = 0;

@@ -12,6 +12,12 @@
 
 #include "talus/engine_plugin.h"
 
+/* A point contact (a collision sphere of radius 0, URDF <sphere radius="0"/>)
+ * in an engine that needs a positive size (MuJoCo refuses 0; ODE creates no
+ * contact for it): a sphere of this radius, m. */
+#define TLP_POINT_RADIUS 1e-4
+static inline double tlp_sphere_radius(double r) { return r > 0 ? r : TLP_POINT_RADIUS; }
+
 /* Body poses and velocities at (q, u): for each body b, the world position
  * xpos[3b] of its frame origin, its rotation xrot[9b] (world from body),
  * its angular velocity w[3b] and the linear velocity v[3b] of its frame

@@ -160,8 +160,9 @@ static void put_geoms(builder *B, int si, int b, int depth) {
     const double *size = m->geom_size + 3 * g;
     double hs[3];
     fprintf(f, "%*s<geom name=\"s%d:g%d\"", 2 * depth, "", si, g); /* Talus geom names need not be unique */
+    double r0 = tlp_sphere_radius(size[0]);
     switch (m->geom_type[g]) {
-      case TL_GEOM_SPHERE: fputs(" type=\"sphere\"", f), tlmj_put_vec(f, "size", size, 1); break;
+      case TL_GEOM_SPHERE: fputs(" type=\"sphere\"", f), tlmj_put_vec(f, "size", &r0, 1); break;
       case TL_GEOM_BOX:
         for (int k = 0; k < 3; ++k) hs[k] = 0.5 * size[k];
         fputs(" type=\"box\"", f), tlmj_put_vec(f, "size", hs, 3);

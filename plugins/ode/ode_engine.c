@@ -422,7 +422,7 @@ static int grow_geominfo(tl_engine_world *e, int n) {
 static dGeomID make_shape(tl_engine_world *e, tl_geom_type type, const double *size, const tl_engine_model *m,
                           int g) {
   switch (type) {
-    case TL_GEOM_SPHERE: return dCreateSphere(e->space, size[0]);
+    case TL_GEOM_SPHERE: return dCreateSphere(e->space, tlp_sphere_radius(size[0]));
     case TL_GEOM_BOX: return dCreateBox(e->space, size[0], size[1], size[2]);
     case TL_GEOM_CAPSULE: return dCreateCapsule(e->space, size[0], size[1]);
     case TL_GEOM_CYLINDER: return dCreateCylinder(e->space, size[0], size[1]);
