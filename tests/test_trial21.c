@@ -32,8 +32,8 @@
  *                   load, dropped with a warning: they draw nothing; the
  *                   link keeps its other visuals and its collision sphere; a
  *                   collision box of size 0 and a negative visual size are
- *                   still refused (a collision sphere of radius 0 is a point
- *                   contact: test_engine points).
+ *                   still refused (a collision sphere of radius 0, or a box of
+ *                   size 0 0 0, is a point contact: test_engine points).
  *   negative_limit  <limit effort="-1" velocity="-1"> (Halodi's Eve, written
  *                   for Gazebo, where a negative limit is not enforced) loads
  *                   as unlimited with a warning; a NaN is still refused.
@@ -312,6 +312,11 @@ static void zero_visual(void) {
   ok = link_with("    <collision><geometry><box size='0.1 0 0.1'/></geometry></collision>\n", &doc, &err);
   TL_CHECK(!ok && err.line == 3 && strstr(err.message, "expected three edge lengths > 0"),
            "a collision box with an edge of 0 is refused at line 3 (%d: %s)", err.line, err.message);
+  if (ok) tl_urdf_doc_free(&doc);
+  ok = link_with("    <collision><geometry><box size='0 0 0'/></geometry></collision>\n", &doc, &err);
+  TL_CHECK(ok && doc.links[0].ngeom == 1 && doc.links[0].geoms[0].type == TL_GEOM_SPHERE &&
+               doc.links[0].geoms[0].size[0] == 0 && any_warning(&doc, "line 3: <box", "point contact"),
+           "a collision box of size 0 0 0 is a point contact, with a warning (%s)", ok ? "" : err.message);
   if (ok) tl_urdf_doc_free(&doc);
   ok = link_with("    <visual><geometry><cylinder radius='-0.1' length='1'/></geometry></visual>\n", &doc, &err);
   TL_CHECK(!ok && err.line == 3 && strstr(err.message, "expected a size > 0"),

@@ -470,6 +470,13 @@ static tl_status tl_read_shape(tl_parser *p, const xmlNode *s, tl_urdf_geom *g) 
   if (tl_is(s, "box")) {
     g->type = TL_GEOM_BOX;
     TL_TRY(tl_get_numbers(p, s, "size", g->size, 3, 1));
+    if (g->size[0] == 0 && g->size[1] == 0 && g->size[2] == 0 && !p->in_visual) {
+      /* a box of size 0 0 0 is a point (MATLAB's Kinova descriptions give their root one) */
+      g->type = TL_GEOM_SPHERE;
+      tl_warn(p->doc, "line %d: <box size=\"0 0 0\">%s read as a point contact (a sphere of radius 0)",
+              tl_line(s), p->ctx);
+      return TL_OK;
+    }
     for (int k = 0; k < 3; k++)
       if (!(g->size[k] > 0) && !(g->size[k] == 0 && p->in_visual && (p->zero_visual = 1)))
         return tl_fail(p, TL_ERR_INVALID, s, "attribute 'size' of <box>%s is %g %g %g: expected "
