@@ -477,10 +477,15 @@ static tl_status tl_read_shape(tl_parser *p, const xmlNode *s, tl_urdf_geom *g) 
               tl_line(s), p->ctx);
       return TL_OK;
     }
-    for (int k = 0; k < 3; k++)
-      if (!(g->size[k] > 0) && !(g->size[k] == 0 && p->in_visual && (p->zero_visual = 1)))
-        return tl_fail(p, TL_ERR_INVALID, s, "attribute 'size' of <box>%s is %g %g %g: expected "
-                       "three edge lengths > 0 m", p->ctx, g->size[0], g->size[1], g->size[2]);
+    for (int k = 0; k < 3; k++) {
+      if (g->size[k] > 0) continue;
+      if (g->size[k] == 0 && p->in_visual) { /* a visual that draws nothing: tl_read_visual */
+        p->zero_visual = 1;
+        continue;
+      }
+      return tl_fail(p, TL_ERR_INVALID, s, "attribute 'size' of <box>%s is %g %g %g: expected "
+                     "three edge lengths > 0 m", p->ctx, g->size[0], g->size[1], g->size[2]);
+    }
     return TL_OK;
   }
   if (tl_is(s, "sphere")) {
@@ -601,8 +606,7 @@ static tl_status tl_read_visual(tl_parser *p, const xmlNode *node, tl_urdf_visua
   *keep = !p->zero_visual;
   if (!*keep) {
     tl_warn(p->doc, "line %d: <visual>%s has a <%s> of size 0: ignored (it draws nothing)", tl_line(node),
-            p->ctx, v->geom.type == TL_GEOM_BOX ? "box" : v->geom.type == TL_GEOM_SPHERE ? "sphere"
-                    : v->geom.type == TL_GEOM_CYLINDER ? "cylinder" : "capsule");
+            p->ctx, tl_geom_type_name(v->geom.type));
     memset(v, 0, sizeof(*v));
     return TL_OK;
   }

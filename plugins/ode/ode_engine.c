@@ -1378,10 +1378,12 @@ static void near_callback(void *data, dGeomID o1, dGeomID o2) {
   }
 }
 
-/* dSpaceCollide, or ODE's step (step 1: dWorldStep, 2: dWorldQuickStep), with ODE's internal
- * errors caught (ode_fatal): 1 if it returned (*ok its result), 0 if ODE stopped in it
- * (e->broken then holds the message). */
-static int ode_guarded(tl_engine_world *e, int step, int *ok) {
+typedef enum { ODE_COLLIDE, ODE_STEP_DANTZIG, ODE_STEP_QUICK } ode_call;
+
+/* dSpaceCollide, dWorldStep or dWorldQuickStep with ODE's internal errors caught (ode_fatal):
+ * 1 if it returned (*ok the step's result), 0 if ODE stopped in it (e->broken then holds the
+ * message). */
+static int ode_guarded(tl_engine_world *e, ode_call call, int *ok) {
   jmp_buf jb;
   ode_jump = &jb;
   if (setjmp(jb)) {
@@ -1389,10 +1391,12 @@ static int ode_guarded(tl_engine_world *e, int step, int *ok) {
     snprintf(e->broken, sizeof(e->broken), "%s", ode_jump_msg[0] ? ode_jump_msg : "(no message)");
     return 0;
   }
-  if (step == 0)
+  if (call == ODE_COLLIDE)
     dSpaceCollide(e->space, e, near_callback);
+  else if (call == ODE_STEP_DANTZIG)
+    *ok = dWorldStep(e->world, e->scene.options.dt);
   else
-    *ok = step == 1 ? dWorldStep(e->world, e->scene.options.dt) : dWorldQuickStep(e->world, e->scene.options.dt);
+    *ok = dWorldQuickStep(e->world, e->scene.options.dt);
   ode_jump = NULL;
   return 1;
 }
@@ -1411,7 +1415,7 @@ static tl_status ode_integrate1(tl_engine_world *e, tl_error *err) {
   }
   for (;;) {
     int cap = e->cap_contact, ok = 1;
-    if (!ode_guarded(e, 0, &ok)) return ode_broken_error(e, err);
+    if (!ode_guarded(e, ODE_COLLIDE, &ok)) return ode_broken_error(e, err);
     if (e->cb_err.status) {
       *err = e->cb_err;
       return e->cb_err.status;
@@ -1434,7 +1438,8 @@ static tl_status ode_integrate2(tl_engine_world *e, tl_error *err) {
   for (int i = 0; i < e->nsys; i++) apply_control(e, &e->sys[i]);
   pthread_mutex_lock(&step_lock);
   dRandSetSeed(e->seed);
-  int ok = 0, returned = ode_guarded(e, e->scene.options.solver == TL_SOLVER_DANTZIG ? 1 : 2, &ok);
+  int ok = 0,
+      returned = ode_guarded(e, e->scene.options.solver == TL_SOLVER_DANTZIG ? ODE_STEP_DANTZIG : ODE_STEP_QUICK, &ok);
   e->seed = dRandGetSeed();
   pthread_mutex_unlock(&step_lock);
   e->contacts_fresh = 0;
