@@ -95,6 +95,22 @@ static int any_warning(const tl_urdf_doc *d, const char *a, const char *b) {
   return 0;
 }
 
+/* Parse text: 1 if it loads (doc filled, to be freed), else 0 and err filled. */
+static int parses(const char *text, tl_urdf_doc *doc, tl_error *err) {
+  memset(err, 0, sizeof(*err));
+  return tl_urdf_parse_string(text, strlen(text), "trial21.urdf", doc, err) == TL_OK;
+}
+
+/* The text just parsed (ok, doc, err) is refused with `status` at `line`, its message holding
+ * `needle`; what: the case, for the failure message. */
+static void expect_refused(int ok, tl_urdf_doc *doc, const tl_error *err, tl_status status, int line,
+                           const char *needle, const char *what) {
+  TL_CHECK(!ok && err->status == status && err->line == line && strstr(err->message, needle),
+           "%s is refused at line %d (status %s, line %d: %s)", what, line, tl_status_name(err->status), err->line,
+           err->message);
+  if (ok) tl_urdf_doc_free(doc);
+}
+
 static void geometry_extra(void) {
   static const char ok[] =
       "<robot name='r'>\n"
@@ -132,12 +148,7 @@ static void geometry_extra(void) {
       "    <cone radius='1' length='1'/><material name='grey'/>\n"
       "  </geometry></collision></link>\n"
       "</robot>\n";
-  memset(&err, 0, sizeof(err));
-  st = tl_urdf_parse_string(bad, strlen(bad), "cone.urdf", &doc, &err);
-  TL_CHECK(st == TL_ERR_INVALID && err.line == 3 && strstr(err.message, "unknown shape <cone>"),
-           "an unknown shape alone is refused at line 3 (status %s, line %d: %s)", tl_status_name(st), err.line,
-           err.message);
-  if (st == TL_OK) tl_urdf_doc_free(&doc);
+  expect_refused(parses(bad, &doc, &err), &doc, &err, TL_ERR_INVALID, 3, "unknown shape <cone>", "an unknown shape alone");
 }
 
 static const tl_urdf_joint *joint(const tl_urdf_doc *d, const char *name) {
@@ -184,18 +195,7 @@ static void visual_materials(void) {
       "    <inertial><mass value='2'/><inertia ixx='1' iyy='1' izz='1' ixy='0' ixz='0' iyz='0'/></inertial>\n"
       "  </link>\n"
       "</robot>\n";
-  memset(&err, 0, sizeof(err));
-  st = tl_urdf_parse_string(bad, strlen(bad), "two_inertials.urdf", &doc, &err);
-  TL_CHECK(st == TL_ERR_INVALID && err.line == 4 && strstr(err.message, "second <inertial>"),
-           "a second <inertial> is refused at line 4 (status %s, line %d: %s)", tl_status_name(st), err.line,
-           err.message);
-  if (st == TL_OK) tl_urdf_doc_free(&doc);
-}
-
-/* Parse text; 1 if it loads (doc freed), else err filled. */
-static int parses(const char *text, tl_urdf_doc *doc, tl_error *err) {
-  memset(err, 0, sizeof(*err));
-  return tl_urdf_parse_string(text, strlen(text), "xml_version.urdf", doc, err) == TL_OK;
+  expect_refused(parses(bad, &doc, &err), &doc, &err, TL_ERR_INVALID, 4, "second <inertial>", "a second <inertial>");
 }
 
 static void xml_version(void) {
@@ -229,9 +229,7 @@ static void xml_version(void) {
   tl_urdf_doc doc;
   tl_error err;
   int ok = parses(bad_later, &doc, &err);
-  TL_CHECK(!ok && err.line == 4 && strstr(err.message, "zz"), "the unknown child link is named at line 4 (%d: %s)",
-           err.line, err.message);
-  if (ok) tl_urdf_doc_free(&doc);
+  expect_refused(ok, &doc, &err, TL_ERR_INVALID, 4, "zz", "the unknown child link, after version 0.0,");
   ok = parses("<?xml version=\"2\"?>\n<robot name='r'><link name='a'/></robot>\n", &doc, &err);
   TL_CHECK(!ok && err.status == TL_ERR_PARSE && strstr(err.message, "malformed XML"),
            "version \"2\" is still refused (%s)", err.message);
@@ -272,14 +270,10 @@ static void repeated_copy(void) {
     tl_urdf_doc_free(&doc);
   }
   ok = joint_with("    <axis xyz='0 1 0'/>\n    <axis xyz='1 0 0'/>\n", &doc, &err);
-  TL_CHECK(!ok && err.line == 5 && strstr(err.message, "second <axis>"), "two different axes are refused at "
-           "line 5 (%d: %s)", err.line, err.message);
-  if (ok) tl_urdf_doc_free(&doc);
+  expect_refused(ok, &doc, &err, TL_ERR_INVALID, 5, "second <axis>", "two different axes");
   ok = joint_with("    <limit lower='0' upper='3' effort='5' velocity='9'/>\n"
                   "    <limit lower='0' upper='3' effort='5' velocity='9' extra='1'/>\n", &doc, &err);
-  TL_CHECK(!ok && err.line == 5 && strstr(err.message, "second <limit>"), "a <limit> with one more attribute "
-           "is refused at line 5 (%d: %s)", err.line, err.message);
-  if (ok) tl_urdf_doc_free(&doc);
+  expect_refused(ok, &doc, &err, TL_ERR_INVALID, 5, "second <limit>", "a <limit> with one more attribute");
 }
 
 /* A one-link robot: `geoms` (line 3 on) inside the link. */
@@ -310,18 +304,15 @@ static void zero_visual(void) {
   }
   /* (a collision sphere of radius 0 is a point contact: test_engine points) */
   ok = link_with("    <collision><geometry><box size='0.1 0 0.1'/></geometry></collision>\n", &doc, &err);
-  TL_CHECK(!ok && err.line == 3 && strstr(err.message, "expected three edge lengths > 0"),
-           "a collision box with an edge of 0 is refused at line 3 (%d: %s)", err.line, err.message);
-  if (ok) tl_urdf_doc_free(&doc);
+  expect_refused(ok, &doc, &err, TL_ERR_INVALID, 3, "expected three edge lengths > 0",
+                 "a collision box with an edge of 0");
   ok = link_with("    <collision><geometry><box size='0 0 0'/></geometry></collision>\n", &doc, &err);
   TL_CHECK(ok && doc.links[0].ngeom == 1 && doc.links[0].geoms[0].type == TL_GEOM_SPHERE &&
                doc.links[0].geoms[0].size[0] == 0 && any_warning(&doc, "line 3: <box", "point contact"),
            "a collision box of size 0 0 0 is a point contact, with a warning (%s)", ok ? "" : err.message);
   if (ok) tl_urdf_doc_free(&doc);
   ok = link_with("    <visual><geometry><cylinder radius='-0.1' length='1'/></geometry></visual>\n", &doc, &err);
-  TL_CHECK(!ok && err.line == 3 && strstr(err.message, "expected a size > 0"),
-           "a visual cylinder of radius -0.1 is refused at line 3 (%d: %s)", err.line, err.message);
-  if (ok) tl_urdf_doc_free(&doc);
+  expect_refused(ok, &doc, &err, TL_ERR_INVALID, 3, "expected a size > 0", "a visual cylinder of radius -0.1");
 }
 
 static void negative_limit(void) {
